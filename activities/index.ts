@@ -1,0 +1,69 @@
+// Every side effect the connector workflow asks for, built by one factory from injected
+// dependencies. Workflows import only the type of this module.
+import { heartbeat } from '@temporalio/activity';
+import type { ConnectorStore } from '../store/connector-store';
+import type { SecretBox, Ciphertext } from '../core/secret-box';
+import { secretContext } from '../core/secret-box';
+import type { AuditEvent } from '../workflows/connector-entity';
+import type { ConnectorView } from '../workflows/messages';
+import { probeMcpServer, type ProbeResult } from './mcp-probe';
+import type { FetchLike } from './oauth/http';
+import type { WorkloadActivityFunctions } from './workloads/activities';
+import { createOAuthActivities, type OAuthActivityDeps } from './oauth-activities';
+
+/** The managed-workload activities (activities/workloads), injected so that either runtime fits. */
+export type WorkloadActivities = WorkloadActivityFunctions;
+
+export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
+  store: ConnectorStore;
+  secrets: SecretBox;
+  /** A fetch whose every connection passes the address guard. */
+  fetch: FetchLike;
+  connectTimeoutMs: number;
+  workloads: WorkloadActivities;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    async recordTransition({ view, event }: { view: ConnectorView; event: AuditEvent }): Promise<void> {
+      await deps.store.appendEvent(event);
+      await deps.store.project(view);
+    },
+
+    async removeRecord({ connectorId }: { connectorId: string }): Promise<void> {
+      await deps.store.remove(connectorId);
+    },
+
+    async probeServer(input: { connectorId: string; url: string; token: Ciphertext | null }): Promise<ProbeResult> {
+      const token = input.token ? deps.secrets.open(input.token, secretContext(input.connectorId, 'access_token')) : null;
+      return withHeartbeat(() => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch));
+    },
+
+    ...wrapWithHeartbeat(createOAuthActivities({ ...deps, http: { fetch: deps.fetch } })),
+
+    startWorkload: (input: Parameters<WorkloadActivities['startWorkload']>[0]) => deps.workloads.startWorkload(input),
+    watchWorkload: (input: Parameters<WorkloadActivities['watchWorkload']>[0]) => deps.workloads.watchWorkload(input),
+    removeWorkload: (input: Parameters<WorkloadActivities['removeWorkload']>[0]) => deps.workloads.removeWorkload(input),
+  };
+}
+
+/**
+ * Heartbeats while `work` runs, so that a worker that dies mid-activity is noticed within the
+ * heartbeat timeout and the activity runs again on another worker.
+ */
+async function withHeartbeat<T>(work: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => heartbeat(), 1_000);
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function wrapWithHeartbeat<T extends Record<string, (input: never) => Promise<unknown>>>(activities: T): T {
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, fn]) => [name, (input: never) => withHeartbeat(() => fn(input))]),
+  ) as T;
+}
+
+export type ConnectorActivities = ReturnType<typeof createActivities>;

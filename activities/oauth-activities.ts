@@ -1,0 +1,163 @@
+// The OAuth steps as Temporal activities: each opens the secrets it needs, runs one step of
+// activities/oauth, and seals what it returns, so that only ciphertext reaches history.
+import { ApplicationFailure, heartbeat } from '@temporalio/activity';
+import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
+import type { OAuthStore } from '../store/oauth-store';
+import { hashState } from '../store/oauth-store';
+import { FAILURE } from '../workflows/messages';
+import type { OAuthContext, PendingAuthorization, SealedTokens } from '../workflows/oauth-types';
+import {
+  OAuthError, discoverAuthorization, exchangeCode, oauthCallbackUrl, probeForChallenge, refreshTokens,
+  resolveClientIdentity, revokeTokens, selectScope, startAuthorization, InvalidGrantError,
+  type OAuthHttp, type TokenSet, type RegisteredClient, type ClientIdentity,
+} from './oauth';
+
+export interface OAuthActivityDeps {
+  http: OAuthHttp;
+  secrets: SecretBox;
+  oauthStore: OAuthStore;
+  baseUrl: string;
+  authTimeoutSeconds: number;
+}
+
+export type BeginResult =
+  | { kind: 'open' }
+  | { kind: 'authorize'; authorizationUrl: string; expiresAt: string; pending: PendingAuthorization };
+
+export function createOAuthActivities(deps: OAuthActivityDeps) {
+  const seal = (id: string, purpose: string, value: string) => deps.secrets.seal(value, secretContext(id, purpose));
+  const open = (id: string, purpose: string, value: Ciphertext) => deps.secrets.open(value, secretContext(id, purpose));
+  const redirectUri = oauthCallbackUrl(deps.baseUrl);
+
+  const plainClient = (id: string, client: OAuthContext['client']): ClientIdentity => ({
+    ...client, clientSecret: client.clientSecret ? open(id, 'oauth_client_secret', client.clientSecret) : null,
+  });
+
+  const sealTokens = (id: string, tokens: TokenSet): SealedTokens => ({
+    accessToken: seal(id, 'access_token', tokens.accessToken),
+    refreshToken: tokens.refreshToken ? seal(id, 'refresh_token', tokens.refreshToken) : null,
+    expiresAt: tokens.expiresAt,
+    scope: tokens.scope,
+  });
+
+  return {
+    /** Probes the server; on a challenge, discovers, identifies the client and builds the authorization URL. */
+    async oauthBegin(input: {
+      connectorId: string; url: string; given: { clientId: string; clientSecret: Ciphertext | null } | null;
+      redirectUrl: string | null; extraScopes: string[];
+    }): Promise<BeginResult> {
+      return asFailure(async () => {
+        const id = input.connectorId;
+        const probe = await probeForChallenge({ serverUrl: input.url }, deps.http);
+        if (probe.kind === 'accepted') return { kind: 'open' };
+        const discovery = await discoverAuthorization({ serverUrl: input.url, challenge: probe.challenge }, deps.http);
+        const as = discovery.authorizationServer.metadata;
+        const given = input.given
+          ? { clientId: input.given.clientId, clientSecret: input.given.clientSecret ? open(id, 'client_secret', input.given.clientSecret) : null }
+          : null;
+        const stored = given ? null : await deps.oauthStore.registration(as.issuer, redirectUri);
+        const { identity, newRegistration } = await resolveClientIdentity({
+          authorizationServer: as, given, baseUrl: deps.baseUrl, redirectUri,
+          registration: stored ? unsealRegistration(stored, deps.secrets) : null,
+        }, deps.http);
+        if (newRegistration) await deps.oauthStore.saveRegistration(sealRegistration(newRegistration, deps.secrets));
+        const scope = unionScopes(selectScope({
+          challengeScope: discovery.challengeScope,
+          resourceScopes: discovery.resourceMetadata?.scopes_supported ?? null,
+          authorizationServerScopes: as.scopes_supported ?? null,
+        }), input.extraScopes);
+        const start = await startAuthorization({ authorizationServer: as, client: identity, redirectUri, resource: discovery.resource, scope }, deps.http);
+        const expiresAt = new Date(Date.now() + deps.authTimeoutSeconds * 1000);
+        const stateHash = hashState(start.state);
+        await deps.oauthStore.rememberState({ _id: stateHash, connector_id: id, redirect_url: input.redirectUrl, expires_at: expiresAt });
+        const context: OAuthContext = {
+          authorizationServer: as, resource: discovery.resource, redirectUri, scope: start.scope,
+          client: { ...identity, clientSecret: identity.clientSecret ? seal(id, 'oauth_client_secret', identity.clientSecret) : null },
+        };
+        return {
+          kind: 'authorize', authorizationUrl: start.authorizationUrl, expiresAt: expiresAt.toISOString(),
+          pending: {
+            stateHash, state: seal(id, 'oauth_state', start.state), codeVerifier: seal(id, 'code_verifier', start.codeVerifier),
+            redirectUrl: input.redirectUrl, context,
+          },
+        };
+      });
+    },
+
+    /** Checks the callback (iss, state, error) and exchanges the code. */
+    async oauthComplete(input: { connectorId: string; pending: PendingAuthorization; callback: Ciphertext }): Promise<SealedTokens> {
+      return asFailure(async () => {
+        const id = input.connectorId;
+        const { context } = input.pending;
+        const tokens = await exchangeCode({
+          authorizationServer: context.authorizationServer, client: plainClient(id, context.client),
+          callback: open(id, 'oauth_callback', input.callback), expectedState: open(id, 'oauth_state', input.pending.state),
+          codeVerifier: open(id, 'code_verifier', input.pending.codeVerifier), redirectUri: context.redirectUri, resource: context.resource,
+        }, deps.http);
+        return sealTokens(id, tokens);
+      });
+    },
+
+    async oauthRefresh(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext }): Promise<SealedTokens> {
+      return asFailure(async () => {
+        heartbeat();
+        const id = input.connectorId;
+        const previous = open(id, 'refresh_token', input.refreshToken);
+        const tokens = await refreshTokens({
+          authorizationServer: input.context.authorizationServer, client: plainClient(id, input.context.client),
+          refreshToken: previous, resource: input.context.resource,
+        }, deps.http);
+        // A server that does not rotate keeps the previous refresh token valid.
+        return sealTokens(id, { ...tokens, refreshToken: tokens.refreshToken ?? previous });
+      });
+    },
+
+    async oauthRevoke(input: { connectorId: string; context: OAuthContext; accessToken: Ciphertext | null; refreshToken: Ciphertext | null }): Promise<void> {
+      const id = input.connectorId;
+      await asFailure(() => revokeTokens({
+        authorizationServer: input.context.authorizationServer, client: plainClient(id, input.context.client),
+        accessToken: input.accessToken ? open(id, 'access_token', input.accessToken) : null,
+        refreshToken: input.refreshToken ? open(id, 'refresh_token', input.refreshToken) : null,
+      }, deps.http));
+    },
+  };
+}
+
+/** OAuth errors become failures the workflow and the API understand; retryable ones are retried. */
+async function asFailure<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    // A retryable failure gets a type of its own: the workflow lists the others as non-retryable.
+    const type = err.retryable ? FAILURE.transient
+      : err instanceof InvalidGrantError ? FAILURE.invalidGrant
+      : err.status === 422 ? FAILURE.unprocessable : err.status === 504 ? FAILURE.upstreamTimeout
+      : err.status === 400 ? FAILURE.authorizationFailed : FAILURE.upstreamError;
+    throw ApplicationFailure.create({
+      type, message: err.detail, nonRetryable: !err.retryable,
+      details: [{ status: err.status, oauthError: err.oauthError }],
+    });
+  }
+}
+
+function unionScopes(scope: string | null, extra: string[]): string | null {
+  const all = new Set([...(scope ? scope.split(' ') : []), ...extra].filter(Boolean));
+  return all.size ? [...all].join(' ') : null;
+}
+
+function sealRegistration(r: RegisteredClient, secrets: SecretBox) {
+  return {
+    issuer: r.issuer, client_id: r.clientId, redirect_uri: r.redirectUri, auth_method: r.authMethod,
+    client_secret: r.clientSecret ? secrets.seal(r.clientSecret, `registration/${r.issuer}`) : null,
+    client_secret_expires_at: r.clientSecretExpiresAt,
+  };
+}
+
+function unsealRegistration(r: { issuer: string; client_id: string; client_secret: Ciphertext | null; client_secret_expires_at: number | null; auth_method: string; redirect_uri: string }, secrets: SecretBox): RegisteredClient {
+  return {
+    issuer: r.issuer, clientId: r.client_id, redirectUri: r.redirect_uri, authMethod: r.auth_method as RegisteredClient['authMethod'],
+    clientSecret: r.client_secret ? secrets.open(r.client_secret, `registration/${r.issuer}`) : null,
+    clientSecretExpiresAt: r.client_secret_expires_at,
+  };
+}

@@ -1,0 +1,113 @@
+// The one place where foreign errors (oauth4webapi, undici, the address guard) become the typed
+// family in errors.ts. Only fixed wording and the server's own OAuth error code and description
+// are kept; the foreign error itself is dropped, because its cause may hold a response body with
+// tokens in it.
+import * as oauth from 'oauth4webapi';
+import { BlockedAddressError } from '../../core/address-guard';
+import { createLogger } from '../../core/logger';
+import {
+  AuthorizationDeniedError, AuthorizationServerError, ForbiddenAddressError, InvalidGrantError,
+  OAuthError, OAuthInternalError, UpstreamResponseError, UpstreamTimeoutError, UpstreamUnavailableError,
+} from './errors';
+
+const logger = createLogger('oauth');
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
+  'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED',
+]);
+
+/** Maps any error thrown while doing `step` (e.g. "the token request") to the typed family. */
+export function classifyError(err: unknown, step: string): OAuthError {
+  if (err instanceof OAuthError) return err;
+  const chain = causeChain(err);
+  const blocked = chain.find((e): e is BlockedAddressError => e instanceof BlockedAddressError || codeOf(e) === 'EBLOCKEDADDRESS');
+  if (blocked) return new ForbiddenAddressError(`${step} was refused: ${blocked.message}`);
+  if (chain.some(isTimeout)) return new UpstreamTimeoutError(`${step} did not complete in time`);
+  if (err instanceof oauth.ResponseBodyError) return fromOAuthBody(err, step);
+  if (err instanceof oauth.AuthorizationResponseError) {
+    return new AuthorizationDeniedError(withDescription(`the authorization server refused the authorization (${safeCode(err.error)})`, err.error_description), safeCode(err.error));
+  }
+  if (err instanceof oauth.WWWAuthenticateChallengeError) {
+    return new AuthorizationServerError(`${step} was refused: the client authentication failed (HTTP ${err.status})`, 'invalid_client');
+  }
+  if (err instanceof oauth.OperationProcessingError) return fromProcessing(err, step);
+  if (err instanceof SyntaxError) return new UpstreamResponseError(`${step} failed: the body is not valid JSON`);
+  const network = chain.map(codeOf).find((c) => c !== undefined && NETWORK_CODES.has(c));
+  if (network) return new UpstreamUnavailableError(`${step} failed: the server could not be reached (${network})`);
+  if (err instanceof TypeError && err.message === 'fetch failed') {
+    return new UpstreamUnavailableError(`${step} failed: the server could not be reached`);
+  }
+  logger.error({ step, errorName: (err as Error)?.name, errorMessage: (err as Error)?.message }, 'unexpected error in an OAuth step');
+  return new OAuthInternalError(`${step} failed unexpectedly`);
+}
+
+/** Runs one step and throws only typed errors out of it. */
+export async function inStep<T>(step: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw classifyError(err, step);
+  }
+}
+
+/** A non-2xx answer the caller did not expect, classified by status. */
+export function statusError(status: number, step: string): OAuthError {
+  if (status >= 500 || status === 429 || status === 408) {
+    return new UpstreamUnavailableError(`${step} failed: the server answered HTTP ${status}`);
+  }
+  return new UpstreamResponseError(`${step} failed: the server answered HTTP ${status}`);
+}
+
+function fromOAuthBody(err: oauth.ResponseBodyError, step: string): OAuthError {
+  const code = safeCode(err.error);
+  if (code === 'invalid_grant') {
+    return new InvalidGrantError(withDescription(`${step} was refused: the grant is invalid, expired or revoked`, err.error_description));
+  }
+  if (err.status >= 500 || code === 'temporarily_unavailable' || code === 'server_error') {
+    return new UpstreamUnavailableError(`${step} failed: the authorization server reported ${code}`);
+  }
+  return new AuthorizationServerError(withDescription(`${step} was refused (${code})`, err.error_description), code);
+}
+
+function fromProcessing(err: oauth.OperationProcessingError, step: string): OAuthError {
+  const cause = (err as { cause?: unknown }).cause;
+  if (err.code === oauth.RESPONSE_IS_NOT_CONFORM && cause instanceof Object && 'status' in cause) {
+    return statusError(Number((cause as { status: unknown }).status), step);
+  }
+  // oauth4webapi's messages are fixed sentences about the response's shape, never its values.
+  return new UpstreamResponseError(`${step} failed: ${err.message}`);
+}
+
+function causeChain(err: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = err;
+  while (current instanceof Object && chain.length < 8 && !chain.includes(current)) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function isTimeout(err: unknown): boolean {
+  const name = (err as { name?: unknown }).name;
+  const code = codeOf(err);
+  return name === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code));
+}
+
+/** An OAuth error code is an ASCII token; anything else is not relayed as is. */
+function safeCode(value: unknown): string {
+  return typeof value === 'string' && /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/.test(value) ? value : 'server_error';
+}
+
+function withDescription(message: string, description: unknown): string {
+  if (typeof description !== 'string' || description.length === 0) return message;
+  const clean = description.replace(/[^\x20-\x7E]/g, ' ').slice(0, 200);
+  return `${message}: ${clean}`;
+}

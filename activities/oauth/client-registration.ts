@@ -1,0 +1,64 @@
+// Dynamic Client Registration (RFC 7591) with the service's callback as the one redirect URI.
+// The caller stores the result per issuer (sealed) and passes it back, so that the service
+// registers once per authorization server rather than once per connect.
+import * as oauth from 'oauth4webapi';
+import { inStep } from './classify-error';
+import { NoClientIdentityError, UpstreamResponseError } from './errors';
+import { assertSecureUrl, requestOptions, type OAuthHttp } from './http';
+import { asOAuthServer, describeIssues, RegistrationResponseSchema, type AuthorizationServerMetadata } from './schemas';
+import { chooseTokenAuthMethod, registrationAuthMethod, type TokenAuthMethod } from './token-auth-method';
+import { DEFAULT_CLIENT_NAME } from './client-metadata-document';
+
+export interface RegisteredClient {
+  issuer: string;
+  clientId: string;
+  /** Plaintext; the caller seals it. */
+  clientSecret: string | null;
+  /** Seconds since the epoch; 0 or null when it does not expire. */
+  clientSecretExpiresAt: number | null;
+  authMethod: TokenAuthMethod;
+  redirectUri: string;
+}
+
+export async function registerClient(
+  input: { authorizationServer: AuthorizationServerMetadata; redirectUri: string; clientName?: string },
+  http: OAuthHttp,
+): Promise<RegisteredClient> {
+  const as = input.authorizationServer;
+  if (!as.registration_endpoint) throw new NoClientIdentityError(`the authorization server ${as.issuer} does not offer client registration`);
+  assertSecureUrl(as.registration_endpoint, http, 'registration endpoint');
+  const requested = registrationAuthMethod(as);
+  const body = await inStep(`registering a client at ${as.issuer}`, async () => {
+    const response = await oauth.dynamicClientRegistrationRequest(asOAuthServer(as), {
+      client_name: input.clientName ?? DEFAULT_CLIENT_NAME,
+      redirect_uris: [input.redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: requested,
+    }, requestOptions(http));
+    return oauth.processDynamicClientRegistrationResponse(response);
+  });
+  const parsed = RegistrationResponseSchema.safeParse(body);
+  if (!parsed.success) throw new UpstreamResponseError(`the registration answer of ${as.issuer} is not usable: ${describeIssues(parsed.error)}`);
+  const registered = parsed.data;
+  if (registered.redirect_uris && !registered.redirect_uris.includes(input.redirectUri)) {
+    throw new UpstreamResponseError(`${as.issuer} registered the client without the redirect URI ${input.redirectUri}`);
+  }
+  const clientSecret = registered.client_secret ?? null;
+  const method = registered.token_endpoint_auth_method ?? (clientSecret ? 'client_secret_basic' : 'none');
+  return {
+    issuer: as.issuer,
+    clientId: registered.client_id,
+    clientSecret,
+    clientSecretExpiresAt: registered.client_secret_expires_at || null,
+    authMethod: chooseTokenAuthMethod(as, { hasSecret: clientSecret !== null, registered: method }),
+    redirectUri: input.redirectUri,
+  };
+}
+
+/** Whether a stored registration can still be used for `issuer` and `redirectUri` at `now` (ms). */
+export function registrationUsable(registration: RegisteredClient, issuer: string, redirectUri: string, now: number): boolean {
+  if (registration.issuer !== issuer || registration.redirectUri !== redirectUri) return false;
+  const expiresAt = registration.clientSecretExpiresAt;
+  return !expiresAt || expiresAt * 1000 > now + 60_000;
+}

@@ -1,0 +1,63 @@
+// Schemas for the third-party documents the OAuth steps read: loose objects (servers add their
+// own fields), strict about the fields this service relies on.
+import { z } from 'zod';
+import type { AuthorizationServer } from 'oauth4webapi';
+
+/** An absolute http(s) URL; other schemes (javascript:, data:, file:) are refused. */
+export const HttpUrlSchema = z.string().refine((value) => {
+  const url = URL.parse(value);
+  return url !== null && (url.protocol === 'https:' || url.protocol === 'http:') && !url.hash;
+}, 'must be an absolute http(s) URL without a fragment');
+
+const ScopeListSchema = z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be a scope token'));
+
+/** RFC 9728 section 2, as MCP 2025-11-25 requires it (at least one authorization server). */
+export const ProtectedResourceMetadataSchema = z.looseObject({
+  resource: HttpUrlSchema,
+  authorization_servers: z.array(HttpUrlSchema).min(1, 'must name at least one authorization server'),
+  scopes_supported: ScopeListSchema.optional(),
+  bearer_methods_supported: z.array(z.string()).optional(),
+  resource_name: z.string().optional(),
+});
+export type ProtectedResourceMetadata = z.infer<typeof ProtectedResourceMetadataSchema>;
+
+/** RFC 8414 section 2 / OpenID Connect Discovery 1.0 section 3: the fields the client steps use. */
+export const AuthorizationServerMetadataSchema = z.looseObject({
+  issuer: HttpUrlSchema,
+  authorization_endpoint: HttpUrlSchema,
+  token_endpoint: HttpUrlSchema,
+  registration_endpoint: HttpUrlSchema.optional(),
+  revocation_endpoint: HttpUrlSchema.optional(),
+  scopes_supported: ScopeListSchema.optional(),
+  response_types_supported: z.array(z.string()).optional(),
+  grant_types_supported: z.array(z.string()).optional(),
+  code_challenge_methods_supported: z.array(z.string()).optional(),
+  token_endpoint_auth_methods_supported: z.array(z.string()).optional(),
+  revocation_endpoint_auth_methods_supported: z.array(z.string()).optional(),
+  authorization_response_iss_parameter_supported: z.boolean().optional(),
+  client_id_metadata_document_supported: z.boolean().optional(),
+});
+export type AuthorizationServerMetadata = z.infer<typeof AuthorizationServerMetadataSchema>;
+
+/** RFC 7591 section 3.2.1: a successful registration answer. */
+export const RegistrationResponseSchema = z.looseObject({
+  client_id: z.string().min(1),
+  client_secret: z.string().min(1).optional(),
+  client_secret_expires_at: z.number().nonnegative().optional(),
+  client_id_issued_at: z.number().optional(),
+  token_endpoint_auth_method: z.string().optional(),
+  redirect_uris: z.array(z.string()).optional(),
+});
+
+/** Formats zod issues as one sentence naming the fields, for error details. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.join('.') || '(document)'} ${issue.message}`)
+    .join('; ');
+}
+
+/** The metadata as oauth4webapi's request functions take it (the same JSON, its own type). */
+export function asOAuthServer(metadata: AuthorizationServerMetadata): AuthorizationServer {
+  return metadata as unknown as AuthorizationServer;
+}

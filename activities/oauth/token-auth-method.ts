@@ -1,0 +1,76 @@
+// Token endpoint client authentication: the methods this client can do (client_secret_basic,
+// client_secret_post, none), chosen from what the authorization server advertises and what a
+// registration says, and turned into oauth4webapi's client objects.
+import * as oauth from 'oauth4webapi';
+import { UnsupportedAuthMethodError } from './errors';
+import type { AuthorizationServerMetadata } from './schemas';
+
+export const TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
+
+/** The client as every token, revocation and authorization step needs it. */
+export interface ClientIdentity {
+  clientId: string;
+  clientSecret: string | null;
+  authMethod: TokenAuthMethod;
+  /** Where the identity came from. */
+  source: 'given' | 'metadata-document' | 'registered';
+}
+
+export function isTokenAuthMethod(value: unknown): value is TokenAuthMethod {
+  return typeof value === 'string' && (TOKEN_AUTH_METHODS as readonly string[]).includes(value);
+}
+
+/**
+ * The method for a client with or without a secret. A method a registration names wins if the
+ * server allows it; otherwise Basic is preferred over Post (RFC 6749 section 2.3.1). An absent
+ * list means the RFC 8414 default (client_secret_basic); a public client is then let through,
+ * since servers without a list (2025-03-26 defaults) still take public clients.
+ */
+export function chooseTokenAuthMethod(
+  as: AuthorizationServerMetadata,
+  client: { hasSecret: boolean; registered?: string | null },
+): TokenAuthMethod {
+  const listed = as.token_endpoint_auth_methods_supported;
+  const allowed = (method: TokenAuthMethod) => (listed ? listed.includes(method) : method !== 'client_secret_post');
+  if (client.registered) {
+    if (isTokenAuthMethod(client.registered) && (client.registered === 'none') !== client.hasSecret && allowed(client.registered)) {
+      return client.registered;
+    }
+    throw new UnsupportedAuthMethodError(`the client is registered for ${client.registered}, which this service cannot use with ${as.issuer}`);
+  }
+  const candidates: TokenAuthMethod[] = client.hasSecret ? ['client_secret_basic', 'client_secret_post'] : ['none'];
+  const chosen = candidates.find(allowed);
+  if (chosen) return chosen;
+  throw new UnsupportedAuthMethodError(client.hasSecret
+    ? `the authorization server ${as.issuer} accepts neither client_secret_basic nor client_secret_post`
+    : `the authorization server ${as.issuer} does not accept public clients (no client secret was given)`);
+}
+
+/** The method to ask for in a registration: a confidential client where the server allows one. */
+export function registrationAuthMethod(as: AuthorizationServerMetadata): TokenAuthMethod {
+  const listed = as.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+  const chosen = TOKEN_AUTH_METHODS.find((method) => listed.includes(method));
+  if (chosen) return chosen;
+  throw new UnsupportedAuthMethodError(`the authorization server ${as.issuer} supports none of ${TOKEN_AUTH_METHODS.join(', ')}`);
+}
+
+export function oauthClient(identity: ClientIdentity): oauth.Client {
+  return { client_id: identity.clientId, token_endpoint_auth_method: identity.authMethod };
+}
+
+export function clientAuthentication(identity: ClientIdentity): oauth.ClientAuth {
+  switch (identity.authMethod) {
+    case 'client_secret_basic':
+      return oauth.ClientSecretBasic(requireSecret(identity));
+    case 'client_secret_post':
+      return oauth.ClientSecretPost(requireSecret(identity));
+    case 'none':
+      return oauth.None();
+  }
+}
+
+function requireSecret(identity: ClientIdentity): string {
+  if (!identity.clientSecret) throw new UnsupportedAuthMethodError(`${identity.authMethod} needs a client secret, and none is known`);
+  return identity.clientSecret;
+}

@@ -1,0 +1,142 @@
+// The embedded default: each connector's stdio server is a child process of this worker, served as
+// Streamable HTTP by the project's gateway on a free loopback port. The registry lives in memory
+// only: after a worker restart nothing is known here, watch answers 'missing', and the workflow
+// (which owns the connector's state) starts the workload again.
+import type { Logger } from '../../core/logger';
+import { ProcessSource, startGateway, type Gateway } from '../../gateway';
+import { readinessTimeoutMessage, WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
+import type { StartOptions, WatchResult, WorkloadRuntime, WorkloadSpec } from './runtime';
+import { untilAborted } from './until-aborted';
+import { workloadEnv } from './workload-env';
+
+export interface LocalRuntimeOptions {
+  logger: Logger;
+  /** Where the servers' stderr goes; default 'inherit' (the worker's own stderr). */
+  serverStderr?: 'inherit' | 'ignore';
+  heartbeatIntervalMs?: number;
+  /**
+   * reconcile() leaves servers that became ready less than this long ago alone: the workflow may
+   * not have recorded the connector as connected yet. Default 60 s.
+   */
+  reconcileGraceMs?: number;
+}
+
+interface LocalWorkload {
+  source: ProcessSource;
+  gateway: Promise<Gateway>;
+  /** Settles once the server is ready (or has failed to become so). */
+  started: Promise<{ target: string }>;
+  /** When it became ready (Date.now()); undefined while starting. */
+  readyAt?: number;
+}
+
+export class LocalRuntime implements WorkloadRuntime {
+  private readonly workloads = new Map<string, LocalWorkload>();
+
+  constructor(private readonly options: LocalRuntimeOptions) {}
+
+  async start(spec: WorkloadSpec, options: StartOptions): Promise<{ target: string }> {
+    const [program, ...commandArgs] = spec.stdio.command ?? [];
+    if (!program) throw new WorkloadSpecError('a preset without command cannot run locally');
+    for (;;) {
+      const existing = this.workloads.get(spec.connectorId);
+      if (!existing) break;
+      // A server that has ended is not reused: clear it away and start a fresh one.
+      if (!(await hasExited(existing))) return existing.started;
+      await this.remove(spec.connectorId);
+    }
+    const source = new ProcessSource({
+      command: program,
+      args: [...commandArgs, ...(spec.stdio.args ?? [])],
+      env: workloadEnv(spec.stdio, spec.token),
+      stderr: this.options.serverStderr ?? 'inherit',
+    });
+    const logger = this.options.logger.child({ connectorId: spec.connectorId });
+    const gateway = startGateway({ source, host: '127.0.0.1', port: 0, logger });
+    const workload: LocalWorkload = { source, gateway, started: Promise.resolve({ target: '' }) };
+    workload.started = this.bringUp(spec.connectorId, workload, options);
+    this.workloads.set(spec.connectorId, workload);
+    return workload.started;
+  }
+
+  async watch(connectorId: string, options: { heartbeat: () => void; signal: AbortSignal }): Promise<WatchResult> {
+    const workload = this.workloads.get(connectorId);
+    if (!workload) return { kind: 'missing' };
+    options.signal.throwIfAborted();
+    const exited = workload.gateway.then(
+      async (gateway) => (await gateway.exited).reason,
+      (error: Error) => `the gateway failed to start: ${error.message}`,
+    );
+    const timer = setInterval(options.heartbeat, this.options.heartbeatIntervalMs ?? 1_000);
+    try {
+      return { kind: 'exited', reason: await untilAborted(exited, options.signal) };
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  async remove(connectorId: string): Promise<void> {
+    const workload = this.workloads.get(connectorId);
+    if (!workload) return;
+    this.workloads.delete(connectorId);
+    const gateway = await workload.gateway.catch(() => undefined);
+    // Kills the server's whole process group; a start still waiting sees the exit and fails.
+    await gateway?.close();
+  }
+
+  async reconcile(isConnected: (connectorId: string) => Promise<boolean>): Promise<string[]> {
+    const graceMs = this.options.reconcileGraceMs ?? 60_000;
+    const removed: string[] = [];
+    for (const [connectorId, workload] of [...this.workloads]) {
+      if (workload.readyAt === undefined || Date.now() - workload.readyAt < graceMs) continue;
+      if (await isConnected(connectorId)) continue;
+      // The connector may have started a new workload while we asked.
+      if (this.workloads.get(connectorId) !== workload) continue;
+      await this.remove(connectorId);
+      removed.push(connectorId);
+    }
+    return removed;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.workloads.keys()].map((id) => this.remove(id)));
+  }
+
+  /** The stdio server's process id (also its process group): for tests and diagnostics. */
+  pid(connectorId: string): number | undefined {
+    return this.workloads.get(connectorId)?.source.pid;
+  }
+
+  private async bringUp(connectorId: string, workload: LocalWorkload, options: StartOptions): Promise<{ target: string }> {
+    try {
+      const gateway = await workload.gateway;
+      await waitReady(gateway, options.readinessTimeoutMs, options.signal);
+      workload.readyAt = Date.now();
+      this.options.logger.info({ connectorId, target: gateway.url }, 'local stdio workload ready');
+      return { target: gateway.url };
+    } catch (error) {
+      // Only this attempt's workload: a remove() and a newer start may have replaced it already.
+      if (this.workloads.get(connectorId) === workload) this.workloads.delete(connectorId);
+      const gateway = await workload.gateway.catch(() => undefined);
+      await gateway?.close();
+      throw error;
+    }
+  }
+}
+
+function waitReady(gateway: Gateway, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const notReady = gateway.ready.catch(async () => {
+    throw new WorkloadExitedError((await gateway.exited).reason);
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new WorkloadTimeoutError(readinessTimeoutMessage(timeoutMs))), timeoutMs);
+  });
+  const ready = Promise.race([notReady, timeout]).finally(() => clearTimeout(timer));
+  return signal ? untilAborted(ready, signal) : ready;
+}
+
+async function hasExited(workload: LocalWorkload): Promise<boolean> {
+  const gateway = await workload.gateway.catch(() => undefined);
+  return !gateway || gateway.health().state === 'exited' || gateway.health().state === 'closed';
+}

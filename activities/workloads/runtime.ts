@@ -1,0 +1,58 @@
+// One interface over the places a managed stdio connector can run: local child processes (the
+// embedded default) or a Kubernetes Deployment. The workflow only ever sees this contract.
+import type { Config } from '../../core/config';
+import type { Logger } from '../../core/logger';
+import type { StdioConfig } from '../../core/schemas';
+import { KubeRuntime } from './kube-runtime';
+import { LocalRuntime } from './local-runtime';
+
+export { WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
+
+export interface WorkloadSpec {
+  connectorId: string;
+  stdio: StdioConfig;
+  /** Plaintext, opened by the caller; lives only in process memory (and in a Kubernetes Secret). */
+  token: string | null;
+}
+
+export interface StartOptions {
+  readinessTimeoutMs: number;
+  heartbeat?: () => void;
+  signal?: AbortSignal;
+}
+
+export type WatchResult = { kind: 'exited'; reason: string } | { kind: 'missing' };
+
+export interface WorkloadRuntime {
+  /**
+   * Idempotent: if the workload already runs (and is ready), returns its target. Waits for
+   * readiness up to readinessTimeoutMs; past it removes everything and throws
+   * WorkloadTimeoutError. A failure half-way rolls back. A spec the runtime cannot run throws
+   * WorkloadSpecError; a server that ends before it is ready throws WorkloadExitedError.
+   */
+  start(spec: WorkloadSpec, options: StartOptions): Promise<{ target: string }>;
+  /**
+   * Resolves when the workload stops serving ('exited', with a reason), or at once with
+   * 'missing' when no such workload is known here. Aborting the signal stops watching only: it
+   * rejects with the signal's reason and never removes anything.
+   */
+  watch(connectorId: string, options: { heartbeat: () => void; signal: AbortSignal }): Promise<WatchResult>;
+  /** Idempotent removal of everything belonging to the connector. */
+  remove(connectorId: string): Promise<void>;
+  /**
+   * Removes workloads whose connector is not connected; returns the ids removed. Workloads still
+   * starting, or started within a grace period, are left alone: `isConnected` may answer false
+   * while a connect is under way or not yet on record.
+   */
+  reconcile(isConnected: (connectorId: string) => Promise<boolean>): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export function createWorkloadRuntime(config: Config['stdio'], logger: Logger): WorkloadRuntime {
+  if (config.runtime === 'kubernetes') {
+    // A workload younger than a whole start (readiness wait included) may be one being connected.
+    const reconcileGraceMs = config.readyTimeoutMs + 60_000;
+    return new KubeRuntime({ ...config.kube, reconcileGraceMs, logger: logger.child({ runtime: 'kubernetes' }) });
+  }
+  return new LocalRuntime({ logger: logger.child({ runtime: 'local' }) });
+}

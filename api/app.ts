@@ -1,0 +1,49 @@
+// The REST API as a Koa application. It parses and validates, calls the workflow for every
+// change and reads MongoDB for every listing; it never holds state of its own.
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { AddressPolicy } from '../core/address-guard';
+import type { Logger } from '../core/logger';
+import type { Preset } from '../core/schemas';
+import type { ConnectorStore } from '../store/connector-store';
+import type { ConnectorCommands } from './connector-commands';
+import { openApiDocument } from './openapi';
+import { problemMiddleware } from './problem-middleware';
+import { connectorRoutes } from './routes/connectors';
+import { healthRoutes, type ReadinessCheck } from './routes/health';
+import { presetRoutes } from './routes/presets';
+import { oauthRoutes, type OAuthRouteDeps } from './routes/oauth';
+
+export interface ApiDeps extends OAuthRouteDeps {
+  commands: ConnectorCommands;
+  store: ConnectorStore;
+  presets: readonly Preset[];
+  addressPolicy: AddressPolicy;
+  baseUrl: string;
+  bodyLimit: string;
+  allowedRedirectOrigins: string[] | null;
+  readiness: Record<string, ReadinessCheck>;
+  logger: Logger;
+}
+
+export function createApi(deps: ApiDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true; // errors are answered and logged by the problem middleware
+  app.use(problemMiddleware(deps.logger));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.bodyLimit, encoding: 'utf-8' }));
+
+  const docs = new Router();
+  const document = openApiDocument(deps.baseUrl);
+  docs.get('/api/v1/openapi.json', (ctx) => {
+    ctx.body = document;
+  });
+
+  // Presets before the connector routes, so that /presets is not read as a connector id.
+  for (const router of [healthRoutes(deps.readiness), docs, presetRoutes(deps.presets), oauthRoutes(deps), connectorRoutes(deps)]) {
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

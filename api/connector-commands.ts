@@ -1,0 +1,91 @@
+// The API's side of the workflow: create (Update-with-Start), connect, disconnect, delete.
+// Secrets are sealed here, before anything reaches Temporal.
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { secretContext, type SecretBox } from '../core/secret-box';
+import type { Preset } from '../core/schemas';
+import { connectorWorkflow } from '../workflows/connector-workflow';
+import {
+  connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate,
+  type ConnectorInit, type ConnectorView,
+} from '../workflows/messages';
+import { toProblemError } from './temporal-errors';
+
+export interface CommandDeps {
+  temporal: Client;
+  taskQueue: string;
+  secrets: SecretBox;
+  settings: ConnectorInit['settings'];
+}
+
+export interface CreateInput {
+  url: string;
+  metadata?: Record<string, string>;
+  clientId?: string;
+  clientSecret?: string;
+  preset?: Preset;
+  createdBy: string | null;
+}
+
+export class ConnectorCommands {
+  constructor(private readonly deps: CommandDeps) {}
+
+  /** Starting the workflow and writing the record are one step: the Update returns once it is written. */
+  async create(input: CreateInput): Promise<ConnectorView> {
+    const id = randomUUID();
+    const preset = input.preset;
+    const clientId = input.clientId ?? preset?.client_id ?? null;
+    const clientSecret = input.clientId ? input.clientSecret : preset?.client_secret;
+    const init: ConnectorInit = {
+      id,
+      url: input.url,
+      metadata: input.metadata ?? presetMetadata(preset),
+      preset: preset ? { url: preset.url } : null,
+      stdio: preset?.stdio ?? null,
+      createdBy: input.createdBy,
+      clientId,
+      clientSecret: clientSecret ? this.deps.secrets.seal(clientSecret, secretContext(id, 'client_secret')) : null,
+      settings: this.deps.settings,
+    };
+    const start = new WithStartWorkflowOperation(connectorWorkflow, {
+      workflowId: connectorWorkflowId(id),
+      taskQueue: this.deps.taskQueue,
+      args: [{ init }],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    return this.call(() => this.deps.temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation: start }));
+  }
+
+  connect(id: string, body: { access_token?: string; redirect_url?: string }, respondAsync: boolean, actor: string) {
+    const accessToken = body.access_token ? this.deps.secrets.seal(body.access_token, secretContext(id, 'access_token')) : undefined;
+    return this.call(() =>
+      this.handle(id).executeUpdate(connectUpdate, { args: [{ actor, accessToken, redirectUrl: body.redirect_url, respondAsync }] }),
+    );
+  }
+
+  disconnect(id: string, actor: string) {
+    return this.call(() => this.handle(id).executeUpdate(disconnectUpdate, { args: [{ actor }] }));
+  }
+
+  delete(id: string, actor: string) {
+    return this.call(() => this.handle(id).executeUpdate(deleteUpdate, { args: [{ actor }] }));
+  }
+
+  private handle(id: string) {
+    return this.deps.temporal.workflow.getHandle(connectorWorkflowId(id));
+  }
+
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw toProblemError(err);
+    }
+  }
+}
+
+function presetMetadata(preset: Preset | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(preset?.metadata ?? {})) if (typeof v === 'string') out[k] = v;
+  return out;
+}

@@ -1,0 +1,101 @@
+// The OpenAPI 3.1 document, generated from the same zod schemas the API validates with.
+import { z } from 'zod';
+import { STATES } from '../core/connector-states';
+import {
+  ConnectRequestSchema, ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, CreateConnectorSchema,
+  EventListSchema, PresetListSchema, ProblemSchema, PublicPresetSchema, AuthRequestSchema,
+} from '../core/schemas';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ 'application/json': { schema } });
+const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+
+function components() {
+  const named = {
+    Connector: ConnectorSchema, ConnectorList: ConnectorListSchema, CreateConnectorRequest: CreateConnectorSchema,
+    ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
+    Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
+  };
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(named)) registry.add(schema as z.ZodType, { id });
+  const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'input', uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' });
+  return Object.fromEntries(Object.entries(schemas).map(([k, v]) => [k, stripSchemaKeyword(v)]));
+}
+
+function stripSchemaKeyword(schema: object): object {
+  const { $schema, ...rest } = schema as Record<string, unknown>;
+  return rest;
+}
+
+export function openApiDocument(baseUrl: string) {
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Connector registry', version: '1.0.0', description: 'Registers MCP servers as connectors, connects them and proxies MCP traffic to them.' },
+    servers: [{ url: baseUrl }],
+    paths: {
+      '/api/v1/connectors': {
+        post: {
+          summary: 'Create a connector', requestBody: { required: true, content: json(ref('CreateConnectorRequest')) },
+          responses: { 201: { description: 'Created', content: json(ref('Connector')) }, 400: problem('Unparsable JSON'), 413: problem('Body too large'), 415: problem('Not JSON'), 422: problem('Invalid body') },
+        },
+        get: {
+          summary: 'List connectors',
+          parameters: [
+            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+            { name: 'page_token', in: 'query', schema: { type: 'string' } },
+            { name: 'state', in: 'query', schema: { type: 'string', enum: [...STATES] } },
+          ],
+          responses: { 200: { description: 'A page of connectors', content: json(ref('ConnectorList')) }, 422: problem('Bad query') },
+        },
+      },
+      '/api/v1/connectors/presets': {
+        get: { summary: 'List presets', responses: { 200: { description: 'Presets, without credentials or env values', content: json(ref('PresetList')) } } },
+      },
+      '/api/v1/connectors/{id}': {
+        parameters: [idParam],
+        get: { summary: 'Get a connector', responses: { 200: { description: 'The connector', content: json(ref('Connector')) }, 404: problem('Not found') } },
+        delete: { summary: 'Delete a connector', responses: { 202: { description: 'Deleting; the record disappears once teardown is done', content: json(ref('Connector')) }, 404: problem('Not found') } },
+      },
+      '/api/v1/connectors/{id}/connect': {
+        parameters: [idParam, { name: 'Prefer', in: 'header', schema: { type: 'string', example: 'respond-async' } }],
+        post: {
+          summary: 'Connect (token, OAuth or managed workload)', requestBody: { required: false, content: json(ref('ConnectRequest')) },
+          responses: {
+            200: { description: 'connected or auth_required', content: json(ref('Connector')) },
+            202: { description: 'With Prefer: respond-async: connecting', content: json(ref('Connector')) },
+            404: problem('Not found'), 409: problem('Wrong state'), 422: problem('Invalid body'),
+            502: problem('The MCP server answered with an error'), 504: problem('The MCP server did not answer in time'),
+          },
+        },
+      },
+      '/api/v1/connectors/{id}/disconnect': {
+        parameters: [idParam],
+        post: { summary: 'Disconnect', responses: { 200: { description: 'disconnected', content: json(ref('Connector')) }, 404: problem('Not found'), 409: problem('Wrong state') } },
+      },
+      '/api/v1/connectors/{id}/events': {
+        parameters: [idParam],
+        get: { summary: 'Audit trail of the connector', responses: { 200: { description: 'Transitions, oldest first', content: json(ref('ConnectorEventList')) }, 404: problem('Not found') } },
+      },
+      '/api/v1/connectors/{id}/mcp': {
+        parameters: [idParam],
+        post: mcpOperation('MCP request (JSON-RPC), relayed and streamed'),
+        get: mcpOperation('MCP server-to-client SSE stream'),
+        delete: mcpOperation('End the MCP session'),
+      },
+      '/healthz': { get: { summary: 'Liveness', responses: { 200: { description: 'Alive' } } } },
+      '/readyz': { get: { summary: 'Readiness', responses: { 200: { description: 'Temporal and the database answer' }, 503: problem('A dependency is down') } } },
+    },
+    components: { schemas: components() },
+  };
+}
+
+function mcpOperation(summary: string) {
+  return {
+    summary,
+    responses: {
+      200: { description: 'Relayed from the MCP server (application/json or text/event-stream)' },
+      404: problem('Unknown connector'), 409: problem('Not connected'), 502: problem('Upstream unreachable'), 504: problem('Upstream timed out'),
+    },
+  };
+}

@@ -1,0 +1,125 @@
+// /api/v1/connectors: create, list, get, delete, connect, disconnect, events.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { ProblemError } from '../../core/problem';
+import { BlockedAddressError, checkHost, type AddressPolicy } from '../../core/address-guard';
+import { isStdioUrl } from '../../core/connector-url';
+import { findPreset } from '../../core/presets';
+import {
+  ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, type Preset,
+} from '../../core/schemas';
+import type { ConnectorStore } from '../../store/connector-store';
+import { InvalidPageToken } from '../../store/page-token';
+import type { ConnectorView } from '../../workflows/messages';
+import type { ConnectorCommands } from '../connector-commands';
+import { jsonBody, parseWith, queryObject } from '../parse';
+import { isConnectorId } from '../../core/connector-id';
+
+export interface ConnectorRouteDeps {
+  commands: ConnectorCommands;
+  store: ConnectorStore;
+  presets: readonly Preset[];
+  addressPolicy: AddressPolicy;
+  baseUrl: string;
+  allowedRedirectOrigins: string[] | null;
+}
+
+const ACTOR = 'api';
+
+export function connectorRoutes(deps: ConnectorRouteDeps): Router {
+  const router = new Router({ prefix: '/api/v1/connectors' });
+  const present = (view: ConnectorView) => toRecord(view, deps.baseUrl);
+
+  router.post('/', async (ctx) => {
+    const body = parseWith(CreateConnectorSchema, jsonBody(ctx), 'request body');
+    const preset = body.match_preset ? findPreset(body.url, deps.presets) : undefined;
+    if (isStdioUrl(body.url) && !preset) {
+      throw unprocessable('url', 'an mcp+stdio:// URL must match a preset (and match_preset must be true)');
+    }
+    if (!isStdioUrl(body.url)) await refuseForbiddenHost(body.url, deps.addressPolicy);
+    const view = await deps.commands.create({
+      url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
+      preset, createdBy: null,
+    });
+    ctx.status = 201;
+    ctx.set('Location', `/api/v1/connectors/${view.id}`);
+    ctx.body = present(view);
+  });
+
+  router.get('/', async (ctx) => {
+    const query = parseWith(ListConnectorsQuerySchema, queryObject(ctx), 'query');
+    const page = await pageOr422(() => deps.store.list({ limit: query.limit, pageToken: query.page_token, state: query.state }));
+    ctx.body = { ...page, items: page.items.map(present) };
+  });
+
+  router.get('/:id', async (ctx) => {
+    ctx.body = present(await existing(ctx, deps));
+  });
+
+  router.delete('/:id', async (ctx) => {
+    const id = (await existing(ctx, deps)).id;
+    ctx.status = 202;
+    ctx.body = present(await deps.commands.delete(id, ACTOR));
+  });
+
+  router.post('/:id/connect', async (ctx) => {
+    const id = (await existing(ctx, deps)).id;
+    const body = parseWith(ConnectRequestSchema, jsonBody(ctx), 'request body');
+    if (body.redirect_url && deps.allowedRedirectOrigins && !deps.allowedRedirectOrigins.includes(new URL(body.redirect_url).origin)) {
+      throw unprocessable('redirect_url', 'redirect_url is not on the allowed origins (CONNECTOR__ALLOWED_REDIRECT_ORIGINS)');
+    }
+    const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));
+    const view = await deps.commands.connect(id, body, respondAsync, ACTOR);
+    ctx.status = respondAsync && view.state === 'connecting' ? 202 : 200;
+    if (ctx.status === 202) ctx.set('Preference-Applied', 'respond-async');
+    ctx.body = present(view);
+  });
+
+  router.post('/:id/disconnect', async (ctx) => {
+    const id = (await existing(ctx, deps)).id;
+    ctx.body = present(await deps.commands.disconnect(id, ACTOR));
+  });
+
+  router.get('/:id/events', async (ctx) => {
+    const id = (await existing(ctx, deps)).id;
+    const query = parseWith(ListEventsQuerySchema, queryObject(ctx), 'query');
+    const page = await pageOr422(() => deps.store.listEvents(id, { limit: query.limit, pageToken: query.page_token }));
+    ctx.body = { ...page, items: page.items.map(({ connectorId, ...e }) => e) };
+  });
+
+  return router;
+}
+
+export function toRecord(view: ConnectorView, baseUrl: string) {
+  const { version, ...rest } = view;
+  return { ...rest, mcp_url: `${baseUrl}/api/v1/connectors/${view.id}/mcp` };
+}
+
+async function existing(ctx: Context, deps: ConnectorRouteDeps): Promise<ConnectorView> {
+  const id = String(ctx.params.id ?? '').toLowerCase();
+  const view = isConnectorId(id) ? await deps.store.get(id) : null;
+  if (!view) throw new ProblemError(404, 'no such connector');
+  return view;
+}
+
+async function refuseForbiddenHost(url: string, policy: AddressPolicy): Promise<void> {
+  try {
+    await checkHost(new URL(url).hostname, policy);
+  } catch (err) {
+    if (err instanceof BlockedAddressError) throw unprocessable('url', `the URL is refused: ${err.message}`);
+    // A name that does not resolve now may resolve later; connect reports it then.
+  }
+}
+
+async function pageOr422<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof InvalidPageToken) throw unprocessable('page_token', err.message);
+    throw err;
+  }
+}
+
+function unprocessable(path: string, message: string): ProblemError {
+  return new ProblemError(422, message, undefined, [{ path, message }]);
+}

@@ -1,0 +1,75 @@
+// The OAuth endpoints of the service itself: the callback the authorization server sends the
+// user back to, and the client metadata document that serves as our client_id where supported.
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { secretContext, type SecretBox } from '../../core/secret-box';
+import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl } from '../../activities/oauth/client-metadata-document';
+import { ProblemError } from '../../core/problem';
+import { hashState, type OAuthStore } from '../../store/oauth-store';
+import { callbackUpdate, connectorWorkflowId } from '../../workflows/messages';
+import type { CallbackOutcome } from '../../workflows/oauth-types';
+import { renderCallbackPage } from '../callback-page';
+
+export interface OAuthRouteDeps {
+  temporal: Client;
+  oauthStore: OAuthStore;
+  secrets: SecretBox;
+  baseUrl: string;
+}
+
+export function oauthRoutes(deps: OAuthRouteDeps): Router {
+  const router = new Router();
+  // Authorization servers accept only https client_id URLs, so the document exists only there.
+  const document = clientMetadataDocumentUrl(deps.baseUrl) ? buildClientMetadataDocument({ baseUrl: deps.baseUrl }) : null;
+
+  router.get(CLIENT_METADATA_PATH, (ctx) => {
+    if (!document) throw new ProblemError(404, 'the client metadata document is served only under an https BASE_URL');
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = document;
+  });
+
+  router.get(OAUTH_CALLBACK_PATH, async (ctx) => {
+    const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
+    // Unknown, used or expired: nothing is known to be trusted, so no connector is touched and
+    // no redirect is followed.
+    const pending = state ? await deps.oauthStore.claimState(hashState(state)) : null;
+    if (!pending) {
+      return respond(ctx, { connectorId: null, redirectUrl: null, error: 'invalid_request', errorDescription: 'this authorization request is unknown, expired or already used' });
+    }
+    const id = pending.connector_id;
+    const sealed = deps.secrets.seal(ctx.querystring, secretContext(id, 'oauth_callback'));
+    let outcome: CallbackOutcome;
+    try {
+      outcome = await deps.temporal.workflow.getHandle(connectorWorkflowId(id)).executeUpdate(callbackUpdate, {
+        args: [{ stateHash: pending._id, callback: sealed }],
+      });
+    } catch (err) {
+      const detail = err instanceof WorkflowUpdateFailedError ? (err.cause?.message ?? err.message) : 'the connector could not complete the authorization';
+      outcome = { connectorId: id, redirectUrl: pending.redirect_url, error: 'invalid_request', errorDescription: detail };
+    }
+    respond(ctx, outcome);
+  });
+
+  return router;
+}
+
+function respond(ctx: Context, outcome: { connectorId: string | null; redirectUrl: string | null; error: string | null; errorDescription: string | null }) {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  if (outcome.redirectUrl) {
+    const target = new URL(outcome.redirectUrl);
+    if (outcome.connectorId) target.searchParams.set('connector_id', outcome.connectorId);
+    if (outcome.error) {
+      target.searchParams.set('error', outcome.error);
+      if (outcome.errorDescription) target.searchParams.set('error_description', outcome.errorDescription);
+    }
+    ctx.status = 302;
+    ctx.redirect(target.toString());
+    return;
+  }
+  ctx.status = outcome.error ? 400 : 200;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+  ctx.body = renderCallbackPage(outcome);
+}

@@ -1,0 +1,74 @@
+// One guard for every address the service contacts on someone else's word (connector URLs,
+// metadata documents, OAuth endpoints, each redirect). It runs inside the DNS lookup used to
+// open the connection, so a name that re-resolves to a forbidden address between a check and the
+// request (DNS rebinding) is refused too.
+import dns from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+export interface AddressPolicy {
+  /** Refuse loopback, private (RFC 1918), unique-local and CGNAT ranges as well. */
+  blockPrivateNetworks: boolean;
+}
+
+export class BlockedAddressError extends Error {
+  readonly code = 'EBLOCKEDADDRESS';
+  constructor(readonly host: string, readonly address: string, readonly why: string) {
+    super(`${host} resolves to ${address}, ${why}`);
+  }
+}
+
+/** Cloud metadata endpoints that sit outside the link-local range (normalised form). */
+const METADATA_ADDRESSES = new Set(['fd00:ec2::254'].map((a) => ipaddr.parse(a).toNormalizedString()));
+/** Never contacted: link-local (cloud metadata lives there), unspecified, multicast, broadcast, reserved. */
+const ALWAYS_BLOCKED = new Set(['linkLocal', 'unspecified', 'multicast', 'broadcast', 'reserved']);
+const PRIVATE = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat']);
+
+/** Why an address is refused under the policy, or null when it may be contacted. */
+export function refusalReason(address: string, policy: AddressPolicy): string | null {
+  if (!ipaddr.isValid(address)) return 'not an IP address';
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  if (METADATA_ADDRESSES.has(parsed.toNormalizedString())) return 'a cloud metadata address';
+  const range = parsed.range();
+  if (ALWAYS_BLOCKED.has(range)) return `a ${range} address, which is never contacted`;
+  if (policy.blockPrivateNetworks && PRIVATE.has(range)) {
+    return `a ${range} address, refused by CONNECTOR__BLOCK_PRIVATE_NETWORKS`;
+  }
+  return null;
+}
+
+/** Resolves a host name to every address it has and refuses it if any address is forbidden. */
+export async function checkHost(host: string, policy: AddressPolicy): Promise<string[]> {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  const addresses = net.isIP(bare)
+    ? [bare]
+    : (await dns.promises.lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+  for (const address of addresses) {
+    const why = refusalReason(address, policy);
+    if (why) throw new BlockedAddressError(bare, address, why);
+  }
+  return addresses;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/** A `lookup` for net/http/undici connections that applies the policy to every resolved address. */
+export function guardedLookup(policy: AddressPolicy) {
+  return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
+    dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, results) => {
+      if (err) return callback(err, '');
+      const list = results as dns.LookupAddress[];
+      for (const entry of list) {
+        const why = refusalReason(entry.address, policy);
+        if (why) return callback(new BlockedAddressError(hostname, entry.address, why) as unknown as NodeJS.ErrnoException, '');
+      }
+      if (options.all) return callback(null, list);
+      const first = list[0];
+      if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
+      callback(null, first.address, first.family);
+    });
+  };
+}

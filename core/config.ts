@@ -1,0 +1,135 @@
+// Configuration from environment variables, validated once at start-up. A bad value stops the
+// process with a message naming the variable.
+import { z } from 'zod';
+import { parsePresets, PresetConfigError } from './presets';
+import type { Preset } from './schemas';
+import { parseKey } from './secret-box';
+
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v));
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATA_DIR: z.string().min(1).default('.data'),
+  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('connectors'),
+  MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
+  MONGODB_DATABASE: z.string().min(1).default('connector_registry'),
+  CONNECTOR__PRESETS: z.string().optional(),
+  CONNECTOR__ENCRYPTION_KEY: z.string().optional(),
+  CONNECTOR__BLOCK_PRIVATE_NETWORKS: bool.default(false),
+  CONNECTOR__CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
+  CONNECTOR__AUTH_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
+  CONNECTOR__HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(10_000),
+  CONNECTOR__ROUTE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  CONNECTOR__BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
+  CONNECTOR__ALLOWED_REDIRECT_ORIGINS: z.string().optional(),
+  CONNECTOR__STDIO_RUNTIME: z.enum(['local', 'kubernetes']).default('local'),
+  CONNECTOR__STDIO_READY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  CONNECTOR__KUBE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name').default('default'),
+  CONNECTOR__KUBE_GATEWAY_IMAGE: z.string().min(1).default('connector-registry-gateway:latest'),
+  CONNECTOR__KUBE_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
+  KUBECONFIG: z.string().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public base URL; `{baseUrl}/api/v1/connectors/{id}/mcp` is what MCP clients use. */
+  baseUrl: string;
+  dataDir: string;
+  temporal: { address?: string; namespace: string; taskQueue: string };
+  mongo: { uri?: string; database: string };
+  presets: Preset[];
+  /** Undefined only in the embedded stack, which then keeps a generated key under DATA_DIR. */
+  encryptionKey?: Buffer;
+  blockPrivateNetworks: boolean;
+  connectTimeoutMs: number;
+  authTimeoutSeconds: number;
+  historyLimit: number;
+  routeCacheTtlMs: number;
+  bodyLimit: string;
+  logLevel: string;
+  /** Origins a connect's redirect_url may point to; null: any http(s) URL. */
+  allowedRedirectOrigins: string[] | null;
+  stdio: {
+    runtime: 'local' | 'kubernetes';
+    readyTimeoutMs: number;
+    kube: { namespace: string; gatewayImage: string; reconcileIntervalMs: number; kubeconfig?: string };
+  };
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(stripEmpty(env));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    dataDir: e.DATA_DIR,
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
+    mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
+    presets: wrap('CONNECTOR__PRESETS', () => parsePresets(e.CONNECTOR__PRESETS)),
+    encryptionKey: e.CONNECTOR__ENCRYPTION_KEY
+      ? wrap('CONNECTOR__ENCRYPTION_KEY', () => parseKey(e.CONNECTOR__ENCRYPTION_KEY!))
+      : undefined,
+    blockPrivateNetworks: e.CONNECTOR__BLOCK_PRIVATE_NETWORKS,
+    connectTimeoutMs: e.CONNECTOR__CONNECT_TIMEOUT_MS,
+    authTimeoutSeconds: e.CONNECTOR__AUTH_TIMEOUT_SECONDS,
+    historyLimit: e.CONNECTOR__HISTORY_LIMIT,
+    routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
+    bodyLimit: e.CONNECTOR__BODY_LIMIT,
+    logLevel: e.LOG_LEVEL,
+    allowedRedirectOrigins: e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS
+      ? wrap('CONNECTOR__ALLOWED_REDIRECT_ORIGINS', () => parseOrigins(e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS!))
+      : null,
+    stdio: {
+      runtime: e.CONNECTOR__STDIO_RUNTIME,
+      readyTimeoutMs: e.CONNECTOR__STDIO_READY_TIMEOUT_MS,
+      kube: {
+        namespace: e.CONNECTOR__KUBE_NAMESPACE,
+        gatewayImage: e.CONNECTOR__KUBE_GATEWAY_IMAGE,
+        reconcileIntervalMs: e.CONNECTOR__KUBE_RECONCILE_INTERVAL_MS,
+        kubeconfig: e.KUBECONFIG,
+      },
+    },
+  };
+}
+
+/** For the production entry points: they need external servers and a key, never defaults. */
+export function requireExternal(config: Config, needs = { mongo: true }): asserts config is Config & { encryptionKey: Buffer } {
+  if (!config.encryptionKey) throw new ConfigError('CONNECTOR__ENCRYPTION_KEY: required outside the embedded stack');
+  if (!config.temporal.address) throw new ConfigError('TEMPORAL_ADDRESS: required outside the embedded stack');
+  if (needs.mongo && !config.mongo.uri) throw new ConfigError('MONGODB_URI: required outside the embedded stack');
+}
+
+function wrap<T>(name: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof PresetConfigError) throw new ConfigError(err.message);
+    throw new ConfigError(`${name}: ${(err as Error).message}`);
+  }
+}
+
+function parseOrigins(text: string): string[] {
+  return text.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
+    const url = new URL(o);
+    if (!/^https?:$/.test(url.protocol)) throw new Error(`${o} is not an http(s) origin`);
+    return url.origin;
+  });
+}
+
+/** An empty variable means "not set", as in most deployment tools. */
+function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((kv): kv is [string, string] => kv[1] !== undefined && kv[1] !== ''));
+}

@@ -1,0 +1,177 @@
+// Every request and record shape of the REST API, once. The API validates with these, the
+// OpenAPI document is generated from them, and types are derived from them.
+import { z } from 'zod';
+import { STATES } from './connector-states';
+import { normaliseUrl, InvalidUrlError } from './connector-url';
+
+const METADATA_MAX_KEYS = 16;
+
+// Keys the document store cannot hold ($-prefixed, dotted, NUL) are refused here, not by the database.
+const MetadataKeySchema = z.string().min(1).max(64).regex(/^[^$.\u0000][^.\u0000]*$/, 'must not start with $ or contain . or NUL');
+
+export const MetadataSchema = z
+  .record(MetadataKeySchema, z.string().max(512))
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, { message: `at most ${METADATA_MAX_KEYS} keys` })
+  .meta({ description: 'Display information such as name and description; string values only.' });
+
+/** A connector URL, normalised on the way in; unsupported schemes and malformed URLs are refused. */
+export const ConnectorUrlSchema = z
+  .string()
+  .max(2048)
+  .transform((value, ctx) => {
+    try {
+      return normaliseUrl(value);
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: err instanceof InvalidUrlError ? `URL ${err.message}` : 'invalid URL' });
+      return z.NEVER;
+    }
+  })
+  .meta({ description: 'MCP server URL: http://, https:// or mcp+stdio://', example: 'https://mcp.example.com/mcp' });
+
+export const CreateConnectorSchema = z
+  .strictObject({
+    url: ConnectorUrlSchema,
+    client_id: z.string().min(1).max(512).optional(),
+    client_secret: z.string().min(1).max(2048).optional(),
+    metadata: MetadataSchema.optional(),
+    match_preset: z.boolean().default(true),
+  })
+  .refine((b) => !(b.client_secret && !b.client_id), { message: 'client_secret requires client_id', path: ['client_secret'] })
+  .meta({ id: 'CreateConnectorRequest' });
+export type CreateConnectorRequest = z.infer<typeof CreateConnectorSchema>;
+
+const HttpUrlSchema = z.url({ protocol: /^https?$/ }).max(2048);
+
+export const ConnectRequestSchema = z
+  .strictObject({
+    access_token: z.string().min(1).max(16384).optional(),
+    redirect_url: HttpUrlSchema.optional(),
+  })
+  .meta({ id: 'ConnectRequest' });
+export type ConnectRequest = z.infer<typeof ConnectRequestSchema>;
+
+export const ListConnectorsQuerySchema = z
+  .strictObject({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    page_token: z.string().max(512).optional(),
+    state: z.enum(STATES).optional(),
+  })
+  .meta({ id: 'ListConnectorsQuery' });
+export type ListConnectorsQuery = z.infer<typeof ListConnectorsQuerySchema>;
+
+export const ListEventsQuerySchema = z
+  .strictObject({
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    page_token: z.string().max(512).optional(),
+  })
+  .meta({ id: 'ListEventsQuery' });
+
+export const AuthRequestSchema = z
+  .object({
+    type: z.literal('code'),
+    authorization_endpoint: z.string(),
+    expires_at: z.string(),
+  })
+  .meta({ id: 'AuthRequest' });
+
+export const ConnectorSchema = z
+  .object({
+    id: z.uuid(),
+    url: z.string(),
+    state: z.enum(STATES),
+    metadata: z.record(z.string(), z.string()),
+    auth_request: AuthRequestSchema.nullable(),
+    disconnect_reason: z.string().nullable(),
+    disconnect_permanent: z.boolean().nullable(),
+    preset: z.object({ url: z.string() }).nullable(),
+    mcp_url: z.string(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    created_by: z.string().nullable(),
+  })
+  .meta({ id: 'Connector' });
+export type Connector = z.infer<typeof ConnectorSchema>;
+
+export const ConnectorEventSchema = z
+  .object({
+    seq: z.number().int(),
+    time: z.string(),
+    actor: z.string(),
+    from: z.enum(STATES).nullable(),
+    to: z.enum(STATES),
+    reason: z.string().nullable(),
+  })
+  .meta({ id: 'ConnectorEvent' });
+export type ConnectorEventRecord = z.infer<typeof ConnectorEventSchema>;
+
+export const StdioConfigSchema = z.strictObject({
+  image: z.string().min(1),
+  command: z.array(z.string()).optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  access_token_env_name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+});
+export type StdioConfig = z.infer<typeof StdioConfigSchema>;
+
+export const PresetSchema = z
+  .strictObject({
+    url: ConnectorUrlSchema,
+    client_id: z.string().min(1).optional(),
+    client_secret: z.string().min(1).optional(),
+    metadata: z.strictObject({ name: z.string(), description: z.string() }).partial().optional(),
+    stdio: StdioConfigSchema.optional(),
+  })
+  .superRefine((p, ctx) => {
+    const stdioUrl = p.url.startsWith('mcp+stdio:');
+    if (stdioUrl && !p.stdio) ctx.addIssue({ code: 'custom', path: ['stdio'], message: 'required for an mcp+stdio:// preset' });
+    if (!stdioUrl && p.stdio) ctx.addIssue({ code: 'custom', path: ['stdio'], message: 'only allowed for an mcp+stdio:// preset' });
+    if (p.client_secret && !p.client_id) ctx.addIssue({ code: 'custom', path: ['client_secret'], message: 'requires client_id' });
+  });
+export type Preset = z.infer<typeof PresetSchema>;
+
+/** What GET /presets shows: never credentials or env values. */
+export const PublicPresetSchema = z
+  .object({
+    url: z.string(),
+    metadata: z.record(z.string(), z.string()),
+    stdio: z.object({ image: z.string() }).optional(),
+  })
+  .meta({ id: 'Preset' });
+
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Problem' });
+
+export const ConnectorListSchema = z
+  .object({
+    items: z.array(ConnectorSchema),
+    total_count: z.number().int(),
+    has_more: z.boolean(),
+    next_page_token: z.string().nullable(),
+  })
+  .meta({ id: 'ConnectorList' });
+
+export const EventListSchema = z
+  .object({
+    items: z.array(ConnectorEventSchema),
+    total_count: z.number().int(),
+    has_more: z.boolean(),
+    next_page_token: z.string().nullable(),
+  })
+  .meta({ id: 'ConnectorEventList' });
+
+export const PresetListSchema = z.object({ items: z.array(PublicPresetSchema) }).meta({ id: 'PresetList' });
+
+/** Turns zod issues into the `errors` member of a problem body. */
+export function fieldErrors(error: z.ZodError): { path: string; message: string }[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length ? issue.path.map(String).join('.') : '(body)',
+    message: issue.message,
+  }));
+}

@@ -1,0 +1,129 @@
+// Messages from an HTTP session to the stdio server. The session's initialize is answered here
+// (the server was initialized once, by the gateway); requests go on under upstream ids; answers to
+// relayed server requests go back under the server's own ids.
+import {
+  ErrorCode,
+  InitializeRequestSchema,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type InitializeResult,
+  type JSONRPCMessage,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+} from '@modelcontextprotocol/sdk/types.js';
+import { cancelledIdOf, connectionClosed, errorAnswer, isAnswer, progressTokenOf, uriOf, withProgressToken } from './jsonrpc';
+import { sendUpstream, type RoutingContext } from './routing-context';
+import type { GatewaySession } from './session';
+
+export class FromSession {
+  constructor(private readonly context: RoutingContext) {}
+
+  handle(session: GatewaySession, message: JSONRPCMessage): void {
+    if (isJSONRPCRequest(message)) void this.request(session, message);
+    else if (isJSONRPCNotification(message)) void this.notification(session, message);
+    else if (isAnswer(message)) void this.answer(session, message);
+  }
+
+  private async request(session: GatewaySession, request: JSONRPCRequest): Promise<void> {
+    if (request.method === 'initialize') return this.initialize(session, request);
+    if (request.method === 'resources/unsubscribe' && this.othersStillSubscribed(session, request)) {
+      await session.deliver({ jsonrpc: '2.0', id: request.id, result: {} });
+      return;
+    }
+    const { upstream, tables } = this.context;
+    if (upstream.state === 'exited') {
+      await session.deliver(connectionClosed(request.id, upstream.exit?.reason ?? 'stdio server exited'));
+      return;
+    }
+    const upstreamId = upstream.allocateId();
+    const clientProgressToken = progressTokenOf(request);
+    tables.forward({
+      session, clientId: request.id, upstreamId, method: request.method, uri: uriOf(request.params), clientProgressToken,
+    });
+    const outgoing = clientProgressToken === undefined ? request : withProgressToken(request, upstreamId);
+    try {
+      await upstream.send({ ...outgoing, id: upstreamId });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      const refusal = connectionClosed(request.id, `stdio server did not take the request: ${reason}`);
+      if (tables.takeForwarded(upstreamId)) await session.deliver(refusal);
+    }
+  }
+
+  private async initialize(session: GatewaySession, request: JSONRPCRequest): Promise<void> {
+    const parsed = InitializeRequestSchema.safeParse(request);
+    if (!parsed.success) {
+      await session.deliver(errorAnswer(request.id, ErrorCode.InvalidParams, 'invalid initialize request'));
+      return;
+    }
+    this.context.sessions.set(session.id, session);
+    let server: InitializeResult;
+    try {
+      server = await this.context.upstream.ready;
+    } catch (error) {
+      await session.deliver(connectionClosed(request.id, error instanceof Error ? error.message : String(error)));
+      await session.close();
+      return;
+    }
+    session.clientCapabilities = parsed.data.params.capabilities;
+    session.protocolVersion = negotiateVersion(parsed.data.params.protocolVersion, server.protocolVersion);
+    this.context.logger.info({ session: session.id, client: parsed.data.params.clientInfo }, 'session initialized');
+    await session.deliver({
+      jsonrpc: '2.0',
+      id: request.id,
+      result: {
+        protocolVersion: session.protocolVersion,
+        capabilities: server.capabilities,
+        serverInfo: server.serverInfo,
+        ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
+      },
+    });
+  }
+
+  private async notification(session: GatewaySession, notification: JSONRPCNotification): Promise<void> {
+    // The server heard notifications/initialized once, from the gateway.
+    if (notification.method === 'notifications/initialized') return;
+    if (notification.method === 'notifications/cancelled') return this.cancel(session, notification);
+    await sendUpstream(this.context, notification);
+  }
+
+  private async cancel(session: GatewaySession, notification: JSONRPCNotification): Promise<void> {
+    const clientId = cancelledIdOf(notification.params);
+    const inflight = clientId === undefined ? undefined : session.findInflight(clientId);
+    if (!inflight) return;
+    // Taken now: the server should not answer a cancelled request, and any late answer is dropped.
+    this.context.tables.takeForwarded(inflight.upstreamId);
+    await sendUpstream(this.context, {
+      ...notification,
+      params: { ...notification.params, requestId: inflight.upstreamId },
+    });
+  }
+
+  private async answer(session: GatewaySession, answer: JSONRPCResponse): Promise<void> {
+    const { tables, logger } = this.context;
+    const relayed = answer.id === undefined ? undefined : tables.relayedAs(answer.id);
+    if (!relayed || relayed.session !== session) {
+      logger.debug({ session: session.id }, 'answer to no request of the server; dropped');
+      return;
+    }
+    tables.takeRelayed(relayed.gatewayId);
+    await sendUpstream(this.context, { ...answer, id: relayed.upstreamId });
+  }
+
+  /** Forgets the session's subscription; true when another session still needs it upstream. */
+  private othersStillSubscribed(session: GatewaySession, request: JSONRPCRequest): boolean {
+    const uri = uriOf(request.params);
+    if (uri === undefined) return false;
+    session.subscriptions.delete(uri);
+    return [...this.context.sessions.values()].some((s) => s !== session && s.subscriptions.has(uri));
+  }
+}
+
+/** The client's version when the SDK knows it and the server speaks it too, else the server's. */
+export function negotiateVersion(requested: string, serverVersion: string): string {
+  const known = SUPPORTED_PROTOCOL_VERSIONS.includes(requested);
+  // Protocol versions are dates, so string order is age order.
+  return known && requested <= serverVersion ? requested : serverVersion;
+}

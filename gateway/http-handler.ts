@@ -1,0 +1,105 @@
+// The gateway's HTTP surface: MCP Streamable HTTP at /mcp (and /), health at /healthz. Session
+// lookup and creation happen here; everything inside a session is the SDK transport's job.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../core/logger';
+import type { Router } from './router';
+
+export interface GatewayHealth {
+  ok: boolean;
+  state: 'starting' | 'ready' | 'exited' | 'closed';
+  reason?: string;
+  sessions: number;
+}
+
+export interface HttpHandlerDeps {
+  router: Router;
+  health: () => GatewayHealth;
+  logger: Logger;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MCP_PATHS = new Set(['/mcp', '/']);
+
+export function createHttpHandler(deps: HttpHandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    route(deps, req, res).catch((error: unknown) => {
+      deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, 'request failed');
+      if (!res.headersSent) rpcError(res, 500, -32603, 'Internal error');
+      else res.destroy();
+    });
+  };
+}
+
+async function route(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = new URL(req.url ?? '/', 'http://gateway.invalid').pathname;
+  if (path === '/healthz') return health(deps, req, res);
+  if (MCP_PATHS.has(path)) return mcp(deps, req, res);
+  json(res, 404, { error: 'not found' });
+}
+
+function health(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    return json(res, 405, { error: 'method not allowed' });
+  }
+  const state = deps.health();
+  json(res, state.ok ? 200 : 503, { status: state.ok ? 'ok' : 'unavailable', ...state });
+}
+
+async function mcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const state = deps.health();
+  if (state.state === 'exited' || state.state === 'closed') {
+    return rpcError(res, 503, -32000, state.reason ?? 'stdio server unavailable');
+  }
+  const method = req.method ?? 'GET';
+  if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
+    res.setHeader('Allow', 'GET, POST, DELETE');
+    return rpcError(res, 405, -32000, 'Method not allowed.');
+  }
+  const body = method === 'POST' ? await readJson(req, res) : undefined;
+  if (body === INVALID) return;
+  const sessionId = req.headers['mcp-session-id'];
+  let session;
+  if (typeof sessionId === 'string') {
+    session = deps.router.sessions.get(sessionId);
+    if (!session) return rpcError(res, 404, -32001, 'Session not found');
+  } else if (method === 'POST' && isInitializeRequest(body)) {
+    session = deps.router.openSession();
+  } else {
+    return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+  }
+  session.trackExchange(method === 'GET', (ended) => res.once('close', ended));
+  await session.transport.handleRequest(req, res, body);
+}
+
+const INVALID = Symbol('invalid body');
+
+/** The parsed body, or INVALID after answering 400/413 itself. */
+async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      rpcError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${MAX_BODY_BYTES} bytes`);
+      return INVALID;
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    rpcError(res, 400, -32700, 'Parse error: Invalid JSON');
+    return INVALID;
+  }
+}
+
+/** Errors in the shape the SDK transport uses for its own HTTP errors. */
+function rpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  json(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+}

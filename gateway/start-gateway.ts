@@ -1,0 +1,100 @@
+// The gateway as a library: serve one stdio MCP server as Streamable HTTP, in this process.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, type Logger } from '../core/logger';
+import { createHttpHandler, type GatewayHealth } from './http-handler';
+import { Router, type SessionSummary } from './router';
+import type { StdioExit, StdioSource } from './stdio-source';
+import { Upstream } from './upstream';
+
+export interface GatewayOptions {
+  source: StdioSource;
+  /** Default 127.0.0.1 (the entry point defaults to 0.0.0.0). */
+  host?: string;
+  /** Default 8080; 0 picks a free port. */
+  port?: number;
+  /** How long a session may sit with nothing open and nothing pending; default 30 minutes. */
+  idleTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export interface Gateway {
+  /** The MCP endpoint, e.g. http://127.0.0.1:8080/mcp. */
+  url: string;
+  host: string;
+  port: number;
+  /** Resolves once the stdio server has answered initialize; rejects if it is gone first. */
+  ready: Promise<void>;
+  /** Resolves when the stdio side is gone, for whatever reason (close() included). */
+  exited: Promise<StdioExit>;
+  health(): GatewayHealth;
+  sessions(): SessionSummary[];
+  /** Ends every session, stops the stdio server (its whole process tree) and the HTTP server. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+// setTimeout fires at once for anything longer.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const { source, host = '127.0.0.1', port = 8080 } = options;
+  const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, MAX_TIMER_MS);
+  const logger = options.logger ?? createLogger('gateway');
+  const upstream = new Upstream(source, logger.child({ stdio: source.description }));
+  const router = new Router(upstream, logger, idleTimeoutMs);
+  let closed = false;
+  const health = (): GatewayHealth => {
+    const sessions = router.sessions.size;
+    if (closed) return { ok: false, state: 'closed', reason: 'gateway closed', sessions };
+    if (upstream.state === 'exited') return { ok: false, state: 'exited', reason: upstream.exit?.reason, sessions };
+    return { ok: upstream.state === 'ready', state: upstream.state, sessions };
+  };
+  const server = createServer(createHttpHandler({ router, health, logger }));
+  await listen(server, port, host);
+  const bound = (server.address() as AddressInfo).port;
+  void upstream.start();
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      closed = true;
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await router.closeAll();
+      await upstream.close();
+      server.closeAllConnections();
+      await serverClosed;
+      logger.info('gateway closed');
+    })();
+    return closing;
+  };
+  const ready = upstream.ready.then(() => undefined);
+  ready.catch(() => undefined);
+  return {
+    url: `http://${urlHost(host)}:${bound}/mcp`,
+    host,
+    port: bound,
+    ready,
+    exited: upstream.exited,
+    health,
+    sessions: () => router.summaries(),
+    close,
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** A host to reach the server at: wildcard binds are reached on loopback. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}

@@ -1,0 +1,56 @@
+// Which headers cross the proxy. Both directions are allow-lists: the caller's credentials
+// (Authorization, Cookie, Proxy-Authorization) must never reach a third-party MCP server,
+// forwarding headers (X-Forwarded-*, Forwarded) are the caller's word and not ours to vouch
+// for, and hop-by-hop headers describe the other connection. The connector's own token is the
+// only credential sent upstream.
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+
+/** Streamable HTTP headers, plus the body framing the request arrived with. */
+const REQUEST_HEADERS = new Set([
+  'accept',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+  'mcp-method',
+  'mcp-name',
+]);
+const REQUEST_HEADER_PREFIX = 'mcp-param-';
+
+/** What a client of an MCP server needs; Set-Cookie and hop-by-hop headers stay behind. */
+const RESPONSE_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'www-authenticate',
+  'retry-after',
+  'cache-control',
+  'expires',
+  'pragma',
+  'etag',
+  'last-modified',
+  'vary',
+]);
+
+/** Typed as incoming headers because mcp-proxy.ts puts them back on the caller's request. */
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, host: string, token?: string): IncomingHttpHeaders {
+  const out: Record<string, string | string[] | undefined> = { host };
+  for (const name in incoming) {
+    if (REQUEST_HEADERS.has(name) || name.startsWith(REQUEST_HEADER_PREFIX)) out[name] = incoming[name];
+  }
+  if (token) out.authorization = `Bearer ${token}`;
+  return out as IncomingHttpHeaders;
+}
+
+export function clientResponseHeaders(upstream: IncomingHttpHeaders): OutgoingHttpHeaders {
+  // Nginx and similar front proxies would otherwise buffer SSE until their buffer fills.
+  const out: OutgoingHttpHeaders = { 'x-accel-buffering': 'no' };
+  for (const name in upstream) {
+    if (RESPONSE_HEADERS.has(name)) out[name] = upstream[name];
+  }
+  return out;
+}

@@ -1,0 +1,166 @@
+// The MCP Streamable HTTP proxy: relays POST, GET (SSE) and DELETE at
+// /api/v1/connectors/{id}/mcp to the connector's MCP server, with the connector's token in place
+// of whatever credentials the caller sent. Responses are piped as they arrive, never buffered,
+// so SSE events reach the client as the server writes them.
+//
+// Built on http-proxy's request pass, extended through its events. Two things it does not do
+// for us: it notices client aborts only through the request's 'aborted' event, which current
+// Node no longer fires once the request body has been read (so an SSE client that goes away
+// would leave the upstream stream open); and its timeouts are idle timeouts, which would cut
+// quiet SSE streams. Both are handled here, per exchange (relay-exchange.ts).
+//
+// The connector's token is kept working here too: an upstream 401 to a request carrying it is
+// answered by a refresh through the route source and one retry, and a 403 asking for more
+// scope is reported to it (upstream-auth.ts, relay-exchange.ts).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import net from 'node:net';
+import type { Readable } from 'node:stream';
+import httpProxy from 'http-proxy';
+import { refusalReason, type AddressPolicy } from '../core/address-guard';
+import type { Logger } from '../core/logger';
+import { ProblemError } from '../core/problem';
+import { queryOf } from './mcp-path';
+import { sendProblem } from './problem-response';
+import { RelayExchange } from './relay-exchange';
+import type { Route, RouteSource } from './route';
+import { createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
+import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
+import { upstreamRequestHeaders } from './forward-headers';
+import { upstreamTarget, type UpstreamTarget } from './upstream-target';
+
+export interface McpProxyOptions {
+  routes: RouteSource;
+  policy: AddressPolicy;
+  logger: Logger;
+  /** Opening a new upstream connection (DNS and TCP; default 5 s). Answers 504 when exceeded. */
+  connectTimeoutMs?: number;
+  /**
+   * From relaying the request to the upstream's status line, waiting for a pooled socket
+   * included (default 60 s). Answers 504 when exceeded. Streams, once started, never time out.
+   */
+  headersTimeoutMs?: number;
+  pool?: UpstreamPoolOptions;
+  /** Refresh waits, and how often the same news is passed on to the route source. */
+  auth?: UpstreamAuthOptions;
+  /** Largest request body kept so that it can be sent again after a refresh (default 1 MiB). */
+  retryBodyLimitBytes?: number;
+  /**
+   * Told when an upstream answers 401. When the route source cannot refresh the token, the
+   * route is invalidated too; when it can, the refresh replaces it.
+   */
+  onUpstreamUnauthorized?(connectorId: string): void;
+}
+
+export interface McpProxy {
+  handle(req: IncomingMessage, res: ServerResponse, connectorId: string): void;
+  close(): void;
+}
+
+// The exchange rides on the request as a symbol property rather than in a WeakMap: WeakMap
+// entries outlived young-generation GCs, so every request's objects were promoted and GC cost
+// per request tripled (seen in bench/proxy.ts profiles).
+const EXCHANGE = Symbol('relay-exchange');
+type WithExchange = IncomingMessage & { [EXCHANGE]?: RelayExchange };
+const exchangeOf = (req: IncomingMessage) => (req as WithExchange)[EXCHANGE];
+
+const ALLOWED_METHODS = new Set(['POST', 'GET', 'DELETE']);
+const ALLOW = 'GET, POST, DELETE';
+
+export function createMcpProxy(options: McpProxyOptions): McpProxy {
+  const { routes, policy, logger } = options;
+  const agents = createUpstreamAgents(policy, options.pool);
+  const server = httpProxy.createProxyServer({});
+  const timeouts = { connectMs: options.connectTimeoutMs ?? 5000, headersMs: options.headersTimeoutMs ?? 60_000 };
+  const auth = new UpstreamAuth(routes, logger, options.auth);
+  const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
+
+  server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
+  server.on('proxyRes', (proxyRes, req) => exchangeOf(req)?.onUpstreamResponse(proxyRes));
+  // Never reached while every call passes its own callback; http-proxy throws without it.
+  server.on('error', (err, req) => {
+    logger.error({ err, connectorId: req && exchangeOf(req)?.connectorId }, 'http-proxy error');
+  });
+
+  function handle(req: IncomingMessage, res: ServerResponse, connectorId: string): void {
+    if (!ALLOWED_METHODS.has(req.method ?? '')) {
+      sendProblem(res, new ProblemError(405, `The MCP endpoint accepts ${ALLOW}.`), { allow: ALLOW });
+      return;
+    }
+    routes.get(connectorId)
+      .catch((err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)))
+      .then((route) => relay(req, res, connectorId, route))
+      .catch((err: unknown) => {
+        if (!(err instanceof ProblemError)) logger.error({ err, connectorId }, 'proxy failure');
+        const problem = err instanceof ProblemError ? err : new ProblemError(500, 'The proxy failed to relay the request.');
+        sendProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {});
+      });
+  }
+
+  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route): void {
+    if (res.destroyed) return; // the client left while the route was looked up
+    if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
+    if (route.kind === 'not_connected') {
+      const detail = `The connector is ${route.state}, not connected.`;
+      return sendProblem(res, new ProblemError(409, detail, 'not-connected', undefined, { state: route.state }));
+    }
+    const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
+    const refused = literalRefusal(target);
+    if (refused) {
+      logger.warn({ connectorId, upstream: target.origin, why: refused }, 'upstream address refused');
+      return sendProblem(res, new ProblemError(502, "The MCP server's address is not allowed by the service's address policy."));
+    }
+    // http-proxy copies req.headers into the upstream request; replacing them here is the only
+    // way to drop the caller's headers before anything is written.
+    req.headers = upstreamRequestHeaders(req.headers, target.host, route.token);
+    const exchange = new RelayExchange({
+      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized,
+    });
+    (req as WithExchange)[EXCHANGE] = exchange;
+    exchange.start();
+  }
+
+  function dispatch(exchange: RelayExchange, body: Readable | undefined, onError: (err: Error) => void): void {
+    const { req, res, target } = exchange;
+    server.web(req, res, {
+      target: { protocol: target.protocol, hostname: target.hostname, host: target.hostname, port: String(target.port), path: target.path },
+      agent: target.protocol === 'https:' ? agents.https : agents.http,
+      selfHandleResponse: true,
+      ignorePath: true,
+      toProxy: true, // with ignorePath: skips http-proxy's url.parse of the caller's URL
+      xfwd: false,
+      changeOrigin: false,
+      buffer: body, // a retry's copy of the body; the caller's stream otherwise
+    }, onError);
+  }
+
+  function onUnauthorized(connectorId: string, refreshing: boolean): void {
+    if (!refreshing) routes.invalidate?.(connectorId);
+    options.onUpstreamUnauthorized?.(connectorId);
+  }
+
+  function asRegistryProblem(err: unknown, connectorId: string): ProblemError {
+    if (err instanceof ProblemError) return err;
+    logger.error({ err, connectorId }, 'route lookup failed');
+    return new ProblemError(503, 'The connector registry is unavailable; try again shortly.');
+  }
+
+  /** Node skips DNS, and so the guarded lookup, for IP literals: check those here (memoised). */
+  const literalVerdicts = new Map<string, string | null>();
+  function literalRefusal(target: UpstreamTarget): string | null {
+    let verdict = literalVerdicts.get(target.hostname);
+    if (verdict === undefined) {
+      verdict = net.isIP(target.hostname) ? refusalReason(target.hostname, policy) : null;
+      if (literalVerdicts.size >= 1000) literalVerdicts.clear();
+      literalVerdicts.set(target.hostname, verdict);
+    }
+    return verdict;
+  }
+
+  return {
+    handle,
+    close() {
+      server.close();
+      agents.destroy();
+    },
+  };
+}

@@ -1,0 +1,218 @@
+// One relayed request: its timers, its upstream request once http-proxy has made it, and what
+// happens when either side goes away. The rule that matters: when the client's response closes
+// before it finished, the upstream request is destroyed here, so an abandoned SSE stream frees
+// its upstream connection (and the MCP server its stream) at once.
+//
+// A request that carried a token the registry can refresh may be sent twice: when the upstream
+// answers 401, its answer is held (unread) while the token is refreshed, then dropped and the
+// request sent again, once, with the new token and the body as the caller sent it (a copy kept
+// by BodyRecorder). When no new token comes (the connector cannot refresh, the grant is gone,
+// the refresh timed out, the body was too large to keep), the held 401 is relayed as it came.
+// A 401 to the retry is relayed as it came too, and the connection reported lost. Responses
+// are never buffered: whatever is relayed is piped as it arrives.
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Logger } from '../core/logger';
+import { BodyRecorder } from './body-recorder';
+import { clientResponseHeaders } from './forward-headers';
+import { sendProblem } from './problem-response';
+import type { ConnectedRoute } from './route';
+import type { RefreshableRoute, UpstreamAuth } from './upstream-auth';
+import { UpstreamTimeoutError, errorCode, problemForUpstreamError } from './upstream-errors';
+import type { UpstreamTarget } from './upstream-target';
+
+export interface ExchangeOptions {
+  connectorId: string;
+  route: ConnectedRoute;
+  target: UpstreamTarget;
+  req: IncomingMessage;
+  res: ServerResponse;
+  logger: Logger;
+  timeouts: { connectMs: number; headersMs: number };
+  auth: UpstreamAuth;
+  /** Largest request body kept for a retry. */
+  retryBodyLimit: number;
+  /** Sends the request upstream (http-proxy); `body`, on a retry, replaces the caller's stream. */
+  dispatch(exchange: RelayExchange, body: Readable | undefined, onError: (err: Error) => void): void;
+  /** Every upstream 401; `refreshing` says whether a refresh will follow. */
+  onUnauthorized(connectorId: string, refreshing: boolean): void;
+}
+
+export class RelayExchange {
+  private upstreamReq?: ClientRequest;
+  private headersTimer?: NodeJS.Timeout;
+  private connectTimer?: NodeJS.Timeout;
+  private clientGone = false;
+  /** A response, the upstream's or a problem of ours, has begun. */
+  private answered = false;
+  private attempts = 0;
+  /** A 401 is held while the token is refreshed: the attempt that got it can no longer fail. */
+  private holding = false;
+  private route: ConnectedRoute;
+  /** Kept only when a refresh, and so a retry, is possible. */
+  private body?: BodyRecorder;
+
+  constructor(private readonly o: ExchangeOptions) {
+    this.route = o.route;
+    o.res.once('close', () => this.onClientClose());
+  }
+
+  get connectorId(): string {
+    return this.o.connectorId;
+  }
+
+  get target(): UpstreamTarget {
+    return this.o.target;
+  }
+
+  get req(): IncomingMessage {
+    return this.o.req;
+  }
+
+  get res(): ServerResponse {
+    return this.o.res;
+  }
+
+  start(): void {
+    this.send(undefined);
+    // After dispatch: http-proxy has piped the request, so the copy misses no chunk.
+    if (this.o.auth.canRefresh(this.route)) this.body = new BodyRecorder(this.o.req, this.o.retryBodyLimit);
+  }
+
+  /** http-proxy made the upstream request and it has a socket (fresh or from the pool). */
+  onUpstreamRequest(proxyReq: ClientRequest): void {
+    this.upstreamReq = proxyReq;
+    if (this.clientGone || this.answered) {
+      proxyReq.destroy();
+      return;
+    }
+    const socket = proxyReq.socket;
+    if (socket?.connecting) {
+      const ms = this.o.timeouts.connectMs;
+      this.connectTimer = setTimeout(() => proxyReq.destroy(new UpstreamTimeoutError('connect', ms)), ms);
+      socket.once('connect', () => clearTimeout(this.connectTimer));
+    }
+  }
+
+  onUpstreamResponse(proxyRes: IncomingMessage): void {
+    this.clearTimers();
+    if (this.clientGone || this.answered) {
+      proxyRes.destroy();
+      return;
+    }
+    const status = proxyRes.statusCode ?? 502;
+    if (status === 401) return this.onUnauthorized(proxyRes);
+    if (status === 403 && this.route.token) this.o.auth.forbidden(this.o.connectorId, proxyRes.headers['www-authenticate']);
+    this.relay(proxyRes);
+  }
+
+  private onUnauthorized(refused: IncomingMessage): void {
+    const route = this.o.auth.canRefresh(this.route) ? this.route : null;
+    const body = this.attempts === 1 ? this.body : undefined; // one retry, never more
+    this.o.onUnauthorized(this.o.connectorId, route !== null && body !== undefined);
+    if (route && body) {
+      this.refreshAndRetry(refused, route, body).catch((err: Error) => this.onError(err));
+      return;
+    }
+    if (route && this.attempts > 1) this.o.auth.refusedFreshToken(this.o.connectorId, route);
+    this.relay(refused);
+  }
+
+  private async refreshAndRetry(refused: IncomingMessage, used: RefreshableRoute, body: BodyRecorder): Promise<void> {
+    const first = this.upstreamReq;
+    // The first attempt is over, and its upstream may never read the rest of the body: the
+    // caller's stream must not wait on it, since the copy needs every byte.
+    if (first && !this.o.req.readableEnded) this.o.req.unpipe(first);
+    this.holding = true;
+    const [fresh, bytes] = await Promise.all([this.o.auth.refresh(this.o.connectorId, used), body.whole()]);
+    this.holding = false;
+    if (this.clientGone) return void refused.destroy();
+    const unfinished = first && !first.writableFinished ? first : undefined; // its socket cannot be reused
+    if (!fresh || !bytes) {
+      if (!this.o.req.readableEnded) this.o.req.resume(); // a body not kept drains to nowhere
+      this.relay(refused);
+      if (unfinished) refused.once('end', () => unfinished.destroy());
+      return;
+    }
+    if (unfinished) unfinished.destroy();
+    else refused.resume(); // not relayed: read it off so its socket goes back to the pool
+    this.route = fresh;
+    this.o.req.headers.authorization = `Bearer ${fresh.token}`;
+    this.send(Readable.from([bytes], { objectMode: false }));
+  }
+
+  private send(body: Readable | undefined): void {
+    const attempt = ++this.attempts;
+    this.upstreamReq = undefined;
+    this.headersTimer = setTimeout(() => this.onHeadersTimeout(), this.o.timeouts.headersMs);
+    // Errors of an attempt whose answer is held or was dropped (its socket, cut off) are not
+    // the exchange's: only the attempt whose answer is relayed can fail it.
+    this.o.dispatch(this, body, (err) => {
+      if (attempt === this.attempts && !this.holding) this.onError(err);
+    });
+  }
+
+  private relay(proxyRes: IncomingMessage): void {
+    const { res } = this.o;
+    this.answered = true;
+    res.writeHead(proxyRes.statusCode ?? 502, clientResponseHeaders(proxyRes.headers));
+    if (String(proxyRes.headers['content-type']).startsWith('text/event-stream')) flushIfQuiet(proxyRes, res);
+    // Plain pipe rather than stream.pipeline: pipeline allocates an AbortController and an
+    // AbortError per call, a measurable share of the proxy's cost per request.
+    proxyRes.on('error', () => res.destroy());
+    proxyRes.once('close', () => {
+      if (!proxyRes.complete) res.destroy(); // the upstream broke off: a cut stream tells the client
+    });
+    proxyRes.pipe(res);
+  }
+
+  /** Errors of the upstream request or of the client's request, as http-proxy reports them. */
+  onError(err: Error): void {
+    this.clearTimers();
+    if (this.clientGone) return;
+    if (this.answered) {
+      this.o.res.destroy(); // mid-stream: a cut connection is how the client learns it failed
+      return;
+    }
+    this.answered = true;
+    const problem = problemForUpstreamError(err);
+    this.log('warn', err, 'upstream request failed', problem.status);
+    sendProblem(this.o.res, problem);
+  }
+
+  private onHeadersTimeout(): void {
+    const err = new UpstreamTimeoutError('headers', this.o.timeouts.headersMs);
+    if (this.upstreamReq) this.upstreamReq.destroy(err); // comes back through onError
+    else this.onError(err); // still waiting for a pooled socket
+  }
+
+  private onClientClose(): void {
+    if (this.o.res.writableFinished) return;
+    this.clientGone = true;
+    this.clearTimers();
+    this.upstreamReq?.destroy();
+    this.o.logger.debug({ connectorId: this.o.connectorId }, 'client went away; upstream request closed');
+  }
+
+  private clearTimers(): void {
+    clearTimeout(this.headersTimer);
+    clearTimeout(this.connectTimer);
+  }
+
+  private log(level: 'debug' | 'warn', err: unknown, msg: string, status?: number): void {
+    const fields = { connectorId: this.o.connectorId, upstream: this.o.target.origin, code: errorCode(err), status };
+    this.o.logger[level](fields, msg);
+  }
+}
+
+/**
+ * An SSE stream may stay quiet for a while after its head; the client should learn it is open.
+ * When the first event is already here, it goes out with the head in one write instead.
+ */
+function flushIfQuiet(proxyRes: IncomingMessage, res: ServerResponse): void {
+  let started = false;
+  proxyRes.once('data', () => (started = true));
+  setImmediate(() => {
+    if (!started && !res.destroyed) res.flushHeaders();
+  });
+}

@@ -1,0 +1,42 @@
+// What the proxy needs to know about a connector to relay one request, and where it gets it.
+// The registry (Temporal) is the source of truth; the proxy only ever asks through RouteSource,
+// usually wrapped in the in-memory RouteCache so the hot path makes no network call.
+
+export interface ConnectedRoute {
+  kind: 'connected';
+  /** The upstream MCP URL. */
+  target: string;
+  /** The connector's access token, in plaintext, sent upstream as a Bearer token. */
+  token?: string;
+  /**
+   * The token as the registry holds it (sealed), opaque to the proxy: it names the token a
+   * refresh is asked about, so that a report about an old token does not refresh a new one.
+   */
+  sealedToken?: string;
+}
+
+export type Route =
+  | ConnectedRoute
+  | { kind: 'not_found' }
+  | { kind: 'not_connected'; state: string };
+
+export interface ConnectionLoss {
+  reason: string;
+  permanent: boolean;
+}
+
+export interface RouteSource {
+  get(connectorId: string): Promise<Route>;
+  /** Forget what is known about a connector, so the next request asks the registry again. */
+  invalidate?(connectorId: string): void;
+  /**
+   * The upstream refused the token sealed as `sealedToken` (401): refresh it, unless it was
+   * already replaced, and answer the connector's route as it is now. Rejects when the
+   * connector has nothing to refresh with.
+   */
+  refresh?(connectorId: string, sealedToken: string): Promise<Route>;
+  /** The upstream refused a token fresh from a refresh: the connection is gone. */
+  connectionLost?(connectorId: string, loss: ConnectionLoss): Promise<void>;
+  /** The upstream asked for more scope (403 insufficient_scope): remembered for the next authorization. */
+  stepUp?(connectorId: string, scope: string): Promise<void>;
+}

@@ -1,0 +1,123 @@
+// What the proxy does about the connector's token when the upstream refuses it, shared by every
+// request of the process:
+//
+// - refresh: a 401 to a request that carried the connector's token asks the registry to refresh
+//   that token. Reports about the same token share one call (the workflow coalesces as well,
+//   across proxy processes), and its outcome is remembered for `memoryMs` (default 10 s):
+//   requests that were already in flight with the old token when the refresh finished get the
+//   new route without another round trip, and a connector that cannot refresh (a static token,
+//   no refresh token) is not asked again for every 401 it causes. The memory is short because
+//   a remembered token may itself be replaced later, and retrying with a replaced token could
+//   be taken for a refused fresh one. A refresh that takes longer than
+//   `refreshTimeoutMs` counts as failed for the requests waiting on it.
+// - a 401 to the retry, carrying a token fresh from a refresh, means the grant is no good:
+//   the connection is reported lost (permanent), once per token.
+// - step-up: a 403 with a Bearer challenge error="insufficient_scope" and a scope is reported
+//   to the registry, once per connector and scope set within `stepUpWindowMs`, so that a client
+//   calling the tool in a loop does not turn into a stream of signals.
+import { findBearerChallenge } from '../activities/oauth/www-authenticate';
+import type { Logger } from '../core/logger';
+import { RecentKeys } from './recent-keys';
+import type { ConnectedRoute, RouteSource } from './route';
+import { errorCode } from './upstream-errors';
+
+export interface UpstreamAuthOptions {
+  refreshTimeoutMs?: number;
+  memoryMs?: number;
+  stepUpWindowMs?: number;
+  /** Bound on the connectors (times tokens) remembered by each memory. */
+  maxEntries?: number;
+}
+
+/** A connected route with a token the registry can be asked about. */
+export type RefreshableRoute = ConnectedRoute & { token: string; sealedToken: string };
+
+const REFUSED_FRESH_TOKEN = 'the MCP server refused a freshly refreshed token; the authorization grant expired or was revoked';
+
+interface Outcome {
+  route: Promise<RefreshableRoute | null>;
+  settledAt?: number;
+}
+
+export class UpstreamAuth {
+  private readonly outcomes = new Map<string, Outcome>();
+  private readonly lostReported: RecentKeys;
+  private readonly stepUpsSent: RecentKeys;
+  private readonly timeoutMs: number;
+  private readonly memoryMs: number;
+  private readonly maxEntries: number;
+
+  constructor(private readonly routes: RouteSource, private readonly logger: Logger, options: UpstreamAuthOptions = {}) {
+    this.timeoutMs = options.refreshTimeoutMs ?? 15_000;
+    this.memoryMs = options.memoryMs ?? 10_000;
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.lostReported = new RecentKeys(this.memoryMs, this.maxEntries);
+    this.stepUpsSent = new RecentKeys(options.stepUpWindowMs ?? 60_000, this.maxEntries);
+  }
+
+  /** Whether a 401 to this route can be answered by a refresh (and so a retry is worth preparing). */
+  canRefresh(route: ConnectedRoute): route is RefreshableRoute {
+    return this.routes.refresh !== undefined && route.token !== undefined && route.sealedToken !== undefined;
+  }
+
+  /** The route to retry with, or null when there is no new token to try. Never rejects. */
+  refresh(connectorId: string, used: RefreshableRoute): Promise<RefreshableRoute | null> {
+    const key = `${connectorId}\n${used.sealedToken}`;
+    const known = this.outcomes.get(key);
+    if (known && (known.settledAt === undefined || performance.now() - known.settledAt < this.memoryMs)) return known.route;
+    const outcome: Outcome = { route: this.ask(connectorId, used) };
+    void outcome.route.then(() => (outcome.settledAt = performance.now()));
+    this.remember(key, outcome);
+    return outcome.route;
+  }
+
+  /** The retry, with a token fresh from a refresh, was refused too. */
+  refusedFreshToken(connectorId: string, route: RefreshableRoute): void {
+    this.routes.invalidate?.(connectorId);
+    if (!this.routes.connectionLost || !this.lostReported.claim(`${connectorId}\n${route.sealedToken}`)) return;
+    this.logger.warn({ connectorId }, 'the MCP server refused a freshly refreshed token; reporting the connection lost');
+    this.routes.connectionLost(connectorId, { reason: REFUSED_FRESH_TOKEN, permanent: true })
+      .catch((err: unknown) => this.logFailure(err, connectorId, 'connectionLost report failed'));
+  }
+
+  /** A 403 to a request that carried the connector's token: a step-up request, if it says so. */
+  forbidden(connectorId: string, wwwAuthenticate: string | undefined): void {
+    if (!this.routes.stepUp || !wwwAuthenticate) return;
+    const challenge = findBearerChallenge(wwwAuthenticate);
+    if (challenge?.error !== 'insufficient_scope' || !challenge.scope) return;
+    const scopes = [...new Set(challenge.scope.split(' ').filter(Boolean))].sort().join(' ');
+    if (!scopes || !this.stepUpsSent.claim(`${connectorId}\n${scopes}`)) return;
+    this.logger.info({ connectorId, scope: scopes }, 'the MCP server asked for more scope; recorded for the next authorization');
+    this.routes.stepUp(connectorId, scopes).catch((err: unknown) => this.logFailure(err, connectorId, 'stepUp report failed'));
+  }
+
+  private async ask(connectorId: string, used: RefreshableRoute): Promise<RefreshableRoute | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.timeoutMs)));
+    try {
+      const route = await Promise.race([this.routes.refresh!(connectorId, used.sealedToken), timeout]);
+      if (route === null) this.logger.warn({ connectorId, ms: this.timeoutMs }, 'token refresh took too long; relaying the 401');
+      // Only a different token is worth a retry: the same one would be refused again.
+      return route?.kind === 'connected' && this.canRefresh(route) && route.token !== used.token ? route : null;
+    } catch (err) {
+      this.logFailure(err, connectorId, 'token refresh refused or failed; relaying the 401');
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private remember(key: string, outcome: Outcome): void {
+    this.outcomes.delete(key);
+    this.outcomes.set(key, outcome);
+    if (this.outcomes.size <= this.maxEntries) return;
+    for (const [oldKey, old] of this.outcomes) {
+      if (this.outcomes.size <= this.maxEntries) return;
+      if (old.settledAt !== undefined) this.outcomes.delete(oldKey); // in-flight ones stay shared
+    }
+  }
+
+  private logFailure(err: unknown, connectorId: string, msg: string): void {
+    this.logger.warn({ connectorId, code: errorCode(err), message: (err as Error)?.message }, msg);
+  }
+}

@@ -1,0 +1,56 @@
+// The proxy's source of truth: a query of the connector's workflow ("route"), whose answer
+// carries the sealed token; it is opened here, in memory, and never written anywhere. What the
+// proxy learns from upstream answers goes back to the same workflow: a refused token (the
+// refreshToken Update), a refused fresh token (connectionLost) and a request for more scope
+// (stepUp). The sealed token travels back as it came, so the workflow can tell whether the
+// token reported is still its current one.
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
+import {
+  connectionLostSignal, connectorWorkflowId, refreshUpdate, routeQuery, stepUpSignal, type RouteView,
+} from '../workflows/messages';
+import { isConnectorId } from '../core/connector-id';
+import type { Route, RouteSource } from './route';
+
+export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSource {
+  const handle = (connectorId: string) => temporal.workflow.getHandle(connectorWorkflowId(connectorId));
+
+  function toRoute(connectorId: string, view: RouteView): Route {
+    if (view.state === 'deleting') return { kind: 'not_found' };
+    if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state };
+    if (!view.token) return { kind: 'connected', target: view.target };
+    const token = secrets.open(view.token, secretContext(connectorId, 'access_token'));
+    return { kind: 'connected', target: view.target, token, sealedToken: view.token };
+  }
+
+  return {
+    async get(connectorId) {
+      if (!isConnectorId(connectorId)) return { kind: 'not_found' };
+      let view;
+      try {
+        view = await handle(connectorId).query(routeQuery);
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError || isClosed(err)) return { kind: 'not_found' };
+        throw err;
+      }
+      return toRoute(connectorId, view);
+    },
+    // The workflow refreshes once for all reports about the same token, and rejects (validator)
+    // when the connector is not connected or holds no refresh token.
+    async refresh(connectorId, sealedToken) {
+      const view = await handle(connectorId).executeUpdate(refreshUpdate, { args: [{ usedToken: sealedToken as Ciphertext }] });
+      return toRoute(connectorId, view);
+    },
+    async connectionLost(connectorId, loss) {
+      await handle(connectorId).signal(connectionLostSignal, loss);
+    },
+    async stepUp(connectorId, scope) {
+      await handle(connectorId).signal(stepUpSignal, { scope });
+    },
+  };
+}
+
+/** A finished workflow (a deleted connector) can still be queried; treat its answer as gone. */
+function isClosed(err: unknown): boolean {
+  return /not found|completed/i.test((err as Error).message ?? '');
+}

@@ -1,0 +1,88 @@
+// The embedded stack: a Temporal dev server and FerretDB under DATA_DIR (unless external ones
+// are configured), and the worker, API and proxy in this process on one port.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import { loadConfig, type Config } from '../core/config';
+import { createLogger, type Logger } from '../core/logger';
+import type { ConnectorStore } from '../store/connector-store';
+import { startFerretDb } from './servers/ferretdb-server';
+import { onFreePorts, preferredOrFree } from './preferred-port';
+import { startTemporalDevServer } from './servers/temporal-dev-server';
+import { closeServer, createHttpServer, listen } from './http-server';
+import { buildApi, buildProxy, startWorkerRole } from './roles';
+import { encryptionKey, openMongo, openTemporal, secretBox } from './services';
+
+export interface EmbeddedStack {
+  config: Config;
+  baseUrl: string;
+  port: number;
+  temporalAddress: string;
+  temporalUiUrl?: string;
+  mongoUri: string;
+  temporal: Client;
+  store: ConnectorStore;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  /** Preferred ports of the dev servers; busy ones fall back to free ports. */
+  temporalPort?: number;
+  temporalUiPort?: number;
+  mongoPort?: number;
+  headless?: boolean;
+}
+
+export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise<EmbeddedStack> {
+  const config = loadConfig(options.env ?? process.env);
+  const logger = options.logger ?? createLogger('connector-registry', config.logLevel);
+  const dataDir = path.resolve(config.dataDir);
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'stop failed'));
+  };
+  try {
+    const secrets = secretBox(encryptionKey(config, logger));
+    const temporalServer = config.temporal.address
+      ? null
+      : await onFreePorts(async (fallback) => startTemporalDevServer({
+          dataDir, headless: options.headless, log: logger,
+          port: fallback ? 0 : await preferredOrFree(options.temporalPort ?? 7233),
+          uiPort: fallback ? 0 : await preferredOrFree(options.temporalUiPort ?? 8233),
+        }));
+    if (temporalServer) stops.push(() => temporalServer.stop());
+    const ferret = config.mongo.uri
+      ? null
+      : await onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? 27017), log: logger }));
+    if (ferret) stops.push(() => ferret.stop());
+    const temporalAddress = config.temporal.address ?? temporalServer!.address;
+    const mongoUri = config.mongo.uri ?? ferret!.uri;
+
+    const mongo = await openMongo(mongoUri, config.mongo.database);
+    stops.push(() => mongo.client.close());
+    const temporal = await openTemporal(temporalAddress, config.temporal.namespace);
+    stops.push(() => temporal.connection.close());
+
+    const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress });
+    stops.push(() => worker.stop());
+    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress });
+    stops.push(closeApi);
+    const proxy = buildProxy({ config, logger, secrets, temporal });
+    stops.push(async () => proxy.close());
+    const server = createHttpServer({ api, proxy });
+    const port = await listen(server, config.port, config.host);
+    stops.push(() => closeServer(server));
+
+    const baseUrl = config.baseUrl;
+    return {
+      config, baseUrl, port, temporalAddress, temporalUiUrl: temporalServer?.uiUrl, mongoUri,
+      temporal, store: mongo.store, stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,99 @@
+// The three roles of the service (worker, API, proxy), each built from configuration and opened
+// dependencies. The embedded stack runs all three in one process; the production entry points
+// run one each.
+import type { Client } from '@temporalio/client';
+import type { Config } from '../core/config';
+import type { Logger } from '../core/logger';
+import type { SecretBox } from '../core/secret-box';
+import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
+import { createApi } from '../api/app';
+import { ConnectorCommands } from '../api/connector-commands';
+import { createMcpProxy } from '../proxy/mcp-proxy';
+import { RouteCache } from '../proxy/route-cache';
+import { workflowRoutes } from '../proxy/workflow-routes';
+import { secretContext } from '../core/secret-box';
+import { createWorkloadActivities } from '../activities/workloads/activities';
+import { createWorkloadRuntime } from '../activities/workloads/runtime';
+import { startReconciler } from './reconciler';
+import { temporalCheck, type Mongo } from './services';
+import { createWorker } from './worker-runtime';
+
+export interface RoleDeps {
+  config: Config;
+  logger: Logger;
+  secrets: SecretBox;
+}
+
+const policyOf = (config: Config) => ({ blockPrivateNetworks: config.blockPrivateNetworks });
+
+export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
+  const { config } = deps;
+  const runtime = createWorkloadRuntime(config.stdio, deps.logger);
+  const openToken = (connectorId: string, sealed: string) => deps.secrets.open(sealed, secretContext(connectorId, 'access_token'));
+  const isConnected = async (id: string) => (await deps.mongo.store.get(id))?.state === 'connected';
+  const reconciler = startReconciler(runtime, isConnected, config.stdio.kube.reconcileIntervalMs, deps.logger);
+  const { worker, connection } = await createWorker({
+    address: deps.temporalAddress,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    logger: deps.logger,
+    activities: {
+      store: deps.mongo.store,
+      oauthStore: deps.mongo.oauthStore,
+      secrets: deps.secrets,
+      fetch: createGuardedFetch(policyOf(config)),
+      connectTimeoutMs: config.connectTimeoutMs,
+      baseUrl: config.baseUrl,
+      authTimeoutSeconds: config.authTimeoutSeconds,
+      workloads: createWorkloadActivities(runtime, config.stdio.readyTimeoutMs, openToken),
+    },
+  });
+  const running = worker.run();
+  return {
+    running,
+    async stop() {
+      reconciler.stop();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+      await connection.close();
+      await runtime.close();
+    },
+  };
+}
+
+/** The REST API and a `close` for the connection its readiness check keeps. */
+export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temporalAddress: string }) {
+  const temporalReady = temporalCheck(deps.temporalAddress);
+  const { config } = deps;
+  const commands = new ConnectorCommands({
+    temporal: deps.temporal,
+    taskQueue: config.temporal.taskQueue,
+    secrets: deps.secrets,
+    settings: {
+      historyLimit: config.historyLimit,
+      authTimeoutSeconds: config.authTimeoutSeconds,
+      connectTimeoutMs: config.connectTimeoutMs,
+      stdioReadyTimeoutMs: config.stdio.readyTimeoutMs,
+    },
+  });
+  const api = createApi({
+    commands,
+    store: deps.mongo.store,
+    oauthStore: deps.mongo.oauthStore,
+    temporal: deps.temporal,
+    secrets: deps.secrets,
+    allowedRedirectOrigins: config.allowedRedirectOrigins,
+    presets: config.presets,
+    addressPolicy: policyOf(config),
+    baseUrl: config.baseUrl,
+    bodyLimit: config.bodyLimit,
+    readiness: { temporal: temporalReady, database: () => deps.mongo.store.ping() },
+    logger: deps.logger,
+  });
+  return { api, close: temporalReady.close };
+}
+
+export function buildProxy(deps: RoleDeps & { temporal: Client }) {
+  const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), { ttlMs: deps.config.routeCacheTtlMs });
+  return createMcpProxy({ routes, policy: policyOf(deps.config), logger: deps.logger });
+}

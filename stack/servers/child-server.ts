@@ -1,0 +1,134 @@
+// Runs one server binary as a child process: clears a leftover from an earlier run, starts it,
+// waits until it really answers (probe), and stops it with SIGTERM then SIGKILL. If the child
+// exits before answering, the error carries the last lines it printed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../../core/logger';
+import { killOnParentDeath } from './parent-watchdog';
+import { removePidFile, stopLeftover, writePidFile } from './pid-file';
+
+export interface ChildServerSpec {
+  /** For logs and errors: "temporal", "ferretdb". */
+  name: string;
+  binary: string;
+  args: string[];
+  pidFile: string;
+  /** Arguments that only this server on this data dir has: how a leftover is recognised. */
+  identityArgs: string[];
+  /** Resolves once the server answers; throws (or rejects) while it does not yet. */
+  probe: () => Promise<void>;
+  log: Logger;
+  readyTimeoutMs?: number;
+}
+
+export interface ChildServer {
+  pid: number;
+  /** Settles with the exit code (or signal name) once the process has exited. */
+  exited: Promise<number | string>;
+  stop(): Promise<void>;
+}
+
+const TAIL_LINES = 40;
+const PROBE_INTERVAL_MS = 100;
+const STOP_GRACE_MS = 10_000;
+
+export async function startChildServer(spec: ChildServerSpec): Promise<ChildServer> {
+  await stopLeftover(spec.pidFile, spec.identityArgs, spec.log);
+  const child = spawn(spec.binary, spec.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const pid = await spawned(child, spec.name);
+  child.on('error', (error) => spec.log.warn({ server: spec.name, err: error }, 'signalling the server failed'));
+  await writePidFile(spec.pidFile, pid);
+  const watchdog = killOnParentDeath(pid);
+  const output = captureOutput(child, spec.name, spec.log);
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  // The pid file and the watchdog go as soon as the child does, whoever stopped it.
+  const cleanedUp = exited.then(async () => {
+    watchdog.dispose();
+    await removePidFile(spec.pidFile, pid);
+  });
+  const stop = async () => {
+    watchdog.dispose();
+    await stopChild(child, exited);
+    await cleanedUp;
+  };
+  try {
+    await waitUntilReady(spec, exited, output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { pid, exited, stop };
+}
+
+function spawned(child: ChildProcess, name: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    child.once('error', (error) => reject(new Error(`could not start ${name}: ${error.message}`)));
+    child.once('spawn', () => resolve(child.pid as number));
+  });
+}
+
+interface CapturedOutput {
+  tail: string[];
+  /** Settles once both streams have ended: 'exit' can come before the last lines are read. */
+  ended: Promise<unknown>;
+}
+
+function captureOutput(child: ChildProcess, name: string, log: Logger): CapturedOutput {
+  const tail: string[] = [];
+  const onLine = (line: string) => {
+    tail.push(line);
+    if (tail.length > TAIL_LINES) tail.shift();
+    log.debug({ server: name }, line);
+  };
+  const streams = [child.stdout, child.stderr].filter((s) => s !== null);
+  const ended = Promise.all(streams.map((input) => new Promise((resolve) => {
+    createInterface({ input }).on('line', onLine).once('close', resolve);
+  })));
+  return { tail, ended };
+}
+
+async function waitUntilReady(spec: ChildServerSpec, exited: Promise<number | string>, output: CapturedOutput): Promise<void> {
+  const timeoutMs = spec.readyTimeoutMs ?? 60_000;
+  const exit = exited.then((status) => ({ exited: status }));
+  // One timer for the whole wait: a probe that hangs must not outlast the deadline either.
+  const cancelTimer = new AbortController();
+  const timedOut = sleep(timeoutMs, 'timed out' as const, { signal: cancelTimer.signal }).catch(() => 'timed out' as const);
+  let lastError: unknown;
+  try {
+    for (;;) {
+      const outcome = await Promise.race([
+        spec.probe().then(() => 'ready' as const, (error: unknown) => { lastError = error; return 'not yet' as const; }),
+        exit,
+        timedOut,
+      ]);
+      if (outcome === 'ready') return;
+      if (outcome === 'timed out') {
+        const reason = lastError instanceof Error ? lastError.message : String(lastError);
+        throw new Error(`${spec.name} did not answer within ${timeoutMs} ms (last probe error: ${reason}); its last output:\n${output.tail.join('\n')}`);
+      }
+      if (outcome !== 'not yet') {
+        await Promise.race([output.ended, sleep(1_000)]);
+        throw new Error(`${spec.name} exited (${outcome.exited}) before answering; its last output:\n${output.tail.join('\n')}`);
+      }
+      await sleep(PROBE_INTERVAL_MS);
+    }
+  } finally {
+    cancelTimer.abort();
+  }
+}
+
+async function stopChild(child: ChildProcess, exited: Promise<number | string>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => { timer = setTimeout(resolve, STOP_GRACE_MS, 'timeout'); });
+  const outcome = await Promise.race([exited, timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}

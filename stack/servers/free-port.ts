@@ -1,0 +1,40 @@
+// Port 0 in our options means "any free port". The servers need concrete numbers on their
+// command lines, so ask the OS for them and release them just before the children bind them.
+import { createServer, type Server } from 'node:net';
+
+export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
+  // All listeners stay open until every port is known, so the numbers are distinct.
+  const servers = await Promise.all(Array.from({ length: count }, () => listenOn(0, host)));
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const [port] = await freePorts(1, host);
+  return port as number;
+}
+
+export async function portOrFree(port: number | undefined, host = '127.0.0.1'): Promise<number> {
+  return port ? port : freePort(host);
+}
+
+/** The preferred port when nothing listens on it (the usual 7233, 27017...), else any free port. */
+export async function preferredOrFree(preferred: number, host = '127.0.0.1'): Promise<number> {
+  try {
+    const server = await listenOn(preferred, host);
+    await new Promise((resolve) => server.close(resolve));
+    return preferred;
+  } catch {
+    return freePort(host);
+  }
+}
+
+function listenOn(port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}

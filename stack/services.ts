@@ -1,0 +1,70 @@
+// Opening the service's dependencies from configuration: MongoDB, Temporal, the secret key,
+// the guarded fetch. Shared by every entry point so that each process is wired the same way.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { MongoClient } from 'mongodb';
+import { Client, Connection } from '@temporalio/client';
+import type { Config } from '../core/config';
+import type { Logger } from '../core/logger';
+import { SecretBox, parseKey } from '../core/secret-box';
+import { ConnectorStore } from '../store/connector-store';
+import { OAuthStore } from '../store/oauth-store';
+
+export interface Mongo {
+  client: MongoClient;
+  store: ConnectorStore;
+  oauthStore: OAuthStore;
+}
+
+export async function openMongo(uri: string, database: string): Promise<Mongo> {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000, appName: 'connector-registry' });
+  await client.connect();
+  const store = new ConnectorStore(client.db(database));
+  await store.ensureIndexes();
+  return { client, store, oauthStore: new OAuthStore(client.db(database)) };
+}
+
+export async function openTemporal(address: string, namespace: string): Promise<Client> {
+  const connection = await Connection.connect({ address });
+  return new Client({ connection, namespace });
+}
+
+/**
+ * Readiness: Temporal answers a cheap call within a short deadline. The call goes through a
+ * connection of its own without the client's retry interceptor: a retried call outliving the
+ * check would otherwise still be running, on a closed channel, when the process stops.
+ */
+export function temporalCheck(address: string) {
+  let connection: Promise<Connection> | undefined;
+  const check = async () => {
+    connection ??= Connection.connect({ address, interceptors: [], connectTimeout: 2_000 });
+    const c = await connection.catch((err) => {
+      connection = undefined;
+      throw err;
+    });
+    await c.withDeadline(Date.now() + 2_000, () => c.workflowService.getSystemInfo({}));
+  };
+  check.close = async () => {
+    const c = await connection?.catch(() => undefined);
+    await c?.close();
+  };
+  return check;
+}
+
+/**
+ * The key from CONNECTOR__ENCRYPTION_KEY, or (embedded stack only) one generated once and kept
+ * under DATA_DIR with owner-only permissions.
+ */
+export function encryptionKey(config: Config, logger: Logger): Buffer {
+  if (config.encryptionKey) return config.encryptionKey;
+  const file = path.join(config.dataDir, 'encryption.key');
+  if (fs.existsSync(file)) return parseKey(fs.readFileSync(file, 'utf8'));
+  const key = crypto.randomBytes(32);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  logger.warn({ file }, 'CONNECTOR__ENCRYPTION_KEY is not set: generated a key and kept it in DATA_DIR; set the variable in production and keep the key safe');
+  return key;
+}
+
+export const secretBox = (key: Buffer) => new SecretBox(key);

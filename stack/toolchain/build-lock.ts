@@ -1,0 +1,67 @@
+// A lock file in the cache folder, so that concurrent callers (two ava workers, a test and
+// `npm run toolchain`) never build the same binaries twice. The file holds the owner's pid; a
+// lock whose owner is gone is stale and taken over. Two waiters taking over the same stale lock
+// at the same instant could both build: harmless, because build.sh renames complete binaries
+// into place atomically, so the worst case is time, never a broken binary.
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../../core/logger';
+import { isAlive } from './process-alive';
+
+const POLL_MS = 500;
+const NOTICE_EVERY_MS = 15_000;
+const EMPTY_LOCK_GRACE_MS = 5_000;
+
+export async function withFileLock<T>(lockPath: string, log: Logger, fn: () => Promise<T>): Promise<T> {
+  await acquire(lockPath, log);
+  try {
+    return await fn();
+  } finally {
+    await rm(lockPath, { force: true });
+  }
+}
+
+async function acquire(lockPath: string, log: Logger): Promise<void> {
+  await mkdir(dirname(lockPath), { recursive: true });
+  const started = Date.now();
+  let lastNotice = started;
+  for (;;) {
+    if (await tryCreate(lockPath)) return;
+    const owner = await readOwner(lockPath);
+    if (owner === 'vanished') continue;
+    if (owner === 'stale' || (owner !== 'starting' && !isAlive(owner))) {
+      log.warn({ lockPath, owner }, 'removing a stale build lock');
+      await rm(lockPath, { force: true });
+      continue;
+    }
+    if (Date.now() - lastNotice >= NOTICE_EVERY_MS) {
+      lastNotice = Date.now();
+      const waitedS = Math.round((lastNotice - started) / 1000);
+      log.info({ lockPath, owner, waitedS }, `waiting for another build (pid ${owner}) to finish: ${waitedS} s`);
+    }
+    await sleep(POLL_MS);
+  }
+}
+
+async function tryCreate(lockPath: string): Promise<boolean> {
+  try {
+    await writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+async function readOwner(lockPath: string): Promise<number | 'starting' | 'stale' | 'vanished'> {
+  try {
+    const [content, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)]);
+    const pid = Number.parseInt(content, 10);
+    if (Number.isInteger(pid) && pid > 0) return pid;
+    // An empty file may be a lock whose owner has created it but not yet written its pid.
+    return Date.now() - info.mtimeMs > EMPTY_LOCK_GRACE_MS ? 'stale' : 'starting';
+  } catch {
+    return 'vanished';
+  }
+}

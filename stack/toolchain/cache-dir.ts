@@ -1,0 +1,13 @@
+// The user-level cache that build.sh also writes to: the two must agree on the formula, so the
+// build is always given the root explicitly (CONNECTOR_REGISTRY_CACHE).
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.CONNECTOR_REGISTRY_CACHE) return env.CONNECTOR_REGISTRY_CACHE;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'connector-registry');
+}
+
+export function cacheBinDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(cacheRoot(env), 'bin');
+}

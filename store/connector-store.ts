@@ -1,0 +1,113 @@
+// MongoDB: the connector records (a projection written by the workflow's activities), the audit
+// trail, and the reads of the API. Writes are idempotent so that an activity retried after a
+// crash changes nothing the first attempt already did.
+import type { Collection, Db, Filter } from 'mongodb';
+import type { AuditEvent } from '../workflows/connector-entity';
+import type { ConnectorView } from '../workflows/messages';
+import { InvalidPageToken, decodePageToken, encodePageToken } from './page-token';
+
+type RecordDoc = Omit<ConnectorView, 'id'> & { _id: string };
+type EventDoc = Omit<AuditEvent, 'connectorId'> & { _id: string; connector_id: string };
+
+export interface Page<T> {
+  items: T[];
+  total_count: number;
+  has_more: boolean;
+  next_page_token: string | null;
+}
+
+const DUPLICATE_KEY = 11000;
+
+export class ConnectorStore {
+  private readonly records: Collection<RecordDoc>;
+  private readonly events: Collection<EventDoc>;
+
+  constructor(private readonly db: Db) {
+    this.records = db.collection<RecordDoc>('connectors');
+    this.events = db.collection<EventDoc>('connector_events');
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.records.createIndex({ created_at: 1, _id: 1 });
+    await this.records.createIndex({ state: 1, created_at: 1, _id: 1 });
+    await this.events.createIndex({ connector_id: 1, seq: 1 }, { unique: true });
+  }
+
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 });
+  }
+
+  /** Writes the record unless a newer version is already there (a retried, older write loses). */
+  async project(view: ConnectorView): Promise<void> {
+    const { id, ...rest } = view;
+    try {
+      await this.records.updateOne({ _id: id, version: { $lt: view.version } }, { $set: rest }, { upsert: true });
+    } catch (err) {
+      if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
+    }
+  }
+
+  async appendEvent(event: AuditEvent): Promise<void> {
+    const { connectorId, ...rest } = event;
+    try {
+      await this.events.insertOne({ _id: `${connectorId}:${event.seq}`, connector_id: connectorId, ...rest });
+    } catch (err) {
+      if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
+    }
+  }
+
+  async remove(connectorId: string): Promise<void> {
+    await this.records.deleteOne({ _id: connectorId });
+  }
+
+  async get(connectorId: string): Promise<ConnectorView | null> {
+    const doc = await this.records.findOne({ _id: connectorId });
+    return doc ? toView(doc) : null;
+  }
+
+  /** Keyset paging on (created_at, id): a page token stays valid however many records are added. */
+  async list(query: { limit: number; pageToken?: string; state?: string }): Promise<Page<ConnectorView>> {
+    const base: Filter<RecordDoc> = query.state ? { state: query.state as RecordDoc['state'] } : {};
+    const after = query.pageToken ? decodePageToken(query.pageToken) : null;
+    const filter: Filter<RecordDoc> = after
+      ? { ...base, $or: [{ created_at: { $gt: after.k } }, { created_at: after.k, _id: { $gt: after.id } }] }
+      : base;
+    const [docs, total] = await Promise.all([
+      this.records.find(filter).sort({ created_at: 1, _id: 1 }).limit(query.limit + 1).toArray(),
+      this.records.countDocuments(base),
+    ]);
+    const page = docs.slice(0, query.limit);
+    const last = page[page.length - 1];
+    const hasMore = docs.length > query.limit;
+    return {
+      items: page.map(toView),
+      total_count: total,
+      has_more: hasMore,
+      next_page_token: hasMore && last ? encodePageToken({ k: last.created_at, id: last._id }) : null,
+    };
+  }
+
+  async listEvents(connectorId: string, query: { limit: number; pageToken?: string }): Promise<Page<AuditEvent>> {
+    const after = query.pageToken ? decodePageToken(query.pageToken) : null;
+    if (after && !/^\d{1,9}$/.test(after.k)) throw new InvalidPageToken('page_token is not a token this service issued');
+    const base: Filter<EventDoc> = { connector_id: connectorId };
+    const filter: Filter<EventDoc> = after ? { ...base, seq: { $gt: Number(after.k) } } : base;
+    const [docs, total] = await Promise.all([
+      this.events.find(filter).sort({ seq: 1 }).limit(query.limit + 1).toArray(),
+      this.events.countDocuments(base),
+    ]);
+    const page = docs.slice(0, query.limit);
+    const last = page[page.length - 1];
+    const hasMore = docs.length > query.limit;
+    return {
+      items: page.map(({ _id, connector_id, ...e }) => ({ connectorId: connector_id, ...e })),
+      total_count: total,
+      has_more: hasMore,
+      next_page_token: hasMore && last ? encodePageToken({ k: String(last.seq), id: last._id }) : null,
+    };
+  }
+}
+
+function toView({ _id, ...rest }: RecordDoc): ConnectorView {
+  return { id: _id, ...rest };
+}

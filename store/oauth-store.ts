@@ -1,0 +1,68 @@
+// OAuth bookkeeping that must outlive any one process: the pending authorization `state`
+// values (kept only as hashes, single use) and the client registrations made per
+// authorization server (their secrets sealed).
+import crypto from 'node:crypto';
+import type { Collection, Db } from 'mongodb';
+import type { Ciphertext } from '../core/secret-box';
+
+export interface PendingState {
+  _id: string; // sha256 of the state value
+  connector_id: string;
+  redirect_url: string | null;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface StoredRegistration {
+  _id: string; // issuer + redirect URI
+  issuer: string;
+  client_id: string;
+  client_secret: Ciphertext | null;
+  client_secret_expires_at: number | null;
+  auth_method: string;
+  redirect_uri: string;
+}
+
+const DUPLICATE_KEY = 11000;
+
+export const hashState = (state: string): string => crypto.createHash('sha256').update(state).digest('base64url');
+
+export class OAuthStore {
+  private readonly states: Collection<PendingState>;
+  private readonly registrations: Collection<StoredRegistration>;
+
+  constructor(db: Db) {
+    this.states = db.collection<PendingState>('oauth_states');
+    this.registrations = db.collection<StoredRegistration>('oauth_registrations');
+  }
+
+  async rememberState(state: Omit<PendingState, 'used_at'>): Promise<void> {
+    try {
+      await this.states.insertOne({ ...state, used_at: null });
+    } catch (err) {
+      if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err; // a retried activity
+    }
+  }
+
+  /** Marks the state used and returns it, once; unknown, used or expired states give null. */
+  async claimState(hash: string, now = new Date()): Promise<PendingState | null> {
+    return this.states.findOneAndUpdate(
+      { _id: hash, used_at: null, expires_at: { $gt: now } },
+      { $set: { used_at: now } },
+      { returnDocument: 'after' },
+    );
+  }
+
+  async findState(hash: string): Promise<PendingState | null> {
+    return this.states.findOne({ _id: hash });
+  }
+
+  async registration(issuer: string, redirectUri: string): Promise<StoredRegistration | null> {
+    return this.registrations.findOne({ _id: `${issuer} ${redirectUri}` });
+  }
+
+  async saveRegistration(registration: Omit<StoredRegistration, '_id'>): Promise<void> {
+    const _id = `${registration.issuer} ${registration.redirect_uri}`;
+    await this.registrations.replaceOne({ _id }, registration, { upsert: true });
+  }
+}

@@ -1,0 +1,36 @@
+// The entry point's env configuration: defaults, both command forms, and failures that name the
+// variable at fault.
+import test from 'ava';
+import { loadGatewayConfig } from '../../gateway/config';
+
+test('defaults: port 8080 on 0.0.0.0, a process source from GATEWAY_COMMAND', (t) => {
+  const config = loadGatewayConfig({ GATEWAY_COMMAND: '["npx","-y","some-mcp-server","--flag"]' });
+  t.like(config, { host: '0.0.0.0', port: 8080, source: 'process', command: 'npx', args: ['-y', 'some-mcp-server', '--flag'] });
+  t.true(config.idleTimeoutMs > 0);
+});
+
+test('the command may follow -- instead', (t) => {
+  const config = loadGatewayConfig({ GATEWAY_PORT: '9090', GATEWAY_IDLE_TIMEOUT_MS: '5000' }, ['--', 'node', 'server.js']);
+  t.like(config, { port: 9090, idleTimeoutMs: 5000, source: 'process', command: 'node', args: ['server.js'] });
+});
+
+test('an attach source takes its target from the downward API variables', (t) => {
+  const config = loadGatewayConfig({
+    GATEWAY_SOURCE: 'attach', POD_NAME: 'connector-1-abc', POD_NAMESPACE: 'tools', GATEWAY_TARGET_CONTAINER: 'mcp-server',
+  });
+  t.like(config, { source: 'attach', pod: 'connector-1-abc', namespace: 'tools', container: 'mcp-server' });
+});
+
+test('bad settings fail naming the variable', (t) => {
+  t.throws(() => loadGatewayConfig({ GATEWAY_PORT: 'eighty', GATEWAY_COMMAND: '["x"]' }), { message: /GATEWAY_PORT/ });
+  t.throws(() => loadGatewayConfig({ GATEWAY_PORT: '70000', GATEWAY_COMMAND: '["x"]' }), { message: /GATEWAY_PORT/ });
+  t.throws(() => loadGatewayConfig({ GATEWAY_SOURCE: 'docker', GATEWAY_COMMAND: '["x"]' }), { message: /GATEWAY_SOURCE/ });
+  t.throws(() => loadGatewayConfig({ GATEWAY_IDLE_TIMEOUT_MS: '-1', GATEWAY_COMMAND: '["x"]' }), { message: /GATEWAY_IDLE_TIMEOUT_MS/ });
+  t.throws(() => loadGatewayConfig({}), { message: /GATEWAY_COMMAND/ });
+  t.throws(() => loadGatewayConfig({ GATEWAY_COMMAND: 'node server.js' }), { message: /GATEWAY_COMMAND: must be a JSON array/ });
+  t.throws(() => loadGatewayConfig({ GATEWAY_COMMAND: '[]' }), { message: /GATEWAY_COMMAND/ });
+  t.throws(() => loadGatewayConfig({ GATEWAY_COMMAND: '["x"]' }, ['--', 'y']), { message: /not both/ });
+  t.throws(() => loadGatewayConfig({ GATEWAY_SOURCE: 'attach', POD_NAMESPACE: 'tools' }), {
+    message: /needs POD_NAME, GATEWAY_TARGET_CONTAINER/,
+  });
+});

@@ -1,0 +1,60 @@
+// The embedded stack as a real process tree (what `npm start` runs), for tests that kill it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { apiClient, eventually, type ApiCall } from './test-stack';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface StackProcess {
+  child: ChildProcess;
+  api: ApiCall;
+  baseUrl: string;
+  /** SIGKILL to the whole process group: no handler runs, nothing is cleaned up. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait for a clean exit. */
+  stop(): Promise<number | null>;
+}
+
+/** Runs `entry` (default: the embedded stack) with tsx, in its own process group, logging to `logFile`. */
+export interface StackProcessOptions {
+  env: Record<string, string>;
+  logFile: string;
+  entry?: string;
+  /** Readiness: this path answers 200 (default /readyz), or, for a process without HTTP, this line appears in its log. */
+  readyPath?: string;
+  readyLogLine?: string;
+}
+
+export async function startStackProcess(options: StackProcessOptions): Promise<StackProcess> {
+  fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
+  const log = fs.openSync(options.logFile, 'a');
+  const child = spawn(process.execPath, ['--import', 'tsx', options.entry ?? 'stack/embedded.ts'], {
+    cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', log, log], detached: true,
+  });
+  fs.closeSync(log);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const baseUrl = `http://127.0.0.1:${options.env.PORT}`;
+  const api = apiClient(baseUrl);
+  const failed = exited.then((code) => { throw new Error(`process exited with ${code}; see ${options.logFile}`); });
+  await Promise.race([
+    eventually(async () => {
+      if (options.readyLogLine) return fs.readFileSync(options.logFile, 'utf8').includes(options.readyLogLine) ? true : undefined;
+      return (await api('GET', options.readyPath ?? '/readyz')).status === 200 ? true : undefined;
+    }, 120_000, 'readiness'),
+    failed,
+  ]);
+  failed.catch(() => undefined);
+  return {
+    child, api, baseUrl,
+    async kill() {
+      process.kill(-child.pid!, 'SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGTERM');
+      return exited;
+    },
+  };
+}

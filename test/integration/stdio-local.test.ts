@@ -1,0 +1,130 @@
+// Managed stdio connectors on the local runtime (the embedded default), end to end through the
+// API and the proxy, with real stdio MCP servers from npm.
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import test from 'ava';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { eventually, filesContaining, startTestStack, type TestStack } from '../helpers/test-stack';
+import { pidsWithEnv } from '../helpers/process-env';
+
+const require = createRequire(import.meta.url);
+const entry = (pkg: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'dist/index.js');
+const EVERYTHING = entry('@modelcontextprotocol/server-everything');
+const MEMORY = entry('@modelcontextprotocol/server-memory');
+const TOKEN = 'stdio-token-8d2b6e';
+
+let stack: TestStack;
+
+test.before(async () => {
+  stack = await startTestStack({
+    CONNECTOR__STDIO_READY_TIMEOUT_MS: '3000',
+    CONNECTOR__PRESETS: JSON.stringify([
+      { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'reference server' },
+        stdio: { image: 'mcp/everything', command: [process.execPath], args: [EVERYTHING, 'stdio'], env: { PRESET_MARKER: 'everything-e2e', PRESET_VALUE: 'preset-env-42' }, access_token_env_name: 'EVERYTHING_TOKEN' } },
+      { url: 'mcp+stdio://memory', metadata: { name: 'Memory', description: 'knowledge graph' },
+        stdio: { image: 'mcp/memory', command: [process.execPath], args: [MEMORY], env: { PRESET_MARKER: 'memory-e2e' } } },
+      { url: 'mcp+stdio://silent', metadata: { name: 'Silent', description: 'never answers' },
+        stdio: { image: 'busybox', command: [process.execPath], args: ['-e', 'setInterval(() => {}, 1000)'], env: { PRESET_MARKER: 'silent-e2e' } } },
+      { url: 'mcp+stdio://imageonly', metadata: { name: 'Image only', description: 'no command' }, stdio: { image: 'mcp/something' } },
+    ]),
+  });
+});
+
+test.after.always(async () => {
+  await stack?.stop();
+});
+
+async function connectStdio(url: string, body: Record<string, unknown> = {}) {
+  const { body: c } = await stack.api('POST', '/api/v1/connectors', { url });
+  const res = await stack.api('POST', `/api/v1/connectors/${c.id}/connect`, body);
+  return { id: c.id as string, mcpUrl: c.mcp_url as string, res };
+}
+
+async function mcpClient(mcpUrl: string): Promise<Client> {
+  const client = new Client({ name: 'stdio-e2e', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+  return client;
+}
+
+test.serial('server-everything: connected, tools through the proxy, token and preset env injected, two sessions', async (t) => {
+  const { id, mcpUrl, res } = await connectStdio('mcp+stdio://everything', { access_token: TOKEN });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.body.state, 'connected');
+  t.false(res.text.includes(TOKEN));
+
+  const a = await mcpClient(mcpUrl);
+  const b = await mcpClient(mcpUrl);
+  const tools = await a.listTools();
+  t.true(tools.tools.some((tool) => tool.name === 'get-env'));
+  const env = JSON.stringify((await a.callTool({ name: 'get-env', arguments: {} })).content);
+  t.true(env.includes(TOKEN), 'the token is injected under access_token_env_name');
+  t.true(env.includes('preset-env-42'), 'the preset env is injected');
+
+  // Two sessions at once on one stdio server, each with its own answers and its own progress.
+  const progressA: number[] = [];
+  const progressB: number[] = [];
+  const longTool = tools.tools.find((tool) => /long/i.test(tool.name))!.name;
+  const [ra, rb] = await Promise.all([
+    a.callTool({ name: longTool, arguments: { duration: 1, steps: 3 } }, undefined, { onprogress: (p) => progressA.push(p.progress) }),
+    b.callTool({ name: 'echo', arguments: { message: 'only for b' } }, undefined, { onprogress: (p) => progressB.push(p.progress) }),
+  ]);
+  t.true(progressA.length >= 2, `a got its progress (${progressA})`);
+  t.deepEqual(progressB, [], 'b got none of a\'s progress');
+  t.regex(JSON.stringify(rb.content), /only for b/);
+  t.notRegex(JSON.stringify(ra.content), /only for b/);
+  await a.close();
+  await b.close();
+
+  t.true(pidsWithEnv('PRESET_MARKER=everything-e2e').length > 0);
+  t.is((await stack.api('POST', `/api/v1/connectors/${id}/disconnect`)).status, 200);
+  await eventually(async () => (pidsWithEnv('PRESET_MARKER=everything-e2e').length === 0 ? true : undefined), 10_000, 'no process after disconnect');
+  t.pass();
+  t.deepEqual(filesContaining(stack.dataDir, TOKEN), [], 'no plaintext token at rest');
+});
+
+test.serial('server-memory: the stdio process killed from outside → disconnected with a reason; delete leaves no process', async (t) => {
+  const { id, mcpUrl, res } = await connectStdio('mcp+stdio://memory');
+  t.is(res.status, 200, JSON.stringify(res.body));
+  const client = await mcpClient(mcpUrl);
+  t.true((await client.listTools()).tools.some((tool) => tool.name === 'create_entities'));
+  await client.close();
+
+  const [pid] = pidsWithEnv('PRESET_MARKER=memory-e2e');
+  t.truthy(pid);
+  process.kill(pid!, 'SIGKILL');
+  const lost = await eventually(async () => {
+    const r = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
+    return r.state === 'disconnected' ? r : undefined;
+  }, 30_000, 'disconnected after the kill');
+  t.regex(lost.disconnect_reason, /stdio server (exited|was killed)|signal|code/);
+  // The proxy's route cache forgets the old route within about a second.
+  const proxied = await eventually(async () => {
+    const r = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    return r.status === 409 ? r : undefined;
+  }, 5_000, 'the proxy to answer 409');
+  t.is(proxied.status, 409);
+
+  const again = await stack.api('POST', `/api/v1/connectors/${id}/connect`, {});
+  t.is(again.status, 200);
+  t.true(pidsWithEnv('PRESET_MARKER=memory-e2e').length > 0);
+  t.is((await stack.api('DELETE', `/api/v1/connectors/${id}`)).status, 202);
+  await eventually(async () => ((await stack.api('GET', `/api/v1/connectors/${id}`)).status === 404 ? true : undefined), 20_000, 'deleted');
+  t.deepEqual(pidsWithEnv('PRESET_MARKER=memory-e2e'), []);
+});
+
+test.serial('a server that never becomes ready: 504 once the readiness limit passes, disconnected, nothing left', async (t) => {
+  const { id, res } = await connectStdio('mcp+stdio://silent');
+  t.is(res.status, 504, JSON.stringify(res.body));
+  const record = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
+  t.is(record.state, 'disconnected');
+  t.regex(record.disconnect_reason, /ready/);
+  t.deepEqual(pidsWithEnv('PRESET_MARKER=silent-e2e'), []);
+});
+
+test.serial('a preset without command cannot run locally: 422', async (t) => {
+  const { id, res } = await connectStdio('mcp+stdio://imageonly');
+  t.is(res.status, 422, JSON.stringify(res.body));
+  t.regex(res.body.detail, /command/);
+  t.is((await stack.api('GET', `/api/v1/connectors/${id}`)).body.state, 'disconnected');
+});

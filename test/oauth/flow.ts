@@ -1,0 +1,88 @@
+// Shared steps for the OAuth tests: the client steps chained the way the connector workflow will
+// chain them, against the real fixtures.
+import { createGuardedFetch } from '../../activities/oauth/guarded-fetch';
+import { probeForChallenge } from '../../activities/oauth/auth-probe';
+import { discoverAuthorization, type AuthorizationDiscovery } from '../../activities/oauth/discover';
+import { resolveClientIdentity, type ResolveClientInput, type ResolvedClient } from '../../activities/oauth/client-identity';
+import { selectScope } from '../../activities/oauth/scope';
+import { startAuthorization, type AuthorizationStart } from '../../activities/oauth/authorization-request';
+import { exchangeCode } from '../../activities/oauth/code-exchange';
+import type { OAuthHttp } from '../../activities/oauth/http';
+import type { TokenSet } from '../../activities/oauth/token-set';
+import { createConsentAgent } from '../fixtures/oauth/consent-agent';
+
+/** The service's base URL in tests; never contacted (callbacks are delivered by hand). */
+export const BASE_URL = 'http://127.0.0.1:9/';
+export const REDIRECT_URI = 'http://127.0.0.1:9/api/v1/connectors/oauth/callback';
+
+/** Loopback is where every fixture lives, so the test policy allows private networks. */
+export function testHttp(): OAuthHttp & { close(): Promise<void> } {
+  const fetch = createGuardedFetch({ blockPrivateNetworks: false }, { timeoutMs: 10_000 });
+  return { fetch, close: () => fetch.close() };
+}
+
+export interface RecordedRequest {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: string | null;
+}
+
+/** The test fetch, keeping a note of every request so tests can see what went over the wire. */
+export function recordingHttp(http: OAuthHttp): OAuthHttp & { requests: RecordedRequest[] } {
+  const requests: RecordedRequest[] = [];
+  return {
+    requests,
+    fetch: (url, init) => {
+      const body = init?.body;
+      requests.push({
+        url: String(url),
+        method: init?.method ?? 'GET',
+        headers: new Headers(init?.headers),
+        body: typeof body === 'string' || body instanceof URLSearchParams ? String(body) : null,
+      });
+      return http.fetch(url, init);
+    },
+  };
+}
+
+export async function discover(serverUrl: string, http: OAuthHttp): Promise<AuthorizationDiscovery> {
+  const probe = await probeForChallenge({ serverUrl }, http);
+  if (probe.kind !== 'unauthorized') throw new Error(`expected a 401 from ${serverUrl}, got ${probe.kind}`);
+  return discoverAuthorization({ serverUrl, challenge: probe.challenge }, http);
+}
+
+export interface AuthorizedFlow {
+  discovery: AuthorizationDiscovery;
+  client: ResolvedClient;
+  start: AuthorizationStart;
+  callback: URL;
+  tokens: TokenSet;
+}
+
+/** Probe, discover, pick a client, authorize through the consent pages, exchange the code. */
+export async function authorize(
+  serverUrl: string,
+  http: OAuthHttp,
+  identity: Partial<Pick<ResolveClientInput, 'given' | 'registration' | 'baseUrl' | 'redirectUri'>> = {},
+): Promise<AuthorizedFlow> {
+  const discovery = await discover(serverUrl, http);
+  const redirectUri = identity.redirectUri ?? REDIRECT_URI;
+  const as = discovery.authorizationServer.metadata;
+  const client = await resolveClientIdentity({
+    authorizationServer: as, given: identity.given, registration: identity.registration,
+    baseUrl: identity.baseUrl ?? BASE_URL, redirectUri,
+  }, http);
+  const scope = selectScope({
+    challengeScope: discovery.challengeScope,
+    resourceScopes: discovery.resourceMetadata?.scopes_supported,
+    authorizationServerScopes: as.scopes_supported,
+  });
+  const start = await startAuthorization({ authorizationServer: as, client: client.identity, redirectUri, resource: discovery.resource, scope });
+  const callback = await createConsentAgent().authorize(start.authorizationUrl, { redirectUri });
+  const tokens = await exchangeCode({
+    authorizationServer: as, client: client.identity, callback: callback.href, expectedState: start.state,
+    codeVerifier: start.codeVerifier, redirectUri, resource: discovery.resource,
+  }, http);
+  return { discovery, client, start, callback, tokens };
+}

@@ -1,0 +1,153 @@
+// Every way the proxy refuses or fails to relay is an RFC 9457 problem with the right status.
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import anyTest, { type TestFn } from 'ava';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { PROBLEM_CONTENT_TYPE } from '../../core/problem';
+import { staticRoutes } from '../../proxy/static-routes';
+import { connectClient, startProxy, type ProxyHarness } from './proxy-harness';
+
+interface Context {
+  proxy: ProxyHarness;
+  guarded: ProxyHarness;
+  silent: http.Server;
+  /** Only the guarded proxy's routes point here, and it must never be contacted. */
+  forbidden: { server: http.Server; connections: number };
+}
+const test = anyTest as TestFn<Context>;
+
+test.before(async (t) => {
+  const closedPort = await unusedPort();
+  const silent = await listenSilently();
+  const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+  const forbidden = { server: await listenSilently(), connections: 0 };
+  forbidden.server.on('connection', () => forbidden.connections++);
+  const forbiddenUrl = `http://127.0.0.1:${(forbidden.server.address() as AddressInfo).port}/mcp`;
+  const proxy = await startProxy(staticRoutes({
+    pending: { kind: 'not_connected', state: 'auth_required' },
+    refused: { kind: 'connected', target: `http://127.0.0.1:${closedPort}/mcp`, token: 't' },
+    silent: { kind: 'connected', target: silentUrl },
+    broken: { kind: 'connected', target: 'not a url' },
+  }), { headersTimeoutMs: 300 });
+  const guarded = await startProxy(staticRoutes({
+    literal: { kind: 'connected', target: forbiddenUrl },
+    named: { kind: 'connected', target: forbiddenUrl.replace('127.0.0.1', 'localhost') },
+  }), { policy: { blockPrivateNetworks: true } });
+  t.context = { proxy, guarded, silent, forbidden };
+});
+
+test.after.always(async (t) => {
+  await t.context.proxy?.close();
+  await t.context.guarded?.close();
+  for (const server of [t.context.silent, t.context.forbidden?.server]) {
+    server?.closeAllConnections();
+    server?.close();
+  }
+});
+
+const mcpPost = (url: string, method = 'POST') => fetch(url, {
+  method,
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+  body: method === 'POST' || method === 'PUT' ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) : undefined,
+});
+
+async function problemOf(response: Response) {
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: (await response.json()) as { status: number; type: string; title: string; detail?: string; state?: string },
+  };
+}
+
+test('an unknown connector is 404', async (t) => {
+  const { status, contentType, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('nope')));
+  t.is(status, 404);
+  t.is(contentType, PROBLEM_CONTENT_TYPE);
+  t.is(body.status, 404);
+  t.is(body.title, 'Not Found');
+});
+
+test('an MCP client through the proxy sees the 404 as an HTTP error', async (t) => {
+  const error = await t.throwsAsync(connectClient(t.context.proxy.mcpUrl('nope')));
+  t.true(error instanceof StreamableHTTPError);
+  t.is((error as StreamableHTTPError).code, 404);
+});
+
+test('a connector that is not connected is 409, naming its state', async (t) => {
+  const { status, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('pending')));
+  t.is(status, 409);
+  t.is(body.state, 'auth_required');
+  t.regex(body.detail ?? '', /auth_required/);
+});
+
+test('a refused connection is 502', async (t) => {
+  const { status, contentType, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('refused')));
+  t.is(status, 502);
+  t.is(contentType, PROBLEM_CONTENT_TYPE);
+  t.regex(body.detail ?? '', /refused/);
+});
+
+test('an upstream that never answers is 504 after the headers timeout', async (t) => {
+  const { status, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('silent')));
+  t.is(status, 504);
+  t.is(body.title, 'Gateway Timeout');
+});
+
+test('a GET stream that never starts is 504 too', async (t) => {
+  const response = await fetch(t.context.proxy.mcpUrl('silent'), { headers: { accept: 'text/event-stream' } });
+  t.is(response.status, 504);
+  t.is(response.headers.get('content-type'), PROBLEM_CONTENT_TYPE);
+});
+
+test('an IP literal refused by the address policy is 502, and nothing is sent', async (t) => {
+  const { status, body } = await problemOf(await mcpPost(t.context.guarded.mcpUrl('literal')));
+  t.is(status, 502);
+  t.regex(body.detail ?? '', /address policy/);
+  t.is(t.context.forbidden.connections, 0);
+});
+
+test('a host name resolving to a refused address is 502 (the guarded lookup)', async (t) => {
+  const { status, body } = await problemOf(await mcpPost(t.context.guarded.mcpUrl('named')));
+  t.is(status, 502);
+  t.regex(body.detail ?? '', /address policy/);
+  t.is(t.context.forbidden.connections, 0);
+});
+
+test('a connector whose target is not a URL is 502', async (t) => {
+  const { status } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('broken')));
+  t.is(status, 502);
+});
+
+test('methods other than POST, GET and DELETE are 405 with Allow', async (t) => {
+  for (const method of ['PUT', 'PATCH', 'OPTIONS']) {
+    const response = await mcpPost(t.context.proxy.mcpUrl('pending'), method);
+    t.is(response.status, 405, method);
+    t.is(response.headers.get('allow'), 'GET, POST, DELETE');
+    t.is(((await response.json()) as { status: number }).status, 405);
+  }
+});
+
+test('a route source that fails is 503 with Retry-After', async (t) => {
+  const proxy = await startProxy({ get: () => Promise.reject(new Error('registry down')) });
+  t.teardown(() => proxy.close());
+  const response = await mcpPost(proxy.mcpUrl('any'));
+  t.is(response.status, 503);
+  t.is(response.headers.get('retry-after'), '1');
+  t.is(response.headers.get('content-type'), PROBLEM_CONTENT_TYPE);
+});
+
+async function listenSilently(): Promise<http.Server> {
+  const server = http.createServer(() => undefined); // accepts, never answers
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+function unusedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,76 @@
+// The servers run as children of whatever process started them. These tests start them from a
+// separate process (fixtures/start-servers.ts) and kill that process, as a crash or `kill -9` would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { Client, Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
+import { createLogger } from '../../core/logger';
+import { startFerretDb } from '../../stack/servers/ferretdb-server';
+import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
+import { waitUntilGone } from './helpers/processes';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/start-servers.ts', import.meta.url));
+const log = createLogger('test-parent-death', process.env.LOG_LEVEL ?? 'error');
+const dirs: string[] = [];
+
+interface Started { fixture: ChildProcess; temporalPid: number; ferretdbPid: number }
+
+async function startFixture(dataDir: string, marker: string, detached: boolean): Promise<Started> {
+  const fixture = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dataDir, marker], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    detached,
+  });
+  const [line] = await Promise.race([
+    new Promise<string[]>((resolve) => createInterface({ input: fixture.stdout! }).once('line', (l) => resolve([l]))),
+    new Promise<never>((_, reject) => fixture.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)))),
+  ]);
+  const pids = JSON.parse(line ?? '{}') as { temporalPid: number; ferretdbPid: number };
+  return { fixture, ...pids };
+}
+
+async function newDataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'parent-death-'));
+  dirs.push(dir);
+  return dir;
+}
+
+test.after.always(async () => {
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+test('the servers stop when the process that started them is SIGKILLed', async (t) => {
+  const started = await startFixture(await newDataDir(), 'parent-only', false);
+  started.fixture.kill('SIGKILL');
+  t.true(await waitUntilGone(started.temporalPid, 30_000), 'temporal stopped');
+  t.true(await waitUntilGone(started.ferretdbPid, 30_000), 'ferretdb stopped');
+});
+
+test('after a SIGKILL of the whole process tree, the servers start again on the same data dir with their data', async (t) => {
+  const dataDir = await newDataDir();
+  const started = await startFixture(dataDir, 'whole-tree', true);
+  process.kill(-started.fixture.pid!, 'SIGKILL');
+  t.true(await waitUntilGone(started.temporalPid, 10_000));
+  t.true(await waitUntilGone(started.ferretdbPid, 10_000));
+
+  const [temporal, ferretdb] = await Promise.all([
+    startTemporalDevServer({ dataDir, headless: true, log }),
+    startFerretDb({ dataDir, log }),
+  ]);
+  try {
+    const mongo = new MongoClient(ferretdb.uri);
+    const doc = await mongo.db('fixture').collection('marks').findOne({ marker: 'whole-tree' });
+    await mongo.close();
+    t.truthy(doc);
+    const connection = await Connection.connect({ address: temporal.address });
+    const described = await new Client({ connection }).workflow.getHandle('whole-tree').describe();
+    await connection.close();
+    t.is(described.status.name, 'RUNNING');
+  } finally {
+    await Promise.all([temporal.stop(), ferretdb.stop()]);
+  }
+});

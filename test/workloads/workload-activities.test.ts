@@ -1,0 +1,143 @@
+// The activity wrappers in a real worker against the Temporal dev server, with the local runtime
+// and real stdio servers: what the workflow receives (target, or failure type and retryability),
+// that history holds the sealed token only, and that cancelling a watch stops only the watch.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { createLogger } from '../../core/logger';
+import { SecretBox, secretContext, type Ciphertext } from '../../core/secret-box';
+import type { StdioConfig } from '../../core/schemas';
+import { createWorkloadActivities } from '../../activities/workloads/activities';
+import { LocalRuntime } from '../../activities/workloads/local-runtime';
+import { startTemporalDevServer, type TemporalDevServer } from '../../stack/servers/temporal-dev-server';
+import type { StartOutcome } from './fixtures/workload-workflows';
+import { processesWithEnv } from './support/processes';
+
+const log = createLogger('test-workload-activities', process.env.LOG_LEVEL ?? 'silent');
+const EVERYTHING = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
+const taskQueue = 'workload-activities';
+const READINESS_MS = 5_000;
+
+let dataDir: string;
+let server: TemporalDevServer;
+let connection: Connection;
+let client: Client;
+let worker: Worker;
+let running: Promise<void>;
+const box = new SecretBox(randomBytes(32));
+const runtime = new LocalRuntime({ logger: log, serverStderr: 'ignore' });
+
+test.before(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'workload-activities-'));
+  server = await startTemporalDevServer({ dataDir, headless: true, log });
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const openToken = (connectorId: string, sealed: Ciphertext) => box.open(sealed, secretContext(connectorId, 'access_token'));
+  worker = await Worker.create({
+    connection: await NativeConnection.connect({ address: server.address }),
+    taskQueue,
+    workflowsPath: fileURLToPath(new URL('./fixtures/workload-workflows.ts', import.meta.url)),
+    activities: createWorkloadActivities(runtime, READINESS_MS, openToken),
+  });
+  running = worker.run();
+  connection = await Connection.connect({ address: server.address });
+  client = new Client({ connection });
+});
+
+test.after.always(async () => {
+  worker?.shutdown();
+  await running?.catch(() => undefined);
+  await connection?.close();
+  await runtime.close();
+  await server?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const startWorkload = (input: { connectorId: string; stdio: StdioConfig; tokenSealed: Ciphertext | null }) =>
+  client.workflow.execute('startWorkloadWorkflow', { taskQueue, workflowId: `start-${input.connectorId}`, args: [input] }) as Promise<StartOutcome>;
+
+/** Every string and payload (bytes, decoded) in a workflow's history. */
+async function historyText(workflowId: string): Promise<string> {
+  const texts: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === 'string') texts.push(value);
+    else if (value instanceof Uint8Array) texts.push(Buffer.from(value).toString('utf8'));
+    else if (value && typeof value === 'object') Object.values(value).forEach(walk);
+  };
+  walk(await client.workflow.getHandle(workflowId).fetchHistory());
+  return texts.join('\n');
+}
+
+test.serial('startWorkload opens the sealed token in the worker: the server has it, history only has the ciphertext', async (t) => {
+  const connectorId = randomUUID();
+  const token = `tok-${randomUUID()}`;
+  const tokenSealed = box.seal(token, secretContext(connectorId, 'access_token'));
+  const stdio = { image: 'unused:1', command: [process.execPath, EVERYTHING, 'stdio'], access_token_env_name: 'API_TOKEN' };
+  const outcome = await startWorkload({ connectorId, stdio, tokenSealed });
+  if (!('target' in outcome)) return t.fail(JSON.stringify(outcome));
+
+  const mcp = new McpClient({ name: 'workload-activities-test', version: '1.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(outcome.target)));
+  const result = await mcp.callTool({ name: 'get-env', arguments: {} }) as { content: Array<{ text: string }> };
+  t.is((JSON.parse(result.content[0]!.text) as Record<string, string>).API_TOKEN, token);
+  await mcp.close();
+
+  const history = await historyText(`start-${connectorId}`);
+  t.true(history.includes(tokenSealed));
+  t.false(history.includes(token), 'the plaintext token never reaches history');
+  await runtime.remove(connectorId);
+});
+
+test.serial('startWorkload failures reach the workflow typed: 504 timeout, 422 spec, 502 exit (non-retryable), others retryable', async (t) => {
+  const marker = randomUUID();
+  const neverReady = { image: 'x:1', command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], env: { MARKER: marker } };
+  const outcomes = await Promise.all([
+    startWorkload({ connectorId: randomUUID(), stdio: neverReady, tokenSealed: null }),
+    startWorkload({ connectorId: randomUUID(), stdio: { image: 'mcp/github:1' }, tokenSealed: null }),
+    startWorkload({ connectorId: randomUUID(), stdio: { image: 'x:1', command: [process.execPath, '-e', 'process.exit(7)'] }, tokenSealed: null }),
+    startWorkload({ connectorId: randomUUID(), stdio: { image: 'x:1', command: ['true'] }, tokenSealed: 'v1.not.a.ciphertext' as Ciphertext }),
+  ]);
+  t.deepEqual(outcomes.slice(0, 3), [
+    { failure: { type: 'UpstreamTimeout', nonRetryable: true, message: 'the stdio workload did not become ready within 5 s' } },
+    { failure: { type: 'Unprocessable', nonRetryable: true, message: 'a preset without command cannot run locally' } },
+    { failure: { type: 'UpstreamError', nonRetryable: true, message: 'stdio server exited with code 7' } },
+  ]);
+  t.like(outcomes[3], { failure: { nonRetryable: false } }, 'a token that cannot be opened is an ordinary (retryable) failure');
+  t.deepEqual(processesWithEnv('MARKER', marker), [], 'the server that timed out is gone');
+});
+
+test.serial('watchWorkload heartbeats until cancelled, and cancelling leaves the server running; then reports its exit', async (t) => {
+  const connectorId = randomUUID();
+  const marker = randomUUID();
+  const stdio = { image: 'x:1', command: [process.execPath, EVERYTHING, 'stdio'], env: { MARKER: marker } };
+  const started = await startWorkload({ connectorId, stdio, tokenSealed: null });
+  t.regex('target' in started ? started.target : '', /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+
+  const cancelled = await client.workflow.start('watchWorkloadWorkflow', { taskQueue, workflowId: `watch-${connectorId}`, args: [{ connectorId }] });
+  await waitForRunningActivity(cancelled.workflowId);
+  await cancelled.signal('stopWatching');
+  t.is(await cancelled.result(), 'watch cancelled');
+  const [pid] = processesWithEnv('MARKER', marker);
+  t.truthy(pid, 'the server still runs');
+
+  const watching = await client.workflow.start('watchWorkloadWorkflow', { taskQueue, workflowId: `watch2-${connectorId}`, args: [{ connectorId }] });
+  await waitForRunningActivity(watching.workflowId);
+  process.kill(pid!, 'SIGTERM');
+  t.is(await watching.result(), JSON.stringify({ kind: 'exited', reason: 'stdio server was killed by signal SIGTERM' }));
+  await runtime.remove(connectorId);
+});
+
+async function waitForRunningActivity(workflowId: string): Promise<void> {
+  for (;;) {
+    const described = await client.workflow.getHandle(workflowId).describe();
+    // 2: PENDING_ACTIVITY_STATE_STARTED (the enum lives in @temporalio/proto, not a dependency here).
+    if ((described.raw.pendingActivities ?? []).some((activity) => Number(activity.state) === 2)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,56 @@
+// The activity stubs the workflow calls, with the timeouts and retry policies each kind of work
+// needs. Only types are imported from activities/: the workflow bundle stays free of I/O.
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import { FAILURE } from './messages';
+
+type Activities = ReturnType<typeof createActivities>;
+
+const NON_RETRYABLE = [FAILURE.upstreamError, FAILURE.upstreamTimeout, FAILURE.unprocessable, FAILURE.invalidGrant, FAILURE.authorizationFailed];
+
+/**
+ * Projection and audit writes retry until the database is back: a transition is never dropped.
+ * They run as local activities, in the workflow task that asks for them: a round trip through
+ * the server less per transition, and a worker that dies mid-write replays the task elsewhere.
+ */
+export const store = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  localRetryThreshold: '10s',
+  retry: { initialInterval: '500ms', maximumInterval: '30s' },
+});
+
+/** Calls to MCP and authorization servers: a dead worker is noticed by its missing heartbeats. */
+export function remote(connectTimeoutMs: number) {
+  return proxyActivities<Activities>({
+    startToCloseTimeout: connectTimeoutMs * 3 + 5_000,
+    heartbeatTimeout: '4s',
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+}
+
+/** Refreshing a grant: transient failures of the authorization server are retried with backoff, for long. */
+export const refresher = proxyActivities<Activities>({
+  startToCloseTimeout: '60s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m', nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+/** Tear-down work (revocation, workload removal): best effort, bounded. */
+export const cleanup = proxyActivities<Activities>({
+  startToCloseTimeout: '60s',
+  retry: { maximumAttempts: 5, initialInterval: '1s' },
+});
+
+/** Managed workloads: starting waits for readiness; watching runs as long as the workload lives. */
+export function workloads(readinessTimeoutMs: number) {
+  return proxyActivities<Activities>({
+    startToCloseTimeout: readinessTimeoutMs + 60_000,
+    heartbeatTimeout: '10s',
+    retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+  });
+}
+
+export const watcher = proxyActivities<Activities>({
+  startToCloseTimeout: '3650 days',
+  heartbeatTimeout: '15s',
+  retry: { initialInterval: '1s', maximumInterval: '30s' },
+});

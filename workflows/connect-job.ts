@@ -1,0 +1,98 @@
+// The work behind a connect. What to do depends on the connector's kind: a managed stdio
+// workload, a remote server with a given token, or a remote server that needs OAuth. Each step is
+// an activity; this file orders them and turns their outcome into a transition.
+import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import type { ConnectorEvent } from '../core/connector-states';
+import type { ApplyOptions, ConnectorEntity } from './connector-entity';
+import { FAILURE, type ConnectInput, type ConnectorView } from './messages';
+import { remote, workloads } from './activity-proxies';
+
+export interface ConnectJob {
+  entity: ConnectorEntity;
+  commit: (event: ConnectorEvent, options: ApplyOptions) => Promise<void>;
+  request: ConnectInput;
+  stdioReadyTimeoutMs: number;
+}
+
+/** A connect failure as the caller sees it: status for the API, and the record as it now is. */
+export interface ConnectFailureDetails {
+  status: number;
+  record: ConnectorView;
+}
+
+export async function runConnect(job: ConnectJob): Promise<void> {
+  try {
+    if (job.entity.data.init.stdio) await connectStdio(job);
+    else if (job.request.accessToken) await connectWithToken(job);
+    else await connectWithOAuth(job);
+  } catch (err) {
+    if (isCancellation(err)) throw err; // a disconnect or delete took over; it records the outcome
+    await job.commit('connect_failed', { actor: 'service', reason: failureMessage(err), permanent: true });
+    throw err;
+  }
+}
+
+async function connectWithToken(job: ConnectJob): Promise<void> {
+  const { entity, request } = job;
+  const token = request.accessToken!;
+  await remote(entity.data.init.settings.connectTimeoutMs).probeServer({ connectorId: entity.data.init.id, url: entity.data.init.url, token });
+  entity.data.secrets.accessToken = token;
+  entity.data.oauth.session = null; // a given token replaces any grant
+  await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server' });
+}
+
+async function connectWithOAuth(job: ConnectJob): Promise<void> {
+  const { entity, request } = job;
+  const init = entity.data.init;
+  const begin = await remote(init.settings.connectTimeoutMs).oauthBegin({
+    connectorId: init.id, url: init.url, redirectUrl: request.redirectUrl ?? null,
+    given: init.clientId ? { clientId: init.clientId, clientSecret: init.clientSecret } : null,
+    extraScopes: entity.data.oauth.stepUpScopes,
+  });
+  if (begin.kind === 'open') {
+    entity.data.secrets.accessToken = null;
+    await job.commit('connect_succeeded', { actor: request.actor, reason: 'the MCP server answered without authorization' });
+    return;
+  }
+  entity.data.oauth.pending = begin.pending;
+  entity.data.authRequest = { type: 'code', authorization_endpoint: begin.authorizationUrl, expires_at: begin.expiresAt };
+  await job.commit('auth_issued', { actor: 'service', reason: 'authorization URL issued; waiting for the user' });
+}
+
+async function connectStdio(job: ConnectJob): Promise<void> {
+  const { entity, request } = job;
+  const init = entity.data.init;
+  const { target } = await workloads(job.stdioReadyTimeoutMs).startWorkload({
+    connectorId: init.id, stdio: init.stdio!, tokenSealed: request.accessToken ?? null,
+  });
+  entity.data.workload = { target };
+  entity.data.secrets.accessToken = request.accessToken ?? null;
+  await job.commit('connect_succeeded', { actor: request.actor, reason: 'the stdio workload is ready' });
+}
+
+/** The failure a connect Update answers with, carrying the HTTP status and the record. */
+export function connectFailure(err: unknown, record: ConnectorView): ApplicationFailure {
+  if (isCancellation(err)) {
+    return ApplicationFailure.create({
+      type: FAILURE.cancelled, nonRetryable: true, message: 'the connect was cancelled by a disconnect or delete',
+      details: [{ status: 409, record } satisfies ConnectFailureDetails],
+    });
+  }
+  const type = failureType(err);
+  const status = type === FAILURE.upstreamTimeout ? 504 : type === FAILURE.unprocessable ? 422 : 502;
+  // After its retries, a transient failure is still the upstream's: 502 (or 504 for a timeout).
+  return ApplicationFailure.create({
+    type, nonRetryable: true, message: failureMessage(err), details: [{ status, record } satisfies ConnectFailureDetails],
+  });
+}
+
+export function failureType(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause ?? err;
+  const type = (cause as { type?: string }).type ?? (err as { type?: string }).type;
+  return type && Object.values(FAILURE).includes(type as never) ? type : FAILURE.upstreamError;
+}
+
+export function failureMessage(err: unknown): string {
+  const cause = (err as { cause?: { message?: string } }).cause;
+  return cause?.message || (err as Error).message || 'the connect failed';
+}

@@ -1,0 +1,122 @@
+// The connector's state as plain JSON (it crosses continue-as-new) and the one way to change it:
+// `apply`, which asks the state machine and produces the audit event that goes with it.
+import { transition, type ConnectorEvent, type ConnectorState } from '../core/connector-states';
+import type { Ciphertext } from '../core/secret-box';
+import type { ConnectorInit, ConnectorView, RouteView } from './messages';
+import type { OAuthState } from './oauth-types';
+
+export interface ConnectorData {
+  init: ConnectorInit;
+  state: ConnectorState;
+  /** Number of transitions so far: the audit sequence and the projection's version. */
+  seq: number;
+  createdAt: string;
+  updatedAt: string;
+  disconnectReason: string | null;
+  disconnectPermanent: boolean | null;
+  authRequest: ConnectorView['auth_request'];
+  secrets: { accessToken: Ciphertext | null };
+  oauth: OAuthState;
+  /** A managed stdio workload serving this connector, while connected. */
+  workload: { target: string } | null;
+}
+
+export interface AuditEvent {
+  connectorId: string;
+  seq: number;
+  time: string;
+  actor: string;
+  from: ConnectorState | null;
+  to: ConnectorState;
+  reason: string | null;
+}
+
+export interface ApplyOptions {
+  actor: string;
+  reason?: string;
+  permanent?: boolean;
+}
+
+export class InvalidTransition extends Error {}
+
+export class ConnectorEntity {
+  constructor(public data: ConnectorData) {
+    // Runs continued from an earlier version of this state may lack the newer fields.
+    data.oauth ??= { pending: null, session: null, stepUpScopes: [] };
+    data.workload ??= null;
+  }
+
+  static create(init: ConnectorInit, now: string): { entity: ConnectorEntity; event: AuditEvent } {
+    const entity = new ConnectorEntity({
+      init, state: 'created', seq: 1, createdAt: now, updatedAt: now,
+      disconnectReason: null, disconnectPermanent: null, authRequest: null, secrets: { accessToken: null },
+      oauth: { pending: null, session: null, stepUpScopes: [] }, workload: null,
+    });
+    const event: AuditEvent = {
+      connectorId: init.id, seq: 1, time: now, actor: init.createdBy ?? 'api', from: null, to: 'created', reason: 'created',
+    };
+    return { entity, event };
+  }
+
+  get state(): ConnectorState {
+    return this.data.state;
+  }
+
+  /** Moves to the state that follows `event`; throws InvalidTransition when the machine refuses. */
+  apply(event: ConnectorEvent, now: string, options: ApplyOptions): AuditEvent {
+    const t = transition(this.data.state, event);
+    if (!t.ok) throw new InvalidTransition(t.reason);
+    const d = this.data;
+    d.seq += 1;
+    d.updatedAt = now;
+    d.state = t.to;
+    if (t.to === 'disconnected') {
+      d.disconnectReason = options.reason ?? 'disconnected';
+      d.disconnectPermanent = options.permanent ?? true;
+    } else {
+      d.disconnectReason = null;
+      d.disconnectPermanent = null;
+    }
+    if (t.to !== 'auth_required') {
+      d.authRequest = null;
+      d.oauth.pending = null;
+    }
+    if (t.to !== 'connected') d.workload = null;
+    if (t.to === 'disconnected' || t.to === 'deleting') {
+      d.secrets.accessToken = null;
+      // A transient loss keeps the grant so that the service can reconnect by itself.
+      if (options.permanent !== false) d.oauth.session = null;
+    }
+    return {
+      connectorId: d.init.id, seq: d.seq, time: now, actor: options.actor,
+      from: t.from, to: t.to, reason: options.reason ?? event,
+    };
+  }
+
+  view(): ConnectorView {
+    const d = this.data;
+    return {
+      id: d.init.id,
+      url: d.init.url,
+      state: d.state,
+      metadata: d.init.metadata,
+      auth_request: d.authRequest,
+      disconnect_reason: d.disconnectReason,
+      disconnect_permanent: d.disconnectPermanent,
+      preset: d.init.preset,
+      created_at: d.createdAt,
+      updated_at: d.updatedAt,
+      created_by: d.init.createdBy,
+      version: d.seq,
+    };
+  }
+
+  route(): RouteView {
+    const connected = this.data.state === 'connected';
+    return {
+      state: this.data.state,
+      target: connected ? (this.data.workload?.target ?? this.data.init.url) : null,
+      token: connected ? this.data.secrets.accessToken : null,
+    };
+  }
+}

@@ -1,0 +1,36 @@
+// The user came back from the authorization server: exchange the code, try the token, and
+// become connected — or record why not, so the API can relay the error to the user.
+import { isCancellation } from '@temporalio/workflow';
+import type { ConnectJob } from './connect-job';
+import { failureMessage } from './connect-job';
+import { remote } from './activity-proxies';
+import type { CallbackInput } from './messages';
+import type { CallbackOutcome } from './oauth-types';
+
+export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 'stdioReadyTimeoutMs'>, input: CallbackInput): Promise<CallbackOutcome> {
+  const { entity } = job;
+  const init = entity.data.init;
+  const pending = entity.data.oauth.pending!;
+  const outcome = { connectorId: init.id, redirectUrl: pending.redirectUrl };
+  const calls = remote(init.settings.connectTimeoutMs);
+  try {
+    const tokens = await calls.oauthComplete({ connectorId: init.id, pending, callback: input.callback });
+    await calls.probeServer({ connectorId: init.id, url: init.url, token: tokens.accessToken });
+    entity.data.secrets.accessToken = tokens.accessToken;
+    entity.data.oauth.session = {
+      context: pending.context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(),
+    };
+    await job.commit('connect_succeeded', { actor: 'user', reason: 'authorization granted' });
+    return { ...outcome, error: null, errorDescription: null };
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const message = failureMessage(err);
+    await job.commit('connect_failed', { actor: 'service', reason: `authorization failed: ${message}`, permanent: true });
+    return { ...outcome, error: oauthErrorCode(err), errorDescription: message };
+  }
+}
+
+function oauthErrorCode(err: unknown): string {
+  const details = ((err as { cause?: { details?: unknown[] } }).cause?.details ?? [])[0] as { oauthError?: string } | undefined;
+  return details?.oauthError ?? 'server_error';
+}

@@ -1,0 +1,46 @@
+// The OAuth state a connector workflow keeps, as plain JSON (it crosses continue-as-new).
+// Every secret in it is ciphertext.
+import type { Ciphertext } from '../core/secret-box';
+import type { AuthorizationServerMetadata } from '../activities/oauth/schemas';
+import type { TokenAuthMethod } from '../activities/oauth/token-auth-method';
+
+/** What every later OAuth step needs: the server, who we are to it, and for which resource. */
+export interface OAuthContext {
+  authorizationServer: AuthorizationServerMetadata;
+  client: { clientId: string; clientSecret: Ciphertext | null; authMethod: TokenAuthMethod; source: 'given' | 'metadata-document' | 'registered' };
+  resource: string;
+  redirectUri: string;
+  scope: string | null;
+}
+
+/** An authorization URL was issued; waiting for the user's callback. */
+export interface PendingAuthorization {
+  stateHash: string;
+  state: Ciphertext;
+  codeVerifier: Ciphertext;
+  redirectUrl: string | null;
+  context: OAuthContext;
+}
+
+export interface SealedTokens {
+  accessToken: Ciphertext;
+  refreshToken: Ciphertext | null;
+  expiresAt: string | null;
+  scope: string | null;
+}
+
+export interface OAuthState {
+  pending: PendingAuthorization | null;
+  /** The grant in force while connected through OAuth. */
+  session: { context: OAuthContext; refreshToken: Ciphertext | null; expiresAt: string | null; obtainedAt: string } | null;
+  /** Scopes a server asked for through step-up (403 insufficient_scope), added to the next authorization. */
+  stepUpScopes: string[];
+}
+
+/** The outcome of a callback, as the API relays it to the user. */
+export interface CallbackOutcome {
+  connectorId: string;
+  redirectUrl: string | null;
+  error: string | null;
+  errorDescription: string | null;
+}

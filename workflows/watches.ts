@@ -1,0 +1,115 @@
+// What the workflow watches over, per state, while no caller is waiting: the authorization
+// deadline, the token's refresh time, the stdio workload's life. Each is a loop of durable timers
+// and activities that the workflow runs in its own cancellation scope and replaces whenever the
+// state changes.
+import { isCancellation, sleep } from '@temporalio/workflow';
+import type { ConnectorEvent } from '../core/connector-states';
+import type { ApplyOptions, ConnectorEntity } from './connector-entity';
+import { failureMessage, failureType } from './connect-job';
+import { FAILURE } from './messages';
+import { cleanup, refresher, watcher, workloads } from './activity-proxies';
+
+export type WatchKind = 'auth-expiry' | 'refresh' | 'workload' | null;
+
+export interface WatchContext {
+  entity: ConnectorEntity;
+  commit: (event: ConnectorEvent, options: ApplyOptions) => Promise<void>;
+  stdioReadyTimeoutMs: number;
+}
+
+const DEFAULT_SKEW_MS = 60_000;
+
+/** Which watch the current state needs. */
+export function watchFor(entity: ConnectorEntity): WatchKind {
+  const d = entity.data;
+  if (d.state === 'auth_required' && d.authRequest) return 'auth-expiry';
+  if (d.state === 'connected' && d.workload) return 'workload';
+  if ((d.state === 'connected' || (d.state === 'disconnected' && d.disconnectPermanent === false)) && d.oauth.session?.refreshToken) return 'refresh';
+  return null;
+}
+
+export async function runWatch(kind: WatchKind, ctx: WatchContext): Promise<void> {
+  if (kind === 'auth-expiry') return authExpiry(ctx);
+  if (kind === 'refresh') return refreshLoop(ctx);
+  if (kind === 'workload') return workloadLoop(ctx);
+}
+
+async function authExpiry({ entity, commit }: WatchContext): Promise<void> {
+  await sleep(Math.max(0, Date.parse(entity.data.authRequest!.expires_at) - Date.now()));
+  if (entity.state === 'auth_required') await commit('auth_timed_out', { actor: 'service', reason: 'authorization timed out', permanent: true });
+}
+
+/** When to refresh: `skew` before expiry, the skew shortened for short-lived tokens (a third of their life). */
+export function refreshDelayMs(session: { expiresAt: string | null; obtainedAt: string }, now: number): number | null {
+  if (!session.expiresAt) return null; // refreshed on 401 only
+  const expires = Date.parse(session.expiresAt);
+  const lifetime = expires - Date.parse(session.obtainedAt);
+  const skew = Math.min(DEFAULT_SKEW_MS, Math.max(0, lifetime / 3));
+  return Math.max(0, expires - skew - now);
+}
+
+async function refreshLoop(ctx: WatchContext): Promise<void> {
+  const { entity } = ctx;
+  for (;;) {
+    const session = entity.data.oauth.session;
+    if (!session?.refreshToken) return;
+    const delay = entity.state === 'connected' ? refreshDelayMs(session, Date.now()) : 0;
+    if (delay === null) return;
+    await sleep(delay);
+    if (!(await refreshOnce(ctx))) return;
+  }
+}
+
+/** One refresh, racing the token's expiry: past it the connector is disconnected (not permanently) until the refresh succeeds. */
+export async function refreshOnce({ entity, commit }: WatchContext): Promise<boolean> {
+  const session = entity.data.oauth.session!;
+  const id = entity.data.init.id;
+  const refreshing = refresher.oauthRefresh({ connectorId: id, context: session.context, refreshToken: session.refreshToken! });
+  const expiry = session.expiresAt ? Date.parse(session.expiresAt) - Date.now() : null;
+  if (expiry !== null && entity.state === 'connected') {
+    const expired = sleep(Math.max(0, expiry)).then(() => 'expired' as const);
+    const first = await Promise.race([refreshing.then(() => 'done' as const, () => 'done' as const), expired]);
+    if (first === 'expired' && entity.state === 'connected') {
+      await commit('connection_lost', { actor: 'service', reason: 'the access token expired while the authorization server was unreachable; retrying', permanent: false });
+    }
+  }
+  try {
+    const tokens = await refreshing;
+    entity.data.secrets.accessToken = tokens.accessToken;
+    entity.data.oauth.session = { ...session, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString() };
+    if (entity.state === 'disconnected') await commit('connect_succeeded', { actor: 'service', reason: 'the authorization server is back; token refreshed' });
+    return true;
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const reason = failureType(err) === FAILURE.invalidGrant
+      ? 'the authorization grant expired or was revoked; connect again'
+      : `the token could not be refreshed: ${failureMessage(err)}`;
+    if (entity.state === 'connected') await commit('connection_lost', { actor: 'service', reason, permanent: true });
+    // Already disconnected while retrying: the retry ends, and the record says so.
+    else if (entity.state === 'disconnected') await commit('disconnect', { actor: 'service', reason, permanent: true });
+    return false;
+  }
+}
+
+async function workloadLoop({ entity, commit, stdioReadyTimeoutMs }: WatchContext): Promise<void> {
+  const id = entity.data.init.id;
+  for (;;) {
+    const seen = await watcher.watchWorkload({ connectorId: id });
+    if (entity.state !== 'connected') return;
+    if (seen.kind === 'missing') {
+      // The workload is gone without having exited (a local runtime after a restart): bring it back.
+      try {
+        const { target } = await workloads(stdioReadyTimeoutMs).startWorkload({ connectorId: id, stdio: entity.data.init.stdio!, tokenSealed: entity.data.secrets.accessToken });
+        entity.data.workload = { target };
+        continue;
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        await commit('connection_lost', { actor: 'service', reason: `the stdio workload could not be restarted: ${failureMessage(err)}`, permanent: true });
+        return;
+      }
+    }
+    await cleanup.removeWorkload({ connectorId: id });
+    await commit('connection_lost', { actor: 'service', reason: seen.reason, permanent: true });
+    return;
+  }
+}
