@@ -26,8 +26,8 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
 export function createActivities(deps: ActivityDeps) {
   return {
     async recordTransition({ view, event }: { view: ConnectorView; event: AuditEvent }): Promise<void> {
-      await deps.store.appendEvent(event);
-      await deps.store.project(view);
+      // Both writes are idempotent and a failure of either retries both: no order is needed.
+      await Promise.all([deps.store.appendEvent(event), deps.store.project(view)]);
     },
 
     async removeRecord({ connectorId }: { connectorId: string }): Promise<void> {

@@ -2,16 +2,19 @@
 // before the connector is called connected. The answer decides the connect's status code:
 // the server answered with an error → 502, it did not answer in time → 504.
 import { ApplicationFailure } from '@temporalio/activity';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  InitializeResultSchema, LATEST_PROTOCOL_VERSION, McpError, SUPPORTED_PROTOCOL_VERSIONS, type InitializeResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { FAILURE } from '../workflows/messages';
 import type { FetchLike } from './oauth/http';
-
 
 export interface ProbeResult {
   serverName: string | null;
   protocolVersion: string | null;
 }
+
+const CLIENT_INFO = { name: 'connector-registry-probe', version: '1.0.0' };
 
 export async function probeMcpServer(url: string, token: string | null, timeoutMs: number, fetch: FetchLike): Promise<ProbeResult> {
   const signal = AbortSignal.timeout(timeoutMs);
@@ -19,17 +22,44 @@ export async function probeMcpServer(url: string, token: string | null, timeoutM
     fetch: (input, init) => fetch(input, { ...init, signal }),
     requestInit: token ? { headers: { Authorization: `Bearer ${token}` } } : undefined,
   });
-  const client = new Client({ name: 'connector-registry-probe', version: '1.0.0' });
   try {
-    await client.connect(transport, { timeout: timeoutMs, signal });
-    const version = client.getServerVersion();
+    const result = await initialize(transport, signal);
+    transport.setProtocolVersion(result.protocolVersion);
     await transport.terminateSession().catch(() => undefined);
-    return { serverName: version?.name ?? null, protocolVersion: transport.protocolVersion ?? null };
+    return { serverName: result.serverInfo.name ?? null, protocolVersion: result.protocolVersion };
   } catch (err) {
     throw classify(err, url, signal.aborted);
   } finally {
-    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
   }
+}
+
+/**
+ * Sends `initialize` alone and ends there. The SDK's Client would go on to send
+ * `notifications/initialized` and open the standalone GET stream: two more requests to the
+ * server on every connect, which tell nothing more about the token.
+ */
+function initialize(transport: StreamableHTTPClientTransport, signal: AbortSignal): Promise<InitializeResult> {
+  return new Promise((resolve, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    transport.onerror = reject;
+    transport.onmessage = (message) => {
+      if (!('id' in message) || message.id !== 0) return;
+      if ('error' in message) return reject(new McpError(message.error.code, message.error.message));
+      if (!('result' in message)) return;
+      const parsed = InitializeResultSchema.safeParse(message.result);
+      if (!parsed.success) return reject(new Error('the answer to initialize is not an MCP InitializeResult'));
+      if (!SUPPORTED_PROTOCOL_VERSIONS.includes(parsed.data.protocolVersion)) {
+        return reject(new Error(`the server's protocol version is not supported: ${parsed.data.protocolVersion}`));
+      }
+      resolve(parsed.data);
+    };
+    const request = {
+      jsonrpc: '2.0' as const, id: 0, method: 'initialize',
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
+    };
+    transport.start().then(() => transport.send(request)).catch(reject);
+  });
 }
 
 function classify(err: unknown, url: string, timedOut: boolean): ApplicationFailure {

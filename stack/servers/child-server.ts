@@ -1,6 +1,7 @@
 // Runs one server binary as a child process: clears a leftover from an earlier run, starts it,
 // waits until it really answers (probe), and stops it with SIGTERM then SIGKILL. If the child
-// exits before answering, the error carries the last lines it printed.
+// exits before answering, the error carries the first and last lines it printed: a Go panic
+// names its cause on the first line and buries it under a long stack trace.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,7 +30,8 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-const TAIL_LINES = 40;
+const HEAD_LINES = 10;
+const TAIL_LINES = 30;
 const PROBE_INTERVAL_MS = 100;
 const STOP_GRACE_MS = 10_000;
 
@@ -71,23 +73,35 @@ function spawned(child: ChildProcess, name: string): Promise<number> {
 }
 
 interface CapturedOutput {
+  head: string[];
   tail: string[];
+  /** Lines that were in neither head nor tail. */
+  skipped: number;
   /** Settles once both streams have ended: 'exit' can come before the last lines are read. */
   ended: Promise<unknown>;
 }
 
 function captureOutput(child: ChildProcess, name: string, log: Logger): CapturedOutput {
-  const tail: string[] = [];
+  const captured: CapturedOutput = { head: [], tail: [], skipped: 0, ended: Promise.resolve() };
   const onLine = (line: string) => {
-    tail.push(line);
-    if (tail.length > TAIL_LINES) tail.shift();
+    if (captured.head.length < HEAD_LINES) captured.head.push(line);
+    else captured.tail.push(line);
+    if (captured.tail.length > TAIL_LINES) {
+      captured.tail.shift();
+      captured.skipped += 1;
+    }
     log.debug({ server: name }, line);
   };
   const streams = [child.stdout, child.stderr].filter((s) => s !== null);
-  const ended = Promise.all(streams.map((input) => new Promise((resolve) => {
+  captured.ended = Promise.all(streams.map((input) => new Promise((resolve) => {
     createInterface({ input }).on('line', onLine).once('close', resolve);
   })));
-  return { tail, ended };
+  return captured;
+}
+
+function printed(output: CapturedOutput): string {
+  const gap = output.skipped > 0 ? [`[… ${output.skipped} lines …]`] : [];
+  return [...output.head, ...gap, ...output.tail].join('\n');
 }
 
 async function waitUntilReady(spec: ChildServerSpec, exited: Promise<number | string>, output: CapturedOutput): Promise<void> {
@@ -107,11 +121,11 @@ async function waitUntilReady(spec: ChildServerSpec, exited: Promise<number | st
       if (outcome === 'ready') return;
       if (outcome === 'timed out') {
         const reason = lastError instanceof Error ? lastError.message : String(lastError);
-        throw new Error(`${spec.name} did not answer within ${timeoutMs} ms (last probe error: ${reason}); its last output:\n${output.tail.join('\n')}`);
+        throw new Error(`${spec.name} did not answer within ${timeoutMs} ms (last probe error: ${reason}); its output:\n${printed(output)}`);
       }
       if (outcome !== 'not yet') {
         await Promise.race([output.ended, sleep(1_000)]);
-        throw new Error(`${spec.name} exited (${outcome.exited}) before answering; its last output:\n${output.tail.join('\n')}`);
+        throw new Error(`${spec.name} exited (${outcome.exited}) before answering; its output:\n${printed(output)}`);
       }
       await sleep(PROBE_INTERVAL_MS);
     }

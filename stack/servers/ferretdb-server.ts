@@ -8,7 +8,7 @@ import { MongoClient } from 'mongodb';
 import type { Logger } from '../../core/logger';
 import { resolveBinary } from '../toolchain/binaries';
 import { startChildServer } from './child-server';
-import { portOrFree } from './free-port';
+import { portOrFree, retryOnPortConflict } from './free-port';
 
 export interface FerretDbOptions {
   dataDir: string;
@@ -37,28 +37,31 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbS
   await mkdir(sqliteDir, { recursive: true });
   await mkdir(stateDir, { recursive: true });
   const binary = options.binary ?? (await resolveBinary('ferretdb', { log: options.log }));
-  const port = await portOrFree(options.port);
   // FerretDB wants an existing directory given as a file: URL that ends with '/'.
   const sqliteUrl = pathToFileURL(`${sqliteDir}/`).href;
-  const uri = `mongodb://${HOST}:${port}/`;
   const started = Date.now();
-  const child = await startChildServer({
-    name: 'ferretdb',
-    binary,
-    args: [
-      '--handler=sqlite',
-      `--sqlite-url=${sqliteUrl}`,
-      `--listen-addr=${HOST}:${port}`,
-      `--state-dir=${stateDir}`,
-      '--debug-addr=-',
-      '--telemetry=disable',
-      '--log-level=warn',
-    ],
-    pidFile: join(dataDir, 'ferretdb.pid'),
-    identityArgs: [`--sqlite-url=${sqliteUrl}`],
-    probe: () => ping(uri),
-    log: options.log,
-    readyTimeoutMs: options.readyTimeoutMs,
+  const { child, uri } = await retryOnPortConflict(async () => {
+    const port = await portOrFree(options.port);
+    const uri = `mongodb://${HOST}:${port}/`;
+    const child = await startChildServer({
+      name: 'ferretdb',
+      binary,
+      args: [
+        '--handler=sqlite',
+        `--sqlite-url=${sqliteUrl}`,
+        `--listen-addr=${HOST}:${port}`,
+        `--state-dir=${stateDir}`,
+        '--debug-addr=-',
+        '--telemetry=disable',
+        '--log-level=warn',
+      ],
+      pidFile: join(dataDir, 'ferretdb.pid'),
+      identityArgs: [`--sqlite-url=${sqliteUrl}`],
+      probe: () => ping(uri),
+      log: options.log,
+      readyTimeoutMs: options.readyTimeoutMs,
+    });
+    return { child, uri };
   });
   options.log.info({ uri, startMs: Date.now() - started }, `FerretDB at ${uri}`);
   return { uri, pid: child.pid, stop: child.stop };

@@ -19,6 +19,28 @@ export async function portOrFree(port: number | undefined, host = '127.0.0.1'): 
   return port ? port : freePort(host);
 }
 
+const BIND_CONFLICT = /address already in use|EADDRINUSE/i;
+
+export function isPortConflict(error: unknown): boolean {
+  return error instanceof Error && BIND_CONFLICT.test(error.message);
+}
+
+/**
+ * Runs `start` again (up to `attempts` times) while it fails on a port another process took.
+ * A free port is only free until someone binds it: between our check and the child's bind, and
+ * for the ports the Temporal CLI picks for its own internal services, a server starting at the
+ * same moment can take it.
+ */
+export async function retryOnPortConflict<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= attempts || !isPortConflict(error)) throw error;
+    }
+  }
+}
+
 /** The preferred port when nothing listens on it (the usual 7233, 27017...), else any free port. */
 export async function preferredOrFree(preferred: number, host = '127.0.0.1'): Promise<number> {
   try {

@@ -8,7 +8,7 @@ import { Connection } from '@temporalio/client';
 import type { Logger } from '../../core/logger';
 import { resolveBinary } from '../toolchain/binaries';
 import { startChildServer } from './child-server';
-import { portOrFree } from './free-port';
+import { portOrFree, retryOnPortConflict } from './free-port';
 
 export interface TemporalDevServerOptions {
   dataDir: string;
@@ -42,22 +42,25 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true });
   const binary = options.binary ?? (await resolveBinary('temporal', { log: options.log }));
-  const port = await portOrFree(options.port);
-  const uiPort = options.headless ? undefined : await portOrFree(options.uiPort);
   const dbFile = join(dataDir, 'temporal.db');
-  const address = `${HOST}:${port}`;
   const namespaces = ['default', ...(options.namespaces ?? []).filter((ns) => ns !== 'default')];
   const started = Date.now();
-  const child = await startChildServer({
-    name: 'temporal',
-    binary,
-    args: devServerArgs({ dbFile, port, uiPort, namespaces }),
-    pidFile: join(dataDir, 'temporal.pid'),
-    identityArgs: ['server', 'start-dev', dbFile],
-    probe: () => probeNamespaces(address, namespaces),
-    log: options.log,
-    readyTimeoutMs: options.readyTimeoutMs,
+  const { child, port, uiPort } = await retryOnPortConflict(async () => {
+    const port = await portOrFree(options.port);
+    const uiPort = options.headless ? undefined : await portOrFree(options.uiPort);
+    const child = await startChildServer({
+      name: 'temporal',
+      binary,
+      args: devServerArgs({ dbFile, port, uiPort, namespaces }),
+      pidFile: join(dataDir, 'temporal.pid'),
+      identityArgs: ['server', 'start-dev', dbFile],
+      probe: () => probeNamespaces(`${HOST}:${port}`, namespaces),
+      log: options.log,
+      readyTimeoutMs: options.readyTimeoutMs,
+    });
+    return { child, port, uiPort };
   });
+  const address = `${HOST}:${port}`;
   const uiUrl = uiPort === undefined ? undefined : `http://${HOST}:${uiPort}`;
   options.log.info({ address, uiUrl, startMs: Date.now() - started }, `Temporal dev server at ${address}${uiUrl ? `, Web UI at ${uiUrl}` : ''}`);
   return { address, uiUrl, pid: child.pid, stop: child.stop };
