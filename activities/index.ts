@@ -25,18 +25,20 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
 
 export function createActivities(deps: ActivityDeps) {
   return {
-    async recordTransition({ view, event }: { view: ConnectorView; event: AuditEvent }): Promise<void> {
+    /** The audit events of one or more transitions, and the record as they left it. */
+    async recordTransition({ view, events }: { view: ConnectorView; events: AuditEvent[] }): Promise<void> {
       // Both writes are idempotent and a failure of either retries both: no order is needed.
-      await Promise.all([deps.store.appendEvent(event), deps.store.project(view)]);
+      await Promise.all([deps.store.appendEvents(events), deps.store.project(view)]);
     },
 
     async removeRecord({ connectorId }: { connectorId: string }): Promise<void> {
       await deps.store.remove(connectorId);
     },
 
+    /** A local activity (no heartbeats): see workflows/activity-proxies.ts. */
     async probeServer(input: { connectorId: string; url: string; token: Ciphertext | null }): Promise<ProbeResult> {
       const token = input.token ? deps.secrets.open(input.token, secretContext(input.connectorId, 'access_token')) : null;
-      return withHeartbeat(() => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch));
+      return probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch);
     },
 
     ...wrapWithHeartbeat(createOAuthActivities({ ...deps, http: { fetch: deps.fetch } })),

@@ -18,6 +18,12 @@ export interface Page<T> {
 
 const DUPLICATE_KEY = 11000;
 
+function onlyDuplicates(err: unknown): boolean {
+  const e = err as { code?: number; writeErrors?: { code?: number } | { code?: number }[] };
+  if (e.writeErrors === undefined) return e.code === DUPLICATE_KEY;
+  return [e.writeErrors].flat().every((w) => w.code === DUPLICATE_KEY);
+}
+
 export class ConnectorStore {
   private readonly records: Collection<RecordDoc>;
   private readonly events: Collection<EventDoc>;
@@ -37,22 +43,27 @@ export class ConnectorStore {
     await this.db.command({ ping: 1 });
   }
 
-  /** Writes the record unless a newer version is already there (a retried, older write loses). */
+  /**
+   * Writes the record unless the same or a newer version is already there (a retried write).
+   * FerretDB, the embedded database, uses its primary key only for a filter on `_id` alone: a
+   * compare-and-set filter such as `{ _id, version: { $lt } }` scans the whole collection, a
+   * cost that grew with every connector (bench/lifecycle.ts). So the version is read first; the
+   * workflow writes one projection at a time, so nothing else writes between read and write.
+   */
   async project(view: ConnectorView): Promise<void> {
     const { id, ...rest } = view;
-    try {
-      await this.records.updateOne({ _id: id, version: { $lt: view.version } }, { $set: rest }, { upsert: true });
-    } catch (err) {
-      if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
-    }
+    const stored = await this.records.findOne({ _id: id }, { projection: { version: 1 } });
+    if (stored && stored.version >= view.version) return;
+    await this.records.updateOne({ _id: id }, { $set: rest }, { upsert: true });
   }
 
-  async appendEvent(event: AuditEvent): Promise<void> {
-    const { connectorId, ...rest } = event;
+  /** Appends audit events; those already there (a retried write) are left as they are. */
+  async appendEvents(events: AuditEvent[]): Promise<void> {
+    const docs = events.map(({ connectorId, ...rest }) => ({ _id: `${connectorId}:${rest.seq}`, connector_id: connectorId, ...rest }));
     try {
-      await this.events.insertOne({ _id: `${connectorId}:${event.seq}`, connector_id: connectorId, ...rest });
+      await this.events.insertMany(docs, { ordered: false });
     } catch (err) {
-      if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
+      if (!onlyDuplicates(err)) throw err;
     }
   }
 

@@ -5,11 +5,11 @@ import {
 } from '@temporalio/workflow';
 import { isAllowed, type CallerEvent, type ConnectorEvent } from '../core/connector-states';
 import type { Ciphertext } from '../core/secret-box';
-import { ConnectorEntity, InvalidTransition, type ApplyOptions, type ConnectorData } from './connector-entity';
+import { ConnectorEntity, InvalidTransition, type ApplyOptions, type AuditEvent, type ConnectorData } from './connector-entity';
 import {
   FAILURE, callbackUpdate, connectUpdate, connectionLostSignal, createdUpdate, deleteUpdate, disconnectUpdate, refreshUpdate,
   routeQuery, stepUpSignal, viewQuery,
-  type Actor, type CallbackInput, type ConnectInput, type ConnectorInit,
+  type Actor, type CallbackInput, type ConnectInput, type ConnectorInit, type ConnectorView,
 } from './messages';
 import { store } from './activity-proxies';
 import { connectFailure, runConnect } from './connect-job';
@@ -37,8 +37,27 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   /** What the delete must undo, captured before `deleting` drops the tokens. */
   let pendingTeardown = deleteRequested ? teardownMaterial(entity) : null;
 
-  /** Applies an event and writes record and audit; a refused event fails the caller with 409. */
-  const commit = async (event: ConnectorEvent, options: ApplyOptions): Promise<void> => {
+  /** Transitions applied but not yet written: they go out with the next commit that writes. */
+  let unrecorded: AuditEvent[] = [];
+  /**
+   * Projection writes, one at a time and in order: the store checks the version before it
+   * writes (store/connector-store.ts), which holds only while writes do not overlap.
+   */
+  let lastWrite: Promise<void> = Promise.resolve();
+  const record = (view: ConnectorView, events: AuditEvent[]): Promise<void> => {
+    // Once the state has changed in memory it must reach the record, even if the work that
+    // caused it is being cancelled.
+    const write = lastWrite.then(() => CancellationScope.nonCancellable(() => store.recordTransition({ view, events })));
+    lastWrite = write.catch(() => undefined);
+    return write;
+  };
+
+  /**
+   * Applies an event and writes record and audit; a refused event fails the caller with 409.
+   * With `recordWithNext`, the write waits for the next commit: for a step as short as a token
+   * probe, one write for both transitions instead of two.
+   */
+  const commit = async (event: ConnectorEvent, options: ApplyOptions & { recordWithNext?: boolean }): Promise<void> => {
     let audit;
     try {
       audit = entity.apply(event, now(), options);
@@ -46,10 +65,11 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
       if (err instanceof InvalidTransition) throw ApplicationFailure.create({ type: FAILURE.invalidTransition, message: err.message, nonRetryable: true });
       throw err;
     }
-    const view = entity.view();
-    // Once the state has changed in memory it must reach the record, even if the work that
-    // caused it is being cancelled.
-    await CancellationScope.nonCancellable(() => store.recordTransition({ view, event: audit }));
+    unrecorded.push(audit);
+    if (options.recordWithNext) return;
+    const events = unrecorded;
+    unrecorded = [];
+    await record(entity.view(), events);
     projectedSeq = Math.max(projectedSeq, audit.seq);
   };
 
@@ -99,16 +119,19 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   setHandler(routeQuery, () => entity.route());
 
   setHandler(createdUpdate, async () => {
-    await condition(() => projectedSeq >= 1);
+    if (projectedSeq < 1) await condition(() => projectedSeq >= 1);
     return entity.view();
   });
 
   setHandler(
     connectUpdate,
     async (request: ConnectInput) => {
-      await condition(() => projectedSeq >= 1);
+      if (projectedSeq < 1) await condition(() => projectedSeq >= 1);
       await stopWatch(); // an authorization wait or a refresh loop gives way to the new connect
-      await commit('connect', { actor: request.actor, reason: 'connect requested' });
+      // A caller waiting on a token probe sees the outcome, so `connecting` is written with it.
+      // A stdio workload takes seconds and an async caller does not wait: they see `connecting` now.
+      const quick = Boolean(request.accessToken) && !request.respondAsync && !entity.data.init.stdio;
+      await commit('connect', { actor: request.actor, reason: 'connect requested', recordWithNext: quick });
       const running = runScoped(() => runConnect({ entity, commit, request, stdioReadyTimeoutMs }));
       job = running;
       const done = running.done.finally(() => {
@@ -222,7 +245,7 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   });
 
   if (created) {
-    await store.recordTransition({ view: entity.view(), event: created.event });
+    await record(entity.view(), [created.event]);
     projectedSeq = Math.max(projectedSeq, 1);
   }
 

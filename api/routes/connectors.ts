@@ -57,13 +57,13 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
   });
 
   router.delete('/:id', async (ctx) => {
-    const id = (await existing(ctx, deps)).id;
+    const id = connectorIdOf(ctx);
     ctx.status = 202;
     ctx.body = present(await deps.commands.delete(id, ACTOR));
   });
 
   router.post('/:id/connect', async (ctx) => {
-    const id = (await existing(ctx, deps)).id;
+    const id = connectorIdOf(ctx);
     const body = parseWith(ConnectRequestSchema, jsonBody(ctx), 'request body');
     if (body.redirect_url && deps.allowedRedirectOrigins && !deps.allowedRedirectOrigins.includes(new URL(body.redirect_url).origin)) {
       throw unprocessable('redirect_url', 'redirect_url is not on the allowed origins (CONNECTOR__ALLOWED_REDIRECT_ORIGINS)');
@@ -76,7 +76,7 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
   });
 
   router.post('/:id/disconnect', async (ctx) => {
-    const id = (await existing(ctx, deps)).id;
+    const id = connectorIdOf(ctx);
     ctx.body = present(await deps.commands.disconnect(id, ACTOR));
   });
 
@@ -95,9 +95,18 @@ export function toRecord(view: ConnectorView, baseUrl: string) {
   return { ...rest, mcp_url: `${baseUrl}/api/v1/connectors/${view.id}/mcp` };
 }
 
-async function existing(ctx: Context, deps: ConnectorRouteDeps): Promise<ConnectorView> {
+/**
+ * The id of the path, 404 when it cannot be one. Commands go to the workflow without reading
+ * the record first: the workflow is the source of truth, and answers 404 itself when it has ended.
+ */
+function connectorIdOf(ctx: Context): string {
   const id = String(ctx.params.id ?? '').toLowerCase();
-  const view = isConnectorId(id) ? await deps.store.get(id) : null;
+  if (!isConnectorId(id)) throw new ProblemError(404, 'no such connector');
+  return id;
+}
+
+async function existing(ctx: Context, deps: ConnectorRouteDeps): Promise<ConnectorView> {
+  const view = await deps.store.get(connectorIdOf(ctx));
   if (!view) throw new ProblemError(404, 'no such connector');
   return view;
 }

@@ -38,6 +38,14 @@ build_ferretdb() {
   dir=$(go mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   cp -r "$dir" "$work/ferretdb" && chmod -R u+w "$work/ferretdb"
   echo "$FERRETDB_VERSION" > "$work/ferretdb/build/version/version.txt"
+  # FerretDB 1.24's SQLite backend looks documents up by `_ferretdb_sjson->'$._id'` while its _id
+  # index is on `_ferretdb_sjson->"_id"`: the same value, but SQLite only uses an expression index
+  # for the very same expression, so every get, update and delete by _id scanned the whole table
+  # (seen in bench/lifecycle.ts: FerretDB's CPU per connector grew with the number of connectors).
+  # Write the lookup as the index is written.
+  local meta="$work/ferretdb/internal/backends/sqlite/metadata/metadata.go"
+  sed -i "s|IDColumn = DefaultColumn + \"->'\$._id'\"|IDColumn = DefaultColumn + \`->\"_id\"\`|" "$meta"
+  grep -q 'IDColumn = DefaultColumn + `->"_id"`' "$meta" || { echo "the FerretDB _id lookup patch did not apply" >&2; exit 4; }
   (cd "$work/ferretdb" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$work/bin/ferretdb" ./cmd/ferretdb)
   install_into_cache ferretdb
 }
