@@ -2,8 +2,6 @@
 // are familiar, but never fails because something else holds one.
 import { isPortConflict } from './servers/free-port';
 
-export { preferredOrFree } from './servers/free-port';
-
 /**
  * Starts a server on its preferred ports, and once more on free ports if another process took
  * one between the check and the bind.

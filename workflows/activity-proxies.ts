@@ -21,11 +21,14 @@ export const store = proxyLocalActivities<Activities>({
 
 /** Calls to MCP and authorization servers: a dead worker is noticed by its missing heartbeats. */
 export function remote(connectTimeoutMs: number) {
-  return proxyActivities<Activities>({
+  return proxyActivities<Activities>({ ...remoteCallOptions(connectTimeoutMs), heartbeatTimeout: '4s' });
+}
+
+function remoteCallOptions(connectTimeoutMs: number) {
+  return {
     startToCloseTimeout: connectTimeoutMs * 3 + 5_000,
-    heartbeatTimeout: '4s',
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
-  });
+  };
 }
 
 /**
@@ -35,11 +38,7 @@ export function remote(connectTimeoutMs: number) {
  * mid-probe is noticed by the workflow task timeout, and the next worker probes again.
  */
 export function probe(connectTimeoutMs: number) {
-  return proxyLocalActivities<Activities>({
-    startToCloseTimeout: connectTimeoutMs * 3 + 5_000,
-    localRetryThreshold: '10s',
-    retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
-  });
+  return proxyLocalActivities<Activities>({ ...remoteCallOptions(connectTimeoutMs), localRetryThreshold: '10s' });
 }
 
 /** Refreshing a grant: transient failures of the authorization server are retried with backoff, for long. */

@@ -20,6 +20,15 @@ export interface ConnectFailureDetails {
   record: ConnectorView;
 }
 
+/**
+ * Whether `connecting` may be written together with the outcome: a token probe is short and its
+ * caller waits for the answer. A stdio workload takes seconds, and an async caller does not
+ * wait: they see `connecting` at once.
+ */
+export function recordsConnectingWithOutcome(entity: ConnectorEntity, request: ConnectInput): boolean {
+  return Boolean(request.accessToken) && !request.respondAsync && !entity.data.init.stdio;
+}
+
 export async function runConnect(job: ConnectJob): Promise<void> {
   try {
     if (job.entity.data.init.stdio) await connectStdio(job);

@@ -12,7 +12,7 @@ import {
   type Actor, type CallbackInput, type ConnectInput, type ConnectorInit, type ConnectorView,
 } from './messages';
 import { store } from './activity-proxies';
-import { connectFailure, runConnect } from './connect-job';
+import { connectFailure, recordsConnectingWithOutcome, runConnect } from './connect-job';
 import { completeAuthorization } from './oauth-callback';
 import { teardown, teardownMaterial } from './teardown';
 import { refreshOnce, runWatch, watchFor, type WatchKind } from './watches';
@@ -128,10 +128,8 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
     async (request: ConnectInput) => {
       if (projectedSeq < 1) await condition(() => projectedSeq >= 1);
       await stopWatch(); // an authorization wait or a refresh loop gives way to the new connect
-      // A caller waiting on a token probe sees the outcome, so `connecting` is written with it.
-      // A stdio workload takes seconds and an async caller does not wait: they see `connecting` now.
-      const quick = Boolean(request.accessToken) && !request.respondAsync && !entity.data.init.stdio;
-      await commit('connect', { actor: request.actor, reason: 'connect requested', recordWithNext: quick });
+      const recordWithNext = recordsConnectingWithOutcome(entity, request);
+      await commit('connect', { actor: request.actor, reason: 'connect requested', recordWithNext });
       const running = runScoped(() => runConnect({ entity, commit, request, stdioReadyTimeoutMs }));
       job = running;
       const done = running.done.finally(() => {
