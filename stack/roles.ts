@@ -41,7 +41,8 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       store: deps.mongo.store,
       oauthStore: deps.mongo.oauthStore,
       secrets: deps.secrets,
-      fetch: createGuardedFetch(policyOf(config)),
+      // The configured connect timeout bounds every outbound request, not a fixed default.
+      fetch: createGuardedFetch(policyOf(config), { timeoutMs: config.connectTimeoutMs }),
       connectTimeoutMs: config.connectTimeoutMs,
       baseUrl: config.baseUrl,
       authTimeoutSeconds: config.authTimeoutSeconds,
