@@ -35,9 +35,10 @@ export function createActivities(deps: ActivityDeps) {
       await deps.store.remove(connectorId);
     },
 
+    /** A local activity (no heartbeats): see workflows/activity-proxies.ts. */
     async probeServer(input: { connectorId: string; url: string; token: Ciphertext | null }): Promise<ProbeResult> {
       const token = input.token ? deps.secrets.open(input.token, secretContext(input.connectorId, 'access_token')) : null;
-      return withHeartbeat(() => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch));
+      return probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch);
     },
 
     ...wrapWithHeartbeat(createOAuthActivities({ ...deps, http: { fetch: deps.fetch } })),

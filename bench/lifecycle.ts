@@ -2,8 +2,10 @@
 // the REST API (embedded stack: Temporal dev server, FerretDB, worker, API in this process; the
 // MCP server in its own process), against a bare Temporal loop on the same dev server (start a
 // minimal workflow, send it one Update; its own worker with the service's worker options).
-// Rounds are interleaved, and alternate which loop goes first, so that drift on the machine hits
-// both alike. Traffic stays on 127.0.0.1.
+// A third loop, the shape, does what create + connect ask of Temporal (an Update-with-Start, then
+// an Update) and nothing else: the most the service's own design allows. Rounds are interleaved,
+// and rotate which loop goes first, so that drift on the machine hits all alike. CPU per item is
+// read from /proc for every process taking part. Traffic stays on 127.0.0.1.
 //
 // Env: BENCH_ROUNDS (3), BENCH_CONNECTORS per round (50), BENCH_CONCURRENCY ("10,50"),
 // BENCH_TEMPORAL_ADDRESS (host:port of a Temporal server to use instead of the embedded dev
@@ -12,7 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { Pool } from 'undici';
 import { createLogger } from '../core/logger';
 import { startEmbeddedStack } from '../stack/embedded-stack';
@@ -21,6 +23,7 @@ import { bareWorkflow, setValueUpdate } from './lifecycle/bare-workflow';
 import { startBareWorker } from './lifecycle/bare-worker';
 import { percentile, runRound, throughput, type ItemTiming, type RoundResult } from './lifecycle/rounds';
 import { startUpstreamProcess } from './lifecycle/upstream-process';
+import { addSpent, cpuMeter, type CpuSample } from './lifecycle/cpu-meter';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const COUNT = Number(process.env.BENCH_CONNECTORS ?? 50);
@@ -45,6 +48,8 @@ async function main(): Promise<void> {
     stops.push(() => stack.stop());
     const upstream = await startUpstreamProcess(TOKEN);
     stops.push(() => upstream.stop());
+
+    const sampleCpu = cpuMeter({ temporal: stack.serverPids.temporal, ferretdb: stack.serverPids.ferretdb, upstream: upstream.pid });
 
     const bareQueue = `bench-bare-${randomUUID()}`;
     const bareWorker = await startBareWorker(stack.temporalAddress, stack.config.temporal.namespace, bareQueue);
@@ -85,30 +90,57 @@ async function main(): Promise<void> {
       const stepMs = performance.now() - started;
       return value === String(index) ? { stepMs, beforeMs: started - starting, ok: true } : fail('bare', `update answered ${value}`);
     };
+    // The Temporal shape of create + connect with nothing of the service in it: an Update-with-Start
+    // that the caller waits for, then a second Update. What the design allows at most.
+    const shape: Loop = async (index) => {
+      const starting = performance.now();
+      const startWorkflowOperation = new WithStartWorkflowOperation(bareWorkflow, {
+        workflowId: `shape-${randomUUID()}`, taskQueue: bareQueue, workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+      await temporal.workflow.executeUpdateWithStart(setValueUpdate, { args: [{ value: 'created' }], startWorkflowOperation });
+      const started = performance.now();
+      const handle = await startWorkflowOperation.workflowHandle();
+      const value = await handle.executeUpdate(setValueUpdate, { args: [{ value: String(index) }] });
+      const stepMs = performance.now() - started;
+      return value === String(index) ? { stepMs, beforeMs: started - starting, ok: true } : fail('shape', `update answered ${value}`);
+    };
+    const loops = { api: connectors, bare, shape } as const;
+    type LoopName = keyof typeof loops;
+    const names = Object.keys(loops) as LoopName[];
 
     console.log(`Lifecycle: ${COUNT} items per round, ${ROUNDS} interleaved rounds per concurrency; 2 cores shared (${os.loadavg()[0]!.toFixed(1)} load)`);
     console.log('  connectors: POST /api/v1/connectors + POST .../connect (token, probe of a real MCP server) -> connected');
-    console.log('  bare:       workflow.start + executeUpdate on a minimal workflow, same dev server, same worker options\n');
-    await runRound(10, 5, connectors); // warm-up: JIT, pools, the workflow caches
-    await runRound(10, 5, bare);
+    console.log('  bare:       workflow.start + executeUpdate on a minimal workflow, same dev server, same worker options');
+    console.log('  shape:      executeUpdateWithStart + executeUpdate on that workflow: the two round trips of create + connect, nothing else\n');
+    for (const loop of names) await runRound(10, 5, loops[loop]); // warm-up: JIT, pools, the workflow caches
 
     const summary: string[] = [];
     for (const concurrency of CONCURRENCIES) {
-      const results: Record<'api' | 'bare', RoundResult[]> = { api: [], bare: [] };
+      const results: Record<LoopName, RoundResult[]> = { api: [], bare: [], shape: [] };
+      const cpu: Record<LoopName, CpuSample> = { api: {}, bare: {}, shape: {} };
       for (let round = 0; round < ROUNDS; round++) {
-        const order: ('api' | 'bare')[] = round % 2 === 0 ? ['api', 'bare'] : ['bare', 'api'];
-        for (const loop of order) results[loop].push(await runRound(COUNT, concurrency, loop === 'api' ? connectors : bare));
-        const line = (['api', 'bare'] as const).map((l) => `${l} ${rate(results[l].at(-1)!).toFixed(1)}/s`).join(', ');
+        // A different loop goes first in each round.
+        const order = names.map((_, i) => names[(i + round) % names.length]!);
+        for (const loop of order) {
+          const before = sampleCpu();
+          results[loop].push(await runRound(COUNT, concurrency, loops[loop]));
+          addSpent(cpu[loop], before, sampleCpu());
+        }
+        const line = names.map((l) => `${l} ${rate(results[l].at(-1)!).toFixed(1)}/s`).join(', ');
         console.log(`  concurrency ${concurrency}, round ${round + 1}: ${line}`);
       }
       const api = describe(results.api);
       const baseline = describe(results.bare);
+      const twoSteps = describe(results.shape);
       const ratio = api.perSecond / baseline.perSecond;
       summary.push(
         `concurrency ${concurrency}:`,
         `  connectors (API)   ${api.perSecond.toFixed(1).padStart(6)} /s   connect p50 ${ms(api.p50)} p99 ${ms(api.p99)}   (create p50 ${ms(api.beforeP50)})   failed ${api.failed}`,
         `  bare start+update  ${baseline.perSecond.toFixed(1).padStart(6)} /s   update  p50 ${ms(baseline.p50)} p99 ${ms(baseline.p99)}   (start  p50 ${ms(baseline.beforeP50)})   failed ${baseline.failed}`,
+        `  shape (2 steps)    ${twoSteps.perSecond.toFixed(1).padStart(6)} /s   update  p50 ${ms(twoSteps.p50)} p99 ${ms(twoSteps.p99)}   (u-w-s  p50 ${ms(twoSteps.beforeP50)})   failed ${twoSteps.failed}`,
         `  ratio ${ratio.toFixed(2)}x of the bare loop (target >= ${TARGET_RATIO}x): ${ratio >= TARGET_RATIO ? 'met' : 'NOT met'}`,
+        `  the two-step shape alone reaches ${(twoSteps.perSecond / baseline.perSecond).toFixed(2)}x of the bare loop; connectors reach ${(api.perSecond / twoSteps.perSecond).toFixed(2)}x of the shape`,
+        ...cpuLines(cpu, ROUNDS * COUNT),
       );
     }
     console.log(`\n${summary.join('\n')}`);
@@ -116,6 +148,24 @@ async function main(): Promise<void> {
   } finally {
     for (const stop of stops.reverse()) await stop().catch((err) => console.error('stop failed:', err));
   }
+}
+
+/** CPU per item by process; on cores they all share, the ratio of totals caps the throughput ratio. */
+function cpuLines(cpu: Record<string, CpuSample>, items: number): string[] {
+  const columns = ['bench', 'temporal', 'ferretdb', 'upstream'] as const;
+  if (!Object.keys(cpu.api ?? {}).length) return [];
+  const perItem = (sample: CpuSample) => columns.map((c) => (sample[c] ?? 0) / items);
+  const total = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  const row = (label: string, values: number[]) =>
+    `  ${label.padEnd(19)}${[...values, total(values)].map((v) => v.toFixed(1).padStart(10)).join('')}`;
+  const [api, bare, shape] = [cpu.api!, cpu.bare!, cpu.shape!].map(perItem) as [number[], number[], number[]];
+  return [
+    `  CPU ms per item      service  Temporal  FerretDB  upstream     total   (service: API, worker, the loops' clients)`,
+    row('connectors (API)', api),
+    row('bare start+update', bare),
+    row('shape (2 steps)', shape),
+    `  CPU bare/API ${(total(bare) / total(api)).toFixed(2)}x, bare/shape ${(total(bare) / total(shape)).toFixed(2)}x`,
+  ];
 }
 
 function rate(round: RoundResult): number {

@@ -23,6 +23,8 @@ export interface EmbeddedStack {
   mongoUri: string;
   temporal: Client;
   store: ConnectorStore;
+  /** The dev servers this stack started (null when external): for the benchmarks' CPU accounting. */
+  serverPids: { temporal: number | null; ferretdb: number | null };
   stop(): Promise<void>;
 }
 
@@ -80,7 +82,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     const baseUrl = config.baseUrl;
     return {
       config, baseUrl, port, temporalAddress, temporalUiUrl: temporalServer?.uiUrl, mongoUri,
-      temporal, store: mongo.store, stop: stopAll,
+      temporal, store: mongo.store, serverPids: { temporal: temporalServer?.pid ?? null, ferretdb: ferret?.pid ?? null }, stop: stopAll,
     };
   } catch (err) {
     await stopAll();

@@ -21,11 +21,25 @@ export const store = proxyLocalActivities<Activities>({
 
 /** Calls to MCP and authorization servers: a dead worker is noticed by its missing heartbeats. */
 export function remote(connectTimeoutMs: number) {
-  return proxyActivities<Activities>({
+  return proxyActivities<Activities>({ ...remoteCallOptions(connectTimeoutMs), heartbeatTimeout: '4s' });
+}
+
+function remoteCallOptions(connectTimeoutMs: number) {
+  return {
     startToCloseTimeout: connectTimeoutMs * 3 + 5_000,
-    heartbeatTimeout: '4s',
     retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
-  });
+  };
+}
+
+/**
+ * The probe of a given token: one `initialize`, bounded by the connect timeout. As a local
+ * activity it runs inside the connect's workflow task, with no trip through the server's task
+ * queues: the connect costs Temporal about what a bare Update does (bench/lifecycle.ts). A worker
+ * that dies mid-probe is noticed by the workflow task timeout (10 s), and the next worker probes
+ * again.
+ */
+export function probe(connectTimeoutMs: number) {
+  return proxyLocalActivities<Activities>({ ...remoteCallOptions(connectTimeoutMs), localRetryThreshold: '10s' });
 }
 
 /** Refreshing a grant: transient failures of the authorization server are retried with backoff, for long. */

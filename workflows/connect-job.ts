@@ -5,7 +5,7 @@ import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { ConnectorEvent } from '../core/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { FAILURE, type ConnectInput, type ConnectorView } from './messages';
-import { remote, workloads } from './activity-proxies';
+import { probe, remote, workloads } from './activity-proxies';
 
 export interface ConnectJob {
   entity: ConnectorEntity;
@@ -44,7 +44,7 @@ export async function runConnect(job: ConnectJob): Promise<void> {
 async function connectWithToken(job: ConnectJob): Promise<void> {
   const { entity, request } = job;
   const token = request.accessToken!;
-  await remote(entity.data.init.settings.connectTimeoutMs).probeServer({ connectorId: entity.data.init.id, url: entity.data.init.url, token });
+  await probe(entity.data.init.settings.connectTimeoutMs).probeServer({ connectorId: entity.data.init.id, url: entity.data.init.url, token });
   entity.data.secrets.accessToken = token;
   entity.data.oauth.session = null; // a given token replaces any grant
   await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server' });

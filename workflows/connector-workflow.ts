@@ -40,8 +40,8 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   /** Transitions applied but not yet written: they go out with the next commit that writes. */
   let unrecorded: AuditEvent[] = [];
   /**
-   * Projection writes, one at a time and in order: the store checks the version before it
-   * writes (store/connector-store.ts), which holds only while writes do not overlap.
+   * Projection writes, one at a time and in order, so that the audit trail is written in order
+   * too; the store's version check (store/connector-store.ts) keeps a late write from going back.
    */
   let lastWrite: Promise<void> = Promise.resolve();
   const record = (view: ConnectorView, events: AuditEvent[]): Promise<void> => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 export interface UpstreamProcess {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -20,7 +21,7 @@ export function startUpstreamProcess(token: string): Promise<UpstreamProcess> {
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /READY (\S+)/.exec(output);
-      if (match) resolve({ url: match[1]!, stop });
+      if (match) resolve({ url: match[1]!, pid: child.pid!, stop });
     });
     child.once('exit', (code) => reject(new Error(`the upstream exited with ${code}: ${output}`)));
   });
