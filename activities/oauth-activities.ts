@@ -6,6 +6,7 @@ import type { OAuthStore } from '../store/oauth-store';
 import { hashState } from '../store/oauth-store';
 import { FAILURE } from '../workflows/messages';
 import type { OAuthContext, PendingAuthorization, SealedTokens } from '../workflows/oauth-types';
+import type { AuthChallenge } from '../workflows/messages';
 import {
   OAuthError, discoverAuthorization, exchangeCode, oauthCallbackUrl, probeForChallenge, refreshTokens,
   resolveClientIdentity, revokeTokens, selectScope, startAuthorization, InvalidGrantError,
@@ -45,12 +46,16 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
     async oauthBegin(input: {
       connectorId: string; url: string; given: { clientId: string; clientSecret: Ciphertext | null } | null;
       redirectUrl: string | null; extraScopes: string[];
+      /** The server asked for authorization through the proxy earlier; it wins over an open `initialize`. */
+      knownChallenge?: AuthChallenge | null;
     }): Promise<BeginResult> {
       return asFailure(async () => {
         const id = input.connectorId;
         const probe = await probeForChallenge({ serverUrl: input.url }, deps.http);
-        if (probe.kind === 'accepted') return { kind: 'open' };
-        const discovery = await discoverAuthorization({ serverUrl: input.url, challenge: probe.challenge }, deps.http);
+        const known = input.knownChallenge ? { ...input.knownChallenge, error: null, errorDescription: null } : null;
+        if (probe.kind === 'accepted' && !known) return { kind: 'open' };
+        const challenge = (probe.kind === 'accepted' ? null : probe.challenge) ?? known;
+        const discovery = await discoverAuthorization({ serverUrl: input.url, challenge }, deps.http);
         const as = discovery.authorizationServer.metadata;
         const given = input.given
           ? { clientId: input.given.clientId, clientSecret: input.given.clientSecret ? open(id, 'client_secret', input.given.clientSecret) : null }
@@ -65,7 +70,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
           challengeScope: discovery.challengeScope,
           resourceScopes: discovery.resourceMetadata?.scopes_supported ?? null,
           authorizationServerScopes: as.scopes_supported ?? null,
-        }), input.extraScopes);
+        }), [...input.extraScopes, ...(known?.scope?.split(' ') ?? [])]);
         const start = await startAuthorization({ authorizationServer: as, client: identity, redirectUri, resource: discovery.resource, scope }, deps.http);
         const expiresAt = new Date(Date.now() + deps.authTimeoutSeconds * 1000);
         const stateHash = hashState(start.state);

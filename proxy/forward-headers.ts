@@ -19,14 +19,17 @@ const REQUEST_HEADERS = new Set([
 ]);
 const REQUEST_HEADER_PREFIX = 'mcp-param-';
 
-/** What a client of an MCP server needs; Set-Cookie and hop-by-hop headers stay behind. */
+/**
+ * What a client of an MCP server needs; Set-Cookie and hop-by-hop headers stay behind, and so
+ * does WWW-Authenticate: the upstream's challenge names an authorization server that only the
+ * service may talk to (the client's own credentials are never forwarded either).
+ */
 const RESPONSE_HEADERS = new Set([
   'content-type',
   'content-length',
   'content-encoding',
   'mcp-session-id',
   'mcp-protocol-version',
-  'www-authenticate',
   'retry-after',
   'cache-control',
   'expires',

@@ -20,7 +20,7 @@ import { refusalReason, type AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
 import { ProblemError } from '../core/problem';
 import { queryOf } from './mcp-path';
-import { sendProblem } from './problem-response';
+import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { Route, RouteSource } from './route';
 import { createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
@@ -99,10 +99,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route): void {
     if (res.destroyed) return; // the client left while the route was looked up
     if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
-    if (route.kind === 'not_connected') {
-      const detail = `The connector is ${route.state}, not connected.`;
-      return sendProblem(res, new ProblemError(409, detail, 'not-connected', undefined, { state: route.state }));
-    }
+    if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state));
     const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
     const refused = literalRefusal(target);
     if (refused) {

@@ -7,15 +7,20 @@
 // answers 401, its answer is held (unread) while the token is refreshed, then dropped and the
 // request sent again, once, with the new token and the body as the caller sent it (a copy kept
 // by BodyRecorder). When no new token comes (the connector cannot refresh, the grant is gone,
-// the refresh timed out, the body was too large to keep), the held 401 is relayed as it came.
-// A 401 to the retry is relayed as it came too, and the connection reported lost. Responses
-// are never buffered: whatever is relayed is piped as it arrives.
+// the refresh timed out), or the retry is refused too, or the request carried no token at all,
+// the 401 is not relayed: it is reported to the registry as a refusal (which disconnects the
+// connector, keeping the upstream's challenge for the next connect) and answered with the
+// service's own problem. A body too large to keep is not sent twice: the caller is asked to
+// send it again once the token is renewed. Responses are never buffered: whatever is relayed
+// is piped as it arrives.
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Logger } from '../core/logger';
 import { BodyRecorder } from './body-recorder';
 import { clientResponseHeaders } from './forward-headers';
-import { sendProblem } from './problem-response';
+import { ProblemError } from '../core/problem';
+import { findBearerChallenge } from '../activities/oauth/www-authenticate';
+import { refusalProblem, sendProblem } from './problem-response';
 import type { ConnectedRoute } from './route';
 import type { RefreshableRoute, UpstreamAuth } from './upstream-auth';
 import { UpstreamTimeoutError, errorCode, problemForUpstreamError } from './upstream-errors';
@@ -102,7 +107,12 @@ export class RelayExchange {
     }
     const status = proxyRes.statusCode ?? 502;
     if (status === 401) return this.onUnauthorized(proxyRes);
-    if (status === 403 && this.route.token) this.o.auth.forbidden(this.o.connectorId, proxyRes.headers['www-authenticate']);
+    if (status === 403) {
+      const challenge = proxyRes.headers['www-authenticate'];
+      if (this.route.token) this.o.auth.forbidden(this.o.connectorId, challenge);
+      // No token, and the server wants one for this call: as good as a 401.
+      else if (findBearerChallenge(challenge ?? null)?.error === 'insufficient_scope') return this.refuse(proxyRes, 403);
+    }
     this.relay(proxyRes);
   }
 
@@ -114,31 +124,57 @@ export class RelayExchange {
       this.refreshAndRetry(refused, route, body).catch((err: Error) => this.onError(err));
       return;
     }
-    if (route && this.attempts > 1) this.o.auth.refusedFreshToken(this.o.connectorId, route);
-    this.relay(refused);
+    this.refuse(refused, 401);
+  }
+
+  /** Stops relaying the caller's body and drops the upstream's answer, keeping its socket when it can. */
+  private dropAttempt(upstreamAnswer: IncomingMessage): void {
+    const attempt = this.upstreamReq;
+    // The attempt is over, and its upstream may never read the rest of the body: the caller's
+    // stream must not wait on it.
+    if (attempt && !this.o.req.readableEnded) this.o.req.unpipe(attempt);
+    upstreamAnswer.on('error', () => undefined);
+    if (attempt && !attempt.writableFinished) attempt.destroy(); // its socket cannot be reused
+    else upstreamAnswer.resume(); // read it off so its socket goes back to the pool
+  }
+
+  /** A refusal no refresh mends: reported to the registry, answered with the service's problem. */
+  private refuse(upstreamAnswer: IncomingMessage, status: 401 | 403): void {
+    this.dropAttempt(upstreamAnswer);
+    if (!this.o.req.readableEnded) this.o.req.resume();
+    this.holding = true;
+    const challenge = upstreamAnswer.headers['www-authenticate'];
+    void this.o.auth.refused(this.o.connectorId, this.route, status, challenge).then((route) => {
+      this.holding = false;
+      if (this.clientGone) return;
+      const { problem, headers } = refusalProblem(route, status);
+      this.answered = true;
+      sendProblem(this.o.res, problem, headers);
+    });
   }
 
   private async refreshAndRetry(refused: IncomingMessage, used: RefreshableRoute, body: BodyRecorder): Promise<void> {
-    const first = this.upstreamReq;
-    // The first attempt is over, and its upstream may never read the rest of the body: the
-    // caller's stream must not wait on it, since the copy needs every byte.
-    if (first && !this.o.req.readableEnded) this.o.req.unpipe(first);
+    // The caller's stream must not wait on an upstream that may never read the rest of the
+    // body: the copy needs every byte.
+    if (this.upstreamReq && !this.o.req.readableEnded) this.o.req.unpipe(this.upstreamReq);
     this.holding = true;
     const [fresh, bytes] = await Promise.all([this.o.auth.refresh(this.o.connectorId, used), body.whole()]);
     this.holding = false;
     if (this.clientGone) return void refused.destroy();
-    const unfinished = first && !first.writableFinished ? first : undefined; // its socket cannot be reused
-    if (!fresh || !bytes) {
-      if (!this.o.req.readableEnded) this.o.req.resume(); // a body not kept drains to nowhere
-      this.relay(refused);
-      if (unfinished) refused.once('end', () => unfinished.destroy());
-      return;
-    }
-    if (unfinished) unfinished.destroy();
-    else refused.resume(); // not relayed: read it off so its socket goes back to the pool
+    if (!fresh) return this.refuse(refused, 401);
+    this.dropAttempt(refused);
+    if (!bytes) return this.askToResend();
     this.route = fresh;
     this.o.req.headers.authorization = `Bearer ${fresh.token}`;
     this.send(Readable.from([bytes], { objectMode: false }));
+  }
+
+  /** The token was renewed, but the body was too large to keep for a second attempt. */
+  private askToResend(): void {
+    if (!this.o.req.readableEnded) this.o.req.resume(); // a body not kept drains to nowhere
+    this.answered = true;
+    const detail = "The connector's token was renewed while the request was under way; send it again.";
+    sendProblem(this.o.res, new ProblemError(503, detail, 'credentials-changed'), { 'retry-after': '0' });
   }
 
   private send(body: Readable | undefined): void {

@@ -22,10 +22,11 @@
 // - Token refresh (when the loader can refresh): the route the registry answers after a refresh
 //   replaces the cached one at once, so the next request carries the new token without waiting
 //   for the TTL; a refused refresh drops the entry, since the connector's state may have moved.
-//   Reports of lost connections and step-up requests pass through to the loader.
+//   A refusal report (upstream 401 no refresh mends) stores the route it answers the same way;
+//   step-up requests pass through to the loader.
 import type { Logger } from '../core/logger';
 import { ProblemError } from '../core/problem';
-import type { ConnectionLoss, Route, RouteSource } from './route';
+import type { Route, RouteSource, UpstreamRefusalReport } from './route';
 import { errorCode } from './upstream-errors';
 
 export interface RouteCacheOptions {
@@ -70,15 +71,15 @@ export class RouteCache implements RouteSource {
   // Present only when the loader has them: the proxy buffers request bodies for a retry only
   // when a refresh is possible at all.
   readonly refresh?: (connectorId: string, sealedToken: string) => Promise<Route>;
-  readonly connectionLost?: (connectorId: string, loss: ConnectionLoss) => Promise<void>;
+  readonly refused?: (connectorId: string, report: UpstreamRefusalReport) => Promise<Route>;
   readonly stepUp?: (connectorId: string, scope: string) => Promise<void>;
 
   constructor(loader: Loader, private readonly options: RouteCacheOptions = {}) {
     this.loadRoute = typeof loader === 'function' ? loader : (id) => loader.get(id);
     if (typeof loader !== 'function') {
-      const { refresh, connectionLost, stepUp } = loader;
-      if (refresh) this.refresh = (id, sealedToken) => this.refreshThrough(refresh.bind(loader), id, sealedToken);
-      if (connectionLost) this.connectionLost = connectionLost.bind(loader);
+      const { refresh, refused, stepUp } = loader;
+      if (refresh) this.refresh = (id, sealedToken) => this.storeAnswer(id, () => refresh.call(loader, id, sealedToken));
+      if (refused) this.refused = (id, report) => this.storeAnswer(id, () => refused.call(loader, id, report));
       if (stepUp) this.stepUp = stepUp.bind(loader);
     }
     this.ttl = options.ttlMs ?? 1000;
@@ -120,9 +121,10 @@ export class RouteCache implements RouteSource {
     this.loading.clear();
   }
 
-  private async refreshThrough(refresh: NonNullable<RouteSource['refresh']>, id: string, sealedToken: string): Promise<Route> {
+  /** The route a report to the registry answers replaces the cached one; a failed report drops it. */
+  private async storeAnswer(id: string, ask: () => Promise<Route>): Promise<Route> {
     try {
-      const route = await refresh(id, sealedToken);
+      const route = await ask();
       this.store(id, route); // also makes a load that started before the refresh drop its answer
       return route;
     } catch (err) {

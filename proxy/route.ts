@@ -20,9 +20,13 @@ export type Route =
   | { kind: 'not_found' }
   | { kind: 'not_connected'; state: string };
 
-export interface ConnectionLoss {
-  reason: string;
-  permanent: boolean;
+/** An upstream refusal no refresh can mend: a 401, or a 403 asking a tokenless connector for scope. */
+export interface UpstreamRefusalReport {
+  /** The sealed token the refused request carried; null when it carried none. */
+  sealedToken: string | null;
+  status: 401 | 403;
+  /** The upstream's Bearer challenge, kept by the registry for the next connect (never relayed). */
+  challenge: { resourceMetadata: string | null; scope: string | null } | null;
 }
 
 export interface RouteSource {
@@ -35,8 +39,12 @@ export interface RouteSource {
    * connector has nothing to refresh with.
    */
   refresh?(connectorId: string, sealedToken: string): Promise<Route>;
-  /** The upstream refused a token fresh from a refresh: the connection is gone. */
-  connectionLost?(connectorId: string, loss: ConnectionLoss): Promise<void>;
+  /**
+   * The upstream refused the connector's credentials (or their absence) for good: the registry
+   * disconnects it, keeping the challenge, unless the token reported is no longer current.
+   * Answers the connector's route once that is on record.
+   */
+  refused?(connectorId: string, report: UpstreamRefusalReport): Promise<Route>;
   /** The upstream asked for more scope (403 insufficient_scope): remembered for the next authorization. */
   stepUp?(connectorId: string, scope: string): Promise<void>;
 }

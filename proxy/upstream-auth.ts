@@ -10,15 +10,18 @@
 //   a remembered token may itself be replaced later, and retrying with a replaced token could
 //   be taken for a refused fresh one. A refresh that takes longer than
 //   `refreshTimeoutMs` counts as failed for the requests waiting on it.
-// - a 401 to the retry, carrying a token fresh from a refresh, means the grant is no good:
-//   the connection is reported lost (permanent), once per token.
+// - refused: a 401 that no refresh mends (no token at all, a token that cannot be refreshed, a
+//   fresh token refused again) is reported to the registry with the upstream's challenge, which
+//   disconnects the connector and keeps the challenge for the next connect. Reports about the
+//   same token share one call and its answer, like refreshes. The challenge itself never
+//   reaches the MCP client: it names an authorization server only the service may talk to.
 // - step-up: a 403 with a Bearer challenge error="insufficient_scope" and a scope is reported
 //   to the registry, once per connector and scope set within `stepUpWindowMs`, so that a client
 //   calling the tool in a loop does not turn into a stream of signals.
 import { findBearerChallenge } from '../activities/oauth/www-authenticate';
 import type { Logger } from '../core/logger';
 import { RecentKeys } from './recent-keys';
-import type { ConnectedRoute, RouteSource } from './route';
+import type { ConnectedRoute, Route, RouteSource } from './route';
 import { errorCode } from './upstream-errors';
 
 export interface UpstreamAuthOptions {
@@ -32,16 +35,13 @@ export interface UpstreamAuthOptions {
 /** A connected route with a token the registry can be asked about. */
 export type RefreshableRoute = ConnectedRoute & { token: string; sealedToken: string };
 
-const REFUSED_FRESH_TOKEN = 'the MCP server refused a freshly refreshed token; the authorization grant expired or was revoked';
-
 interface Outcome {
-  route: Promise<RefreshableRoute | null>;
+  route: Promise<Route | null>;
   settledAt?: number;
 }
 
 export class UpstreamAuth {
   private readonly outcomes = new Map<string, Outcome>();
-  private readonly lostReported: RecentKeys;
   private readonly stepUpsSent: RecentKeys;
   private readonly timeoutMs: number;
   private readonly memoryMs: number;
@@ -51,7 +51,6 @@ export class UpstreamAuth {
     this.timeoutMs = options.refreshTimeoutMs ?? 15_000;
     this.memoryMs = options.memoryMs ?? 10_000;
     this.maxEntries = options.maxEntries ?? 10_000;
-    this.lostReported = new RecentKeys(this.memoryMs, this.maxEntries);
     this.stepUpsSent = new RecentKeys(options.stepUpWindowMs ?? 60_000, this.maxEntries);
   }
 
@@ -62,22 +61,25 @@ export class UpstreamAuth {
 
   /** The route to retry with, or null when there is no new token to try. Never rejects. */
   refresh(connectorId: string, used: RefreshableRoute): Promise<RefreshableRoute | null> {
-    const key = `${connectorId}\n${used.sealedToken}`;
-    const known = this.outcomes.get(key);
-    if (known && (known.settledAt === undefined || performance.now() - known.settledAt < this.memoryMs)) return known.route;
-    const outcome: Outcome = { route: this.ask(connectorId, used) };
-    void outcome.route.then(() => (outcome.settledAt = performance.now()));
-    this.remember(key, outcome);
-    return outcome.route;
+    return this.shared(`refresh\n${connectorId}\n${used.sealedToken}`, () => this.askRefresh(connectorId, used)) as Promise<RefreshableRoute | null>;
   }
 
-  /** The retry, with a token fresh from a refresh, was refused too. */
-  refusedFreshToken(connectorId: string, route: RefreshableRoute): void {
+  /**
+   * The upstream refused `used` (or its lack of a token) for good: the registry's route after
+   * the report, or null when the registry could not be told. Never rejects.
+   */
+  refused(connectorId: string, used: ConnectedRoute, status: 401 | 403, wwwAuthenticate: string | undefined): Promise<Route | null> {
     this.routes.invalidate?.(connectorId);
-    if (!this.routes.connectionLost || !this.lostReported.claim(`${connectorId}\n${route.sealedToken}`)) return;
-    this.logger.warn({ connectorId }, 'the MCP server refused a freshly refreshed token; reporting the connection lost');
-    this.routes.connectionLost(connectorId, { reason: REFUSED_FRESH_TOKEN, permanent: true })
-      .catch((err: unknown) => this.logFailure(err, connectorId, 'connectionLost report failed'));
+    if (!this.routes.refused) return Promise.resolve(null);
+    const challenge = findBearerChallenge(wwwAuthenticate ?? null);
+    const report = {
+      sealedToken: used.sealedToken ?? null, status,
+      challenge: challenge && { resourceMetadata: challenge.resourceMetadata, scope: challenge.scope },
+    };
+    return this.shared(`refused\n${connectorId}\n${report.sealedToken ?? ''}`, () => {
+      this.logger.warn({ connectorId, status }, 'the MCP server refused the connector; reporting it to the registry');
+      return this.withTimeout(this.routes.refused!(connectorId, report), connectorId, 'refusal report');
+    });
   }
 
   /** A 403 to a request that carried the connector's token: a step-up request, if it says so. */
@@ -91,16 +93,32 @@ export class UpstreamAuth {
     this.routes.stepUp(connectorId, scopes).catch((err: unknown) => this.logFailure(err, connectorId, 'stepUp report failed'));
   }
 
-  private async ask(connectorId: string, used: RefreshableRoute): Promise<RefreshableRoute | null> {
+  /** One call per key while it runs, and its answer for `memoryMs` after. */
+  private shared(key: string, ask: () => Promise<Route | null>): Promise<Route | null> {
+    const known = this.outcomes.get(key);
+    if (known && (known.settledAt === undefined || performance.now() - known.settledAt < this.memoryMs)) return known.route;
+    const outcome: Outcome = { route: ask() };
+    void outcome.route.then(() => (outcome.settledAt = performance.now()));
+    this.remember(key, outcome);
+    return outcome.route;
+  }
+
+  private async askRefresh(connectorId: string, used: RefreshableRoute): Promise<RefreshableRoute | null> {
+    const route = await this.withTimeout(this.routes.refresh!(connectorId, used.sealedToken), connectorId, 'token refresh');
+    // Only a different token is worth a retry: the same one would be refused again.
+    return route?.kind === 'connected' && this.canRefresh(route) && route.token !== used.token ? route : null;
+  }
+
+  /** The registry's answer, or null when it failed or took longer than `refreshTimeoutMs`. */
+  private async withTimeout(call: Promise<Route>, connectorId: string, what: string): Promise<Route | null> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.timeoutMs)));
     try {
-      const route = await Promise.race([this.routes.refresh!(connectorId, used.sealedToken), timeout]);
-      if (route === null) this.logger.warn({ connectorId, ms: this.timeoutMs }, 'token refresh took too long; relaying the 401');
-      // Only a different token is worth a retry: the same one would be refused again.
-      return route?.kind === 'connected' && this.canRefresh(route) && route.token !== used.token ? route : null;
+      const route = await Promise.race([call, timeout]);
+      if (route === null) this.logger.warn({ connectorId, ms: this.timeoutMs }, `${what} took too long`);
+      return route;
     } catch (err) {
-      this.logFailure(err, connectorId, 'token refresh refused or failed; relaying the 401');
+      this.logFailure(err, connectorId, `${what} refused or failed`);
       return null;
     } finally {
       clearTimeout(timer);

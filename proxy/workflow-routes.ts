@@ -1,13 +1,13 @@
 // The proxy's source of truth: a query of the connector's workflow ("route"), whose answer
 // carries the sealed token; it is opened here, in memory, and never written anywhere. What the
 // proxy learns from upstream answers goes back to the same workflow: a refused token (the
-// refreshToken Update), a refused fresh token (connectionLost) and a request for more scope
-// (stepUp). The sealed token travels back as it came, so the workflow can tell whether the
+// refreshToken Update), a refusal no refresh mends (the upstreamRefused Update) and a request for
+// more scope (stepUp). The sealed token travels back as it came, so the workflow can tell whether the
 // token reported is still its current one.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
 import {
-  connectionLostSignal, connectorWorkflowId, refreshUpdate, routeQuery, stepUpSignal, type RouteView,
+  connectorWorkflowId, refreshUpdate, routeQuery, stepUpSignal, upstreamRefusedUpdate, type RouteView,
 } from '../workflows/messages';
 import { isConnectorId } from '../core/connector-id';
 import type { Route, RouteSource } from './route';
@@ -41,8 +41,11 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
       const view = await handle(connectorId).executeUpdate(refreshUpdate, { args: [{ usedToken: sealedToken as Ciphertext }] });
       return toRoute(connectorId, view);
     },
-    async connectionLost(connectorId, loss) {
-      await handle(connectorId).signal(connectionLostSignal, loss);
+    async refused(connectorId, report) {
+      const view = await handle(connectorId).executeUpdate(upstreamRefusedUpdate, {
+        args: [{ usedToken: report.sealedToken as Ciphertext | null, status: report.status, challenge: report.challenge }],
+      });
+      return toRoute(connectorId, view);
     },
     async stepUp(connectorId, scope) {
       await handle(connectorId).signal(stepUpSignal, { scope });

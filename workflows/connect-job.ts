@@ -57,6 +57,7 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
     connectorId: init.id, url: init.url, redirectUrl: request.redirectUrl ?? null,
     given: init.clientId ? { clientId: init.clientId, clientSecret: init.clientSecret } : null,
     extraScopes: entity.data.oauth.stepUpScopes,
+    knownChallenge: entity.data.oauth.challenge,
   });
   if (begin.kind === 'open') {
     entity.data.secrets.accessToken = null;

@@ -42,7 +42,8 @@ export class InvalidTransition extends Error {}
 export class ConnectorEntity {
   constructor(public data: ConnectorData) {
     // Runs continued from an earlier version of this state may lack the newer fields.
-    data.oauth ??= { pending: null, session: null, stepUpScopes: [] };
+    data.oauth ??= { pending: null, session: null, stepUpScopes: [], challenge: null };
+    data.oauth.challenge ??= null;
     data.workload ??= null;
   }
 
@@ -50,7 +51,7 @@ export class ConnectorEntity {
     const entity = new ConnectorEntity({
       init, state: 'created', seq: 1, createdAt: now, updatedAt: now,
       disconnectReason: null, disconnectPermanent: null, authRequest: null, secrets: { accessToken: null },
-      oauth: { pending: null, session: null, stepUpScopes: [] }, workload: null,
+      oauth: { pending: null, session: null, stepUpScopes: [], challenge: null }, workload: null,
     });
     const event: AuditEvent = {
       connectorId: init.id, seq: 1, time: now, actor: init.createdBy ?? 'api', from: null, to: 'created', reason: 'created',
@@ -82,6 +83,7 @@ export class ConnectorEntity {
       d.oauth.pending = null;
     }
     if (t.to !== 'connected') d.workload = null;
+    else d.oauth.challenge = null; // whatever the server asked for, it now has
     if (t.to === 'disconnected' || t.to === 'deleting') {
       d.secrets.accessToken = null;
       // A transient loss keeps the grant so that the service can reconnect by itself.

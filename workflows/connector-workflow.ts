@@ -7,15 +7,23 @@ import { isAllowed, type CallerEvent, type ConnectorEvent } from '../core/connec
 import type { Ciphertext } from '../core/secret-box';
 import { ConnectorEntity, InvalidTransition, type ApplyOptions, type AuditEvent, type ConnectorData } from './connector-entity';
 import {
-  FAILURE, callbackUpdate, connectUpdate, connectionLostSignal, createdUpdate, deleteUpdate, disconnectUpdate, refreshUpdate,
-  routeQuery, stepUpSignal, viewQuery,
-  type Actor, type CallbackInput, type ConnectInput, type ConnectorInit, type ConnectorView,
+  FAILURE, callbackUpdate, connectUpdate, createdUpdate, deleteUpdate, disconnectUpdate, refreshUpdate,
+  routeQuery, stepUpSignal, upstreamRefusedUpdate, viewQuery,
+  type Actor, type CallbackInput, type ConnectInput, type ConnectorInit, type ConnectorView, type UpstreamRefusal,
 } from './messages';
 import { store } from './activity-proxies';
 import { connectFailure, recordsConnectingWithOutcome, runConnect } from './connect-job';
 import { completeAuthorization } from './oauth-callback';
 import { teardown, teardownMaterial } from './teardown';
 import { refreshOnce, runWatch, watchFor, type WatchKind } from './watches';
+
+/** Why the connector is disconnected after its server refused a proxied request. */
+function refusalReason(entity: ConnectorEntity, refusal: UpstreamRefusal): string {
+  const http = `HTTP ${refusal.status}`;
+  if (!refusal.usedToken) return `the MCP server asks for authorization (${http}); connect again to authorize`;
+  if (entity.data.oauth.session) return `the MCP server refused the access token (${http}) and a refresh did not help; connect again to authorize`;
+  return `the MCP server refused the token (${http}); connect again with a new token or to authorize`;
+}
 
 export type ConnectorWorkflowInput = { init: ConnectorInit } | { resume: ConnectorData };
 
@@ -237,11 +245,19 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
     if (added.length) entity.data.oauth.stepUpScopes = [...entity.data.oauth.stepUpScopes, ...added].slice(0, 50);
   });
 
-  setHandler(connectionLostSignal, async ({ reason, permanent }) => {
-    if (entity.state !== 'connected') return; // a late report about a connection already gone
-    await commit('connection_lost', { actor: 'service', reason, permanent });
-  });
+  /** Stdio gateways never ask for authorization; a report about a replaced token is stale. */
+  const refusalApplies = (refusal: UpstreamRefusal) =>
+    entity.state === 'connected' && !entity.data.workload && entity.data.secrets.accessToken === refusal.usedToken;
 
+  setHandler(upstreamRefusedUpdate, async (refusal: UpstreamRefusal) => {
+    await refreshing?.catch(() => undefined); // a refresh under way may have replaced the token
+    if (!refusalApplies(refusal)) return entity.route();
+    await stopWatch(); // a refresh loop must not bring back what is being disconnected
+    if (!refusalApplies(refusal)) return entity.route();
+    entity.data.oauth.challenge = refusal.challenge ?? { resourceMetadata: null, scope: null };
+    await commit('connection_lost', { actor: 'service', reason: refusalReason(entity, refusal), permanent: true });
+    return entity.route();
+  });
   if (created) {
     await record(entity.view(), [created.event]);
     projectedSeq = Math.max(projectedSeq, 1);

@@ -55,9 +55,21 @@ export interface RouteView {
   token: Ciphertext | null;
 }
 
-export interface ConnectionLost {
-  reason: string;
-  permanent: boolean;
+/**
+ * What an MCP server's Bearer challenge said when it asked for authorization through the proxy:
+ * kept by the connector so that the next connect authorizes with it, even where the server
+ * lets the connect's unauthenticated `initialize` through.
+ */
+export interface AuthChallenge {
+  resourceMetadata: string | null;
+  scope: string | null;
+}
+
+/** The MCP server refused a proxied request that carried `usedToken` (null: no token at all). */
+export interface UpstreamRefusal {
+  usedToken: Ciphertext | null;
+  status: 401 | 403;
+  challenge: AuthChallenge | null;
 }
 
 /** Failure types the API maps to HTTP answers. */
@@ -89,4 +101,9 @@ export const refreshUpdate = defineUpdate<RouteView, [{ usedToken: Ciphertext | 
 export const stepUpSignal = defineSignal<[{ scope: string }]>('stepUp');
 export const routeQuery = defineQuery<RouteView>('route');
 export const viewQuery = defineQuery<ConnectorView>('view');
-export const connectionLostSignal = defineSignal<[ConnectionLost]>('connectionLost');
+/**
+ * The upstream refused a request in a way no refresh can mend (see UpstreamRefusal): the
+ * connector is disconnected with the challenge kept, unless the token reported is no longer
+ * the connector's. Answers the route as it then is, once the change is on record.
+ */
+export const upstreamRefusedUpdate = defineUpdate<RouteView, [UpstreamRefusal]>('upstreamRefused');

@@ -3,6 +3,7 @@
 import type { Ciphertext } from '../core/secret-box';
 import type { AuthorizationServerMetadata } from '../activities/oauth/schemas';
 import type { TokenAuthMethod } from '../activities/oauth/token-auth-method';
+import type { AuthChallenge } from './messages';
 
 /** What every later OAuth step needs: the server, who we are to it, and for which resource. */
 export interface OAuthContext {
@@ -35,6 +36,8 @@ export interface OAuthState {
   session: { context: OAuthContext; refreshToken: Ciphertext | null; expiresAt: string | null; obtainedAt: string } | null;
   /** Scopes a server asked for through step-up (403 insufficient_scope), added to the next authorization. */
   stepUpScopes: string[];
+  /** The server asked for authorization through the proxy: the next connect authorizes with this. */
+  challenge: AuthChallenge | null;
 }
 
 /** The outcome of a callback, as the API relays it to the user. */

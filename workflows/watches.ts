@@ -24,7 +24,12 @@ export function watchFor(entity: ConnectorEntity): WatchKind {
   const d = entity.data;
   if (d.state === 'auth_required' && d.authRequest) return 'auth-expiry';
   if (d.state === 'connected' && d.workload) return 'workload';
-  if ((d.state === 'connected' || (d.state === 'disconnected' && d.disconnectPermanent === false)) && d.oauth.session?.refreshToken) return 'refresh';
+  const session = d.oauth.session;
+  if (!session?.refreshToken) return null;
+  // A token without a lifetime is refreshed on the upstream's 401 only: no timer to watch (a
+  // watch that ended at once would be started again by the main loop, without end).
+  if (d.state === 'connected' && session.expiresAt) return 'refresh';
+  if (d.state === 'disconnected' && d.disconnectPermanent === false) return 'refresh';
   return null;
 }
 

@@ -40,16 +40,25 @@ export function authorizationServerMetadataUrls(issuer: string): MetadataLocatio
   ];
 }
 
+/**
+ * How the document's `issuer` must relate to the one it was fetched for. `exact` is RFC 8414
+ * section 3.3, wherever the issuer came from RFC 9728 metadata. `same-origin` serves 2025-03-26
+ * servers only: there the location is derived from the MCP server's origin, not from an issuer,
+ * so the document may name an issuer with a path (e.g. `https://host/oauth`); it must still be on
+ * that origin, and from then on it is the issuer every later check (RFC 9207 `iss`) compares to.
+ */
+export type IssuerRule = 'exact' | 'same-origin';
+
 /** The first usable document among the discovery URLs, or null when none exists. */
 export async function fetchAuthorizationServerMetadata(
-  input: { issuer: string },
+  input: { issuer: string; issuerRule?: IssuerRule },
   http: OAuthHttp,
 ): Promise<AuthorizationServerFound | null> {
   assertSecureUrl(input.issuer, http, 'authorization server');
   let transient: OAuthError | null = null;
   for (const location of authorizationServerMetadataUrls(input.issuer)) {
     try {
-      const metadata = await readAt(location.url, input.issuer, http);
+      const metadata = await readAt(location.url, input.issuer, input.issuerRule ?? 'exact', http);
       if (metadata) return { metadata, url: location.url, kind: location.kind };
     } catch (err) {
       if (!(err instanceof UpstreamUnavailableError)) throw err;
@@ -60,7 +69,7 @@ export async function fetchAuthorizationServerMetadata(
   return null;
 }
 
-async function readAt(url: string, issuer: string, http: OAuthHttp): Promise<AuthorizationServerMetadata | null> {
+async function readAt(url: string, issuer: string, rule: IssuerRule, http: OAuthHttp): Promise<AuthorizationServerMetadata | null> {
   const step = `reading the authorization server metadata at ${url}`;
   const raw = await inStep(step, async () => {
     const response = await http.fetch(url, { headers: { accept: 'application/json' } });
@@ -73,9 +82,18 @@ async function readAt(url: string, issuer: string, http: OAuthHttp): Promise<Aut
       throw statusError(response.status, step);
     }
     const body = await readJsonLimited(response);
-    return checkIssuer(body, issuer, url);
+    return checkIssuer(body, rule === 'same-origin' ? sameOriginIssuer(body, issuer, url) : issuer, url);
   });
   return raw === null ? null : validate(raw, url, http);
+}
+
+/** The document's own issuer when it is on `origin`'s origin; else `origin`, which then fails the comparison. */
+function sameOriginIssuer(body: unknown, origin: string, url: string): string {
+  const named = (body as { issuer?: unknown } | null)?.issuer;
+  const parsed = typeof named === 'string' ? URL.parse(named) : null;
+  if (!parsed || parsed.origin !== new URL(origin).origin) return origin;
+  if (parsed.search || parsed.hash) throw new IssuerMismatchError(`the metadata at ${url} names an issuer with a query or fragment`);
+  return named as string;
 }
 
 /** oauth4webapi's issuer comparison, fed the already size-limited body. */
@@ -112,7 +130,7 @@ function validate(raw: oauth.AuthorizationServer, url: string, http: OAuthHttp):
  */
 export async function legacyAuthorizationServer(input: { serverUrl: string }, http: OAuthHttp): Promise<AuthorizationServerFound> {
   const origin = new URL(input.serverUrl).origin;
-  const found = await fetchAuthorizationServerMetadata({ issuer: origin }, http);
+  const found = await fetchAuthorizationServerMetadata({ issuer: origin, issuerRule: 'same-origin' }, http);
   if (found) return found;
   return { metadata: defaultEndpoints(origin), url: null, kind: 'default-endpoints' };
 }

@@ -39,14 +39,33 @@ export const AuthorizationServerMetadataSchema = z.looseObject({
 });
 export type AuthorizationServerMetadata = z.infer<typeof AuthorizationServerMetadataSchema>;
 
-/** RFC 7591 section 3.2.1: a successful registration answer. */
+/**
+ * A number of seconds where one is meant: a number or a numeric string is taken, anything else
+ * counts as absent. For fields that inform the client and guard nothing.
+ */
+const LenientSeconds = z.preprocess((value) => {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+}, z.number().optional());
+
+/**
+ * RFC 7591 section 3.2.1: a successful registration answer. `client_secret_expires_at` is
+ * required there whenever a secret is issued, but many servers leave it out; absent or malformed,
+ * it is read as "does not expire" (the secret is used until the server refuses it).
+ */
 export const RegistrationResponseSchema = z.looseObject({
   client_id: z.string().min(1),
   client_secret: z.string().min(1).optional(),
-  client_secret_expires_at: z.number().nonnegative().optional(),
-  client_id_issued_at: z.number().optional(),
+  client_secret_expires_at: LenientSeconds,
+  client_id_issued_at: LenientSeconds,
   token_endpoint_auth_method: z.string().optional(),
   redirect_uris: z.array(z.string()).optional(),
+});
+
+/** RFC 6749 section 5.2 / RFC 7591 section 3.2.2: an error answer. */
+export const OAuthErrorBodySchema = z.looseObject({
+  error: z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/),
+  error_description: z.string().optional(),
 });
 
 /** Formats zod issues as one sentence naming the fields, for error details. */

@@ -22,29 +22,34 @@ export function isTokenAuthMethod(value: unknown): value is TokenAuthMethod {
 }
 
 /**
- * The method for a client with or without a secret. A method a registration names wins if the
- * server allows it; otherwise Basic is preferred over Post (RFC 6749 section 2.3.1). An absent
- * list means the RFC 8414 default (client_secret_basic); a public client is then let through,
- * since servers without a list (2025-03-26 defaults) still take public clients.
+ * The method for a client with or without a secret. A method a registration names wins: the
+ * registration answer is the server's word about this one client, and servers whose metadata
+ * lists fewer methods than they accept are common. Otherwise Basic is preferred over Post
+ * (RFC 6749 section 2.3.1). An absent list means the RFC 8414 default (client_secret_basic); a
+ * public client is then let through, since servers without a list (2025-03-26 defaults) still
+ * take public clients.
  */
 export function chooseTokenAuthMethod(
   as: AuthorizationServerMetadata,
   client: { hasSecret: boolean; registered?: string | null },
 ): TokenAuthMethod {
+  if (client.registered) return registeredMethod(as, client.registered, client.hasSecret);
   const listed = as.token_endpoint_auth_methods_supported;
   const allowed = (method: TokenAuthMethod) => (listed ? listed.includes(method) : method !== 'client_secret_post');
-  if (client.registered) {
-    if (isTokenAuthMethod(client.registered) && (client.registered === 'none') !== client.hasSecret && allowed(client.registered)) {
-      return client.registered;
-    }
-    throw new UnsupportedAuthMethodError(`the client is registered for ${client.registered}, which this service cannot use with ${as.issuer}`);
-  }
   const candidates: TokenAuthMethod[] = client.hasSecret ? ['client_secret_basic', 'client_secret_post'] : ['none'];
   const chosen = candidates.find(allowed);
   if (chosen) return chosen;
   throw new UnsupportedAuthMethodError(client.hasSecret
     ? `the authorization server ${as.issuer} accepts neither client_secret_basic nor client_secret_post`
     : `the authorization server ${as.issuer} does not accept public clients (no client secret was given)`);
+}
+
+function registeredMethod(as: AuthorizationServerMetadata, registered: string, hasSecret: boolean): TokenAuthMethod {
+  if (registered === 'none') return 'none'; // a secret issued alongside is simply not needed
+  if (isTokenAuthMethod(registered) && hasSecret) return registered;
+  throw new UnsupportedAuthMethodError(isTokenAuthMethod(registered)
+    ? `${as.issuer} registered the client for ${registered} but issued no client secret`
+    : `${as.issuer} registered the client for ${registered}, which this service cannot do`);
 }
 
 /** The method to ask for in a registration: a confidential client where the server allows one. */
@@ -62,12 +67,32 @@ export function oauthClient(identity: ClientIdentity): oauth.Client {
 export function clientAuthentication(identity: ClientIdentity): oauth.ClientAuth {
   switch (identity.authMethod) {
     case 'client_secret_basic':
-      return oauth.ClientSecretBasic(requireSecret(identity));
+      return clientSecretBasic(identity.clientId, requireSecret(identity));
     case 'client_secret_post':
       return oauth.ClientSecretPost(requireSecret(identity));
     case 'none':
       return oauth.None();
   }
+}
+
+/**
+ * RFC 6749 section 2.3.1: id and secret are each application/x-www-form-urlencoded, then joined
+ * by ":" and base64-encoded. That encoding keeps ASCII letters, digits and `*-._` as they are
+ * (and writes a space as "+"). oauth4webapi's own ClientSecretBasic escapes `-`, `.`, `_` and `~`
+ * as well, which servers that compare the decoded header without form-decoding it refuse as
+ * invalid_client (a client id `pre-registered-client` arrived as `pre%2Dregistered%2Dclient`).
+ */
+export function clientSecretBasic(clientId: string, clientSecret: string): oauth.ClientAuth {
+  const credentials = `${formUrlEncode(clientId)}:${formUrlEncode(clientSecret)}`;
+  const header = `Basic ${Buffer.from(credentials, 'ascii').toString('base64')}`;
+  return (_as, _client, _body, headers) => {
+    headers.set('authorization', header);
+  };
+}
+
+/** One value, encoded as URLSearchParams (the WHATWG form-urlencoded serializer) writes it. */
+export function formUrlEncode(value: string): string {
+  return new URLSearchParams([['', value]]).toString().slice(1);
 }
 
 function requireSecret(identity: ClientIdentity): string {

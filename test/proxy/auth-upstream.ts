@@ -4,7 +4,7 @@
 // open an SSE stream with one event. Also a route source whose refresh the test controls.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ConnectionLoss, Route, RouteSource } from '../../proxy/route';
+import type { UpstreamRefusalReport, Route, RouteSource } from '../../proxy/route';
 
 export interface SeenRequest {
   method: string;
@@ -80,7 +80,7 @@ export async function startAuthUpstream(): Promise<AuthUpstream> {
 
 export interface RefreshingSource extends RouteSource {
   refreshCalls: string[];
-  losses: ConnectionLoss[];
+  refusals: UpstreamRefusalReport[];
   stepUps: string[];
   /** Holds every refresh until released (released from the start unless `held`). */
   release(): void;
@@ -97,7 +97,7 @@ export function refreshingSource(target: string, options: { held?: boolean; answ
   if (!options.held) release();
   const source: RefreshingSource = {
     refreshCalls: [],
-    losses: [],
+    refusals: [],
     stepUps: [],
     release,
     get: async (id) => (id === 'conn' ? { kind: 'connected', target, token: 'token-1', sealedToken: 'sealed-1' } : { kind: 'not_found' }),
@@ -106,7 +106,11 @@ export function refreshingSource(target: string, options: { held?: boolean; answ
       await released;
       return options.answer ? options.answer() : { kind: 'connected', target, token: 'token-2', sealedToken: 'sealed-2' };
     },
-    connectionLost: async (_id, loss) => void source.losses.push(loss),
+    // The registry's answer to a refusal: the connector is disconnected.
+    async refused(_id, report) {
+      source.refusals.push(report);
+      return { kind: 'not_connected', state: 'disconnected' };
+    },
     stepUp: async (_id, scope) => void source.stepUps.push(scope),
   };
   return source;

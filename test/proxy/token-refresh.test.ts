@@ -1,9 +1,10 @@
 // An upstream 401 to a request that carried the connector's token: the proxy refreshes the token
 // through its route source (once for every request that hit the same 401), sends the request
-// again with the new token and the caller's body as it was, and gives up cleanly when there is
-// no new token or the new one is refused too.
+// again with the new token and the caller's body as it was. When there is no new token, or the
+// new one is refused too, the refusal is reported to the registry (with the upstream's challenge)
+// and the caller gets the service's own 409, never the upstream's 401 and its WWW-Authenticate.
 import { randomBytes } from 'node:crypto';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { RouteCache } from '../../proxy/route-cache';
 import type { RouteSource } from '../../proxy/route';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
@@ -59,43 +60,43 @@ test('concurrent 401s share one refresh, and each request is retried once with i
   t.deepEqual(upstream.seen.filter((r) => r.token === 'token-2').map((r) => r.body!.toString()).sort(), [...bodies].sort());
 });
 
-test('a 401 to the retry is relayed as it came, and the connection reported lost for good', async (t) => {
+async function expectRefusalAnswer(t: ExecutionContext, response: Response) {
+  t.is(response.status, 409);
+  t.is(response.headers.get('www-authenticate'), null, "the upstream's challenge is never relayed");
+  t.is(response.headers.get('content-type'), 'application/problem+json');
+  const problem = (await response.json()) as { connector_state: string; detail: string };
+  t.is(problem.connector_state, 'disconnected');
+  t.regex(problem.detail, /asks for authorization \(HTTP 401\)/);
+}
+
+test('a 401 to the retry is reported as a refusal of the fresh token, with its challenge, and answered 409', async (t) => {
   const { upstream, routes, proxy } = await setup(t, (u) => refreshingSource(u.url));
-  upstream.judge = (token) => ({ status: 401, challenge: `Bearer error="invalid_token", error_description="no ${token}"` });
-  const response = await post(proxy.mcpUrl('conn'), '{"jsonrpc":"2.0","id":1,"method":"ping"}');
-  t.is(response.status, 401);
-  t.is(response.headers.get('www-authenticate'), 'Bearer error="invalid_token", error_description="no token-2"');
-  t.deepEqual(await response.json(), { refused: 401, token: 'token-2' });
+  upstream.judge = (token) => ({ status: 401, challenge: `Bearer error="invalid_token", resource_metadata="http://127.0.0.1:1/prm", scope="a b"` });
+  await expectRefusalAnswer(t, await post(proxy.mcpUrl('conn'), '{"jsonrpc":"2.0","id":1,"method":"ping"}'));
   t.deepEqual(upstream.seen.map((r) => r.token), ['token-1', 'token-2'], 'retried once, never twice');
-  const { losses } = routes as ReturnType<typeof refreshingSource>;
-  t.is(losses.length, 1);
-  t.true(losses[0]!.permanent);
-  t.regex(losses[0]!.reason, /refused a freshly refreshed token/);
+  t.deepEqual((routes as ReturnType<typeof refreshingSource>).refusals, [
+    { sealedToken: 'sealed-2', status: 401, challenge: { resourceMetadata: 'http://127.0.0.1:1/prm', scope: 'a b' } },
+  ]);
 });
 
-test('when the refresh is refused the original 401 is relayed, and the same token is not asked about again', async (t) => {
+test('when the refresh is refused the 401 is reported once for that token, and every caller gets the 409', async (t) => {
   const source = (u: AuthUpstream) => refreshingSource(u.url, { answer: () => Promise.reject(new Error('no refreshable grant')) });
   const { upstream, routes, proxy } = await setup(t, source);
   for (let i = 0; i < 3; i++) {
-    const response = await post(proxy.mcpUrl('conn'), '{"jsonrpc":"2.0","id":1,"method":"ping"}');
-    t.is(response.status, 401);
-    t.is(response.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
-    t.deepEqual(await response.json(), { refused: 401, token: 'token-1' });
+    await expectRefusalAnswer(t, await post(proxy.mcpUrl('conn'), '{"jsonrpc":"2.0","id":1,"method":"ping"}'));
   }
   t.deepEqual(upstream.seen.map((r) => r.token), ['token-1', 'token-1', 'token-1']);
-  const { refreshCalls, losses } = routes as ReturnType<typeof refreshingSource>;
+  const { refreshCalls, refusals } = routes as ReturnType<typeof refreshingSource>;
   t.deepEqual(refreshCalls, ['sealed-1'], 'the refusal is remembered');
-  t.deepEqual(losses, [], 'a refused refresh is the registry’s to report, not the proxy’s');
+  t.deepEqual(refusals.map((r) => r.sealedToken), ['sealed-1'], 'one report for the token, shared by every caller');
+  t.deepEqual(refusals[0]!.challenge, { resourceMetadata: null, scope: null });
 });
 
-test('a refresh that leaves the connector disconnected (invalid_grant) relays the original 401 without a retry', async (t) => {
+test('a refresh that leaves the connector disconnected (invalid_grant) is answered 409 without a retry', async (t) => {
   const source = (u: AuthUpstream) => refreshingSource(u.url, { answer: async () => ({ kind: 'not_connected', state: 'disconnected' }) });
-  const { upstream, routes, proxy } = await setup(t, source);
-  const response = await post(proxy.mcpUrl('conn'), '{}');
-  t.is(response.status, 401);
-  t.deepEqual(await response.json(), { refused: 401, token: 'token-1' });
+  const { upstream, proxy } = await setup(t, source);
+  await expectRefusalAnswer(t, await post(proxy.mcpUrl('conn'), '{}'));
   t.is(upstream.seen.length, 1);
-  t.deepEqual((routes as ReturnType<typeof refreshingSource>).losses, []);
 });
 
 test('a GET stream refused with 401 is opened again with the new token', async (t) => {
@@ -107,11 +108,13 @@ test('a GET stream refused with 401 is opened again with the new token', async (
   t.deepEqual(upstream.seen.map((r) => [r.method, r.token]), [['GET', 'token-1'], ['GET', 'token-2']]);
 });
 
-test('a body over the retry limit is not sent twice, but the token is refreshed for the next request', async (t) => {
+test('a body over the retry limit is not sent twice: the caller is asked to resend, and the next request carries the new token', async (t) => {
   const { upstream, proxy } = await setup(t, (u) => new RouteCache(refreshingSource(u.url)), { retryBodyLimitBytes: 1024 });
   const large = await post(proxy.mcpUrl('conn'), Buffer.alloc(4096, 'x'));
-  t.is(large.status, 401);
-  t.deepEqual(await large.json(), { refused: 401, token: 'token-1' });
+  t.is(large.status, 503);
+  t.is(large.headers.get('retry-after'), '0');
+  t.is(large.headers.get('www-authenticate'), null);
+  t.regex(((await large.json()) as { detail: string }).detail, /renewed/);
   const small = await post(proxy.mcpUrl('conn'), 'small');
   t.is(small.status, 200);
   t.is(await small.text(), 'small');
@@ -138,12 +141,28 @@ test('through the route cache, an MCP client never notices the refresh, and late
   await client.close();
 });
 
-test('a 401 to a route the source cannot refresh is relayed at once', async (t) => {
+test('a 401 to a route without a token is reported with the challenge and answered 409; the client never sees the challenge', async (t) => {
+  const { upstream, routes, proxy } = await setup(t, (u) => {
+    const source = refreshingSource(u.url);
+    return Object.assign(source, { get: async () => ({ kind: 'connected' as const, target: u.url }) });
+  });
+  upstream.judge = () => ({ status: 401, challenge: 'Bearer resource_metadata="http://127.0.0.1:1/prm"' });
+  await expectRefusalAnswer(t, await post(proxy.mcpUrl('conn'), '{}'));
+  t.is(upstream.seen.length, 1, 'nothing to refresh, nothing retried');
+  t.deepEqual((routes as ReturnType<typeof refreshingSource>).refreshCalls, []);
+  t.deepEqual((routes as ReturnType<typeof refreshingSource>).refusals, [
+    { sealedToken: null, status: 401, challenge: { resourceMetadata: 'http://127.0.0.1:1/prm', scope: null } },
+  ]);
+});
+
+test('a 401 where no registry can be told (a static route table) is a 502 of the service, not the upstream 401', async (t) => {
   const { upstream, proxy } = await setup(t, (u) => {
     const { get } = refreshingSource(u.url);
     return { get };
   });
   const response = await post(proxy.mcpUrl('conn'), '{}');
-  t.is(response.status, 401);
+  t.is(response.status, 502);
+  t.is(response.headers.get('www-authenticate'), null);
+  t.regex(((await response.json()) as { detail: string }).detail, /refused the request \(HTTP 401\)/);
   t.is(upstream.seen.length, 1);
 });
