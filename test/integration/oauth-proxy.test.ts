@@ -109,7 +109,7 @@ test('a freshly refreshed token refused too: the connection is reported lost, pe
   t.truthy(fresh);
   t.not(fresh, refused, 'the retry carried a new token');
   const lost = await disconnected(id);
-  t.regex(lost.disconnect_reason, /refused a freshly refreshed token/);
+  t.regex(lost.disconnect_reason, /refused the access token \(HTTP 401\) and a refresh did not help/);
   t.true(lost.disconnect_permanent);
 });
 
