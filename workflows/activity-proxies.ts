@@ -10,12 +10,15 @@ const NON_RETRYABLE = [FAILURE.upstreamError, FAILURE.upstreamTimeout, FAILURE.u
 
 /**
  * Projection and audit writes retry until the database is back: a transition is never dropped.
- * They run as local activities, in the workflow task that asks for them: a round trip through
- * the server less per transition, and a worker that dies mid-write replays the task elsewhere.
+ * They are regular activities, never local ones: a regular activity is scheduled by the workflow
+ * task that decided the transition and runs only once that task is in history, so what MongoDB
+ * shows never gets ahead of what Temporal has persisted. A local activity runs inside the task,
+ * before it completes; a crash then left records (`connected`, a `created_at`, an audit event)
+ * of tasks that never made it into history, and that no later write could take back.
  */
-export const store = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30s',
-  localRetryThreshold: '10s',
+export const store = proxyActivities<Activities>({
+  // A write takes milliseconds; one that a dead worker held is tried again after this long.
+  startToCloseTimeout: '10s',
   retry: { initialInterval: '500ms', maximumInterval: '30s' },
 });
 
