@@ -16,6 +16,8 @@ export interface CommandDeps {
   taskQueue: string;
   secrets: SecretBox;
   settings: ConnectorInit['settings'];
+  /** Told after every connect, disconnect and delete, whatever its outcome. */
+  onChanged?: (connectorId: string) => void;
 }
 
 export interface CreateInput {
@@ -58,17 +60,26 @@ export class ConnectorCommands {
 
   connect(id: string, body: { access_token?: string; redirect_url?: string }, respondAsync: boolean, actor: string) {
     const accessToken = body.access_token ? this.deps.secrets.seal(body.access_token, secretContext(id, 'access_token')) : undefined;
-    return this.call(() =>
+    return this.change(id, () =>
       this.handle(id).executeUpdate(connectUpdate, { args: [{ actor, accessToken, redirectUrl: body.redirect_url, respondAsync }] }),
     );
   }
 
   disconnect(id: string, actor: string) {
-    return this.call(() => this.handle(id).executeUpdate(disconnectUpdate, { args: [{ actor }] }));
+    return this.change(id, () => this.handle(id).executeUpdate(disconnectUpdate, { args: [{ actor }] }));
   }
 
   delete(id: string, actor: string) {
-    return this.call(() => this.handle(id).executeUpdate(deleteUpdate, { args: [{ actor }] }));
+    return this.change(id, () => this.handle(id).executeUpdate(deleteUpdate, { args: [{ actor }] }));
+  }
+
+  /** A command that may change the connector's route: whoever caches routes hears of it. */
+  private async change<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.call(fn);
+    } finally {
+      this.deps.onChanged?.(id);
+    }
   }
 
   private handle(id: string) {

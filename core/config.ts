@@ -22,6 +22,7 @@ const EnvSchema = z.object({
   CONNECTOR__BLOCK_PRIVATE_NETWORKS: bool.default(false),
   CONNECTOR__CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   CONNECTOR__AUTH_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
+  CONNECTOR__REFRESH_SKEW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   CONNECTOR__HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(10_000),
   CONNECTOR__ROUTE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   CONNECTOR__BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
@@ -49,6 +50,8 @@ export interface Config {
   blockPrivateNetworks: boolean;
   connectTimeoutMs: number;
   authTimeoutSeconds: number;
+  /** How long before a token's expiry it is refreshed (shortened to a third of a short lifetime). */
+  refreshSkewSeconds: number;
   historyLimit: number;
   routeCacheTtlMs: number;
   bodyLimit: string;
@@ -85,6 +88,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     blockPrivateNetworks: e.CONNECTOR__BLOCK_PRIVATE_NETWORKS,
     connectTimeoutMs: e.CONNECTOR__CONNECT_TIMEOUT_MS,
     authTimeoutSeconds: e.CONNECTOR__AUTH_TIMEOUT_SECONDS,
+    refreshSkewSeconds: e.CONNECTOR__REFRESH_SKEW_SECONDS,
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
     bodyLimit: e.CONNECTOR__BODY_LIMIT,

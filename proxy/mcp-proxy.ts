@@ -53,6 +53,8 @@ export interface McpProxyOptions {
 
 export interface McpProxy {
   handle(req: IncomingMessage, res: ServerResponse, connectorId: string): void;
+  /** Forget what is known about a connector: the next request asks the registry. */
+  invalidate(connectorId: string): void;
   close(): void;
 }
 
@@ -155,6 +157,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   return {
     handle,
+    invalidate: (connectorId) => routes.invalidate?.(connectorId),
     close() {
       server.close();
       agents.destroy();

@@ -2,8 +2,9 @@
 // request makes no call to the registry (a Temporal workflow query) on the hot path.
 //
 // - Fresh: an answer is reused for `ttlMs` (default 1 s) after it was loaded. This bounds how
-//   long a change in the registry (disconnect, new token) goes unseen by this process; the API
-//   also calls `invalidate(id)` when it changes a connector, which takes effect at once.
+//   long a change in the registry (disconnect, new token) goes unseen by this process. An API
+//   in the same process (the embedded stack) calls `invalidate(id)` after every connect,
+//   disconnect and delete, which takes effect at once; other processes wait out the TTL.
 // - Coalesced: concurrent requests for an id that is not cached share one load.
 // - Stale-while-revalidate: for `staleGraceMs` (default 500 ms) past its freshness, an answer is
 //   still served while one background refresh runs; under steady traffic no request waits for

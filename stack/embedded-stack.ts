@@ -71,10 +71,12 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
 
     const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress });
     stops.push(() => worker.stop());
-    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress });
-    stops.push(closeApi);
     const proxy = buildProxy({ config, logger, secrets, temporal });
     stops.push(async () => proxy.close());
+    // One process: a change the API made is seen by the proxy at once, not after its route TTL.
+    const onChanged = (connectorId: string) => proxy.invalidate(connectorId);
+    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged });
+    stops.push(closeApi);
     const server = createHttpServer({ api, proxy });
     const port = await listen(server, config.port, config.host);
     stops.push(() => closeServer(server));

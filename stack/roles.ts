@@ -63,16 +63,19 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
 }
 
 /** The REST API and a `close` for the connection its readiness check keeps. */
-export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temporalAddress: string }) {
+/** `onChanged` hears of every connector the API has just changed (a proxy in the same process). */
+export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void }) {
   const temporalReady = temporalCheck(deps.temporalAddress);
   const { config } = deps;
   const commands = new ConnectorCommands({
     temporal: deps.temporal,
     taskQueue: config.temporal.taskQueue,
     secrets: deps.secrets,
+    onChanged: deps.onChanged,
     settings: {
       historyLimit: config.historyLimit,
       authTimeoutSeconds: config.authTimeoutSeconds,
+      refreshSkewSeconds: config.refreshSkewSeconds,
       connectTimeoutMs: config.connectTimeoutMs,
       stdioReadyTimeoutMs: config.stdio.readyTimeoutMs,
     },

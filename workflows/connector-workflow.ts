@@ -181,16 +181,17 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   setHandler(
     disconnectUpdate,
     async ({ actor }) => {
-      if (entity.state === 'disconnected' && !watch) return entity.view(); // accepted, nothing to do
+      if (entity.state === 'disconnected' && entity.data.disconnectPermanent !== false) return entity.view(); // accepted, nothing to do
       await stopJob();
       await stopWatch();
       const settled = entity.state as string;
       if (settled === 'deleting') return entity.view();
       const material = teardownMaterial(entity);
-      if (settled !== 'disconnected') await commit('disconnect', { actor, reason: 'disconnect requested' });
+      // A transient loss being retried ends here, for good and on record, in the caller's name.
+      if (settled === 'disconnected') await commit('disconnect', { actor, reason: `disconnected by ${actor}`, permanent: true });
+      else await commit('disconnect', { actor, reason: 'disconnect requested' });
       await teardown(material);
       if ((entity.state as string) === 'disconnecting') await commit('disconnect_finished', { actor, reason: `disconnected by ${actor}`, permanent: true });
-      else entity.data.oauth.session = null; // a transient loss being retried: stop retrying
       return entity.view();
     },
     { validator: (_actor: Actor) => refuseUnlessAllowed('disconnect') },

@@ -18,7 +18,8 @@ export interface ConnectorInit {
   createdBy: string | null;
   clientId: string | null;
   clientSecret: Ciphertext | null;
-  settings: { historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs?: number };
+  /** Optional fields are absent in workflows started before they existed. */
+  settings: { historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs?: number; refreshSkewSeconds?: number };
 }
 
 /** The record as the workflow projects it to MongoDB (the API adds `mcp_url`). */

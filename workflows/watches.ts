@@ -17,7 +17,7 @@ export interface WatchContext {
   stdioReadyTimeoutMs: number;
 }
 
-const DEFAULT_SKEW_MS = 60_000;
+const DEFAULT_SKEW_SECONDS = 60;
 
 /** Which watch the current state needs. */
 export function watchFor(entity: ConnectorEntity): WatchKind {
@@ -44,12 +44,17 @@ async function authExpiry({ entity, commit }: WatchContext): Promise<void> {
   if (entity.state === 'auth_required') await commit('auth_timed_out', { actor: 'service', reason: 'authorization timed out', permanent: true });
 }
 
-/** When to refresh: `skew` before expiry, the skew shortened for short-lived tokens (a third of their life). */
-export function refreshDelayMs(session: { expiresAt: string | null; obtainedAt: string }, now: number): number | null {
+/**
+ * When to refresh: `skewSeconds` (CONNECTOR__REFRESH_SKEW_SECONDS) before expiry, the skew
+ * shortened for short-lived tokens to a third of their life.
+ */
+export function refreshDelayMs(
+  session: { expiresAt: string | null; obtainedAt: string }, now: number, skewSeconds = DEFAULT_SKEW_SECONDS,
+): number | null {
   if (!session.expiresAt) return null; // refreshed on 401 only
   const expires = Date.parse(session.expiresAt);
   const lifetime = expires - Date.parse(session.obtainedAt);
-  const skew = Math.min(DEFAULT_SKEW_MS, Math.max(0, lifetime / 3));
+  const skew = Math.min(skewSeconds * 1000, Math.max(0, lifetime / 3));
   return Math.max(0, expires - skew - now);
 }
 
@@ -58,7 +63,7 @@ async function refreshLoop(ctx: WatchContext): Promise<void> {
   for (;;) {
     const session = entity.data.oauth.session;
     if (!session?.refreshToken) return;
-    const delay = entity.state === 'connected' ? refreshDelayMs(session, Date.now()) : 0;
+    const delay = entity.state === 'connected' ? refreshDelayMs(session, Date.now(), entity.data.init.settings.refreshSkewSeconds) : 0;
     if (delay === null) return;
     await sleep(delay);
     if (!(await refreshOnce(ctx))) return;

@@ -31,11 +31,16 @@ export function oauthRoutes(deps: OAuthRouteDeps): Router {
 
   router.get(OAUTH_CALLBACK_PATH, async (ctx) => {
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
-    // Unknown, used or expired: nothing is known to be trusted, so no connector is touched and
-    // no redirect is followed.
-    const pending = state ? await deps.oauthStore.claimState(hashState(state)) : null;
+    const hash = state ? hashState(state) : null;
+    const pending = hash ? await deps.oauthStore.claimState(hash) : null;
     if (!pending) {
-      return respond(ctx, { connectorId: null, redirectUrl: null, error: 'invalid_request', errorDescription: 'this authorization request is unknown, expired or already used' });
+      // Used or expired: no connector is touched, and the user goes back where the connect said
+      // (that redirect_url passed the allow-list then). Unknown: nothing is known, so the page.
+      const known = hash ? await deps.oauthStore.findState(hash) : null;
+      return respond(ctx, {
+        connectorId: known?.connector_id ?? null, redirectUrl: known?.redirect_url ?? null, error: 'invalid_request',
+        errorDescription: known ? 'this authorization request has expired or was already used' : 'this authorization request is unknown',
+      });
     }
     const id = pending.connector_id;
     const sealed = deps.secrets.seal(ctx.querystring, secretContext(id, 'oauth_callback'));

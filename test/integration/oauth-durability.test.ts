@@ -114,3 +114,37 @@ test.serial('the authorization server down during refresh: disconnected, not per
   const afterConsent = events.slice(events.findIndex((e) => e.to === 'connected'));
   t.deepEqual(afterConsent.map((e) => `${e.actor} → ${e.to}`), ['user → connected', 'service → disconnected', 'service → connected'], JSON.stringify(events));
 });
+
+test.serial('a disconnect while a transient loss is being retried ends the retry for good, in the caller’s name', async (t) => {
+  const as = await startOidcServer({ accessTokenTtl: TTL_S });
+  const mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
+  const stack = await startTestStack();
+  t.teardown(async () => {
+    await stack.stop();
+    await mcp.close();
+    await as.close();
+  });
+  const { id, res } = await startFlow(stack.api, { url: mcp.url });
+  const callback = await createConsentAgent().authorize(res.body.auth_request.authorization_endpoint, { redirectUri: `${stack.baseUrl}${CALLBACK_PATH}` });
+  t.is((await deliverCallback(stack.port, callback)).status, 200);
+
+  await as.suspend();
+  const lost = await recordWhen(stack.api, id, (r) => r.state === 'disconnected', TTL_S * 4000, 'the transient loss');
+  t.false(lost.disconnect_permanent);
+
+  const answer = await stack.api('POST', `/api/v1/connectors/${id}/disconnect`);
+  t.is(answer.status, 200, answer.text);
+  t.is(answer.body.state, 'disconnected');
+  t.true(answer.body.disconnect_permanent, 'no longer retried by the service');
+  const events = (await stack.api('GET', `/api/v1/connectors/${id}/events?limit=100`)).body.items as { actor: string; from: string; to: string }[];
+  const last = events.at(-1)!;
+  t.is(`${last.from} → ${last.to}`, 'disconnected → disconnected');
+  t.not(last.actor, 'service', 'the caller is the actor');
+
+  // The authorization server comes back: nothing reconnects a connector its caller disconnected.
+  await as.resume();
+  await new Promise((r) => setTimeout(r, TTL_S * 1000));
+  const after = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
+  t.is(after.state, 'disconnected');
+  t.is(after.updated_at, answer.body.updated_at);
+});

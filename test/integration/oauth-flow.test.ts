@@ -65,7 +65,7 @@ test('approve: auth_required with the URL to open, consent, callback, connected,
   // Replaying the same callback is refused and changes nothing.
   const replay = await deliver(callback);
   t.is(replay.status, 400);
-  t.regex(replay.text, /unknown, expired or already used/);
+  t.regex(replay.text, /expired or was already used/);
   t.is((await stack.api('GET', `/api/v1/connectors/${id}`)).body.state, 'connected');
 
   // The token is refreshed on the workflow's timer: it changes while the connector stays usable.
@@ -105,6 +105,16 @@ test('deny with redirect_url: 302 to it with connector_id, error and error_descr
   const record = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
   t.is(record.state, 'disconnected');
   t.regex(record.disconnect_reason, /authorization failed/);
+
+  // The same callback again: its state is used, and the user still goes back to redirect_url.
+  const replay = await deliver(callback);
+  t.is(replay.status, 302);
+  const back = new URL(replay.location!);
+  t.is(back.origin + back.pathname, 'http://127.0.0.1:1/done');
+  t.is(back.searchParams.get('connector_id'), id);
+  t.is(back.searchParams.get('error'), 'invalid_request');
+  t.regex(back.searchParams.get('error_description') ?? '', /expired or was already used/);
+  t.is((await stack.api('GET', `/api/v1/connectors/${id}`)).body.updated_at, record.updated_at, 'the replay touched nothing');
 });
 
 test('deny without redirect_url: an HTML page shows the error, escaped', async (t) => {
@@ -121,7 +131,7 @@ test('a forged state touches no connector', async (t) => {
   const { id, res } = await startFlow({ redirect_url: 'http://127.0.0.1:1/done' });
   const page = await deliver(new URL(`${callbackUrl()}?code=forged&state=${'A'.repeat(43)}&iss=${encodeURIComponent(as.issuer)}`));
   t.is(page.status, 400, 'no redirect: nothing about the caller can be trusted');
-  t.regex(page.text, /unknown, expired or already used/);
+  t.regex(page.text, /this authorization request is unknown/);
   const record = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
   t.is(record.state, 'auth_required');
   t.is(record.auth_request.authorization_endpoint, res.body.auth_request.authorization_endpoint);

@@ -1,0 +1,33 @@
+// When the workflow refreshes a token: CONNECTOR__REFRESH_SKEW_SECONDS before its expiry, the
+// skew shortened to a third of the lifetime for short-lived tokens, never for a token without one.
+import test from 'ava';
+import { refreshDelayMs } from '../../workflows/watches';
+import { loadConfig } from '../../core/config';
+
+const obtainedAt = '2026-01-01T00:00:00.000Z';
+const at = (seconds: number) => new Date(Date.parse(obtainedAt) + seconds * 1000).toISOString();
+const now = Date.parse(obtainedAt);
+
+test('an hour-long token is refreshed the configured skew before it expires', (t) => {
+  const session = { obtainedAt, expiresAt: at(3600) };
+  t.is(refreshDelayMs(session, now), (3600 - 60) * 1000, 'default skew: 60 s');
+  t.is(refreshDelayMs(session, now, 300), (3600 - 300) * 1000);
+  t.is(refreshDelayMs(session, now, 0), 3600 * 1000, 'no skew: at expiry');
+});
+
+test('a short-lived token is refreshed a third of its life early, whatever the skew', (t) => {
+  const session = { obtainedAt, expiresAt: at(90) };
+  t.is(refreshDelayMs(session, now, 60), 60 * 1000);
+  t.is(refreshDelayMs(session, now, 10), 80 * 1000, 'a skew below a third of the life wins');
+});
+
+test('a token without a lifetime has no refresh time; a late timer refreshes at once', (t) => {
+  t.is(refreshDelayMs({ obtainedAt, expiresAt: null }, now, 60), null);
+  t.is(refreshDelayMs({ obtainedAt, expiresAt: at(3600) }, now + 4000 * 1000, 60), 0);
+});
+
+test('CONNECTOR__REFRESH_SKEW_SECONDS is read, bounded and defaults to 60', (t) => {
+  t.is(loadConfig({}).refreshSkewSeconds, 60);
+  t.is(loadConfig({ CONNECTOR__REFRESH_SKEW_SECONDS: '300' }).refreshSkewSeconds, 300);
+  t.throws(() => loadConfig({ CONNECTOR__REFRESH_SKEW_SECONDS: '-1' }), { message: /CONNECTOR__REFRESH_SKEW_SECONDS/ });
+});
