@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../core/logger';
 import { killOnParentDeath } from './parent-watchdog';
+import { listensOn } from './listener-owner';
 import { removePidFile, stopLeftover, writePidFile } from './pid-file';
 
 export interface ChildServerSpec {
@@ -19,6 +20,8 @@ export interface ChildServerSpec {
   identityArgs: string[];
   /** Resolves once the server answers; throws (or rejects) while it does not yet. */
   probe: () => Promise<void>;
+  /** The port the probe reaches: ready only once the child itself listens there (listener-owner.ts). */
+  port?: number;
   log: Logger;
   readyTimeoutMs?: number;
 }
@@ -57,7 +60,7 @@ export async function startChildServer(spec: ChildServerSpec): Promise<ChildServ
     await cleanedUp;
   };
   try {
-    await waitUntilReady(spec, exited, output);
+    await waitUntilReady(spec, pid, exited, output);
   } catch (error) {
     await stop();
     throw error;
@@ -99,12 +102,18 @@ function captureOutput(child: ChildProcess, name: string, log: Logger): Captured
   return captured;
 }
 
+/** 'ready' when the answer came from the child, not from another process on its port. */
+async function answeredByChild(spec: ChildServerSpec, pid: number): Promise<'ready' | 'not yet'> {
+  if (spec.port === undefined || (await listensOn(pid, spec.port)) !== false) return 'ready';
+  return 'not yet'; // another process answered; the child will exit with a port conflict
+}
+
 function printed(output: CapturedOutput): string {
   const gap = output.skipped > 0 ? [`[… ${output.skipped} lines …]`] : [];
   return [...output.head, ...gap, ...output.tail].join('\n');
 }
 
-async function waitUntilReady(spec: ChildServerSpec, exited: Promise<number | string>, output: CapturedOutput): Promise<void> {
+async function waitUntilReady(spec: ChildServerSpec, pid: number, exited: Promise<number | string>, output: CapturedOutput): Promise<void> {
   const timeoutMs = spec.readyTimeoutMs ?? 60_000;
   const exit = exited.then((status) => ({ exited: status }));
   // One timer for the whole wait: a probe that hangs must not outlast the deadline either.
@@ -114,7 +123,7 @@ async function waitUntilReady(spec: ChildServerSpec, exited: Promise<number | st
   try {
     for (;;) {
       const outcome = await Promise.race([
-        spec.probe().then(() => 'ready' as const, (error: unknown) => { lastError = error; return 'not yet' as const; }),
+        spec.probe().then(() => answeredByChild(spec, pid), (error: unknown) => { lastError = error; return 'not yet' as const; }),
         exit,
         timedOut,
       ]);

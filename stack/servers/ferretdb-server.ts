@@ -58,6 +58,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbS
       pidFile: join(dataDir, 'ferretdb.pid'),
       identityArgs: [`--sqlite-url=${sqliteUrl}`],
       probe: () => ping(uri),
+      port,
       log: options.log,
       readyTimeoutMs: options.readyTimeoutMs,
     });

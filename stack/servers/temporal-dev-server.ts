@@ -55,6 +55,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       pidFile: join(dataDir, 'temporal.pid'),
       identityArgs: ['server', 'start-dev', dbFile],
       probe: () => probeNamespaces(`${HOST}:${port}`, namespaces),
+      port,
       log: options.log,
       readyTimeoutMs: options.readyTimeoutMs,
     });

@@ -16,7 +16,7 @@ import { startStackProcess, type StackProcess } from '../helpers/stack-process';
 import { eventually, type ApiCall } from '../helpers/test-stack';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
-const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 4);
 const TOKEN = 'crash-consistency-token-3b9d';
 
 interface AuditEvent { seq: number; time: string; actor: string; from: string | null; to: string; reason: string | null }
@@ -51,7 +51,7 @@ test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record and audit
   t.true(checked >= ROUNDS, `checked ${checked} connectors over ${ROUNDS} rounds`);
 });
 
-/** Six callers doing random lifecycle calls until `until` or until the stack is gone. */
+/** Four callers doing random lifecycle calls until `until` or until the stack is gone. */
 async function randomTraffic(api: ApiCall, url: string, ids: Set<string>, until: number): Promise<void> {
   const pick = () => [...ids][Math.floor(Math.random() * ids.size)];
   const caller = async () => {
@@ -73,7 +73,7 @@ async function randomTraffic(api: ApiCall, url: string, ids: Set<string>, until:
       }
     }
   };
-  await Promise.all(Array.from({ length: 6 }, caller));
+  await Promise.all(Array.from({ length: 4 }, caller));
 }
 
 async function checkEveryConnector(t: any, stack: StackProcess, logFile: string, ids: Set<string>): Promise<number> {

@@ -7,6 +7,7 @@ import test from 'ava';
 import { MongoClient } from 'mongodb';
 import { createLogger } from '../../core/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
+import { onFreePorts } from '../../stack/preferred-port';
 import { isRunning, waitUntilGone } from './helpers/processes';
 
 const log = createLogger('test-ferretdb', process.env.LOG_LEVEL ?? 'error');
@@ -89,4 +90,23 @@ test.serial('reports the last output of a server that exits before answering', a
   } finally {
     blocker.close();
   }
+});
+
+test.serial('a server whose port another FerretDB holds never answers with the other one’s database', async (t) => {
+  const otherDir = await mkdtemp(join(tmpdir(), 'ferretdb-other-'));
+  const other = await startFerretDb({ dataDir: otherDir, port: 0, log });
+  t.teardown(async () => {
+    await other.stop();
+    await rm(otherDir, { recursive: true, force: true });
+  });
+  await withMongo(other.uri, (c) => c.db('app').collection('owner').insertOne({ _id: 'other' as never }));
+  // Asked for the port the other server holds: its probe is answered by the other server at
+  // once, but a child is ready only on a port it listens on itself, so this is a port conflict.
+  const port = Number(new URL(other.uri).port);
+  await t.throwsAsync(startFerretDb({ dataDir, port, log }), { message: /address already in use/ });
+  // The embedded stack then starts it on a free port: its own database, not the other one.
+  const mine = await onFreePorts((fallback) => startFerretDb({ dataDir, port: fallback ? 0 : port, log }));
+  t.teardown(() => mine.stop());
+  t.not(mine.uri, other.uri);
+  t.is(await withMongo(mine.uri, (c) => c.db('app').collection('owner').countDocuments({ _id: 'other' as never })), 0);
 });
