@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { freePort } from '../../stack/servers/free-port';
 import { createConsentAgent, startOidcServer, startProtectedMcpServer } from '../fixtures/oauth';
 import { observeAuthorizationServer } from '../helpers/oauth-as-observer';
@@ -68,7 +68,8 @@ test.serial('the whole stack SIGKILLed while the user is on the consent page: th
 
 const TTL_S = 6;
 
-test.serial('the authorization server down during refresh: disconnected, not permanently; back on the same address: reconnected by itself', async (t) => {
+/** A stack, an authorization server issuing short-lived tokens, and a connector authorized against it. */
+async function connectedWithShortTokens(t: ExecutionContext) {
   const as = await startOidcServer({ accessTokenTtl: TTL_S });
   const seen = observeAuthorizationServer(as);
   const mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
@@ -78,13 +79,16 @@ test.serial('the authorization server down during refresh: disconnected, not per
     await mcp.close();
     await as.close();
   });
-
   const { id, res } = await startFlow(stack.api, { url: mcp.url });
   t.is(res.status, 200, res.text);
   const authorizationUrl = new URL(res.body.auth_request.authorization_endpoint);
-  const clientId = authorizationUrl.searchParams.get('client_id')!;
   const callback = await createConsentAgent().authorize(authorizationUrl.toString(), { redirectUri: `${stack.baseUrl}${CALLBACK_PATH}` });
   t.is((await deliverCallback(stack.port, callback)).status, 200);
+  return { as, seen, stack, id, clientId: authorizationUrl.searchParams.get('client_id')! };
+}
+
+test.serial('the authorization server down during refresh: disconnected, not permanently; back on the same address: reconnected by itself', async (t) => {
+  const { as, seen, stack, id, clientId } = await connectedWithShortTokens(t);
   const mcpUrl = localMcpUrl(stack.port, id);
   t.is((await whoami(mcpUrl)).client_id, clientId);
 
@@ -116,17 +120,7 @@ test.serial('the authorization server down during refresh: disconnected, not per
 });
 
 test.serial('a disconnect while a transient loss is being retried ends the retry for good, in the caller’s name', async (t) => {
-  const as = await startOidcServer({ accessTokenTtl: TTL_S });
-  const mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
-  const stack = await startTestStack();
-  t.teardown(async () => {
-    await stack.stop();
-    await mcp.close();
-    await as.close();
-  });
-  const { id, res } = await startFlow(stack.api, { url: mcp.url });
-  const callback = await createConsentAgent().authorize(res.body.auth_request.authorization_endpoint, { redirectUri: `${stack.baseUrl}${CALLBACK_PATH}` });
-  t.is((await deliverCallback(stack.port, callback)).status, 200);
+  const { as, stack, id } = await connectedWithShortTokens(t);
 
   await as.suspend();
   const lost = await recordWhen(stack.api, id, (r) => r.state === 'disconnected', TTL_S * 4000, 'the transient loss');
