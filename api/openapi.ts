@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the API validates with.
 import { z } from 'zod';
 import { STATES } from '../core/connector-states';
+import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH } from '../activities/oauth/client-metadata-document';
 import {
   ConnectRequestSchema, ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, CreateConnectorSchema,
   EventListSchema, PresetListSchema, ProblemSchema, PublicPresetSchema, AuthRequestSchema,
@@ -83,6 +84,24 @@ export function openApiDocument(baseUrl: string) {
         get: mcpOperation('MCP server-to-client SSE stream'),
         delete: mcpOperation('End the MCP session'),
       },
+      [OAUTH_CALLBACK_PATH]: {
+        get: {
+          summary: 'Where the authorization server sends the user back (RFC 6749 section 4.1.2)',
+          parameters: ['code', 'state', 'iss', 'error', 'error_description'].map((name) => ({ name, in: 'query', schema: { type: 'string' } })),
+          responses: {
+            302: { description: "To the connect's redirect_url, with connector_id, and on failure error and error_description" },
+            200: { description: 'Without a redirect_url: a page saying the connector is connected', content: { 'text/html': {} } },
+            400: { description: 'Without a redirect_url: a page showing the error (unknown, expired or used state; refused or failed authorization)', content: { 'text/html': {} } },
+          },
+        },
+      },
+      [CLIENT_METADATA_PATH]: {
+        get: {
+          summary: "The service's OAuth client metadata document: its client_id where authorization servers support them",
+          responses: { 200: { description: 'The document (served under an https BASE_URL only)' }, 404: problem('Not served: BASE_URL is not https') },
+        },
+      },
+      '/api/v1/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
       '/healthz': { get: { summary: 'Liveness', responses: { 200: { description: 'Alive' } } } },
       '/readyz': { get: { summary: 'Readiness', responses: { 200: { description: 'Temporal and the database answer' }, 503: problem('A dependency is down') } } },
     },
@@ -95,7 +114,7 @@ function mcpOperation(summary: string) {
     summary,
     responses: {
       200: { description: 'Relayed from the MCP server (application/json or text/event-stream)' },
-      404: problem('Unknown connector'), 409: problem('Not connected'), 502: problem('Upstream unreachable'), 504: problem('Upstream timed out'),
+      404: problem('Unknown connector'), 409: problem('Not connected (connector_state says what it is), also after the MCP server asked for authorization'), 502: problem('Upstream unreachable'), 504: problem('Upstream timed out'),
     },
   };
 }

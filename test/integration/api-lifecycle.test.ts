@@ -220,9 +220,12 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   const res = await stack.api('GET', '/api/v1/openapi.json');
   t.is(res.status, 200);
   t.is(res.body.openapi, '3.1.0');
-  for (const p of ['/api/v1/connectors', '/api/v1/connectors/{id}', '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/presets', '/api/v1/connectors/{id}/events', '/api/v1/connectors/{id}/mcp']) {
-    t.truthy(res.body.paths[p], p);
-  }
+  t.deepEqual(Object.keys(res.body.paths).sort(), [
+    '/api/v1/connectors', '/api/v1/connectors/oauth/callback', '/api/v1/connectors/presets', '/api/v1/connectors/{id}',
+    '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/{id}/events',
+    '/api/v1/connectors/{id}/mcp', '/api/v1/oauth/client-metadata.json', '/api/v1/openapi.json', '/healthz', '/readyz',
+  ], 'every path the service answers, and nothing else');
+  t.deepEqual(Object.keys(res.body.paths['/api/v1/connectors/oauth/callback'].get.responses).sort(), ['200', '302', '400']);
   const createSchema = res.body.components.schemas.CreateConnectorRequest;
   t.deepEqual(createSchema.required, ['url']);
   t.truthy(createSchema.properties.match_preset);
