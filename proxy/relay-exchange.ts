@@ -19,7 +19,6 @@ import type { Logger } from '../core/logger';
 import { BodyRecorder } from './body-recorder';
 import { clientResponseHeaders } from './forward-headers';
 import { ProblemError } from '../core/problem';
-import { findBearerChallenge } from '../activities/oauth/www-authenticate';
 import { refusalProblem, sendProblem } from './problem-response';
 import type { ConnectedRoute } from './route';
 import type { RefreshableRoute, UpstreamAuth } from './upstream-auth';
@@ -111,7 +110,7 @@ export class RelayExchange {
       const challenge = proxyRes.headers['www-authenticate'];
       if (this.route.token) this.o.auth.forbidden(this.o.connectorId, challenge);
       // No token, and the server wants one for this call: as good as a 401.
-      else if (findBearerChallenge(challenge ?? null)?.error === 'insufficient_scope') return this.refuse(proxyRes, 403);
+      else if (this.o.auth.asksForScope(challenge)) return this.refuse(proxyRes, 403);
     }
     this.relay(proxyRes);
   }

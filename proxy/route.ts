@@ -1,3 +1,5 @@
+import type { AuthChallenge } from '../workflows/messages';
+
 // What the proxy needs to know about a connector to relay one request, and where it gets it.
 // The registry (Temporal) is the source of truth; the proxy only ever asks through RouteSource,
 // usually wrapped in the in-memory RouteCache so the hot path makes no network call.
@@ -26,7 +28,7 @@ export interface UpstreamRefusalReport {
   sealedToken: string | null;
   status: 401 | 403;
   /** The upstream's Bearer challenge, kept by the registry for the next connect (never relayed). */
-  challenge: { resourceMetadata: string | null; scope: string | null } | null;
+  challenge: AuthChallenge | null;
 }
 
 export interface RouteSource {

@@ -82,6 +82,11 @@ export class UpstreamAuth {
     });
   }
 
+  /** Whether a challenge asks for more scope (RFC 6750 insufficient_scope). */
+  asksForScope(wwwAuthenticate: string | undefined): boolean {
+    return findBearerChallenge(wwwAuthenticate ?? null)?.error === 'insufficient_scope';
+  }
+
   /** A 403 to a request that carried the connector's token: a step-up request, if it says so. */
   forbidden(connectorId: string, wwwAuthenticate: string | undefined): void {
     if (!this.routes.stepUp || !wwwAuthenticate) return;

@@ -9,6 +9,7 @@ import {
   AuthorizationDeniedError, AuthorizationServerError, ForbiddenAddressError, InvalidGrantError,
   OAuthError, OAuthInternalError, UpstreamResponseError, UpstreamTimeoutError, UpstreamUnavailableError,
 } from './errors';
+import { OAUTH_ERROR_CODE } from './schemas';
 
 const logger = createLogger('oauth');
 
@@ -68,7 +69,7 @@ function fromOAuthBody(err: oauth.ResponseBodyError, step: string): OAuthError {
   if (err.status >= 500 || code === 'temporarily_unavailable' || code === 'server_error') {
     return new UpstreamUnavailableError(`${step} failed: the authorization server reported ${code}`);
   }
-  return new AuthorizationServerError(withDescription(`${step} was refused (${code})`, err.error_description), code);
+  return refusedByServer(step, code, err.error_description);
 }
 
 function fromProcessing(err: oauth.OperationProcessingError, step: string): OAuthError {
@@ -78,6 +79,11 @@ function fromProcessing(err: oauth.OperationProcessingError, step: string): OAut
   }
   // oauth4webapi's messages are fixed sentences about the response's shape, never its values.
   return new UpstreamResponseError(`${step} failed: ${err.message}`);
+}
+
+/** The server refused `step` with an RFC 6749 error code; its description, cleaned, is kept. */
+export function refusedByServer(step: string, code: string, description: unknown): AuthorizationServerError {
+  return new AuthorizationServerError(withDescription(`${step} was refused (${code})`, description), code);
 }
 
 function causeChain(err: unknown): unknown[] {
@@ -103,7 +109,7 @@ function isTimeout(err: unknown): boolean {
 
 /** An OAuth error code is an ASCII token; anything else is not relayed as is. */
 function safeCode(value: unknown): string {
-  return typeof value === 'string' && /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/.test(value) ? value : 'server_error';
+  return typeof value === 'string' && OAUTH_ERROR_CODE.test(value) ? value : 'server_error';
 }
 
 function withDescription(message: string, description: unknown): string {

@@ -5,8 +5,8 @@
 // The answer is read here rather than by oauth4webapi, which refuses a registration that lacks
 // `client_secret_expires_at` or comes with 200 instead of 201: both common, neither of any
 // security meaning (README: leniencies).
-import { inStep, statusError } from './classify-error';
-import { AuthorizationServerError, NoClientIdentityError, UpstreamResponseError } from './errors';
+import { inStep, refusedByServer, statusError } from './classify-error';
+import { NoClientIdentityError, UpstreamResponseError } from './errors';
 import { assertSecureUrl, readJsonLimited, type OAuthHttp } from './http';
 import { describeIssues, OAuthErrorBodySchema, RegistrationResponseSchema, type AuthorizationServerMetadata } from './schemas';
 import { chooseTokenAuthMethod, registrationAuthMethod, type TokenAuthMethod } from './token-auth-method';
@@ -70,10 +70,7 @@ async function readRegistrationAnswer(response: Response, step: string): Promise
   if (response.status === 200 || response.status === 201) return readJsonLimited(response);
   const body = await readJsonLimited(response).catch(() => null);
   const error = OAuthErrorBodySchema.safeParse(body);
-  if (response.status === 400 && error.success) {
-    const description = error.data.error_description ? `: ${error.data.error_description.replace(/[^\x20-\x7E]/g, ' ').slice(0, 200)}` : '';
-    throw new AuthorizationServerError(`${step} was refused (${error.data.error})${description}`, error.data.error);
-  }
+  if (response.status === 400 && error.success) throw refusedByServer(step, error.data.error, error.data.error_description);
   throw statusError(response.status, step);
 }
 

@@ -7,7 +7,7 @@ import * as oauth from 'oauth4webapi';
 import { inStep } from './classify-error';
 import { AuthorizationDeniedError, CallbackIssuerError, InvalidCallbackError } from './errors';
 import { assertSecureUrl, requestOptions, type OAuthHttp } from './http';
-import { asOAuthServer, type AuthorizationServerMetadata } from './schemas';
+import { asOAuthServer, OAUTH_ERROR_CODE, type AuthorizationServerMetadata } from './schemas';
 import { clientAuthentication, oauthClient, type ClientIdentity } from './token-auth-method';
 import { toTokenSet, type TokenSet } from './token-set';
 
@@ -55,7 +55,7 @@ export function checkCallback(as: AuthorizationServerMetadata, params: URLSearch
   const error = params.get('error');
   if (error !== null) {
     const description = params.get('error_description');
-    const code = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/.test(error) ? error : 'server_error';
+    const code = OAUTH_ERROR_CODE.test(error) ? error : 'server_error';
     const detail = description ? `: ${description.replace(/[^\x20-\x7E]/g, ' ').slice(0, 200)}` : '';
     throw new AuthorizationDeniedError(`the authorization server refused the authorization (${code})${detail}`, code);
   }

@@ -62,9 +62,12 @@ export const RegistrationResponseSchema = z.looseObject({
   redirect_uris: z.array(z.string()).optional(),
 });
 
+/** An RFC 6749 `error` code as this service relays it: printable ASCII without `"` or `\`. */
+export const OAUTH_ERROR_CODE = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/;
+
 /** RFC 6749 section 5.2 / RFC 7591 section 3.2.2: an error answer. */
 export const OAuthErrorBodySchema = z.looseObject({
-  error: z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/),
+  error: z.string().regex(OAUTH_ERROR_CODE),
   error_description: z.string().optional(),
 });
 
