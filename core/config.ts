@@ -25,6 +25,7 @@ const EnvSchema = z.object({
   CONNECTOR__REFRESH_SKEW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   CONNECTOR__HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(10_000),
   CONNECTOR__ROUTE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   CONNECTOR__BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
   CONNECTOR__ALLOWED_REDIRECT_ORIGINS: z.string().optional(),
   CONNECTOR__STDIO_RUNTIME: z.enum(['local', 'kubernetes']).default('local'),
@@ -54,6 +55,8 @@ export interface Config {
   refreshSkewSeconds: number;
   historyLimit: number;
   routeCacheTtlMs: number;
+  /** How long the proxy waits for the registry's answer about a connector before it answers 503. */
+  routeLoadTimeoutMs: number;
   bodyLimit: string;
   logLevel: string;
   /** Origins a connect's redirect_url may point to; null: any http(s) URL. */
@@ -91,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     refreshSkewSeconds: e.CONNECTOR__REFRESH_SKEW_SECONDS,
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
+    routeLoadTimeoutMs: e.CONNECTOR__ROUTE_LOAD_TIMEOUT_MS,
     bodyLimit: e.CONNECTOR__BODY_LIMIT,
     logLevel: e.LOG_LEVEL,
     allowedRedirectOrigins: e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS

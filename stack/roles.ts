@@ -98,6 +98,8 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
 }
 
 export function buildProxy(deps: RoleDeps & { temporal: Client }) {
-  const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), { ttlMs: deps.config.routeCacheTtlMs });
+  const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
+    ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
+  });
   return createMcpProxy({ routes, policy: policyOf(deps.config), logger: deps.logger });
 }

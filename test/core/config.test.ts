@@ -33,3 +33,9 @@ test('a bad value stops start-up naming the variable', (t) => {
 test('CONNECTOR__BLOCK_PRIVATE_NETWORKS=true is read', (t) => {
   t.true(loadConfig({ CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'true' }).blockPrivateNetworks);
 });
+
+test('CONNECTOR__ROUTE_LOAD_TIMEOUT_MS is read, bounded and defaults to 2 s', (t) => {
+  t.is(loadConfig({}).routeLoadTimeoutMs, 2000);
+  t.is(loadConfig({ CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: '30000' }).routeLoadTimeoutMs, 30000);
+  t.throws(() => loadConfig({ CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: '5' }), { message: /CONNECTOR__ROUTE_LOAD_TIMEOUT_MS/ });
+});
