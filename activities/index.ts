@@ -1,11 +1,11 @@
 // Every side effect the connector workflow asks for, built by one factory from injected
 // dependencies. Workflows import only the type of this module.
+import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
 import { heartbeat } from '@temporalio/activity';
 import type { ConnectorStore } from '../store/connector-store';
 import type { SecretBox, Ciphertext } from '../core/secret-box';
 import { secretContext } from '../core/secret-box';
-import type { AuditEvent } from '../workflows/connector-entity';
-import type { ConnectorView } from '../workflows/messages';
+
 import { probeMcpServer, type ProbeResult } from './mcp-probe';
 import type { FetchLike } from './oauth/http';
 import type { WorkloadActivityFunctions } from './workloads/activities';
@@ -26,9 +26,9 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
 export function createActivities(deps: ActivityDeps) {
   return {
     /** The audit events of one or more transitions, and the record as they left it. */
-    async recordTransition({ view, events }: { view: ConnectorView; events: AuditEvent[] }): Promise<void> {
+    async recordTransition({ record, events }: { record: ConnectorRecord; events: AuditEvent[] }): Promise<void> {
       // Both writes are idempotent and a failure of either retries both: no order is needed.
-      await Promise.all([deps.store.appendEvents(events), deps.store.project(view)]);
+      await Promise.all([deps.store.appendEvents(events), deps.store.project(record)]);
     },
 
     async removeRecord({ connectorId }: { connectorId: string }): Promise<void> {
@@ -67,5 +67,3 @@ function wrapWithHeartbeat<T extends Record<string, (input: never) => Promise<un
     Object.entries(activities).map(([name, fn]) => [name, (input: never) => withHeartbeat(() => fn(input))]),
   ) as T;
 }
-
-export type ConnectorActivities = ReturnType<typeof createActivities>;

@@ -1,12 +1,14 @@
 // Probes an MCP server with `initialize`, as a client would, to learn whether a token works
 // before the connector is called connected. The answer decides the connect's status code:
 // the server answered with an error → 502, it did not answer in time → 504.
+import { FAILURE } from '../core/failures';
 import { ApplicationFailure } from '@temporalio/activity';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   InitializeResultSchema, LATEST_PROTOCOL_VERSION, McpError, SUPPORTED_PROTOCOL_VERSIONS, type InitializeResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { FAILURE } from '../workflows/messages';
+
+import { networkFailure } from '../core/network-error';
 import type { FetchLike } from './oauth/http';
 
 export interface ProbeResult {
@@ -63,7 +65,9 @@ function initialize(transport: StreamableHTTPClientTransport, signal: AbortSigna
 }
 
 function classify(err: unknown, url: string, timedOut: boolean): ApplicationFailure {
-  if (timedOut || isTimeout(err)) {
+  const network = networkFailure(err);
+  // -32001 is the SDK's own request timeout.
+  if (timedOut || network?.kind === 'timeout' || (err as { code?: unknown }).code === -32001) {
     return ApplicationFailure.nonRetryable(`the MCP server at ${url} did not answer in time`, FAILURE.upstreamTimeout);
   }
   const status = (err as { code?: unknown }).code;
@@ -71,13 +75,6 @@ function classify(err: unknown, url: string, timedOut: boolean): ApplicationFail
     const what = status === 401 || status === 403 ? 'refused the token' : 'answered with an error';
     return ApplicationFailure.nonRetryable(`the MCP server ${what} (HTTP ${status})`, FAILURE.upstreamError);
   }
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  const detail = cause?.code === 'EBLOCKEDADDRESS' ? cause.message : cause?.code ?? (err as Error).message;
+  const detail = network?.kind === 'blocked' ? network.guardMessage : network?.code ?? (err as Error).message;
   return ApplicationFailure.nonRetryable(`the MCP server at ${url} could not be reached (${detail})`, FAILURE.upstreamError);
-}
-
-function isTimeout(err: unknown): boolean {
-  const e = err as { name?: string; code?: unknown; cause?: { name?: string; code?: string } };
-  return e.name === 'TimeoutError' || e.cause?.name === 'TimeoutError' || e.code === -32001 ||
-    e.cause?.code === 'UND_ERR_CONNECT_TIMEOUT' || e.cause?.code === 'UND_ERR_HEADERS_TIMEOUT';
 }

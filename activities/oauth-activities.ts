@@ -1,12 +1,14 @@
 // The OAuth steps as Temporal activities: each opens the secrets it needs, runs one step of
 // activities/oauth, and seals what it returns, so that only ciphertext reaches history.
+import { FAILURE } from '../core/failures';
+import type { AuthChallenge } from '../core/www-authenticate';
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
 import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
 import type { OAuthStore } from '../store/oauth-store';
 import { hashState } from '../store/oauth-store';
-import { FAILURE } from '../workflows/messages';
-import type { OAuthContext, PendingAuthorization, SealedTokens } from '../workflows/oauth-types';
-import type { AuthChallenge } from '../workflows/messages';
+
+import type { OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
+
 import {
   OAuthError, discoverAuthorization, exchangeCode, oauthCallbackUrl, probeForChallenge, refreshTokens,
   resolveClientIdentity, revokeTokens, selectScope, startAuthorization, InvalidGrantError,

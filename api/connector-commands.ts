@@ -1,14 +1,12 @@
 // The API's side of the workflow: create (Update-with-Start), connect, disconnect, delete.
 // Secrets are sealed here, before anything reaches Temporal.
+import type { ConnectorRecord } from '../core/connector-record';
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../core/secret-box';
 import type { Preset } from '../core/schemas';
-import { connectorWorkflow } from '../workflows/connector-workflow';
-import {
-  connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate,
-  type ConnectorInit, type ConnectorView,
-} from '../workflows/messages';
+import type { connectorWorkflow } from '../workflows/connector-workflow';
+import { connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ConnectorInit } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';
 
 export interface CommandDeps {
@@ -33,7 +31,7 @@ export class ConnectorCommands {
   constructor(private readonly deps: CommandDeps) {}
 
   /** Starting the workflow and writing the record are one step: the Update returns once it is written. */
-  async create(input: CreateInput): Promise<ConnectorView> {
+  async create(input: CreateInput): Promise<ConnectorRecord> {
     const id = randomUUID();
     const preset = input.preset;
     const clientId = input.clientId ?? preset?.client_id ?? null;
@@ -49,7 +47,7 @@ export class ConnectorCommands {
       clientSecret: clientSecret ? this.deps.secrets.seal(clientSecret, secretContext(id, 'client_secret')) : null,
       settings: this.deps.settings,
     };
-    const start = new WithStartWorkflowOperation(connectorWorkflow, {
+    const start = new WithStartWorkflowOperation<typeof connectorWorkflow>('connectorWorkflow', {
       workflowId: connectorWorkflowId(id),
       taskQueue: this.deps.taskQueue,
       args: [{ init }],

@@ -1,11 +1,9 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the API validates with.
+import { ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, EventListSchema, AuthRequestSchema } from '../core/connector-record';
 import { z } from 'zod';
 import { STATES } from '../core/connector-states';
-import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH } from '../activities/oauth/client-metadata-document';
-import {
-  ConnectRequestSchema, ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, CreateConnectorSchema,
-  EventListSchema, PresetListSchema, ProblemSchema, PublicPresetSchema, AuthRequestSchema,
-} from '../core/schemas';
+import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
+import { ConnectRequestSchema, CreateConnectorSchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });

@@ -1,12 +1,15 @@
 // How the API reads Temporal's answers: a refused Update (validator), a failed connect, a
-// workflow that no longer exists, Temporal being unreachable.
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+// workflow that no longer exists, Temporal being unreachable. The failure types and their HTTP
+// statuses are core's (core/failures.ts).
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { ConnectorRecord } from '../core/connector-record';
+import { FAILURE_HTTP, isFailureType } from '../core/failures';
 import { ProblemError } from '../core/problem';
-import { FAILURE, type ConnectorView } from '../workflows/messages';
+import { isWorkflowGone } from '../core/workflow-gone';
 
 export function toProblemError(err: unknown): unknown {
-  if (err instanceof WorkflowNotFoundError || isNotFound(err)) return new ProblemError(404, 'no such connector');
+  if (isWorkflowGone(err)) return new ProblemError(404, 'no such connector');
   if (err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure) {
     return fromFailure(err.cause);
   }
@@ -15,31 +18,15 @@ export function toProblemError(err: unknown): unknown {
 }
 
 function fromFailure(failure: ApplicationFailure): ProblemError {
-  const details = failure.details?.[0] as { status?: number; record?: ConnectorView } | undefined;
-  switch (failure.type) {
-    case FAILURE.invalidTransition:
-      return new ProblemError(409, failure.message, 'invalid-state');
-    case FAILURE.cancelled:
-      return new ProblemError(409, failure.message, 'cancelled', undefined, recordExtension(details));
-    case FAILURE.upstreamTimeout:
-      return new ProblemError(504, failure.message, 'upstream-timeout', undefined, recordExtension(details));
-    case FAILURE.unprocessable:
-      return new ProblemError(422, failure.message, 'unprocessable', undefined, recordExtension(details));
-    case FAILURE.upstreamError:
-      return new ProblemError(502, failure.message, 'upstream-error', undefined, recordExtension(details));
-    default:
-      return new ProblemError(details?.status ?? 500, failure.message);
-  }
+  const details = failure.details?.[0] as { record?: ConnectorRecord } | undefined;
+  if (!isFailureType(failure.type)) return new ProblemError(500, failure.message);
+  const { status, slug } = FAILURE_HTTP[failure.type];
+  return new ProblemError(status, failure.message, slug, undefined, recordExtension(details));
 }
 
 /** A failed connect carries the record as it now is (`disconnected`, with the reason). */
-function recordExtension(details: { record?: ConnectorView } | undefined): Record<string, unknown> {
+function recordExtension(details: { record?: ConnectorRecord } | undefined): Record<string, unknown> {
   return details?.record ? { connector_state: details.record.state, disconnect_reason: details.record.disconnect_reason } : {};
-}
-
-function isNotFound(err: unknown): boolean {
-  const e = err as { code?: number; cause?: { code?: number }; message?: string };
-  return e.code === 5 || e.cause?.code === 5 || /workflow execution already completed/i.test(e.message ?? '');
 }
 
 function isUnavailable(err: unknown): boolean {

@@ -90,6 +90,44 @@ function refusalReason(from: ConnectorState, event: ConnectorEvent): string {
   return `${event} is not possible in state ${from}`;
 }
 
-export function isState(value: unknown): value is ConnectorState {
-  return typeof value === 'string' && (STATES as readonly string[]).includes(value);
+// Questions the workflow asks besides "which state follows this event", answered here so that
+// every rule about what may happen in which state lives in this file.
+
+/** The reason a caller's request is refused in `from` (an Update validator's 409), or null. */
+export function refusal(from: ConnectorState, event: CallerEvent): string | null {
+  const t = transition(from, event);
+  return t.ok ? null : t.reason;
+}
+
+/**
+ * What a caller's disconnect does: nothing on a connector already disconnected for good (or being
+ * deleted); end the service's own retries on one that lost its connection for a while; otherwise
+ * stop the work under way, tear down and record `disconnected`.
+ */
+export function disconnectPlan(state: ConnectorState, permanent: boolean | null): 'none' | 'end_retry' | 'teardown' {
+  if (state === 'deleting') return 'none';
+  if (state === 'disconnected') return permanent === false ? 'end_retry' : 'none';
+  return 'teardown';
+}
+
+/** An authorization's callback is taken only while the connector waits for it. */
+export function acceptsCallback(state: ConnectorState): boolean {
+  return state === 'auth_required';
+}
+
+/** The proxy may ask for a token refresh, or report a refused token, only while connected. */
+export function acceptsUpstreamReport(state: ConnectorState): boolean {
+  return state === 'connected';
+}
+
+/**
+ * How a refresh's outcome shows in the lifecycle: a connector that lost its connection while the
+ * authorization server was away is connected again, or its retries end; a connected one that
+ * cannot refresh has lost its connection. Null: the state says nothing changes.
+ */
+export function refreshOutcomeEvent(state: ConnectorState, ok: boolean): ConnectorEvent | null {
+  if (ok) return state === 'disconnected' ? 'connect_succeeded' : null;
+  if (state === 'connected') return 'connection_lost';
+  if (state === 'disconnected') return 'disconnect';
+  return null;
 }

@@ -1,6 +1,5 @@
 // The preset catalog: parsed from CONNECTOR__PRESETS (which replaces the built-ins), matched
 // against connector URLs, and shown without secrets.
-import { z } from 'zod';
 import { matchKey } from './connector-url';
 import { PresetSchema, type Preset } from './schemas';
 
@@ -55,4 +54,3 @@ export function publicPreset(preset: Preset) {
 }
 
 export type { Preset };
-export const PresetsSchema = z.array(PresetSchema);

@@ -66,44 +66,6 @@ export const ListEventsQuerySchema = z
   })
   .meta({ id: 'ListEventsQuery' });
 
-export const AuthRequestSchema = z
-  .object({
-    type: z.literal('code'),
-    authorization_endpoint: z.string(),
-    expires_at: z.string(),
-  })
-  .meta({ id: 'AuthRequest' });
-
-export const ConnectorSchema = z
-  .object({
-    id: z.uuid(),
-    url: z.string(),
-    state: z.enum(STATES),
-    metadata: z.record(z.string(), z.string()),
-    auth_request: AuthRequestSchema.nullable(),
-    disconnect_reason: z.string().nullable(),
-    disconnect_permanent: z.boolean().nullable(),
-    preset: z.object({ url: z.string() }).nullable(),
-    mcp_url: z.string(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    created_by: z.string().nullable(),
-  })
-  .meta({ id: 'Connector' });
-export type Connector = z.infer<typeof ConnectorSchema>;
-
-export const ConnectorEventSchema = z
-  .object({
-    seq: z.number().int(),
-    time: z.string(),
-    actor: z.string(),
-    from: z.enum(STATES).nullable(),
-    to: z.enum(STATES),
-    reason: z.string().nullable(),
-  })
-  .meta({ id: 'ConnectorEvent' });
-export type ConnectorEventRecord = z.infer<typeof ConnectorEventSchema>;
-
 export const StdioConfigSchema = z.strictObject({
   image: z.string().min(1),
   command: z.array(z.string()).optional(),
@@ -147,24 +109,6 @@ export const ProblemSchema = z
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
   .meta({ id: 'Problem' });
-
-export const ConnectorListSchema = z
-  .object({
-    items: z.array(ConnectorSchema),
-    total_count: z.number().int(),
-    has_more: z.boolean(),
-    next_page_token: z.string().nullable(),
-  })
-  .meta({ id: 'ConnectorList' });
-
-export const EventListSchema = z
-  .object({
-    items: z.array(ConnectorEventSchema),
-    total_count: z.number().int(),
-    has_more: z.boolean(),
-    next_page_token: z.string().nullable(),
-  })
-  .meta({ id: 'ConnectorEventList' });
 
 export const PresetListSchema = z.object({ items: z.array(PublicPresetSchema) }).meta({ id: 'PresetList' });
 

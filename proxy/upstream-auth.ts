@@ -18,7 +18,7 @@
 // - step-up: a 403 with a Bearer challenge error="insufficient_scope" and a scope is reported
 //   to the registry, once per connector and scope set within `stepUpWindowMs`, so that a client
 //   calling the tool in a loop does not turn into a stream of signals.
-import { findBearerChallenge } from '../activities/oauth/www-authenticate';
+import { findBearerChallenge } from '../core/www-authenticate';
 import type { Logger } from '../core/logger';
 import { RecentKeys } from './recent-keys';
 import type { ConnectedRoute, Route, RouteSource } from './route';

@@ -1,6 +1,7 @@
 // Why an upstream exchange failed, told to the caller as a problem: 504 when the MCP server
 // took too long, 502 for everything else that kept us from getting an answer. Details name the
-// kind of failure only; host names and addresses stay in the logs.
+// kind of failure only (core/network-error.ts); host names and addresses stay in the logs.
+import { NETWORK_FAILURE_TEXT, networkFailure } from '../core/network-error';
 import { ProblemError } from '../core/problem';
 
 export class UpstreamTimeoutError extends Error {
@@ -10,37 +11,20 @@ export class UpstreamTimeoutError extends Error {
   }
 }
 
-const TIMEOUT_CODES = new Set(['UPSTREAM_TIMEOUT', 'ETIMEDOUT', 'ESOCKETTIMEDOUT']);
-
-const REASONS: Record<string, string> = {
-  EBLOCKEDADDRESS: "The MCP server's address is not allowed by the service's address policy.",
-  ECONNREFUSED: 'The MCP server refused the connection.',
-  ECONNRESET: 'The connection to the MCP server closed before it answered.',
-  EPIPE: 'The connection to the MCP server closed before it answered.',
-  ENOTFOUND: "The MCP server's host name could not be resolved.",
-  EAI_AGAIN: "The MCP server's host name could not be resolved.",
-  EHOSTUNREACH: 'The MCP server is unreachable.',
-  ENETUNREACH: 'The MCP server is unreachable.',
-};
-
-/** The error code of a failed connection, looking inside the AggregateError of happy eyeballs. */
+/** The error code of a failed connection, for logs. */
 export function errorCode(err: unknown): string {
-  const e = err as { code?: unknown; errors?: unknown[] };
-  if (typeof e?.code === 'string') return e.code;
-  if (Array.isArray(e?.errors) && e.errors.length) return errorCode(e.errors[0]);
-  return 'UNKNOWN';
+  return networkFailure(err)?.code ?? (typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : 'UNKNOWN');
 }
 
 export function problemForUpstreamError(err: unknown): ProblemError {
-  const code = errorCode(err);
-  if (TIMEOUT_CODES.has(code)) {
-    const phase = err instanceof UpstreamTimeoutError ? err.phase : 'connect';
-    return new ProblemError(504, phase === 'headers'
+  const failure = networkFailure(err);
+  if (failure?.kind === 'timeout') {
+    return new ProblemError(504, err instanceof UpstreamTimeoutError && err.phase === 'headers'
       ? 'The MCP server did not start its answer in time.'
       : 'The connection to the MCP server timed out.');
   }
-  if (/^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO)/.test(code)) {
-    return new ProblemError(502, 'The TLS handshake with the MCP server failed.');
-  }
-  return new ProblemError(502, REASONS[code] ?? 'The MCP server could not be reached.');
+  if (!failure) return new ProblemError(502, 'The MCP server could not be reached.');
+  if (failure.kind === 'blocked') return new ProblemError(502, `The MCP server's address is not allowed by the service's address policy.`);
+  if (failure.kind === 'tls' || failure.kind === 'dns') return new ProblemError(502, `The MCP server could not be reached: ${NETWORK_FAILURE_TEXT[failure.kind]}.`);
+  return new ProblemError(502, `The MCP server ${NETWORK_FAILURE_TEXT[failure.kind]}.`);
 }

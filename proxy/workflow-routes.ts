@@ -4,11 +4,10 @@
 // refreshToken Update), a refusal no refresh mends (the upstreamRefused Update) and a request for
 // more scope (stepUp). The sealed token travels back as it came, so the workflow can tell whether the
 // token reported is still its current one.
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { isWorkflowGone } from '../core/workflow-gone';
 import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
-import {
-  connectorWorkflowId, refreshUpdate, routeQuery, stepUpSignal, upstreamRefusedUpdate, type RouteView,
-} from '../workflows/messages';
+import { connectorWorkflowId, refreshUpdate, routeQuery, stepUpSignal, upstreamRefusedUpdate, type RouteView } from '../workflows/messages';
 import { isConnectorId } from '../core/connector-id';
 import type { Route, RouteSource } from './route';
 
@@ -30,7 +29,7 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
       try {
         view = await handle(connectorId).query(routeQuery);
       } catch (err) {
-        if (err instanceof WorkflowNotFoundError || isClosed(err)) return { kind: 'not_found' };
+        if (isWorkflowGone(err)) return { kind: 'not_found' };
         throw err;
       }
       return toRoute(connectorId, view);
@@ -51,9 +50,4 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
       await handle(connectorId).signal(stepUpSignal, { scope });
     },
   };
-}
-
-/** A finished workflow (a deleted connector) can still be queried; treat its answer as gone. */
-function isClosed(err: unknown): boolean {
-  return /not found|completed/i.test((err as Error).message ?? '');
 }

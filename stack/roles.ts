@@ -13,7 +13,7 @@ import { RouteCache } from '../proxy/route-cache';
 import { workflowRoutes } from '../proxy/workflow-routes';
 import { secretContext } from '../core/secret-box';
 import { createWorkloadActivities } from '../activities/workloads/activities';
-import { createWorkloadRuntime } from '../activities/workloads/runtime';
+import { createWorkloadRuntime } from '../activities/workloads/create-runtime';
 import { startReconciler } from './reconciler';
 import { temporalCheck, type Mongo } from './services';
 import { createWorker } from './worker-runtime';

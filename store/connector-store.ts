@@ -1,12 +1,12 @@
 // MongoDB: the connector records (a projection written by the workflow's activities), the audit
 // trail, and the reads of the API. Writes are idempotent so that an activity retried after a
 // crash changes nothing the first attempt already did.
+import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
 import type { Collection, Db, Filter } from 'mongodb';
-import type { AuditEvent } from '../workflows/connector-entity';
-import type { ConnectorView } from '../workflows/messages';
+
 import { InvalidPageToken, decodePageToken, encodePageToken } from './page-token';
 
-type RecordDoc = Omit<ConnectorView, 'id'> & { _id: string };
+type RecordDoc = Omit<ConnectorRecord, 'id'> & { _id: string };
 type EventDoc = Omit<AuditEvent, 'connectorId'> & { _id: string; connector_id: string };
 
 export interface Page<T> {
@@ -48,7 +48,7 @@ export class ConnectorStore {
    * write): the filter matches only an older version, and the upsert of a record that is newer
    * runs into its own `_id` and changes nothing.
    */
-  async project(view: ConnectorView): Promise<void> {
+  async project(view: ConnectorRecord): Promise<void> {
     const { id, ...rest } = view;
     try {
       await this.records.updateOne({ _id: id, version: { $lt: view.version } }, { $set: rest }, { upsert: true });
@@ -73,13 +73,13 @@ export class ConnectorStore {
     await this.records.deleteOne({ _id: connectorId });
   }
 
-  async get(connectorId: string): Promise<ConnectorView | null> {
+  async get(connectorId: string): Promise<ConnectorRecord | null> {
     const doc = await this.records.findOne({ _id: connectorId });
     return doc ? toView(doc) : null;
   }
 
   /** Keyset paging on (created_at, id): a page token stays valid however many records are added. */
-  async list(query: { limit: number; pageToken?: string; state?: string }): Promise<Page<ConnectorView>> {
+  async list(query: { limit: number; pageToken?: string; state?: string }): Promise<Page<ConnectorRecord>> {
     const base: Filter<RecordDoc> = query.state ? { state: query.state as RecordDoc['state'] } : {};
     const after = query.pageToken ? decodePageToken(query.pageToken) : null;
     const filter: Filter<RecordDoc> = after
@@ -121,6 +121,6 @@ export class ConnectorStore {
   }
 }
 
-function toView({ _id, ...rest }: RecordDoc): ConnectorView {
+function toView({ _id, ...rest }: RecordDoc): ConnectorRecord {
   return { id: _id, ...rest };
 }

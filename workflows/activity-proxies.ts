@@ -1,8 +1,8 @@
 // The activity stubs the workflow calls, with the timeouts and retry policies each kind of work
 // needs. Only types are imported from activities/: the workflow bundle stays free of I/O.
+import { FAILURE } from '../core/failures';
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { FAILURE } from './messages';
 
 type Activities = ReturnType<typeof createActivities>;
 

@@ -1,10 +1,12 @@
 // The work behind a connect. What to do depends on the connector's kind: a managed stdio
 // workload, a remote server with a given token, or a remote server that needs OAuth. Each step is
 // an activity; this file orders them and turns their outcome into a transition.
+import { FAILURE, FAILURE_HTTP, isFailureType, type FailureType } from '../core/failures';
+import type { ConnectorRecord } from '../core/connector-record';
 import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { ConnectorEvent } from '../core/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
-import { FAILURE, type ConnectInput, type ConnectorView } from './messages';
+import type { ConnectInput } from './messages';
 import { probe, remote, workloads } from './activity-proxies';
 
 export interface ConnectJob {
@@ -17,7 +19,7 @@ export interface ConnectJob {
 /** A connect failure as the caller sees it: status for the API, and the record as it now is. */
 export interface ConnectFailureDetails {
   status: number;
-  record: ConnectorView;
+  record: ConnectorRecord;
 }
 
 /**
@@ -81,7 +83,7 @@ async function connectStdio(job: ConnectJob): Promise<void> {
 }
 
 /** The failure a connect Update answers with, carrying the HTTP status and the record. */
-export function connectFailure(err: unknown, record: ConnectorView): ApplicationFailure {
+export function connectFailure(err: unknown, record: ConnectorRecord): ApplicationFailure {
   if (isCancellation(err)) {
     return ApplicationFailure.create({
       type: FAILURE.cancelled, nonRetryable: true, message: 'the connect was cancelled by a disconnect or delete',
@@ -89,17 +91,15 @@ export function connectFailure(err: unknown, record: ConnectorView): Application
     });
   }
   const type = failureType(err);
-  const status = type === FAILURE.upstreamTimeout ? 504 : type === FAILURE.unprocessable ? 422 : 502;
-  // After its retries, a transient failure is still the upstream's: 502 (or 504 for a timeout).
   return ApplicationFailure.create({
-    type, nonRetryable: true, message: failureMessage(err), details: [{ status, record } satisfies ConnectFailureDetails],
+    type, nonRetryable: true, message: failureMessage(err), details: [{ status: FAILURE_HTTP[type].status, record } satisfies ConnectFailureDetails],
   });
 }
 
-export function failureType(err: unknown): string {
+export function failureType(err: unknown): FailureType {
   const cause = (err as { cause?: unknown }).cause ?? err;
   const type = (cause as { type?: string }).type ?? (err as { type?: string }).type;
-  return type && Object.values(FAILURE).includes(type as never) ? type : FAILURE.upstreamError;
+  return isFailureType(type) ? type : FAILURE.upstreamError;
 }
 
 export function failureMessage(err: unknown): string {

@@ -1,9 +1,10 @@
 // The connector's state as plain JSON (it crosses continue-as-new) and the one way to change it:
 // `apply`, which asks the state machine and produces the audit event that goes with it.
+import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
 import { transition, type ConnectorEvent, type ConnectorState } from '../core/connector-states';
 import type { Ciphertext } from '../core/secret-box';
-import type { ConnectorInit, ConnectorView, RouteView } from './messages';
-import type { OAuthState } from './oauth-types';
+import type { ConnectorInit, RouteView } from './messages';
+import type { OAuthState } from '../activities/oauth/oauth-state';
 
 export interface ConnectorData {
   init: ConnectorInit;
@@ -14,21 +15,11 @@ export interface ConnectorData {
   updatedAt: string;
   disconnectReason: string | null;
   disconnectPermanent: boolean | null;
-  authRequest: ConnectorView['auth_request'];
+  authRequest: ConnectorRecord['auth_request'];
   secrets: { accessToken: Ciphertext | null };
   oauth: OAuthState;
   /** A managed stdio workload serving this connector, while connected. */
   workload: { target: string } | null;
-}
-
-export interface AuditEvent {
-  connectorId: string;
-  seq: number;
-  time: string;
-  actor: string;
-  from: ConnectorState | null;
-  to: ConnectorState;
-  reason: string | null;
 }
 
 export interface ApplyOptions {
@@ -95,7 +86,7 @@ export class ConnectorEntity {
     };
   }
 
-  view(): ConnectorView {
+  record(): ConnectorRecord {
     const d = this.data;
     return {
       id: d.init.id,

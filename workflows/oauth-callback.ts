@@ -4,8 +4,7 @@ import { isCancellation } from '@temporalio/workflow';
 import type { ConnectJob } from './connect-job';
 import { failureMessage } from './connect-job';
 import { remote } from './activity-proxies';
-import type { CallbackInput } from './messages';
-import type { CallbackOutcome } from './oauth-types';
+import type { CallbackInput, CallbackOutcome } from './messages';
 
 export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 'stdioReadyTimeoutMs'>, input: CallbackInput): Promise<CallbackOutcome> {
   const { entity } = job;

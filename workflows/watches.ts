@@ -3,10 +3,10 @@
 // and activities that the workflow runs in its own cancellation scope and replaces whenever the
 // state changes.
 import { isCancellation, sleep } from '@temporalio/workflow';
-import type { ConnectorEvent } from '../core/connector-states';
+import { isAllowed, refreshOutcomeEvent, type ConnectorEvent } from '../core/connector-states';
+import { FAILURE } from '../core/failures';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType } from './connect-job';
-import { FAILURE } from './messages';
 import { cleanup, refresher, watcher, workloads } from './activity-proxies';
 
 export type WatchKind = 'auth-expiry' | 'refresh' | 'workload' | null;
@@ -41,7 +41,7 @@ export async function runWatch(kind: WatchKind, ctx: WatchContext): Promise<void
 
 async function authExpiry({ entity, commit }: WatchContext): Promise<void> {
   await sleep(Math.max(0, Date.parse(entity.data.authRequest!.expires_at) - Date.now()));
-  if (entity.state === 'auth_required') await commit('auth_timed_out', { actor: 'service', reason: 'authorization timed out', permanent: true });
+  if (isAllowed(entity.state, 'auth_timed_out')) await commit('auth_timed_out', { actor: 'service', reason: 'authorization timed out', permanent: true });
 }
 
 /**
@@ -79,7 +79,7 @@ export async function refreshOnce({ entity, commit }: WatchContext): Promise<boo
   if (expiry !== null && entity.state === 'connected') {
     const expired = sleep(Math.max(0, expiry)).then(() => 'expired' as const);
     const first = await Promise.race([refreshing.then(() => 'done' as const, () => 'done' as const), expired]);
-    if (first === 'expired' && entity.state === 'connected') {
+    if (first === 'expired' && isAllowed(entity.state, 'connection_lost')) {
       await commit('connection_lost', { actor: 'service', reason: 'the access token expired while the authorization server was unreachable; retrying', permanent: false });
     }
   }
@@ -87,16 +87,17 @@ export async function refreshOnce({ entity, commit }: WatchContext): Promise<boo
     const tokens = await refreshing;
     entity.data.secrets.accessToken = tokens.accessToken;
     entity.data.oauth.session = { ...session, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString() };
-    if (entity.state === 'disconnected') await commit('connect_succeeded', { actor: 'service', reason: 'the authorization server is back; token refreshed' });
+    const event = refreshOutcomeEvent(entity.state, true);
+    if (event) await commit(event, { actor: 'service', reason: 'the authorization server is back; token refreshed' });
     return true;
   } catch (err) {
     if (isCancellation(err)) throw err;
     const reason = failureType(err) === FAILURE.invalidGrant
       ? 'the authorization grant expired or was revoked; connect again'
       : `the token could not be refreshed: ${failureMessage(err)}`;
-    if (entity.state === 'connected') await commit('connection_lost', { actor: 'service', reason, permanent: true });
-    // Already disconnected while retrying: the retry ends, and the record says so.
-    else if (entity.state === 'disconnected') await commit('disconnect', { actor: 'service', reason, permanent: true });
+    // Connected: the connection is lost. Already disconnected while retrying: the retry ends.
+    const event = refreshOutcomeEvent(entity.state, false);
+    if (event) await commit(event, { actor: 'service', reason, permanent: true });
     return false;
   }
 }
@@ -105,7 +106,7 @@ async function workloadLoop({ entity, commit, stdioReadyTimeoutMs }: WatchContex
   const id = entity.data.init.id;
   for (;;) {
     const seen = await watcher.watchWorkload({ connectorId: id });
-    if (entity.state !== 'connected') return;
+    if (!isAllowed(entity.state, 'connection_lost')) return;
     if (seen.kind === 'missing') {
       // The workload is gone without having exited (a local runtime after a restart): bring it back.
       try {

@@ -3,7 +3,7 @@
 // "Protected Resource Metadata Discovery Requirements"); older servers may send none.
 import { inStep, statusError } from './classify-error';
 import { canonicalServerUri } from './canonical-uri';
-import { findBearerChallenge, type BearerChallenge } from './www-authenticate';
+import { findBearerChallenge, type BearerChallenge } from '../../core/www-authenticate';
 import type { OAuthHttp } from './http';
 
 export const PROBE_PROTOCOL_VERSION = '2025-11-25';

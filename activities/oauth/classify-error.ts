@@ -3,8 +3,8 @@
 // are kept; the foreign error itself is dropped, because its cause may hold a response body with
 // tokens in it.
 import * as oauth from 'oauth4webapi';
-import { BlockedAddressError } from '../../core/address-guard';
 import { createLogger } from '../../core/logger';
+import { networkFailure } from '../../core/network-error';
 import {
   AuthorizationDeniedError, AuthorizationServerError, ForbiddenAddressError, InvalidGrantError,
   OAuthError, OAuthInternalError, UpstreamResponseError, UpstreamTimeoutError, UpstreamUnavailableError,
@@ -13,19 +13,12 @@ import { OAUTH_ERROR_CODE } from './schemas';
 
 const logger = createLogger('oauth');
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
-  'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED',
-]);
-
 /** Maps any error thrown while doing `step` (e.g. "the token request") to the typed family. */
 export function classifyError(err: unknown, step: string): OAuthError {
   if (err instanceof OAuthError) return err;
-  const chain = causeChain(err);
-  const blocked = chain.find((e): e is BlockedAddressError => e instanceof BlockedAddressError || codeOf(e) === 'EBLOCKEDADDRESS');
-  if (blocked) return new ForbiddenAddressError(`${step} was refused: ${blocked.message}`);
-  if (chain.some(isTimeout)) return new UpstreamTimeoutError(`${step} did not complete in time`);
+  const network = networkFailure(err);
+  if (network?.kind === 'blocked') return new ForbiddenAddressError(`${step} was refused: ${network.guardMessage}`);
+  if (network?.kind === 'timeout') return new UpstreamTimeoutError(`${step} did not complete in time`);
   if (err instanceof oauth.ResponseBodyError) return fromOAuthBody(err, step);
   if (err instanceof oauth.AuthorizationResponseError) {
     return new AuthorizationDeniedError(withDescription(`the authorization server refused the authorization (${safeCode(err.error)})`, err.error_description), safeCode(err.error));
@@ -35,8 +28,7 @@ export function classifyError(err: unknown, step: string): OAuthError {
   }
   if (err instanceof oauth.OperationProcessingError) return fromProcessing(err, step);
   if (err instanceof SyntaxError) return new UpstreamResponseError(`${step} failed: the body is not valid JSON`);
-  const network = chain.map(codeOf).find((c) => c !== undefined && NETWORK_CODES.has(c));
-  if (network) return new UpstreamUnavailableError(`${step} failed: the server could not be reached (${network})`);
+  if (network) return new UpstreamUnavailableError(`${step} failed: the server could not be reached (${network.code})`);
   if (err instanceof TypeError && err.message === 'fetch failed') {
     return new UpstreamUnavailableError(`${step} failed: the server could not be reached`);
   }
@@ -84,27 +76,6 @@ function fromProcessing(err: oauth.OperationProcessingError, step: string): OAut
 /** The server refused `step` with an RFC 6749 error code; its description, cleaned, is kept. */
 export function refusedByServer(step: string, code: string, description: unknown): AuthorizationServerError {
   return new AuthorizationServerError(withDescription(`${step} was refused (${code})`, description), code);
-}
-
-function causeChain(err: unknown): unknown[] {
-  const chain: unknown[] = [];
-  let current: unknown = err;
-  while (current instanceof Object && chain.length < 8 && !chain.includes(current)) {
-    chain.push(current);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return chain;
-}
-
-function codeOf(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function isTimeout(err: unknown): boolean {
-  const name = (err as { name?: unknown }).name;
-  const code = codeOf(err);
-  return name === 'TimeoutError' || (code !== undefined && TIMEOUT_CODES.has(code));
 }
 
 /** An OAuth error code is an ASCII token; anything else is not relayed as is. */

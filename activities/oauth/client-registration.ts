@@ -10,7 +10,7 @@ import { NoClientIdentityError, UpstreamResponseError } from './errors';
 import { assertSecureUrl, readJsonLimited, type OAuthHttp } from './http';
 import { describeIssues, OAuthErrorBodySchema, RegistrationResponseSchema, type AuthorizationServerMetadata } from './schemas';
 import { chooseTokenAuthMethod, registrationAuthMethod, type TokenAuthMethod } from './token-auth-method';
-import { DEFAULT_CLIENT_NAME } from './client-metadata-document';
+import { DEFAULT_CLIENT_NAME } from '../../core/oauth-client-metadata';
 
 export interface RegisteredClient {
   issuer: string;

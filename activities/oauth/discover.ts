@@ -9,7 +9,7 @@ import {
 import { canonicalServerUri } from './canonical-uri';
 import { assertPkceS256 } from './authorization-request';
 import { AuthorizationServerMetadataError, OAuthError } from './errors';
-import type { BearerChallenge } from './www-authenticate';
+import type { BearerChallenge } from '../../core/www-authenticate';
 import type { ProtectedResourceMetadata } from './schemas';
 import type { OAuthHttp } from './http';
 import { createLogger } from '../../core/logger';

@@ -177,24 +177,3 @@ export class OAuthInternalError extends OAuthError {
   readonly retryable = false;
   constructor(detail: string) { super(500, detail); }
 }
-
-/** Plain JSON view of an error, for activity failure details and audit reasons. */
-export interface OAuthErrorInfo {
-  name: string;
-  code: string;
-  status: number;
-  retryable: boolean;
-  oauthError: string;
-  message: string;
-}
-
-export function describeOAuthError(err: OAuthError): OAuthErrorInfo {
-  return {
-    name: err.name,
-    code: err.code,
-    status: err.status,
-    retryable: err.retryable,
-    oauthError: err.oauthError,
-    message: err.detail,
-  };
-}

@@ -4,7 +4,7 @@ export * from './errors';
 export { classifyError } from './classify-error';
 export { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from './guarded-fetch';
 export { type FetchLike, type OAuthHttp } from './http';
-export { parseWwwAuthenticate, findBearerChallenge, type BearerChallenge, type Challenge } from './www-authenticate';
+export { parseWwwAuthenticate, findBearerChallenge, type BearerChallenge, type Challenge } from '../../core/www-authenticate';
 export { canonicalServerUri, resourceCovers } from './canonical-uri';
 export { probeForChallenge, type AuthProbeResult } from './auth-probe';
 export { fetchResourceMetadata, resourceMetadataUrls, type ResourceMetadataFound } from './resource-metadata';
@@ -17,7 +17,7 @@ export { selectScope, type ScopeSources } from './scope';
 export {
   buildClientMetadataDocument, clientMetadataDocumentUrl, oauthCallbackUrl,
   CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH, type ClientMetadataDocument,
-} from './client-metadata-document';
+} from '../../core/oauth-client-metadata';
 export { registerClient, registrationUsable, type RegisteredClient } from './client-registration';
 export { resolveClientIdentity, type ResolveClientInput, type ResolvedClient } from './client-identity';
 export { chooseTokenAuthMethod, type ClientIdentity, type TokenAuthMethod } from './token-auth-method';

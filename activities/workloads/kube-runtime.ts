@@ -120,8 +120,15 @@ export class KubeRuntime implements WorkloadRuntime {
     const name = workloadName(ctx.connectorId);
     const { namespace } = this;
     const { apps, core } = this.apis;
-    const existing = await unlessNotFound(`read Deployment ${name}`, () => apps.readNamespacedDeployment({ name, namespace }));
+    let existing = await unlessNotFound(`read Deployment ${name}`, () => apps.readNamespacedDeployment({ name, namespace }));
     if (existing?.metadata?.deletionTimestamp) throw new Error(`the previous workload ${name} is still being removed`);
+    if (existing && !(await this.secretHolds(name, env))) {
+      // A connect with a new token (or a changed preset): the running server has the old env,
+      // and a server reads its env once, so it is replaced rather than reused.
+      this.options.logger.info({ connectorId: ctx.connectorId, name }, 'replacing the workload: its env changed');
+      await this.remove(ctx.connectorId);
+      existing = undefined;
+    }
     if (existing) {
       const owner = ownerReference(existing);
       await unlessExists(`create Secret ${name}`, () => core.createNamespacedSecret({ namespace, body: secretManifest(ctx, env, owner) }));
@@ -138,6 +145,16 @@ export class KubeRuntime implements WorkloadRuntime {
     await kubeCall(`own Secret ${name}`, () => core.patchNamespacedSecret({ name, namespace, body: patch }));
     await this.ensureService(ctx, owner);
     return deployment;
+  }
+
+  /** Whether the workload's Secret exists and holds exactly `env`. */
+  private async secretHolds(name: string, env: Record<string, string>): Promise<boolean> {
+    const { namespace } = this;
+    const secret = await unlessNotFound(`read Secret ${name}`, () => this.apis.core.readNamespacedSecret({ name, namespace }));
+    if (!secret) return true; // recreated below with `env`
+    const held = Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+    const keys = Object.keys(env);
+    return keys.length === Object.keys(held).length && keys.every((k) => held[k] === env[k]);
   }
 
   /** A Secret left by an earlier attempt may hold other values, or an owner that is gone. */

@@ -2,6 +2,7 @@
 // Streamable HTTP by the project's gateway on a free loopback port. The registry lives in memory
 // only: after a worker restart nothing is known here, watch answers 'missing', and the workflow
 // (which owns the connector's state) starts the workload again.
+import { createHash } from 'node:crypto';
 import type { Logger } from '../../core/logger';
 import { ProcessSource, startGateway, type Gateway } from '../../gateway';
 import { readinessTimeoutMessage, WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
@@ -23,6 +24,8 @@ export interface LocalRuntimeOptions {
 
 interface LocalWorkload {
   source: ProcessSource;
+  /** A digest of the env it was started with: a different env (a new token) needs a new server. */
+  envDigest: string;
   gateway: Promise<Gateway>;
   /** Settles once the server is ready (or has failed to become so). */
   started: Promise<{ target: string }>;
@@ -38,22 +41,25 @@ export class LocalRuntime implements WorkloadRuntime {
   async start(spec: WorkloadSpec, options: StartOptions): Promise<{ target: string }> {
     const [program, ...commandArgs] = spec.stdio.command ?? [];
     if (!program) throw new WorkloadSpecError('a preset without command cannot run locally');
+    const env = workloadEnv(spec.stdio, spec.token);
+    const digest = envDigest(env);
     for (;;) {
       const existing = this.workloads.get(spec.connectorId);
       if (!existing) break;
-      // A server that has ended is not reused: clear it away and start a fresh one.
-      if (!(await hasExited(existing))) return existing.started;
+      // A server that has ended, or that holds another env (the connect brought a new token),
+      // is not reused: a server reads its env once. Clear it away and start a fresh one.
+      if (existing.envDigest === digest && !(await hasExited(existing))) return existing.started;
       await this.remove(spec.connectorId);
     }
     const source = new ProcessSource({
       command: program,
       args: [...commandArgs, ...(spec.stdio.args ?? [])],
-      env: workloadEnv(spec.stdio, spec.token),
+      env,
       stderr: this.options.serverStderr ?? 'inherit',
     });
     const logger = this.options.logger.child({ connectorId: spec.connectorId });
     const gateway = startGateway({ source, host: '127.0.0.1', port: 0, logger });
-    const workload: LocalWorkload = { source, gateway, started: Promise.resolve({ target: '' }) };
+    const workload: LocalWorkload = { source, envDigest: digest, gateway, started: Promise.resolve({ target: '' }) };
     workload.started = this.bringUp(spec.connectorId, workload, options);
     this.workloads.set(spec.connectorId, workload);
     return workload.started;
@@ -139,4 +145,9 @@ function waitReady(gateway: Gateway, timeoutMs: number, signal?: AbortSignal): P
 async function hasExited(workload: LocalWorkload): Promise<boolean> {
   const gateway = await workload.gateway.catch(() => undefined);
   return !gateway || gateway.health().state === 'exited' || gateway.health().state === 'closed';
+}
+
+function envDigest(env: Record<string, string>): string {
+  const sorted = Object.keys(env).sort().map((k) => [k, env[k]]);
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
 }

@@ -1,10 +1,6 @@
 // One interface over the places a managed stdio connector can run: local child processes (the
 // embedded default) or a Kubernetes Deployment. The workflow only ever sees this contract.
-import type { Config } from '../../core/config';
-import type { Logger } from '../../core/logger';
 import type { StdioConfig } from '../../core/schemas';
-import { KubeRuntime } from './kube-runtime';
-import { LocalRuntime } from './local-runtime';
 
 export { WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
 
@@ -46,13 +42,4 @@ export interface WorkloadRuntime {
    */
   reconcile(isConnected: (connectorId: string) => Promise<boolean>): Promise<string[]>;
   close(): Promise<void>;
-}
-
-export function createWorkloadRuntime(config: Config['stdio'], logger: Logger): WorkloadRuntime {
-  if (config.runtime === 'kubernetes') {
-    // A workload younger than a whole start (readiness wait included) may be one being connected.
-    const reconcileGraceMs = config.readyTimeoutMs + 60_000;
-    return new KubeRuntime({ ...config.kube, reconcileGraceMs, logger: logger.child({ runtime: 'kubernetes' }) });
-  }
-  return new LocalRuntime({ logger: logger.child({ runtime: 'local' }) });
 }

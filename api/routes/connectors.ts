@@ -1,16 +1,14 @@
 // /api/v1/connectors: create, list, get, delete, connect, disconnect, events.
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { presentConnector, type ConnectorRecord } from '../../core/connector-record';
 import { ProblemError } from '../../core/problem';
 import { BlockedAddressError, checkHost, type AddressPolicy } from '../../core/address-guard';
 import { isStdioUrl } from '../../core/connector-url';
 import { findPreset } from '../../core/presets';
-import {
-  ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, type Preset,
-} from '../../core/schemas';
+import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, type Preset } from '../../core/schemas';
 import type { ConnectorStore } from '../../store/connector-store';
 import { InvalidPageToken } from '../../store/page-token';
-import type { ConnectorView } from '../../workflows/messages';
 import type { ConnectorCommands } from '../connector-commands';
 import { jsonBody, parseWith, queryObject } from '../parse';
 import { isConnectorId } from '../../core/connector-id';
@@ -28,7 +26,7 @@ const ACTOR = 'api';
 
 export function connectorRoutes(deps: ConnectorRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1/connectors' });
-  const present = (view: ConnectorView) => toRecord(view, deps.baseUrl);
+  const present = (view: ConnectorRecord) => presentConnector(view, deps.baseUrl);
 
   router.post('/', async (ctx) => {
     const body = parseWith(CreateConnectorSchema, jsonBody(ctx), 'request body');
@@ -90,11 +88,6 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
   return router;
 }
 
-export function toRecord(view: ConnectorView, baseUrl: string) {
-  const { version, ...rest } = view;
-  return { ...rest, mcp_url: `${baseUrl}/api/v1/connectors/${view.id}/mcp` };
-}
-
 /**
  * The id of the path, 404 when it cannot be one. Commands go to the workflow without reading
  * the record first: the workflow is the source of truth, and answers 404 itself when it has ended.
@@ -105,7 +98,7 @@ function connectorIdOf(ctx: Context): string {
   return id;
 }
 
-async function existing(ctx: Context, deps: ConnectorRouteDeps): Promise<ConnectorView> {
+async function existing(ctx: Context, deps: ConnectorRouteDeps): Promise<ConnectorRecord> {
   const view = await deps.store.get(connectorIdOf(ctx));
   if (!view) throw new ProblemError(404, 'no such connector');
   return view;

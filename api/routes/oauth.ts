@@ -4,11 +4,10 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../../core/secret-box';
-import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl } from '../../activities/oauth/client-metadata-document';
+import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl } from '../../core/oauth-client-metadata';
 import { ProblemError } from '../../core/problem';
 import { hashState, type OAuthStore } from '../../store/oauth-store';
-import { callbackUpdate, connectorWorkflowId } from '../../workflows/messages';
-import type { CallbackOutcome } from '../../workflows/oauth-types';
+import { callbackUpdate, connectorWorkflowId, type CallbackOutcome } from '../../workflows/messages';
 import { renderCallbackPage } from '../callback-page';
 
 export interface OAuthRouteDeps {

@@ -5,13 +5,14 @@
 // workflow handed to its projection writes in history (in order, no gap, no phantom), and
 // `created_at` is the first audit event's time. The moments are drawn at random, many times:
 // not points chosen in advance.
+import type { ConnectorRecord } from '../../core/connector-record';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { freePort } from '../../stack/servers/free-port';
-import { viewQuery, type ConnectorView } from '../../workflows/messages';
+import { viewQuery } from '../../workflows/messages';
 import { startStackProcess, type StackProcess } from '../helpers/stack-process';
 import { eventually, type ApiCall } from '../helpers/test-stack';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
@@ -130,7 +131,7 @@ async function transitionsInHistory(temporal: Client, id: string): Promise<Audit
     if (scheduled?.activityType?.name !== 'recordTransition') continue;
     const payload = scheduled.input?.payloads?.[0]?.data;
     if (!payload) continue;
-    const input = JSON.parse(Buffer.from(payload).toString('utf8')) as { view: ConnectorView; events: AuditEvent[] };
+    const input = JSON.parse(Buffer.from(payload).toString('utf8')) as { record: ConnectorRecord; events: AuditEvent[] };
     events.push(...input.events);
   }
   return events.sort((a, b) => a.seq - b.seq);

@@ -83,6 +83,26 @@ test.serial('server-everything: connected, tools through the proxy, token and pr
   t.deepEqual(filesContaining(stack.dataDir, TOKEN), [], 'no plaintext token at rest');
 });
 
+test.serial('connect on a connected stdio connector with a new access_token puts the new token into the workload', async (t) => {
+  const { id, mcpUrl, res } = await connectStdio('mcp+stdio://everything', { access_token: 'stdio-token-first' });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  const envThrough = async () => {
+    const client = await mcpClient(mcpUrl);
+    const env = JSON.stringify((await client.callTool({ name: 'get-env', arguments: {} })).content);
+    await client.close();
+    return env;
+  };
+  t.true((await envThrough()).includes('stdio-token-first'));
+
+  const again = await stack.api('POST', `/api/v1/connectors/${id}/connect`, { access_token: 'stdio-token-second' });
+  t.is(again.status, 200, JSON.stringify(again.body));
+  t.is(again.body.state, 'connected');
+  const env = await envThrough();
+  t.true(env.includes('stdio-token-second'), 'the workload has the new token');
+  t.false(env.includes('stdio-token-first'), 'and no longer the old one');
+  t.is((await stack.api('DELETE', `/api/v1/connectors/${id}`)).status, 202);
+});
+
 test.serial('server-memory: the stdio process killed from outside → disconnected with a reason; delete leaves no process', async (t) => {
   const { id, mcpUrl, res } = await connectStdio('mcp+stdio://memory');
   t.is(res.status, 200, JSON.stringify(res.body));

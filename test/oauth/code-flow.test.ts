@@ -10,7 +10,7 @@ import { createConsentAgent } from '../fixtures/oauth/consent-agent';
 import { probeForChallenge } from '../../activities/oauth/auth-probe';
 import { exchangeCode } from '../../activities/oauth/code-exchange';
 import { resolveClientIdentity } from '../../activities/oauth/client-identity';
-import { findBearerChallenge } from '../../activities/oauth/www-authenticate';
+import { findBearerChallenge } from '../../core/www-authenticate';
 import { startAuthorization } from '../../activities/oauth/authorization-request';
 import {
   AuthorizationDeniedError, CallbackIssuerError, InvalidCallbackError, InvalidGrantError,

@@ -1,5 +1,6 @@
 // The projection and audit writes against a real MongoDB-wire server (FerretDB): a retried or
 // late write never takes the record back to an older version, and no audit event is doubled.
+import type { AuditEvent, ConnectorRecord } from '../../core/connector-record';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +9,6 @@ import { MongoClient } from 'mongodb';
 import { createLogger } from '../../core/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { ConnectorStore } from '../../store/connector-store';
-import type { AuditEvent } from '../../workflows/connector-entity';
-import type { ConnectorView } from '../../workflows/messages';
 
 let dataDir: string;
 let server: FerretDbServer;
@@ -30,7 +29,7 @@ test.after.always(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-function view(id: string, version: number, state: ConnectorView['state']): ConnectorView {
+function view(id: string, version: number, state: ConnectorRecord['state']): ConnectorRecord {
   const at = new Date(Date.UTC(2026, 0, 1, 0, 0, version)).toISOString();
   return {
     id, url: 'http://127.0.0.1:1/mcp', state, metadata: {}, auth_request: null, disconnect_reason: null,

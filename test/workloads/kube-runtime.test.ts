@@ -15,7 +15,8 @@ import { createLogger } from '../../core/logger';
 import { WorkloadSpecError, WorkloadTimeoutError } from '../../activities/workloads/errors';
 import type { KubeApis } from '../../activities/workloads/kube-api';
 import { KubeRuntime } from '../../activities/workloads/kube-runtime';
-import { createWorkloadRuntime, type WorkloadSpec } from '../../activities/workloads/runtime';
+import { createWorkloadRuntime } from '../../activities/workloads/create-runtime';
+import type { WorkloadSpec } from '../../activities/workloads/runtime';
 import { createKubeCluster, type KubeCluster } from '../../stack/servers/kube-cluster';
 import { startReconciler } from '../../stack/reconciler';
 import {
@@ -123,6 +124,25 @@ test.serial('start creates the Secret, Deployment and Service described, waits f
   const again = await runtime.start(s, { readinessTimeoutMs: 60_000 });
   t.is(again.target, target);
   t.is((await readDeployment(name))?.metadata?.uid, deployment.metadata?.uid, 'the second start reused the Deployment');
+  await runtime.remove(s.connectorId);
+});
+
+test.serial('a start with another token replaces the workload: new Secret values, a new Deployment', async (t) => {
+  const s = spec({ access_token_env_name: 'GITHUB_TOKEN' }, 'tok-old');
+  const name = `mcp-${s.connectorId}`;
+  await runtime.start(s, { readinessTimeoutMs: 60_000 });
+  const before = (await readDeployment(name))!;
+  t.deepEqual(decode((await readSecret(name))!.data), { GITHUB_TOKEN: 'tok-old' });
+
+  await runtime.start({ ...s, token: 'tok-new' }, { readinessTimeoutMs: 60_000 });
+  const after = (await readDeployment(name))!;
+  t.deepEqual(decode((await readSecret(name))!.data), { GITHUB_TOKEN: 'tok-new' });
+  t.not(after.metadata?.uid, before.metadata?.uid, 'the old Deployment (and its pods, with the old env) was replaced');
+  t.true((await podsOf(s.connectorId)).some((pod) => pod.metadata?.labels?.['connector-registry/instance'] === after.spec?.template.metadata?.labels?.['connector-registry/instance']));
+
+  const same = await runtime.start({ ...s, token: 'tok-new' }, { readinessTimeoutMs: 60_000 });
+  t.truthy(same.target);
+  t.is((await readDeployment(name))?.metadata?.uid, after.metadata?.uid, 'the same token reuses the workload');
   await runtime.remove(s.connectorId);
 });
 

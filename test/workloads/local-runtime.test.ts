@@ -82,6 +82,26 @@ test('without a token, or without access_token_env_name, no token variable is se
   await Promise.all([runtime.remove(a), runtime.remove(b)]);
 });
 
+test('a start with another token replaces the running server: a server reads its env once', async (t) => {
+  const connectorId = randomUUID();
+  const { stdio: config, marker } = everything({ access_token_env_name: 'EVERYTHING_TOKEN' });
+  const envAt = async (target: string) => {
+    const client = await connect(target);
+    const env = JSON.parse(textOf(await client.callTool({ name: 'get-env', arguments: {} }))) as Record<string, string>;
+    await client.close();
+    return env;
+  };
+  const first = await runtime.start({ connectorId, stdio: config, token: 'tok-old' }, { readinessTimeoutMs: 60_000 });
+  const oldPid = runtime.pid(connectorId);
+  t.is((await envAt(first.target)).EVERYTHING_TOKEN, 'tok-old');
+
+  const second = await runtime.start({ connectorId, stdio: config, token: 'tok-new' }, { readinessTimeoutMs: 60_000 });
+  t.is((await envAt(second.target)).EVERYTHING_TOKEN, 'tok-new');
+  t.not(runtime.pid(connectorId), oldPid, 'a new server process');
+  t.deepEqual(processesWithEnv(MARKER, marker), [runtime.pid(connectorId)], 'the old server is gone');
+  await runtime.remove(connectorId);
+});
+
 test('start is idempotent: concurrent starts share one server, and a later start returns it', async (t) => {
   const connectorId = randomUUID();
   const { stdio: config, marker } = everything();

@@ -11,6 +11,16 @@ export interface Challenge {
   token68?: string;
 }
 
+/**
+ * What an MCP server's Bearer challenge said when it asked for authorization through the proxy:
+ * kept by the connector so that the next connect authorizes with it, even where the server
+ * lets the connect's unauthenticated `initialize` through.
+ */
+export interface AuthChallenge {
+  resourceMetadata: string | null;
+  scope: string | null;
+}
+
 /** What an MCP client needs from a Bearer challenge (RFC 6750 section 3, RFC 9728 section 5.1). */
 export interface BearerChallenge {
   resourceMetadata: string | null;

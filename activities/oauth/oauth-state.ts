@@ -1,9 +1,9 @@
 // The OAuth state a connector workflow keeps, as plain JSON (it crosses continue-as-new).
 // Every secret in it is ciphertext.
-import type { Ciphertext } from '../core/secret-box';
-import type { AuthorizationServerMetadata } from '../activities/oauth/schemas';
-import type { TokenAuthMethod } from '../activities/oauth/token-auth-method';
-import type { AuthChallenge } from './messages';
+import type { Ciphertext } from '../../core/secret-box';
+import type { AuthorizationServerMetadata } from './schemas';
+import type { TokenAuthMethod } from './token-auth-method';
+import type { AuthChallenge } from '../../core/www-authenticate';
 
 /** What every later OAuth step needs: the server, who we are to it, and for which resource. */
 export interface OAuthContext {
@@ -38,12 +38,4 @@ export interface OAuthState {
   stepUpScopes: string[];
   /** The server asked for authorization through the proxy: the next connect authorizes with this. */
   challenge: AuthChallenge | null;
-}
-
-/** The outcome of a callback, as the API relays it to the user. */
-export interface CallbackOutcome {
-  connectorId: string;
-  redirectUrl: string | null;
-  error: string | null;
-  errorDescription: string | null;
 }

@@ -1,0 +1,16 @@
+// Chooses the workload runtime from configuration. In its own file so that the runtime contract
+// (runtime.ts) and the runtimes that implement it do not import each other.
+import type { Config } from '../../core/config';
+import type { Logger } from '../../core/logger';
+import { KubeRuntime } from './kube-runtime';
+import { LocalRuntime } from './local-runtime';
+import type { WorkloadRuntime } from './runtime';
+
+export function createWorkloadRuntime(config: Config['stdio'], logger: Logger): WorkloadRuntime {
+  if (config.runtime === 'kubernetes') {
+    // A workload younger than a whole start (readiness wait included) may be one being connected.
+    const reconcileGraceMs = config.readyTimeoutMs + 60_000;
+    return new KubeRuntime({ ...config.kube, reconcileGraceMs, logger: logger.child({ runtime: 'kubernetes' }) });
+  }
+  return new LocalRuntime({ logger: logger.child({ runtime: 'local' }) });
+}

@@ -1,0 +1,74 @@
+// The connector record and its audit trail: one shape, written by the workflow's projection,
+// stored by store/, answered by the API and described by the OpenAPI document. Everything that
+// shows a connector derives from these schemas, so the layers cannot drift apart.
+import { z } from 'zod';
+import { STATES } from './connector-states';
+
+export const AuthRequestSchema = z
+  .object({
+    type: z.literal('code'),
+    authorization_endpoint: z.string(),
+    expires_at: z.string(),
+  })
+  .meta({ id: 'AuthRequest' });
+
+/** What the workflow projects: the connector as of its transition number `version`. */
+export const ConnectorRecordSchema = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  state: z.enum(STATES),
+  metadata: z.record(z.string(), z.string()),
+  auth_request: AuthRequestSchema.nullable(),
+  disconnect_reason: z.string().nullable(),
+  disconnect_permanent: z.boolean().nullable(),
+  preset: z.object({ url: z.string() }).nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  created_by: z.string().nullable(),
+  version: z.number().int(),
+});
+export type ConnectorRecord = z.infer<typeof ConnectorRecordSchema>;
+
+/** The record as the API answers it: its MCP address instead of the projection's version. */
+export const ConnectorSchema = ConnectorRecordSchema.omit({ version: true })
+  .extend({ mcp_url: z.string() })
+  .meta({ id: 'Connector' });
+export type Connector = z.infer<typeof ConnectorSchema>;
+
+export function presentConnector(record: ConnectorRecord, baseUrl: string): Connector {
+  const { version: _version, ...rest } = record;
+  return { ...rest, mcp_url: `${baseUrl}/api/v1/connectors/${record.id}/mcp` };
+}
+
+export const ConnectorEventSchema = z
+  .object({
+    seq: z.number().int(),
+    time: z.string(),
+    actor: z.string(),
+    from: z.enum(STATES).nullable(),
+    to: z.enum(STATES),
+    reason: z.string().nullable(),
+  })
+  .meta({ id: 'ConnectorEvent' });
+export type ConnectorEventRecord = z.infer<typeof ConnectorEventSchema>;
+
+/** One transition on record: the workflow writes it, the store keeps it per connector. */
+export type AuditEvent = ConnectorEventRecord & { connectorId: string };
+
+export const ConnectorListSchema = z
+  .object({
+    items: z.array(ConnectorSchema),
+    total_count: z.number().int(),
+    has_more: z.boolean(),
+    next_page_token: z.string().nullable(),
+  })
+  .meta({ id: 'ConnectorList' });
+
+export const EventListSchema = z
+  .object({
+    items: z.array(ConnectorEventSchema),
+    total_count: z.number().int(),
+    has_more: z.boolean(),
+    next_page_token: z.string().nullable(),
+  })
+  .meta({ id: 'ConnectorEventList' });

@@ -1,0 +1,294 @@
+// The connector workflow's state and behaviour, one method per message (the entity-manager
+// pattern of Temporal's safe-message-handlers sample). It holds the entity, the job a caller
+// waits on, the watch that runs while nobody waits, and the projection. What may happen in
+// which state is asked of core/connector-states.ts; this class only carries it out.
+//
+// Handlers that change state run one at a time under `lock`, so one never sees another half
+// done. Jobs and watches run outside the lock, in their own cancellation scopes, so that a
+// disconnect or delete can stop them.
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { Mutex } from 'async-mutex';
+import {
+  acceptsCallback, acceptsUpstreamReport, disconnectPlan, isAllowed, refusal, type CallerEvent,
+} from '../core/connector-states';
+import type { ConnectorRecord } from '../core/connector-record';
+import { FAILURE } from '../core/failures';
+import { ConnectorEntity, type ConnectorData } from './connector-entity';
+import { connectFailure, recordsConnectingWithOutcome, runConnect } from './connect-job';
+import type { Actor, CallbackInput, CallbackOutcome, ConnectInput, ConnectorInit, RouteView, UpstreamRefusal } from './messages';
+import { completeAuthorization } from './oauth-callback';
+import { Projection, type CommitOptions } from './projection';
+import { startScoped, stopScoped, type ScopedWork } from './scoped-work';
+import { teardown, teardownMaterial, type TeardownMaterial } from './teardown';
+import { refreshOnce, runWatch, watchFor, type WatchContext, type WatchKind } from './watches';
+import { store } from './activity-proxies';
+
+export type ConnectorWorkflowInput = { init: ConnectorInit } | { resume: ConnectorData };
+
+type JobKind = 'connect' | 'callback' | 'refresh';
+
+export class ConnectorManager {
+  readonly entity: ConnectorEntity;
+  private readonly projection: Projection;
+  private readonly lock = new Mutex();
+  /** The creation's audit event, written once the workflow runs (a new connector only). */
+  private readonly createdEvent;
+  private job: ScopedWork<JobKind> | null = null;
+  private watch: ScopedWork<NonNullable<WatchKind>> | null = null;
+  private deleteRequested: boolean;
+  /** What the delete must undo, captured before `deleting` drops the tokens. */
+  private pendingTeardown: TeardownMaterial | null;
+
+  constructor(input: ConnectorWorkflowInput) {
+    const created = 'init' in input ? ConnectorEntity.create(input.init, new Date().toISOString()) : null;
+    this.entity = created ? created.entity : new ConnectorEntity((input as { resume: ConnectorData }).resume);
+    this.createdEvent = created?.event ?? null;
+    this.projection = new Projection(this.entity, created ? 0 : this.entity.data.seq);
+    this.deleteRequested = this.entity.state === 'deleting';
+    this.pendingTeardown = this.deleteRequested ? teardownMaterial(this.entity) : null;
+  }
+
+  // Queries
+
+  record(): ConnectorRecord {
+    return this.entity.record();
+  }
+
+  route(): RouteView {
+    return this.entity.route();
+  }
+
+  // Validators: refuse before anything reaches history, with the state machine's reason.
+
+  validateCaller(event: CallerEvent): void {
+    const reason = refusal(this.entity.state, event);
+    if (reason) throw ApplicationFailure.create({ type: FAILURE.invalidTransition, message: reason, nonRetryable: true });
+  }
+
+  validateCallback(input: CallbackInput): void {
+    if (!this.awaitsCallback(input)) {
+      throw ApplicationFailure.create({ type: FAILURE.authorizationFailed, message: 'this authorization request is no longer pending', nonRetryable: true });
+    }
+  }
+
+  validateRefresh(): void {
+    if (!this.hasRefreshableGrant()) {
+      throw ApplicationFailure.create({ type: FAILURE.invalidTransition, message: 'no refreshable grant', nonRetryable: true });
+    }
+  }
+
+  // Updates and signals
+
+  async created(): Promise<ConnectorRecord> {
+    await this.projection.untilProjected(1);
+    return this.record();
+  }
+
+  async connect(request: ConnectInput): Promise<ConnectorRecord> {
+    const job = await this.lock.runExclusive(async () => {
+      await this.projection.untilProjected(1);
+      await this.stopJob(); // a proxy-driven refresh gives way to the new connect
+      await this.stopWatch(); // so does an authorization wait or a refresh loop
+      const recordWithNext = recordsConnectingWithOutcome(this.entity, request);
+      await this.commit('connect', { actor: request.actor, reason: 'connect requested', recordWithNext });
+      return this.startJob('connect', () => runConnect({ ...this.workContext(), request }));
+    });
+    if (request.respondAsync) {
+      job.done.catch(() => undefined); // the outcome is on the record; nobody awaits it here
+      return this.record();
+    }
+    try {
+      await job.done;
+    } catch (err) {
+      throw connectFailure(err, this.record());
+    }
+    return this.record();
+  }
+
+  async callback(input: CallbackInput): Promise<CallbackOutcome> {
+    const job = await this.lock.runExclusive(async () => {
+      // A connect that restarted the authorization may have come first.
+      this.validateCallback(input);
+      await this.stopWatch(); // the authorization deadline no longer applies
+      return this.startJob('callback', () => completeAuthorization(this.workContext(), input));
+    });
+    return (await job.done) as CallbackOutcome;
+  }
+
+  async disconnect({ actor }: Actor): Promise<ConnectorRecord> {
+    return this.lock.runExclusive(async () => {
+      if (disconnectPlan(this.entity.state, this.entity.data.disconnectPermanent) === 'none') return this.record();
+      await this.stopJob();
+      await this.stopWatch();
+      // The work just stopped may have moved the state on before it unwound.
+      const plan = disconnectPlan(this.entity.state, this.entity.data.disconnectPermanent);
+      if (plan === 'end_retry') {
+        // A transient loss being retried ends here, for good and on record, in the caller's name.
+        await this.commit('disconnect', { actor, reason: `disconnected by ${actor}`, permanent: true });
+      } else if (plan === 'teardown') {
+        const material = teardownMaterial(this.entity);
+        await this.commit('disconnect', { actor, reason: 'disconnect requested' });
+        await teardown(material);
+        if (isAllowed(this.entity.state, 'disconnect_finished')) {
+          await this.commit('disconnect_finished', { actor, reason: `disconnected by ${actor}`, permanent: true });
+        }
+      }
+      return this.record();
+    });
+  }
+
+  async delete({ actor }: Actor): Promise<ConnectorRecord> {
+    return this.lock.runExclusive(async () => {
+      await this.projection.untilProjected(1);
+      if (this.deleteRequested) return this.record();
+      this.deleteRequested = true; // before the stops: the main loop must not start a new watch
+      await this.stopJob();
+      await this.stopWatch();
+      this.pendingTeardown = teardownMaterial(this.entity);
+      await this.commit('delete', { actor, reason: 'delete requested' });
+      return this.record();
+    });
+  }
+
+  /** The proxy saw `usedToken` refused: refresh once, however many requests report the same token. */
+  async refresh({ usedToken }: { usedToken: string | null }): Promise<RouteView> {
+    const job = await this.lock.runExclusive(async () => {
+      if (usedToken && usedToken !== this.entity.data.secrets.accessToken) return null; // already replaced
+      if (this.job?.kind === 'refresh') return this.job; // join the refresh under way
+      if (!this.hasRefreshableGrant() || this.job) return null;
+      await this.stopWatch(); // the refresh loop restarts from the new expiry afterwards
+      return this.startJob('refresh', () => refreshOnce(this.workContext()));
+    });
+    await job?.done.catch(() => undefined);
+    return this.route();
+  }
+
+  stepUp({ scope }: { scope: string }): void {
+    const oauth = this.entity.data.oauth;
+    const wanted = scope.split(' ').filter(Boolean);
+    const granted = new Set((oauth.session?.context.scope ?? '').split(' '));
+    const known = new Set(oauth.stepUpScopes);
+    // A server that keeps asking for what it was already given cannot grow this list: no loop.
+    const added = wanted.filter((s) => !granted.has(s) && !known.has(s)).slice(0, 20);
+    if (added.length) oauth.stepUpScopes = [...oauth.stepUpScopes, ...added].slice(0, 50);
+  }
+
+  /** The upstream refused a request in a way no refresh mends: disconnected, with the challenge kept. */
+  async upstreamRefused(refusal: UpstreamRefusal): Promise<RouteView> {
+    return this.lock.runExclusive(async () => {
+      if (this.job?.kind === 'refresh') await this.job.done.catch(() => undefined); // it may replace the token
+      if (!this.refusalApplies(refusal)) return this.route();
+      await this.stopWatch(); // a refresh loop must not bring back what is being disconnected
+      if (!this.refusalApplies(refusal)) return this.route();
+      this.entity.data.oauth.challenge = refusal.challenge ?? { resourceMetadata: null, scope: null };
+      await this.commit('connection_lost', { actor: 'service', reason: refusalReason(this.entity, refusal), permanent: true });
+      return this.route();
+    });
+  }
+
+  // The main loop
+
+  async run(): Promise<void> {
+    if (this.createdEvent) await this.projection.write([this.createdEvent]);
+    for (;;) {
+      await this.syncWatch();
+      const seq = this.entity.data.seq;
+      const watchKind = this.watch?.kind ?? null;
+      await condition(() => this.deleteRequested || this.entity.data.seq !== seq || (this.watch?.kind ?? null) !== watchKind || this.mayContinueAsNew());
+      if (this.deleteRequested) break;
+      if (this.mayContinueAsNew()) await this.continueAsNew();
+    }
+    await this.finishDelete();
+  }
+
+  private mayContinueAsNew(): boolean {
+    const info = workflowInfo();
+    return (info.continueAsNewSuggested || info.historyLength >= this.entity.data.init.settings.historyLimit) && this.job === null;
+  }
+
+  /** Continue-as-new only between pieces of work, once every handler has returned. */
+  private async continueAsNew(): Promise<void> {
+    await this.stopWatch();
+    await condition(allHandlersFinished);
+    if (this.job === null && !this.deleteRequested) await continueAsNew({ resume: this.entity.data });
+  }
+
+  private async finishDelete(): Promise<void> {
+    await this.stopJob();
+    await this.stopWatch();
+    await condition(() => this.entity.state === 'deleting');
+    if (this.pendingTeardown) await teardown(this.pendingTeardown);
+    // Every transition must be on record before the record goes, or a late projection of
+    // `deleting` would bring it back.
+    await condition(allHandlersFinished);
+    await this.projection.untilProjected();
+    await store.removeRecord({ connectorId: this.entity.data.init.id });
+  }
+
+  // Jobs and watches
+
+  private commit = (event: Parameters<Projection['commit']>[0], options: CommitOptions) => this.projection.commit(event, options);
+
+  private workContext(): WatchContext {
+    const stdioReadyTimeoutMs = this.entity.data.init.settings.stdioReadyTimeoutMs ?? 60_000;
+    return { entity: this.entity, commit: this.commit, stdioReadyTimeoutMs };
+  }
+
+  private startJob(kind: JobKind, work: () => Promise<unknown>): ScopedWork<JobKind> {
+    const job = startScoped(kind, work);
+    this.job = job;
+    job.done.catch(() => undefined).finally(() => {
+      if (this.job === job) this.job = null;
+    });
+    return job;
+  }
+
+  private async stopJob(): Promise<void> {
+    const current = this.job;
+    await stopScoped(current);
+    if (this.job === current) this.job = null;
+  }
+
+  private async stopWatch(): Promise<void> {
+    const current = this.watch;
+    await stopScoped(current);
+    if (this.watch === current) this.watch = null;
+  }
+
+  /** Keeps the watch in line with the state: started when needed, replaced when the need changes. */
+  private async syncWatch(): Promise<void> {
+    const wanted = this.deleteRequested ? null : watchFor(this.entity);
+    if ((this.watch?.kind ?? null) === wanted) return;
+    await this.stopWatch();
+    if (!wanted) return;
+    const watch = startScoped(wanted, () => runWatch(wanted, this.workContext()));
+    this.watch = watch;
+    watch.done.catch(() => undefined).finally(() => {
+      if (this.watch === watch) this.watch = null;
+    });
+  }
+
+  // What the state says
+
+  private awaitsCallback(input: CallbackInput): boolean {
+    return acceptsCallback(this.entity.state) && this.entity.data.oauth.pending?.stateHash === input.stateHash;
+  }
+
+  private hasRefreshableGrant(): boolean {
+    return acceptsUpstreamReport(this.entity.state) && Boolean(this.entity.data.oauth.session?.refreshToken);
+  }
+
+  /** Stdio gateways never ask for authorization; a report about a replaced token is stale. */
+  private refusalApplies(report: UpstreamRefusal): boolean {
+    const d = this.entity.data;
+    return acceptsUpstreamReport(d.state) && !d.workload && d.secrets.accessToken === report.usedToken;
+  }
+}
+
+/** Why the connector is disconnected after its server refused a proxied request. */
+function refusalReason(entity: ConnectorEntity, report: UpstreamRefusal): string {
+  const http = `HTTP ${report.status}`;
+  if (!report.usedToken) return `the MCP server asks for authorization (${http}); connect again to authorize`;
+  if (entity.data.oauth.session) return `the MCP server refused the access token (${http}) and a refresh did not help; connect again to authorize`;
+  return `the MCP server refused the token (${http}); connect again with a new token or to authorize`;
+}

@@ -1,0 +1,63 @@
+// Applies transitions to the entity and writes them to MongoDB (record and audit trail), one
+// write at a time and in order. The writes are regular activities (activity-proxies.ts), so what
+// MongoDB shows is always a transition Temporal has persisted.
+import { ApplicationFailure, CancellationScope, condition } from '@temporalio/workflow';
+import type { AuditEvent } from '../core/connector-record';
+import type { ConnectorEvent } from '../core/connector-states';
+import { FAILURE } from '../core/failures';
+import { store } from './activity-proxies';
+import { InvalidTransition, type ApplyOptions, type ConnectorEntity } from './connector-entity';
+
+export type CommitOptions = ApplyOptions & {
+  /** Write together with the next commit: one write for a step as short as a token probe. */
+  recordWithNext?: boolean;
+};
+
+export class Projection {
+  /** The last transition number known to be in MongoDB. */
+  private projectedSeq: number;
+  private unrecorded: AuditEvent[] = [];
+  private lastWrite: Promise<void> = Promise.resolve();
+
+  constructor(private readonly entity: ConnectorEntity, projectedSeq: number) {
+    this.projectedSeq = projectedSeq;
+  }
+
+  /** Applies `event` and writes it; a transition the state machine refuses fails the caller with 409. */
+  async commit(event: ConnectorEvent, options: CommitOptions): Promise<void> {
+    let audit: AuditEvent;
+    try {
+      audit = this.entity.apply(event, new Date().toISOString(), options);
+    } catch (err) {
+      if (err instanceof InvalidTransition) throw ApplicationFailure.create({ type: FAILURE.invalidTransition, message: err.message, nonRetryable: true });
+      throw err;
+    }
+    this.unrecorded.push(audit);
+    if (options.recordWithNext) return;
+    const events = this.unrecorded;
+    this.unrecorded = [];
+    await this.write(events);
+  }
+
+  /** Writes the record as it is now, with `events`. */
+  write(events: AuditEvent[]): Promise<void> {
+    const record = this.entity.record();
+    const upTo = record.version;
+    // Once the state has changed in memory it must reach MongoDB, even if the work that caused
+    // it is being cancelled; the store's version check keeps a late write from going back.
+    const write = this.lastWrite.then(() => CancellationScope.nonCancellable(() => store.recordTransition({ record, events })));
+    this.lastWrite = write.catch(() => undefined);
+    return write.then(() => {
+      this.projectedSeq = Math.max(this.projectedSeq, upTo);
+    });
+  }
+
+  /** Resolves once transition `seq` (default: the latest) is in MongoDB. */
+  async untilProjected(seq = this.entity.data.seq): Promise<void> {
+    if (this.projectedSeq < seq) await condition(() => this.projectedSeq >= seq);
+  }
+
+  isProjected(seq: number): boolean {
+    return this.projectedSeq >= seq;
+  }
+}
