@@ -1,0 +1,161 @@
+// The connector workflow's timers, cancellations and deletes, with stub activities (see
+// support/workflow-harness.ts for why timers run in real time, kept to a second or two).
+import test from 'ava';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import type { ConnectorState } from '../../core/connector-states';
+import {
+  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, viewQuery,
+} from '../../workflows/messages';
+import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
+
+let h: Harness;
+test.before(async () => {
+  h = await startHarness();
+});
+test.after.always(async () => {
+  await h?.stop();
+});
+test.afterEach.always(() => {
+  h.stubs.behaviour = {};
+});
+
+const actor = { actor: 'tester' };
+const recordOf = (id: string) => h.stubs.records.get(id);
+const trail = (id: string) => (h.stubs.events.get(id) ?? []).map((e) => `${e.from ?? '-'}>${e.to}:${e.actor}`);
+const inState = (id: string, state: ConnectorState) => () => (recordOf(id)?.state === state ? recordOf(id) : undefined);
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function authorized(lifetimeMs: number, settings = {}) {
+  const stateHash = `h-${Math.random()}`;
+  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(stateHash, 60_000);
+  h.stubs.behaviour.oauthComplete = async () => tokens(lifetimeMs);
+  const handle = await h.start(settings);
+  const id = (await handle.query(viewQuery)).id;
+  const record = await handle.executeUpdate(connectUpdate, { args: [actor] });
+  if (record.state !== 'auth_required') throw new Error(`expected auth_required, got ${record.state}`);
+  const outcome = await handle.executeUpdate(callbackUpdate, { args: [{ stateHash, callback: 'sealed-callback' as never }] });
+  if (outcome.error) throw new Error(`callback failed: ${outcome.errorDescription}`);
+  return { handle, id, connectedAt: Date.now() };
+}
+
+test.serial('the authorization deadline: auth_required becomes disconnected once the request expires, not before', async (t) => {
+  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer('h-deadline', 1_500);
+  const handle = await h.start();
+  const record = await handle.executeUpdate(connectUpdate, { args: [actor] });
+  t.is(record.state, 'auth_required');
+  const expiresAt = Date.parse(record.auth_request!.expires_at);
+  const ended = await until(inState(record.id, 'disconnected'), 'the deadline');
+  t.true(Date.now() >= expiresAt - 50, 'not before the request expired');
+  t.like(ended, { disconnect_reason: 'authorization timed out', disconnect_permanent: true, auth_request: null });
+  t.deepEqual(trail(record.id), ['->created:tester', 'created>connecting:tester', 'connecting>auth_required:service', 'auth_required>disconnected:service']);
+});
+
+test.serial('the refresh timer: a short-lived token is refreshed a third of its life early, and again from each new expiry', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => tokens(3_000);
+  const { handle, id, connectedAt } = await authorized(3_000);
+  const refreshes = await until(() => (h.stubs.called('oauthRefresh').length >= 2 ? h.stubs.called('oauthRefresh') : undefined), 'two refreshes');
+  t.true(refreshes[0]!.at - connectedAt >= 1_900, `first refresh ${refreshes[0]!.at - connectedAt} ms after the token (2 s due)`);
+  t.true(refreshes[1]!.at - refreshes[0]!.at >= 1_900, 'the second is scheduled from the new token');
+  t.is((await handle.query(viewQuery)).state, 'connected');
+  t.is(recordOf(id)!.version, 4, 'a refresh is no transition');
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('an hour-long token is not refreshed before the skew: no refresh while it is fresh', async (t) => {
+  const { handle } = await authorized(3_600_000, { refreshSkewSeconds: 60 });
+  const before = h.stubs.called('oauthRefresh').length;
+  await sleep(1_500);
+  t.is(h.stubs.called('oauthRefresh').length, before);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('disconnect cancels a connect under way: the connect answers Cancelled, the record ends disconnected by the caller', async (t) => {
+  h.stubs.behaviour.oauthBegin = () => sleep(5_000).then(() => ({ kind: 'open' }) as never);
+  const handle = await h.start();
+  const id = (await handle.query(viewQuery)).id;
+  const connecting = handle.executeUpdate(connectUpdate, { args: [actor] });
+  await until(() => (h.stubs.called('oauthBegin').some((c) => (c.input as { connectorId: string }).connectorId === id) ? true : undefined), 'the connect to begin');
+  const record = await handle.executeUpdate(disconnectUpdate, { args: [actor] });
+  t.like(record, { state: 'disconnected', disconnect_permanent: true });
+  const error = await t.throwsAsync(connecting, { instanceOf: WorkflowUpdateFailedError });
+  t.is((error!.cause as { type?: string }).type, 'Cancelled');
+  await until(inState(id, 'disconnected'), 'the record');
+  t.deepEqual(trail(id), ['->created:tester', 'created>connecting:tester', 'connecting>disconnecting:tester', 'disconnecting>disconnected:tester']);
+});
+
+test.serial('disconnect during a refresh retry ends the retries for good, on record, in the caller\'s name', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => {
+    throw transientFailure();
+  };
+  const { handle, id } = await authorized(1_500);
+  const lost = await until(inState(id, 'disconnected'), 'the token to expire while the server is away');
+  t.false(lost.disconnect_permanent, 'a transient loss: the service keeps retrying');
+  const record = await handle.executeUpdate(disconnectUpdate, { args: [actor] });
+  t.like(record, { state: 'disconnected', disconnect_permanent: true, disconnect_reason: 'disconnected by tester' });
+  t.is(trail(id).at(-1), 'disconnected>disconnected:tester');
+  const calls = h.stubs.called('oauthRefresh').length;
+  await sleep(2_500);
+  t.is(h.stubs.called('oauthRefresh').length, calls, 'no retry after the disconnect');
+});
+
+test.serial('a second connect restarts the authorization; the first request\'s callback is refused before it reaches history', async (t) => {
+  let n = 0;
+  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(`h-restart-${++n}`, 60_000);
+  const handle = await h.start();
+  t.is((await handle.executeUpdate(connectUpdate, { args: [actor] })).state, 'auth_required');
+  t.is((await handle.executeUpdate(connectUpdate, { args: [actor] })).state, 'auth_required');
+  const error = await t.throwsAsync(handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-restart-1', callback: 'c' as never }] }));
+  t.regex(error!.message + String((error as { cause?: Error }).cause?.message), /no longer pending/);
+  const outcome = await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-restart-2', callback: 'c' as never }] });
+  t.is(outcome.error, null);
+  t.is((await handle.query(viewQuery)).state, 'connected');
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+const REACH: Record<string, (handle: Awaited<ReturnType<Harness['start']>>) => Promise<void>> = {
+  created: async () => undefined,
+  connecting: async (handle) => {
+    h.stubs.behaviour.oauthBegin = () => sleep(5_000).then(() => ({ kind: 'open' }) as never);
+    void handle.executeUpdate(connectUpdate, { args: [actor] }).catch(() => undefined);
+    await until(async () => ((await handle.query(viewQuery)).state === 'connecting' ? true : undefined), 'connecting');
+  },
+  auth_required: async (handle) => {
+    h.stubs.behaviour.oauthBegin = async () => authorizeAnswer('h-delete', 60_000);
+    await handle.executeUpdate(connectUpdate, { args: [actor] });
+  },
+  connected: async (handle) => {
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given' as never }] });
+  },
+  disconnected: async (handle) => {
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given' as never }] });
+    await handle.executeUpdate(disconnectUpdate, { args: [actor] });
+  },
+};
+
+for (const [state, reach] of Object.entries(REACH)) {
+  test.serial(`delete from ${state}: the workflow ends, and the record goes after the last transition is written`, async (t) => {
+    const handle = await h.start();
+    const id = (await handle.query(viewQuery)).id;
+    await reach(handle);
+    t.is((await handle.query(viewQuery)).state, state as ConnectorState);
+    const record = await handle.executeUpdate(deleteUpdate, { args: [actor] });
+    t.is(record.state, 'deleting');
+    await handle.result();
+    t.true(h.stubs.removed.has(id));
+    t.is(trail(id).at(-1), `${state}>deleting:tester`);
+  });
+}
+
+test.serial('continue-as-new under refresh churn keeps the connector, its grant and its schedule', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => tokens(600);
+  const { handle, id } = await authorized(600, { historyLimit: 60 });
+  const firstRun = (await handle.describe()).runId;
+  const latest = h.client.workflow.getHandle(handle.workflowId);
+  await until(async () => ((await latest.describe()).runId !== firstRun ? true : undefined), 'a new run');
+  const refreshed = h.stubs.called('oauthRefresh').length;
+  await until(() => (h.stubs.called('oauthRefresh').length > refreshed + 1 ? true : undefined), 'refreshes in the new run');
+  const view = await latest.query(viewQuery);
+  t.like(view, { id, state: 'connected', version: 4 });
+  t.true((await latest.fetchHistory()).events!.length < 200, 'the new run starts with a short history');
+  await latest.executeUpdate(deleteUpdate, { args: [actor] });
+});

@@ -1,0 +1,164 @@
+// The connector workflow alone, on a real Temporal dev server, with stub activities that record
+// their calls and answer as each test says. Temporal's time-skipping test server is a Java-built
+// binary that @temporalio/testing downloads at run time; it cannot be fetched or built here (see
+// README, "Development"), so timers run in real time and the tests keep them to a second or two
+// through the workflow's own settings and the lifetimes the stubs hand out.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection, WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { fileURLToPath } from 'node:url';
+import type { AuditEvent, ConnectorRecord } from '../../../core/connector-record';
+import { createLogger } from '../../../core/logger';
+import { FAILURE } from '../../../core/failures';
+import { startTemporalDevServer, type TemporalDevServer } from '../../../stack/servers/temporal-dev-server';
+import type { connectorWorkflow } from '../../../workflows/connector-workflow';
+import { connectorWorkflowId, createdUpdate, type ConnectorInit } from '../../../workflows/messages';
+import type { createActivities } from '../../../activities';
+
+type Activities = ReturnType<typeof createActivities>;
+export type StubActivities = { [K in keyof Activities]: (...args: Parameters<Activities[K]>) => ReturnType<Activities[K]> };
+
+export interface Call { name: string; input: unknown; at: number }
+
+/** Stub behaviour a test may replace; every call is recorded in `calls` first. */
+export class Stubs {
+  calls: Call[] = [];
+  records = new Map<string, ConnectorRecord>();
+  events = new Map<string, AuditEvent[]>();
+  removed = new Set<string>();
+  behaviour: Partial<StubActivities> = {};
+
+  called(name: string): Call[] {
+    return this.calls.filter((c) => c.name === name);
+  }
+
+  activities(): StubActivities {
+    const defaults: StubActivities = {
+      recordTransition: async ({ record, events }) => {
+        const known = this.records.get(record.id);
+        if (!known || known.version < record.version) this.records.set(record.id, record);
+        const list = this.events.get(record.id) ?? [];
+        for (const e of events) if (!list.some((k) => k.seq === e.seq)) list.push(e);
+        this.events.set(record.id, list.sort((a, b) => a.seq - b.seq));
+      },
+      removeRecord: async ({ connectorId }) => {
+        this.removed.add(connectorId);
+      },
+      probeServer: async () => ({ serverName: 'stub', protocolVersion: '2025-06-18' }),
+      oauthBegin: async () => authorizeAnswer(`state-${randomUUID()}`, 60_000),
+      oauthComplete: async () => tokens(3_600_000),
+      oauthRefresh: async () => tokens(3_600_000),
+      oauthRevoke: async () => undefined,
+      startWorkload: async ({ connectorId }) => ({ target: `http://127.0.0.1:1/${connectorId}` }),
+      watchWorkload: () => new Promise(() => undefined),
+      removeWorkload: async () => undefined,
+    } as StubActivities;
+    return Object.fromEntries(Object.entries(defaults).map(([name, fn]) => [name, async (input: unknown) => {
+      this.calls.push({ name, input, at: Date.now() });
+      const chosen = (this.behaviour as Record<string, (i: unknown) => Promise<unknown>>)[name] ?? (fn as (i: unknown) => Promise<unknown>);
+      return chosen(input);
+    }])) as unknown as StubActivities;
+  }
+}
+
+const OAUTH_CONTEXT = {
+  authorizationServer: { issuer: 'https://as.invalid' },
+  client: { clientId: 'stub-client', clientSecret: null, authMethod: 'none', source: 'given' },
+  resource: 'https://mcp.invalid/mcp', redirectUri: 'http://127.0.0.1:1/callback', scope: null,
+};
+
+export function authorizeAnswer(stateHash: string, lifetimeMs: number) {
+  return {
+    kind: 'authorize' as const,
+    authorizationUrl: 'https://as.invalid/authorize?state=opaque',
+    expiresAt: new Date(Date.now() + lifetimeMs).toISOString(),
+    pending: { stateHash, state: 'sealed-state', codeVerifier: 'sealed-verifier', redirectUrl: null, context: OAUTH_CONTEXT },
+  } as never;
+}
+
+let tokenCounter = 0;
+export function tokens(lifetimeMs: number | null, refresh = true) {
+  tokenCounter += 1;
+  return {
+    accessToken: `sealed-access-${tokenCounter}`, refreshToken: refresh ? `sealed-refresh-${tokenCounter}` : null,
+    expiresAt: lifetimeMs === null ? null : new Date(Date.now() + lifetimeMs).toISOString(), scope: null,
+  } as never;
+}
+
+export const transientFailure = () => ApplicationFailure.create({ type: FAILURE.transient, message: 'the server could not be reached', nonRetryable: false });
+
+export interface Harness {
+  server: TemporalDevServer;
+  client: Client;
+  stubs: Stubs;
+  worker: Worker;
+  running: Promise<void>;
+  dataDir: string;
+  stop(): Promise<void>;
+  start(settings?: Partial<ConnectorInit['settings']>, init?: Partial<ConnectorInit>): Promise<WorkflowHandle<typeof connectorWorkflow>>;
+}
+
+let runtimeInstalled = false;
+
+export async function startHarness(): Promise<Harness> {
+  if (!runtimeInstalled) {
+    // The stubs fail and get cancelled on purpose; the SDK's warnings about it are noise here.
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+    runtimeInstalled = true;
+  }
+  const log = createLogger('workflow-tests', process.env.LOG_LEVEL ?? 'silent');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'workflow-tests-'));
+  const server = await startTemporalDevServer({ dataDir, headless: true, log });
+  const taskQueue = `workflow-tests-${randomUUID()}`;
+  const stubs = new Stubs();
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const worker = await Worker.create({
+    connection: nativeConnection, taskQueue, activities: stubs.activities(),
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url)),
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+    }),
+    nonStickyToStickyPollRatio: 1,
+  });
+  const running = worker.run();
+  const client = new Client({ connection: await Connection.connect({ address: server.address }) });
+  return {
+    server, client, stubs, worker, running, dataDir,
+    async start(settings = {}, init = {}) {
+      const id = randomUUID();
+      const fullInit: ConnectorInit = {
+        id, url: 'https://mcp.invalid/mcp', metadata: {}, preset: null, stdio: null, createdBy: 'tester', clientId: null, clientSecret: null,
+        settings: { historyLimit: 10_000, authTimeoutSeconds: 600, connectTimeoutMs: 5_000, stdioReadyTimeoutMs: 5_000, refreshSkewSeconds: 60, ...settings },
+        ...init,
+      };
+      const start = new WithStartWorkflowOperation<typeof connectorWorkflow>('connectorWorkflow', {
+        workflowId: connectorWorkflowId(id), taskQueue, args: [{ init: fullInit }], workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+      await client.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation: start });
+      return start.workflowHandle();
+    },
+    async stop() {
+      worker.shutdown();
+      await running.catch(() => undefined);
+      await nativeConnection.close();
+      await client.connection.close();
+      await server.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `check` until it returns a value; the workflow's own timers decide when that is. */
+export async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
