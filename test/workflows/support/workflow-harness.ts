@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection, WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
@@ -54,7 +55,8 @@ export class Stubs {
       oauthRefresh: async () => tokens(3_600_000),
       oauthRevoke: async () => undefined,
       startWorkload: async ({ connectorId }) => ({ target: `http://127.0.0.1:1/${connectorId}` }),
-      watchWorkload: () => new Promise(() => undefined),
+      // Runs until cancelled, as a watch of a live workload does.
+      watchWorkload: () => Context.current().cancelled as never,
       removeWorkload: async () => undefined,
     } as StubActivities;
     return Object.fromEntries(Object.entries(defaults).map(([name, fn]) => [name, async (input: unknown) => {
@@ -123,6 +125,8 @@ export async function startHarness(): Promise<Harness> {
       logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
     }),
     nonStickyToStickyPollRatio: 1,
+    shutdownGraceTime: '1s',
+    shutdownForceTime: '5s',
   });
   const running = worker.run();
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });

@@ -1,0 +1,89 @@
+// Records the histories that test/workflows/replay.test.ts replays on every `npm test`. Run it
+// (`npx tsx test/workflows/record-histories.ts`) only when a change to the workflow is meant to
+// change its commands, together with a patched() or a new workflow type (README, "Versioning"),
+// and keep the old files next to the new ones: running workflows still have the old histories.
+import fs from 'node:fs';
+import { Context } from '@temporalio/activity';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import proto from '@temporalio/proto';
+
+const { temporal } = proto;
+import {
+  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, upstreamRefusedUpdate, viewQuery,
+} from '../../workflows/messages';
+import { authorizeAnswer, startHarness, tokens, until, type Harness } from './support/workflow-harness';
+
+const OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
+const actor = { actor: 'recorder' };
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+type Handle = Awaited<ReturnType<Harness['start']>>;
+
+const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
+  async 'token-connect'(h) {
+    const handle = await h.start();
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-token-1' as never }] });
+    await handle.executeUpdate(upstreamRefusedUpdate, { args: [{ usedToken: 'sealed-token-1' as never, status: 401, challenge: null }] });
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-token-2' as never }] });
+    await handle.executeUpdate(disconnectUpdate, { args: [actor] });
+    await handle.executeUpdate(deleteUpdate, { args: [actor] });
+    return handle;
+  },
+  async 'oauth-connect-refresh'(h) {
+    h.stubs.behaviour.oauthBegin = async () => authorizeAnswer('h-record', 60_000);
+    h.stubs.behaviour.oauthComplete = async () => tokens(1_500);
+    h.stubs.behaviour.oauthRefresh = async () => tokens(1_500);
+    const handle = await h.start();
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, redirectUrl: 'http://127.0.0.1:1/done' }] });
+    await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-record', callback: 'sealed-callback' as never }] });
+    await until(() => (h.stubs.called('oauthRefresh').length >= 2 ? true : undefined), 'two refreshes');
+    await handle.executeUpdate(deleteUpdate, { args: [actor] });
+    return handle;
+  },
+  async 'stdio-connect'(h) {
+    let watches = 0;
+    h.stubs.behaviour.watchWorkload = async () => (++watches === 1 ? sleep(500).then(() => ({ kind: 'exited', reason: 'the stdio server exited with code 1' }) as never) : Context.current().cancelled as never);
+    const handle = await h.start({}, { url: 'mcp+stdio://recorded', stdio: { image: 'recorded:1', command: ['server'] } });
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-token-1' as never }] });
+    await until(async () => ((await handle.query(viewQuery)).state === 'disconnected' ? true : undefined), 'the workload to exit');
+    await handle.executeUpdate(connectUpdate, { args: [actor] });
+    await handle.executeUpdate(deleteUpdate, { args: [actor] });
+    return handle;
+  },
+  async 'delete-while-connecting'(h) {
+    h.stubs.behaviour.oauthBegin = () => sleep(3_000).then(() => ({ kind: 'open' }) as never);
+    const handle = await h.start();
+    void handle.executeUpdate(connectUpdate, { args: [actor] }).catch(() => undefined);
+    await until(() => (h.stubs.called('oauthBegin').length ? true : undefined), 'the connect to begin');
+    await handle.executeUpdate(deleteUpdate, { args: [actor] });
+    return handle;
+  },
+  async 'continue-as-new'(h) {
+    h.stubs.behaviour.oauthBegin = async () => authorizeAnswer('h-can', 60_000);
+    h.stubs.behaviour.oauthComplete = async () => tokens(600);
+    h.stubs.behaviour.oauthRefresh = async () => tokens(600);
+    const handle = await h.start({ historyLimit: 40 });
+    await handle.executeUpdate(connectUpdate, { args: [actor] });
+    await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-can', callback: 'sealed-callback' as never }] });
+    const first = (await handle.describe()).runId;
+    await until(async () => ((await h.client.workflow.getHandle(handle.workflowId).describe()).runId !== first ? true : undefined), 'a new run');
+    await h.client.workflow.getHandle(handle.workflowId).executeUpdate(deleteUpdate, { args: [actor] });
+    return h.client.workflow.getHandle(handle.workflowId, first); // the first run: it ends in continue-as-new
+  },
+};
+
+const h = await startHarness();
+try {
+  fs.mkdirSync(OUT, { recursive: true });
+  for (const [name, run] of Object.entries(SCENARIOS)) {
+    const handle = await run(h);
+    h.stubs.behaviour = {};
+    if (name !== 'continue-as-new') await handle.result();
+    const history = await handle.fetchHistory();
+    // Binary protobuf, as the service sends it; `temporal workflow show` prints one for people.
+    fs.writeFileSync(path.join(OUT, `${name}.binpb`), temporal.api.history.v1.History.encode(history).finish());
+    console.log(`${name}: ${history.events?.length} events`);
+  }
+} finally {
+  await h.stop();
+}

@@ -1,0 +1,35 @@
+// Replays recorded histories (test/workflows/histories, made by record-histories.ts) against the
+// current workflow code: a change that would alter the commands of a running workflow fails here,
+// in CI, instead of failing those workflows with a non-determinism error.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import proto from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+
+const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
+const { History } = proto.temporal.api.history.v1;
+const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.binpb')).sort();
+
+test('the recorded histories cover a token connect, an OAuth connect with refresh, a stdio connect, deletes and continue-as-new', (t) => {
+  t.deepEqual(files, ['continue-as-new.binpb', 'delete-while-connecting.binpb', 'oauth-connect-refresh.binpb', 'stdio-connect.binpb', 'token-connect.binpb']);
+});
+
+test('every recorded history replays against the current workflow code', async (t) => {
+  const histories = files.map((file) => ({
+    workflowId: file.replace(/\.binpb$/, ''),
+    history: History.decode(fs.readFileSync(path.join(DIR, file))),
+  }));
+  const failures: string[] = [];
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories({
+    workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
+    replayName: 'connector-workflow-replay',
+  }, histories)) {
+    replayed += 1;
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  }
+  t.is(replayed, files.length);
+  t.deepEqual(failures, []);
+});
