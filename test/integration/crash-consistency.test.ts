@@ -4,16 +4,21 @@
 // the workflow's own view within a few seconds, the audit trail is exactly the transitions the
 // workflow handed to its projection writes in history (in order, no gap, no phantom), and
 // `created_at` is the first audit event's time. The moments are drawn at random, many times:
-// not points chosen in advance.
+// not points chosen in advance. A second test kills the worker alone, in the production split
+// (API and worker as separate processes), while the API goes on taking calls.
 import type { ConnectorRecord } from '../../core/connector-record';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
+import crypto from 'node:crypto';
+import { createLogger } from '../../core/logger';
+import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { freePort } from '../../stack/servers/free-port';
+import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { viewQuery } from '../../workflows/messages';
-import { startStackProcess, type StackProcess } from '../helpers/stack-process';
+import { startStackProcess } from '../helpers/stack-process';
 import { eventually, type ApiCall } from '../helpers/test-stack';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -41,13 +46,55 @@ test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record and audit
     await traffic;
 
     const restarted = await startStackProcess({ env, logFile });
+    const temporal = await temporalClient(logFile);
     try {
-      const count = await checkEveryConnector(t, restarted, logFile, ids);
+      const count = await checkEveryConnector(restarted.api, temporal, ids);
       t.log(`round ${round}: ${count} connectors consistent after the restart`);
       checked += count;
     } finally {
+      await temporal.connection.close();
       await restarted.stop();
     }
+  }
+  t.true(checked >= ROUNDS, `checked ${checked} connectors over ${ROUNDS} rounds`);
+});
+
+test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API takes calls: record and audit trail follow the workflow`, async (t) => {
+  const upstream = await startTokenMcpServer({ token: TOKEN });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-worker-'));
+  const log = createLogger('crash-worker-test', 'warn', path.join(dataDir, 'logs', 'servers.log'));
+  const temporalServer = await startTemporalDevServer({ dataDir, headless: true, log });
+  const mongo = await startFerretDb({ dataDir, log });
+  const port = await freePort();
+  const env = {
+    TEMPORAL_ADDRESS: temporalServer.address, MONGODB_URI: mongo.uri, HOST: '127.0.0.1', LOG_LEVEL: 'info', PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`, CONNECTOR__ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
+  };
+  const worker = () => startStackProcess({ entry: 'stack/worker.ts', env, logFile: path.join(dataDir, 'logs', 'worker.log'), readyLogLine: 'worker running' });
+  const apiProcess = await startStackProcess({ entry: 'stack/api.ts', env, logFile: path.join(dataDir, 'logs', 'api.log') });
+  const temporal = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
+  let current = await worker();
+  t.teardown(async () => {
+    await current.stop().catch(() => undefined);
+    await apiProcess.stop().catch(() => undefined);
+    await temporal.connection.close();
+    await mongo.stop();
+    await temporalServer.stop();
+    await upstream.close();
+  });
+  const ids = new Set<string>();
+  let checked = 0;
+  for (let round = 1; round <= ROUNDS; round++) {
+    const cutAfterMs = 200 + Math.floor(Math.random() * 2500);
+    t.log(`round ${round}: worker SIGKILLed after ${cutAfterMs} ms of traffic`);
+    const traffic = randomTraffic(apiProcess.api, upstream.url, ids, Date.now() + cutAfterMs + 3_000);
+    await new Promise((r) => setTimeout(r, cutAfterMs));
+    await current.kill();
+    current = await worker();
+    await traffic;
+    const count = await checkEveryConnector(apiProcess.api, temporal, ids);
+    t.log(`round ${round}: ${count} connectors consistent after the worker restart`);
+    checked += count;
   }
   t.true(checked >= ROUNDS, `checked ${checked} connectors over ${ROUNDS} rounds`);
 });
@@ -77,22 +124,17 @@ async function randomTraffic(api: ApiCall, url: string, ids: Set<string>, until:
   await Promise.all(Array.from({ length: 4 }, caller));
 }
 
-async function checkEveryConnector(t: any, stack: StackProcess, logFile: string, ids: Set<string>): Promise<number> {
-  const temporal = await temporalClient(logFile);
-  try {
-    // Every connector workflow, also those whose create never answered (their ids are unknown).
-    for await (const execution of temporal.workflow.list({ query: "WorkflowType = 'connectorWorkflow'" })) {
-      ids.add(execution.workflowId.replace(/^connector:/, ''));
-    }
-    for (const id of ids) {
-      const last = { why: '' };
-      await eventually(() => consistent(stack.api, temporal, id, last), 30_000, `connector ${id} to be consistent`)
-        .catch((err: Error) => Promise.reject(new Error(`${err.message}: ${last.why}`)));
-    }
-    return ids.size;
-  } finally {
-    await temporal.connection.close();
+async function checkEveryConnector(api: ApiCall, temporal: Client, ids: Set<string>): Promise<number> {
+  // Every connector workflow, also those whose create never answered (their ids are unknown).
+  for await (const execution of temporal.workflow.list({ query: "WorkflowType = 'connectorWorkflow'" })) {
+    ids.add(execution.workflowId.replace(/^connector:/, ''));
   }
+  for (const id of ids) {
+    const last = { why: '' };
+    await eventually(() => consistent(api, temporal, id, last), 30_000, `connector ${id} to be consistent`)
+      .catch((err: Error) => Promise.reject(new Error(`${err.message}: ${last.why}`)));
+  }
+  return ids.size;
 }
 
 /** True when the record, the audit trail and the workflow agree; undefined to be asked again. */
