@@ -47,7 +47,7 @@ test('connect is refused in transient states and while deleting, with a reason n
   }
 });
 
-test('disconnect is refused in created and deleting only among caller states', (t) => {
+test('disconnect is refused in created, disconnecting and deleting, and accepted everywhere else', (t) => {
   const refused = STATES.filter((s) => !isAllowed(s, 'disconnect'));
   t.deepEqual(refused.sort(), ['created', 'deleting', 'disconnecting'].sort());
 });

@@ -1,7 +1,7 @@
 // The REST API against the real embedded stack (Temporal dev server + FerretDB): every
 // endpoint of this issue with its status codes, the lifecycle and the audit trail.
 import test from 'ava';
-import { startTestStack, type TestStack } from '../helpers/test-stack';
+import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 
 let stack: TestStack;
@@ -145,12 +145,11 @@ test('connect with Prefer: respond-async answers 202 connecting, then the record
   t.is(res.status, 202);
   t.is(res.body.state, 'connecting');
   t.is(res.headers.get('preference-applied'), 'respond-async');
-  for (let i = 0; i < 100; i++) {
+  const connected = await eventually(async () => {
     const now = await stack.api('GET', `/api/v1/connectors/${c.id}`);
-    if (now.body.state === 'connected') return t.pass();
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  t.fail('never connected');
+    return now.body.state === 'connected' ? now.body : undefined;
+  }, 10_000, 'the record to become connected');
+  t.is(connected.state, 'connected');
 });
 
 test('409 for a wrong state, 404 for unknown and malformed ids, 422 for a bad connect body', async (t) => {
@@ -209,7 +208,11 @@ test('list: paging with limit/page_token/total_count/has_more survives inserts b
   t.is(new Set(seen).size, seen.length, 'no connector appears twice');
   for (const id of mine) t.true(seen.includes(id));
   const created = await stack.api('GET', '/api/v1/connectors?state=created&limit=100');
+  t.true(created.body.items.length > 0, 'the filter finds the connectors created here');
   t.true(created.body.items.every((c: { state: string }) => c.state === 'created'));
+  t.true(created.body.total_count >= mine.size);
+  const none = await stack.api('GET', '/api/v1/connectors?state=deleting&limit=100');
+  t.false(none.body.items.some((c: { id: string }) => mine.has(c.id)), 'connectors in another state are left out');
   for (const q of ['limit=0', 'limit=101', 'limit=abc', 'state=bogus', 'page_token=%%%', 'page_token=abc', 'unknown=1', 'limit=1&limit=2']) {
     const res = await stack.api('GET', `/api/v1/connectors?${q}`);
     t.is(res.status, 422, q);

@@ -79,7 +79,7 @@ test.serial('server-everything: connected, tools through the proxy, token and pr
   t.true(pidsWithEnv('PRESET_MARKER=everything-e2e').length > 0);
   t.is((await stack.api('POST', `/api/v1/connectors/${id}/disconnect`)).status, 200);
   await eventually(async () => (pidsWithEnv('PRESET_MARKER=everything-e2e').length === 0 ? true : undefined), 10_000, 'no process after disconnect');
-  t.pass();
+  t.deepEqual(pidsWithEnv('PRESET_MARKER=everything-e2e'), []);
   t.deepEqual(filesContaining(stack.dataDir, TOKEN), [], 'no plaintext token at rest');
 });
 

@@ -185,18 +185,21 @@ test.serial('a failure half-way through creation rolls back what was created', a
   t.true(await nothingLeft(`mcp-${s.connectorId}`), 'the Secret and Deployment were removed again');
 });
 
-test.serial('connect time of the Kubernetes path against kwok (start → pod Ready)', async (t) => {
+// The times are logged for reading; bench/ is where timings are compared.
+test.serial('five start → remove cycles in a row against kwok: each reaches a Ready pod of its own, and leaves nothing behind', async (t) => {
   const times: number[] = [];
   for (let i = 0; i < 5; i++) {
     const s = spec({ env: { A: 'b' } }, 'tok');
     const began = performance.now();
     await runtime.start(s, { readinessTimeoutMs: 60_000 });
     times.push(performance.now() - began);
+    const pods = await podsOf(s.connectorId);
+    t.true(pods.some((pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')), `cycle ${i + 1}: a Ready pod`);
     await runtime.remove(s.connectorId);
+    t.true(await nothingLeft(`mcp-${s.connectorId}`), `cycle ${i + 1}: nothing left`);
   }
   const sorted = [...times].sort((a, b) => a - b);
   t.log(`Kubernetes path (kwok), 5 connects: median ${sorted[2]!.toFixed(0)} ms, min ${sorted[0]!.toFixed(0)} ms, max ${sorted[4]!.toFixed(0)} ms`);
-  t.is(times.length, 5);
 });
 
 test.serial('remove deletes the Deployment, Service and Secret at once, and the pods go after them', async (t) => {
