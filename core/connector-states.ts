@@ -131,3 +131,30 @@ export function refreshOutcomeEvent(state: ConnectorState, ok: boolean): Connect
   if (state === 'disconnected') return 'disconnect';
   return null;
 }
+
+/** What the workflow watches over while nobody waits on it (workflows/watches.ts runs it). */
+export type WatchKind = 'auth-expiry' | 'refresh' | 'workload' | null;
+
+export interface WatchFacts {
+  state: ConnectorState;
+  /** An authorization URL was issued and has a deadline. */
+  authorizationIssued: boolean;
+  /** A managed stdio workload serves the connector. */
+  workload: boolean;
+  /** The grant has a refresh token. */
+  refreshable: boolean;
+  /** The access token has a known expiry (a token without one is refreshed on a 401 only). */
+  expires: boolean;
+  disconnectPermanent: boolean | null;
+}
+
+/** Which watch a connector needs in its state: the deadline, the refresh timer or the workload. */
+export function watchNeeded(f: WatchFacts): WatchKind {
+  if (f.state === 'auth_required' && f.authorizationIssued) return 'auth-expiry';
+  if (f.state === 'connected' && f.workload) return 'workload';
+  if (!f.refreshable) return null;
+  if (f.state === 'connected' && f.expires) return 'refresh';
+  // A connection lost while the authorization server was away: keep refreshing until it is back.
+  if (f.state === 'disconnected' && f.disconnectPermanent === false) return 'refresh';
+  return null;
+}

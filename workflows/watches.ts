@@ -3,13 +3,13 @@
 // and activities that the workflow runs in its own cancellation scope and replaces whenever the
 // state changes.
 import { isCancellation, sleep } from '@temporalio/workflow';
-import { isAllowed, refreshOutcomeEvent, type ConnectorEvent } from '../core/connector-states';
+import { isAllowed, refreshOutcomeEvent, watchNeeded, type ConnectorEvent, type WatchKind } from '../core/connector-states';
 import { FAILURE } from '../core/failures';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType } from './connect-job';
 import { cleanup, refresher, watcher, workloads } from './activity-proxies';
 
-export type WatchKind = 'auth-expiry' | 'refresh' | 'workload' | null;
+export type { WatchKind } from '../core/connector-states';
 
 export interface WatchContext {
   entity: ConnectorEntity;
@@ -19,18 +19,14 @@ export interface WatchContext {
 
 const DEFAULT_SKEW_SECONDS = 60;
 
-/** Which watch the current state needs. */
+/** Which watch the current state needs: asked of the state machine's rules. */
 export function watchFor(entity: ConnectorEntity): WatchKind {
   const d = entity.data;
-  if (d.state === 'auth_required' && d.authRequest) return 'auth-expiry';
-  if (d.state === 'connected' && d.workload) return 'workload';
   const session = d.oauth.session;
-  if (!session?.refreshToken) return null;
-  // A token without a lifetime is refreshed on the upstream's 401 only: no timer to watch (a
-  // watch that ended at once would be started again by the main loop, without end).
-  if (d.state === 'connected' && session.expiresAt) return 'refresh';
-  if (d.state === 'disconnected' && d.disconnectPermanent === false) return 'refresh';
-  return null;
+  return watchNeeded({
+    state: d.state, authorizationIssued: d.authRequest !== null, workload: d.workload !== null,
+    refreshable: Boolean(session?.refreshToken), expires: Boolean(session?.expiresAt), disconnectPermanent: d.disconnectPermanent,
+  });
 }
 
 export async function runWatch(kind: WatchKind, ctx: WatchContext): Promise<void> {

@@ -1,5 +1,8 @@
 import test from 'ava';
-import { EVENTS, STATES, TRANSIENT_STATES, isAllowed, transition, type ConnectorEvent, type ConnectorState } from '../../core/connector-states';
+import {
+  EVENTS, STATES, TRANSIENT_STATES, acceptsCallback, acceptsUpstreamReport, disconnectPlan, isAllowed, refreshOutcomeEvent, refusal,
+  transition, watchNeeded, type ConnectorEvent, type ConnectorState,
+} from '../../core/connector-states';
 
 // The contract of decisions.md, written out independently of the table in the module, so that
 // a change to either shows up here.
@@ -50,4 +53,48 @@ test('connect is refused in transient states and while deleting, with a reason n
 test('disconnect is refused in created, disconnecting and deleting, and accepted everywhere else', (t) => {
   const refused = STATES.filter((s) => !isAllowed(s, 'disconnect'));
   t.deepEqual(refused.sort(), ['created', 'deleting', 'disconnecting'].sort());
+});
+
+test('a refused caller request carries the state machine\'s reason; an accepted one none', (t) => {
+  t.is(refusal('created', 'disconnect'), 'the connector was never connected');
+  t.is(refusal('connecting', 'connect'), 'the connector is connecting; wait until it settles, then connect again');
+  t.is(refusal('deleting', 'connect'), 'the connector is being deleted; connect is not possible');
+  t.is(refusal('connected', 'connect'), null);
+});
+
+test('disconnect: nothing to do when already disconnected for good or deleting; a transient loss ends its retries; else tear down', (t) => {
+  t.is(disconnectPlan('disconnected', true), 'none');
+  t.is(disconnectPlan('deleting', null), 'none');
+  t.is(disconnectPlan('disconnected', false), 'end_retry');
+  for (const state of ['connecting', 'auth_required', 'connected'] as const) t.is(disconnectPlan(state, null), 'teardown', state);
+});
+
+test('callbacks only while waiting for one; proxy reports only while connected', (t) => {
+  t.deepEqual(STATES.filter(acceptsCallback), ['auth_required']);
+  t.deepEqual(STATES.filter(acceptsUpstreamReport), ['connected']);
+});
+
+test('a refresh outcome: back to connected after a transient loss, lost when connected, retries ended when disconnected', (t) => {
+  t.is(refreshOutcomeEvent('disconnected', true), 'connect_succeeded');
+  t.is(refreshOutcomeEvent('connected', true), null);
+  t.is(refreshOutcomeEvent('connected', false), 'connection_lost');
+  t.is(refreshOutcomeEvent('disconnected', false), 'disconnect');
+  t.is(refreshOutcomeEvent('deleting', false), null);
+  for (const state of STATES) {
+    for (const ok of [true, false]) {
+      const event = refreshOutcomeEvent(state, ok);
+      if (event) t.true(isAllowed(state, event), `${state} ${ok}: ${event} is a transition of the table`);
+    }
+  }
+});
+
+test('the watch a state needs', (t) => {
+  const facts = { state: 'connected' as ConnectorState, authorizationIssued: false, workload: false, refreshable: true, expires: true, disconnectPermanent: null };
+  t.is(watchNeeded(facts), 'refresh');
+  t.is(watchNeeded({ ...facts, expires: false }), null, 'no expiry: refreshed on a 401 only');
+  t.is(watchNeeded({ ...facts, workload: true }), 'workload');
+  t.is(watchNeeded({ ...facts, state: 'auth_required', authorizationIssued: true }), 'auth-expiry');
+  t.is(watchNeeded({ ...facts, state: 'disconnected', disconnectPermanent: false }), 'refresh');
+  t.is(watchNeeded({ ...facts, state: 'disconnected', disconnectPermanent: true }), null);
+  t.is(watchNeeded({ ...facts, refreshable: false }), null);
 });
