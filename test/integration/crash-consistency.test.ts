@@ -70,7 +70,9 @@ test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API take
     TEMPORAL_ADDRESS: temporalServer.address, MONGODB_URI: mongo.uri, HOST: '127.0.0.1', LOG_LEVEL: 'info', PORT: String(port),
     BASE_URL: `http://127.0.0.1:${port}`, CONNECTOR__ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
   };
-  const worker = () => startStackProcess({ entry: 'stack/worker.ts', env, logFile: path.join(dataDir, 'logs', 'worker.log'), readyLogLine: 'worker running' });
+  // A log file per start: readiness is a line in it, which an earlier worker's log must not hold.
+  let starts = 0;
+  const worker = () => startStackProcess({ entry: 'stack/worker.ts', env, logFile: path.join(dataDir, 'logs', `worker-${++starts}.log`), readyLogLine: 'worker running' });
   const apiProcess = await startStackProcess({ entry: 'stack/api.ts', env, logFile: path.join(dataDir, 'logs', 'api.log') });
   const temporal = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
   let current = await worker();

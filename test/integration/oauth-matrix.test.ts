@@ -75,14 +75,17 @@ test.before(async () => {
   asPostSeen = observeAuthorizationServer(asPost);
   // The preset must name the MCP server's URL, so the stack starts after the servers.
   const presets = [{ url: presetMcp.url, client_id: PRESET.clientId, client_secret: PRESET.clientSecret, metadata: { name: 'Preset server' } }];
-  [main, quick] = await Promise.all([
+  // Each stack is kept as soon as it is up, so that the after hook stops it even when the other
+  // failed to start (a stack left running would keep this file from ever ending).
+  const started = await Promise.allSettled([
     startTestStack({
       BASE_URL: PUBLIC_BASE,
       CONNECTOR__PRESETS: JSON.stringify(presets),
       CONNECTOR__ALLOWED_REDIRECT_ORIGINS: ALLOWED_ORIGIN,
-    }),
-    startTestStack({ CONNECTOR__AUTH_TIMEOUT_SECONDS: '10' }),
+    }).then((stack) => (main = stack)),
+    startTestStack({ CONNECTOR__AUTH_TIMEOUT_SECONDS: '10' }).then((stack) => (quick = stack)),
   ]);
+  for (const outcome of started) if (outcome.status === 'rejected') throw outcome.reason;
   // The document's https URL resolves nowhere; the authorization server reads it from the stack.
   asCimd = await authorizationServer({
     registration: false,

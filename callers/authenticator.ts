@@ -1,0 +1,42 @@
+// The one check of a caller's credential, used by the REST API and the MCP path alike. A
+// credential is always `Authorization: Bearer <credential>`: an API key (CONNECTOR__API_KEYS) or
+// an access token of the platform's identity provider (CONNECTOR__AUTH_ISSUER). Neither is logged,
+// echoed in an answer or forwarded upstream.
+import { OPEN_CALLER, Unauthenticated, type Caller } from './caller';
+import { ApiKeys, type ApiKeyEntry } from './api-keys';
+import { JwtVerifier, type FetchLike, type JwtSettings } from './jwt-verifier';
+
+export interface CallerAuthSettings {
+  enabled: boolean;
+  apiKeys: readonly ApiKeyEntry[];
+  /** Null: no identity provider, API keys only. */
+  jwt: JwtSettings | null;
+}
+
+export interface Authenticator {
+  readonly enabled: boolean;
+  /** The caller behind an Authorization header; throws Unauthenticated or IdentityProviderUnavailable. */
+  authenticate(authorization: string | undefined, extraAudiences?: readonly string[]): Promise<Caller>;
+}
+
+// RFC 6750 b64token, one credential, nothing else in the header.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+export function createAuthenticator(settings: CallerAuthSettings, fetch: FetchLike): Authenticator {
+  if (!settings.enabled) return { enabled: false, authenticate: async () => OPEN_CALLER };
+  const keys = new ApiKeys(settings.apiKeys);
+  const jwt = settings.jwt ? new JwtVerifier(settings.jwt, fetch) : null;
+  return {
+    enabled: true,
+    async authenticate(authorization, extraAudiences = []) {
+      if (!authorization) throw new Unauthenticated(false, 'this request needs a Bearer credential');
+      const credential = BEARER.exec(authorization)?.[1];
+      if (!credential) throw new Unauthenticated(true, 'the Authorization header is not a single Bearer credential');
+      const keyCaller = keys.match(credential);
+      if (keyCaller) return keyCaller;
+      if (jwt && JWT_SHAPE.test(credential)) return jwt.verify(credential, extraAudiences);
+      throw new Unauthenticated(true, 'the credential is not valid');
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// Who is calling, once authenticated, and what that lets them see. Ownership is one rule for the
+// REST API and the MCP path alike: a caller sees its own connectors; an admin sees all. With
+// caller authentication off (the loopback default), every caller is the open caller.
+
+export interface Caller {
+  /** The owner name a connector created by this caller gets; null with authentication off. */
+  subject: string | null;
+  admin: boolean;
+}
+
+export const OPEN_CALLER: Caller = Object.freeze({ subject: null, admin: true });
+
+/** Whether `caller` may see and act on a connector owned by `owner`. */
+export function mayAccess(caller: Caller, owner: string | null): boolean {
+  return caller.admin || (caller.subject !== null && caller.subject === owner);
+}
+
+/** The name an audit event gives the caller. */
+export function actorOf(caller: Caller): string {
+  return caller.subject ?? 'api';
+}
+
+/** No usable credential: 401. `given` tells a missing credential from a refused one. */
+export class Unauthenticated extends Error {
+  constructor(readonly given: boolean, message: string) {
+    super(message);
+  }
+}
+
+/** The identity provider could not be asked (discovery or keys unreachable): 503, not 401. */
+export class IdentityProviderUnavailable extends Error {}

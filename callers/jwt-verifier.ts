@@ -1,0 +1,110 @@
+// Access tokens from the platform's identity provider (CONNECTOR__AUTH_ISSUER), checked with
+// jose: the issuer's OpenID discovery document names its JWKS, fetched through the address guard
+// and cached; a token signed with a key not yet seen refetches the set, at most once per cooldown.
+// Only asymmetric algorithms are accepted (never `none`, never HMAC, so a public key cannot be
+// used as a shared secret), `exp` is required, `nbf` and `exp` get a small leeway.
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { Caller } from './caller';
+import { IdentityProviderUnavailable, Unauthenticated } from './caller';
+
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface JwtSettings {
+  issuer: string;
+  /** Accepted `aud` values everywhere (default: BASE_URL). */
+  audiences: string[];
+  subjectClaim: string;
+  rolesClaim: string;
+  adminRole: string;
+}
+
+export const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const CLOCK_TOLERANCE_SECONDS = 30;
+const MAX_TOKEN_BYTES = 8 * 1024;
+const KEYS_COOLDOWN_MS = 30_000;
+const KEYS_MAX_AGE_MS = 10 * 60_000;
+
+type KeySet = ReturnType<typeof createRemoteJWKSet>;
+
+export class JwtVerifier {
+  private keySet: Promise<KeySet> | null = null;
+
+  constructor(private readonly settings: JwtSettings, private readonly fetch: FetchLike) {}
+
+  /** The caller a token names; `extraAudiences` are accepted here too (a connector's mcp_url). */
+  async verify(token: string, extraAudiences: readonly string[] = []): Promise<Caller> {
+    if (token.length > MAX_TOKEN_BYTES) throw new Unauthenticated(true, 'the access token is too large');
+    const keys = await this.keys();
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: this.settings.issuer,
+        audience: [...this.settings.audiences, ...extraAudiences],
+        algorithms: ALGORITHMS,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['exp'],
+      }));
+    } catch (err) {
+      throw refusal(err);
+    }
+    const subject = payload[this.settings.subjectClaim];
+    if (typeof subject !== 'string' || subject.length === 0 || subject.length > 256) {
+      throw new Unauthenticated(true, `the access token has no usable ${this.settings.subjectClaim} claim`);
+    }
+    return { subject, admin: rolesOf(payload[this.settings.rolesClaim]).includes(this.settings.adminRole) };
+  }
+
+  /** Discovery once (again after a failure), then jose's cached, rotating key set. */
+  private keys(): Promise<KeySet> {
+    this.keySet ??= this.discover().catch((err: unknown) => {
+      this.keySet = null;
+      throw err;
+    });
+    return this.keySet;
+  }
+
+  private async discover(): Promise<KeySet> {
+    const issuer = this.settings.issuer;
+    const url = `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
+    let document: { issuer?: unknown; jwks_uri?: unknown };
+    try {
+      const response = await this.fetch(url, { headers: { accept: 'application/json' } });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      document = (await response.json()) as typeof document;
+    } catch (err) {
+      throw new IdentityProviderUnavailable(`the identity provider's discovery document could not be read (${(err as Error).message})`);
+    }
+    if (document.issuer !== issuer) throw new IdentityProviderUnavailable('the discovery document names another issuer');
+    if (typeof document.jwks_uri !== 'string') throw new IdentityProviderUnavailable('the discovery document has no jwks_uri');
+    const fetchKeys = this.fetch;
+    return createRemoteJWKSet(new URL(document.jwks_uri), {
+      cooldownDuration: KEYS_COOLDOWN_MS,
+      cacheMaxAge: KEYS_MAX_AGE_MS,
+      timeoutDuration: 5_000,
+      [customFetch]: (input: string, init: RequestInit) => fetchKeys(input, init),
+    });
+  }
+}
+
+function rolesOf(claim: unknown): string[] {
+  if (typeof claim === 'string') return claim.split(' ').filter(Boolean);
+  if (Array.isArray(claim)) return claim.filter((r): r is string => typeof r === 'string');
+  return [];
+}
+
+/** jose's refusals name the check that failed, never the token's content. */
+function refusal(err: unknown): Error {
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) {
+    return new IdentityProviderUnavailable("the identity provider's keys could not be read");
+  }
+  if (err instanceof errors.JOSEError) {
+    if (err instanceof errors.JWTExpired) return new Unauthenticated(true, 'the access token has expired');
+    if (err instanceof errors.JWTClaimValidationFailed) return new Unauthenticated(true, `the access token's ${err.claim} claim is not accepted`);
+    if (err instanceof errors.JWKSNoMatchingKey) return new Unauthenticated(true, 'the access token is signed with an unknown key');
+    return new Unauthenticated(true, 'the access token is not valid');
+  }
+  if (err instanceof TypeError || (err as { name?: string }).name === 'AbortError') {
+    return new IdentityProviderUnavailable("the identity provider's keys could not be read");
+  }
+  return new Unauthenticated(true, 'the access token is not valid');
+}
