@@ -3,10 +3,12 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
+import type { Authenticator } from '../callers/authenticator';
 import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
 import type { Preset } from '../core/schemas';
 import type { ConnectorStore } from '../store/connector-store';
+import { callerMiddleware } from './caller-middleware';
 import type { ConnectorCommands } from './connector-commands';
 import { openApiDocument } from './openapi';
 import { problemMiddleware } from './problem-middleware';
@@ -14,6 +16,7 @@ import { connectorRoutes } from './routes/connectors';
 import { healthRoutes, type ReadinessCheck } from './routes/health';
 import { presetRoutes } from './routes/presets';
 import { oauthRoutes, type OAuthRouteDeps } from './routes/oauth';
+import { protectedResourceRoutes } from './routes/protected-resource';
 
 export interface ApiDeps extends OAuthRouteDeps {
   commands: ConnectorCommands;
@@ -25,6 +28,10 @@ export interface ApiDeps extends OAuthRouteDeps {
   allowedRedirectOrigins: string[] | null;
   readiness: Record<string, ReadinessCheck>;
   logger: Logger;
+  authenticator: Authenticator;
+  /** The platform's identity provider, named in the MCP paths' protected-resource metadata. */
+  issuer: string | null;
+  maxConnectorsPerOwner: number;
 }
 
 export function createApi(deps: ApiDeps): Koa {
@@ -32,6 +39,7 @@ export function createApi(deps: ApiDeps): Koa {
   app.proxy = false;
   app.silent = true; // errors are answered and logged by the problem middleware
   app.use(problemMiddleware(deps.logger));
+  app.use(callerMiddleware(deps.authenticator));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.bodyLimit, encoding: 'utf-8' }));
 
   const docs = new Router();
@@ -41,7 +49,10 @@ export function createApi(deps: ApiDeps): Koa {
   });
 
   // Presets before the connector routes, so that /presets is not read as a connector id.
-  for (const router of [healthRoutes(deps.readiness), docs, presetRoutes(deps.presets), oauthRoutes(deps), connectorRoutes(deps)]) {
+  const routers = [
+    healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(deps.presets), oauthRoutes(deps), connectorRoutes(deps),
+  ];
+  for (const router of routers) {
     app.use(router.routes());
     app.use(router.allowedMethods());
   }

@@ -1,15 +1,8 @@
 // Static API keys (CONNECTOR__API_KEYS): stored as SHA-256, compared in constant time against
 // every entry, so neither the key nor which entry matched shows in the answer's timing.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import type { ApiKeyEntry } from '../core/config';
 import type { Caller } from './caller';
-
-export const ApiKeysSchema = z.array(z.strictObject({
-  subject: z.string().min(1).max(256),
-  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be the hex SHA-256 of the key'),
-  admin: z.boolean().default(false),
-}));
-export type ApiKeyEntry = z.infer<typeof ApiKeysSchema>[number];
 
 export class ApiKeys {
   private readonly entries: { digest: Buffer; caller: Caller }[];

@@ -3,7 +3,8 @@
 // an access token of the platform's identity provider (CONNECTOR__AUTH_ISSUER). Neither is logged,
 // echoed in an answer or forwarded upstream.
 import { OPEN_CALLER, Unauthenticated, type Caller } from './caller';
-import { ApiKeys, type ApiKeyEntry } from './api-keys';
+import type { ApiKeyEntry } from '../core/config';
+import { ApiKeys } from './api-keys';
 import { JwtVerifier, type FetchLike, type JwtSettings } from './jwt-verifier';
 
 export interface CallerAuthSettings {

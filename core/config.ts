@@ -7,6 +7,14 @@ import { parseKey } from './secret-box';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v));
 
+/** CONNECTOR__API_KEYS: static keys, stored as the hex SHA-256 of the key. */
+export const ApiKeysSchema = z.array(z.strictObject({
+  subject: z.string().min(1).max(256),
+  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be the hex SHA-256 of the key'),
+  admin: z.boolean().default(false),
+}));
+export type ApiKeyEntry = z.infer<typeof ApiKeysSchema>[number];
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -34,6 +42,16 @@ const EnvSchema = z.object({
   CONNECTOR__KUBE_GATEWAY_IMAGE: z.string().min(1).default('connector-registry-gateway:latest'),
   CONNECTOR__KUBE_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   KUBECONFIG: z.string().optional(),
+  CONNECTOR__AUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  CONNECTOR__AUTH_AUDIENCE: z.string().min(1).optional(),
+  CONNECTOR__AUTH_SUBJECT_CLAIM: z.string().min(1).default('sub'),
+  CONNECTOR__AUTH_ROLES_CLAIM: z.string().min(1).default('roles'),
+  CONNECTOR__AUTH_ADMIN_ROLE: z.string().min(1).default('connector-admin'),
+  CONNECTOR__API_KEYS: z.string().optional(),
+  CONNECTOR__AUTH_DISABLED: bool.default(false),
+  CONNECTOR__ALLOWED_ORIGINS: z.string().optional(),
+  CONNECTOR__MAX_CONNECTORS_PER_OWNER: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  CONNECTOR__MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).max(100_000).default(64),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -61,11 +79,24 @@ export interface Config {
   logLevel: string;
   /** Origins a connect's redirect_url may point to; null: any http(s) URL. */
   allowedRedirectOrigins: string[] | null;
+  callers: CallerConfig;
   stdio: {
     runtime: 'local' | 'kubernetes';
     readyTimeoutMs: number;
     kube: { namespace: string; gatewayImage: string; reconcileIntervalMs: number; kubeconfig?: string };
   };
+}
+
+/** Caller authentication and the limits per owner (README, "Callers and security"). */
+export interface CallerConfig {
+  /** False with CONNECTOR__AUTH_DISABLED, or with neither issuer nor keys on a loopback address. */
+  enabled: boolean;
+  apiKeys: ApiKeyEntry[];
+  jwt: { issuer: string; audiences: string[]; subjectClaim: string; rolesClaim: string; adminRole: string } | null;
+  /** Origins besides BASE_URL's from which browsers may call. */
+  allowedOrigins: string[];
+  maxConnectorsPerOwner: number;
+  maxStreamsPerOwner: number;
 }
 
 export class ConfigError extends Error {}
@@ -80,7 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrl: baseUrlOf(e),
     dataDir: e.DATA_DIR,
     temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
     mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
@@ -100,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedRedirectOrigins: e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS
       ? wrap('CONNECTOR__ALLOWED_REDIRECT_ORIGINS', () => parseOrigins(e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS!))
       : null,
+    callers: callerConfig(e, baseUrlOf(e)),
     stdio: {
       runtime: e.CONNECTOR__STDIO_RUNTIME,
       readyTimeoutMs: e.CONNECTOR__STDIO_READY_TIMEOUT_MS,
@@ -118,6 +150,42 @@ export function requireExternal(config: Config, needs = { mongo: true }): assert
   if (!config.encryptionKey) throw new ConfigError('CONNECTOR__ENCRYPTION_KEY: required outside the embedded stack');
   if (!config.temporal.address) throw new ConfigError('TEMPORAL_ADDRESS: required outside the embedded stack');
   if (needs.mongo && !config.mongo.uri) throw new ConfigError('MONGODB_URI: required outside the embedded stack');
+}
+
+type Env = z.infer<typeof EnvSchema>;
+
+function baseUrlOf(e: Env): string {
+  return (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+function callerConfig(e: Env, baseUrl: string): CallerConfig {
+  const apiKeys = e.CONNECTOR__API_KEYS
+    ? wrap('CONNECTOR__API_KEYS', () => ApiKeysSchema.parse(JSON.parse(e.CONNECTOR__API_KEYS!)))
+    : [];
+  const issuer = e.CONNECTOR__AUTH_ISSUER?.replace(/\/+$/, '');
+  if (issuer && new URL(issuer).protocol === 'http:' && !LOOPBACK_HOSTS.has(new URL(issuer).hostname)) {
+    throw new ConfigError('CONNECTOR__AUTH_ISSUER: must be https (plain http only on a loopback address)');
+  }
+  const configured = Boolean(issuer) || apiKeys.length > 0;
+  if (!configured && !e.CONNECTOR__AUTH_DISABLED && !LOOPBACK_HOSTS.has(e.HOST) && !e.HOST.startsWith('127.')) {
+    throw new ConfigError(
+      `HOST=${e.HOST} is not a loopback address and callers are not authenticated: set CONNECTOR__AUTH_ISSUER or ` +
+      'CONNECTOR__API_KEYS, or CONNECTOR__AUTH_DISABLED=true to run open on purpose',
+    );
+  }
+  return {
+    enabled: configured && !e.CONNECTOR__AUTH_DISABLED,
+    apiKeys,
+    jwt: issuer ? {
+      issuer, audiences: [e.CONNECTOR__AUTH_AUDIENCE ?? baseUrl], subjectClaim: e.CONNECTOR__AUTH_SUBJECT_CLAIM,
+      rolesClaim: e.CONNECTOR__AUTH_ROLES_CLAIM, adminRole: e.CONNECTOR__AUTH_ADMIN_ROLE,
+    } : null,
+    allowedOrigins: e.CONNECTOR__ALLOWED_ORIGINS ? wrap('CONNECTOR__ALLOWED_ORIGINS', () => parseOrigins(e.CONNECTOR__ALLOWED_ORIGINS!)) : [],
+    maxConnectorsPerOwner: e.CONNECTOR__MAX_CONNECTORS_PER_OWNER,
+    maxStreamsPerOwner: e.CONNECTOR__MAX_STREAMS_PER_OWNER,
+  };
 }
 
 function wrap<T>(name: string, fn: () => T): T {

@@ -55,6 +55,7 @@ export const ListConnectorsQuerySchema = z
     limit: z.coerce.number().int().min(1).max(100).default(20),
     page_token: z.string().max(512).optional(),
     state: z.enum(STATES).optional(),
+    created_by: z.string().min(1).max(256).optional().meta({ description: "Admins only: one owner's connectors." }),
   })
   .meta({ id: 'ListConnectorsQuery' });
 export type ListConnectorsQuery = z.infer<typeof ListConnectorsQuerySchema>;

@@ -19,6 +19,8 @@ import httpProxy from 'http-proxy';
 import { refusalReason, type AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
 import { ProblemError } from '../core/problem';
+import { OPEN_CALLER, type Caller } from '../callers/caller';
+import { GateRefusal, type CallerGate } from './caller-gate';
 import { queryOf } from './mcp-path';
 import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
@@ -30,6 +32,8 @@ import { upstreamTarget, type UpstreamTarget } from './upstream-target';
 
 export interface McpProxyOptions {
   routes: RouteSource;
+  /** Who may use which connector; absent: everyone, as with caller authentication off. */
+  callers?: CallerGate;
   policy: AddressPolicy;
   logger: Logger;
   /** Opening a new upstream connection (DNS and TCP; default 5 s). Answers 504 when exceeded. */
@@ -88,10 +92,18 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       sendProblem(res, new ProblemError(405, `The MCP endpoint accepts ${ALLOW}.`), { allow: ALLOW });
       return;
     }
-    routes.get(connectorId)
+    const gate = options.callers;
+    const routed = (caller: Caller) => routes.get(connectorId)
       .catch((err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)))
-      .then((route) => relay(req, res, connectorId, route))
+      .then((route) => {
+        // Another owner's connector is answered exactly as one that does not exist.
+        if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
+        gate?.hold(caller, res);
+        return relay(req, res, connectorId, route);
+      });
+    (gate?.enabled ? gate.admit(req, connectorId).then(routed) : routed(OPEN_CALLER))
       .catch((err: unknown) => {
+        if (err instanceof GateRefusal) return sendProblem(res, err.problem, err.headers);
         if (!(err instanceof ProblemError)) logger.error({ err, connectorId }, 'proxy failure');
         const problem = err instanceof ProblemError ? err : new ProblemError(500, 'The proxy failed to relay the request.');
         sendProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {});

@@ -5,6 +5,8 @@ import type { AuthChallenge } from '../core/www-authenticate';
 
 export interface ConnectedRoute {
   kind: 'connected';
+  /** The connector's owner (`created_by`); absent or null: made with caller authentication off. */
+  owner?: string | null;
   /** The upstream MCP URL. */
   target: string;
   /** The connector's access token, in plaintext, sent upstream as a Bearer token. */
@@ -19,7 +21,7 @@ export interface ConnectedRoute {
 export type Route =
   | ConnectedRoute
   | { kind: 'not_found' }
-  | { kind: 'not_connected'; state: string };
+  | { kind: 'not_connected'; state: string; owner?: string | null };
 
 /** An upstream refusal no refresh can mend: a 401, or a 403 asking a tokenless connector for scope. */
 export interface UpstreamRefusalReport {

@@ -15,11 +15,12 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
   const handle = (connectorId: string) => temporal.workflow.getHandle(connectorWorkflowId(connectorId));
 
   function toRoute(connectorId: string, view: RouteView): Route {
+    const owner = view.owner ?? null;
     if (view.state === 'deleting') return { kind: 'not_found' };
-    if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state };
-    if (!view.token) return { kind: 'connected', target: view.target };
+    if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner };
+    if (!view.token) return { kind: 'connected', target: view.target, owner };
     const token = secrets.open(view.token, secretContext(connectorId, 'access_token'));
-    return { kind: 'connected', target: view.target, token, sealedToken: view.token };
+    return { kind: 'connected', target: view.target, owner, token, sealedToken: view.token };
   }
 
   return {

@@ -1,14 +1,14 @@
 // `npm run api`: the REST API against an external Temporal cluster and MongoDB.
 import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
-import { buildApi } from './roles';
+import { buildApi, originPolicyOf } from './roles';
 import { openMongo, openTemporal, secretBox } from './services';
 
 await runProcess('api', { mongo: true }, async (config, logger) => {
   const mongo = await openMongo(config.mongo.uri!, config.mongo.database);
   const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace);
   const { api, close: closeApi } = buildApi({ config, logger, secrets: secretBox(config.encryptionKey), mongo, temporal, temporalAddress: config.temporal.address! });
-  const server = createHttpServer({ api });
+  const server = createHttpServer({ api, origin: originPolicyOf(config) });
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `api listening on ${config.host}:${port}`);
   return async () => {

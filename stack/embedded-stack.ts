@@ -11,7 +11,7 @@ import { onFreePorts } from './preferred-port';
 import { preferredOrFree } from './servers/free-port';
 import { startTemporalDevServer } from './servers/temporal-dev-server';
 import { closeServer, createHttpServer, listen } from './http-server';
-import { buildApi, buildProxy, startWorkerRole } from './roles';
+import { buildApi, buildProxy, originPolicyOf, startWorkerRole } from './roles';
 import { encryptionKey, openMongo, openTemporal, secretBox } from './services';
 
 export interface EmbeddedStack {
@@ -77,7 +77,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     const onChanged = (connectorId: string) => proxy.invalidate(connectorId);
     const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged });
     stops.push(closeApi);
-    const server = createHttpServer({ api, proxy });
+    const server = createHttpServer({ api, proxy, origin: originPolicyOf(config) });
     const port = await listen(server, config.port, config.host);
     stops.push(() => closeServer(server));
 

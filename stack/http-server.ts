@@ -5,17 +5,26 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../core/problem';
+import { originRefusal, type OriginPolicy } from '../callers/request-origin';
 import { connectorIdFromPath } from '../proxy/mcp-path';
 import type { McpProxy } from '../proxy/mcp-proxy';
 
 export interface Handlers {
   api?: Koa;
   proxy?: McpProxy;
+  /** Applied to every request, whichever half serves it. */
+  origin: OriginPolicy;
 }
 
 export function createHttpServer(handlers: Handlers): http.Server {
   const api = handlers.api?.callback();
   const server = http.createServer((req, res) => {
+    const refused = originRefusal(req.headers, handlers.origin);
+    if (refused) {
+      res.writeHead(403, { 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store' });
+      res.end(JSON.stringify(problemBody(403, refused)));
+      return;
+    }
     const id = connectorIdFromPath(req.url ?? '/');
     if (id !== null && handlers.proxy) return handlers.proxy.handle(req, res, id);
     if (api) return void api(req, res);

@@ -2,7 +2,7 @@
 // database: routes come from the connector workflows.
 import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
-import { buildProxy } from './roles';
+import { buildProxy, originPolicyOf } from './roles';
 import Koa from 'koa';
 import { healthRoutes } from '../api/routes/health';
 import { openTemporal, secretBox, temporalCheck } from './services';
@@ -15,7 +15,7 @@ await runProcess('proxy', { mongo: false }, async (config, logger) => {
   const temporalReady = temporalCheck(config.temporal.address!);
   const routes = healthRoutes({ temporal: temporalReady });
   health.use(routes.routes());
-  const server = createHttpServer({ proxy, api: health });
+  const server = createHttpServer({ proxy, api: health, origin: originPolicyOf(config) });
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `proxy listening on ${config.host}:${port}`);
   return async () => {

@@ -7,6 +7,9 @@ import type { Logger } from '../core/logger';
 import type { SecretBox } from '../core/secret-box';
 import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
 import { createApi } from '../api/app';
+import { createAuthenticator } from '../callers/authenticator';
+import type { OriginPolicy } from '../callers/request-origin';
+import { CallerGate } from '../proxy/caller-gate';
 import { ConnectorCommands } from '../api/connector-commands';
 import { createMcpProxy } from '../proxy/mcp-proxy';
 import { RouteCache } from '../proxy/route-cache';
@@ -25,6 +28,16 @@ export interface RoleDeps {
 }
 
 const policyOf = (config: Config) => ({ blockPrivateNetworks: config.blockPrivateNetworks });
+
+/** The caller check of the API and the proxy; the identity provider is reached through the address guard. */
+function authenticatorOf(config: Config) {
+  return createAuthenticator(config.callers, createGuardedFetch(policyOf(config), { timeoutMs: 5_000 }));
+}
+
+/** The Origin and Host rules every path of the HTTP server applies. */
+export function originPolicyOf(config: Config): OriginPolicy {
+  return { baseUrl: config.baseUrl, allowedOrigins: config.callers.allowedOrigins, authEnabled: config.callers.enabled };
+}
 
 export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
   const { config } = deps;
@@ -93,6 +106,9 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     bodyLimit: config.bodyLimit,
     readiness: { temporal: temporalReady, database: () => deps.mongo.store.ping() },
     logger: deps.logger,
+    authenticator: authenticatorOf(config),
+    issuer: config.callers.jwt?.issuer ?? null,
+    maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
   });
   return { api, close: temporalReady.close };
 }
@@ -101,5 +117,8 @@ export function buildProxy(deps: RoleDeps & { temporal: Client }) {
   const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
     ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
   });
-  return createMcpProxy({ routes, policy: policyOf(deps.config), logger: deps.logger });
+  const callers = new CallerGate({
+    authenticator: authenticatorOf(deps.config), baseUrl: deps.config.baseUrl, maxStreamsPerOwner: deps.config.callers.maxStreamsPerOwner,
+  });
+  return createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger });
 }

@@ -36,6 +36,7 @@ export class ConnectorStore {
   async ensureIndexes(): Promise<void> {
     await this.records.createIndex({ created_at: 1, _id: 1 });
     await this.records.createIndex({ state: 1, created_at: 1, _id: 1 });
+    await this.records.createIndex({ created_by: 1, created_at: 1, _id: 1 });
     await this.events.createIndex({ connector_id: 1, seq: 1 }, { unique: true });
   }
 
@@ -79,8 +80,11 @@ export class ConnectorStore {
   }
 
   /** Keyset paging on (created_at, id): a page token stays valid however many records are added. */
-  async list(query: { limit: number; pageToken?: string; state?: string }): Promise<Page<ConnectorRecord>> {
-    const base: Filter<RecordDoc> = query.state ? { state: query.state as RecordDoc['state'] } : {};
+  async list(query: { limit: number; pageToken?: string; state?: string; createdBy?: string }): Promise<Page<ConnectorRecord>> {
+    const base: Filter<RecordDoc> = {
+      ...(query.state ? { state: query.state as RecordDoc['state'] } : {}),
+      ...(query.createdBy !== undefined ? { created_by: query.createdBy } : {}),
+    };
     const after = query.pageToken ? decodePageToken(query.pageToken) : null;
     const filter: Filter<RecordDoc> = after
       ? { ...base, $or: [{ created_at: { $gt: after.k } }, { created_at: after.k, _id: { $gt: after.id } }] }
@@ -98,6 +102,11 @@ export class ConnectorStore {
       has_more: hasMore,
       next_page_token: hasMore && last ? encodePageToken({ k: last.created_at, id: last._id }) : null,
     };
+  }
+
+  /** How many connectors `owner` has (the per-owner quota). */
+  async countOwnedBy(owner: string): Promise<number> {
+    return this.records.countDocuments({ created_by: owner });
   }
 
   async listEvents(connectorId: string, query: { limit: number; pageToken?: string }): Promise<Page<AuditEvent>> {

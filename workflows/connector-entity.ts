@@ -108,6 +108,7 @@ export class ConnectorEntity {
     const connected = this.data.state === 'connected';
     return {
       state: this.data.state,
+      owner: this.data.init.createdBy,
       target: connected ? (this.data.workload?.target ?? this.data.init.url) : null,
       token: connected ? this.data.secrets.accessToken : null,
     };

@@ -37,6 +37,8 @@ export interface ConnectInput extends Actor {
 /** What the proxy needs to route a request: target and sealed token, when connected. */
 export interface RouteView {
   state: ConnectorState;
+  /** The connector's owner: the proxy answers 404 to anyone else (absent in older workflows' answers). */
+  owner?: string | null;
   target: string | null;
   token: Ciphertext | null;
 }

@@ -10,6 +10,8 @@ import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema,
 import type { ConnectorStore } from '../../store/connector-store';
 import { InvalidPageToken } from '../../store/page-token';
 import type { ConnectorCommands } from '../connector-commands';
+import { actorOf, mayAccess, type Caller } from '../../callers/caller';
+import { callerOf } from '../caller-middleware';
 import { jsonBody, parseWith, queryObject } from '../parse';
 import { isConnectorId } from '../../core/connector-id';
 
@@ -20,9 +22,8 @@ export interface ConnectorRouteDeps {
   addressPolicy: AddressPolicy;
   baseUrl: string;
   allowedRedirectOrigins: string[] | null;
+  maxConnectorsPerOwner: number;
 }
-
-const ACTOR = 'api';
 
 export function connectorRoutes(deps: ConnectorRouteDeps): Router {
   const router = new Router({ prefix: '/api/v1/connectors' });
@@ -35,9 +36,11 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
       throw unprocessable('url', 'an mcp+stdio:// URL must match a preset (and match_preset must be true)');
     }
     if (!isStdioUrl(body.url)) await refuseForbiddenHost(body.url, deps.addressPolicy);
+    const caller = callerOf(ctx);
+    await refuseOverQuota(caller, deps);
     const view = await deps.commands.create({
       url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
-      preset, createdBy: null,
+      preset, createdBy: caller.subject,
     });
     ctx.status = 201;
     ctx.set('Location', `/api/v1/connectors/${view.id}`);
@@ -46,7 +49,10 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
 
   router.get('/', async (ctx) => {
     const query = parseWith(ListConnectorsQuerySchema, queryObject(ctx), 'query');
-    const page = await pageOr422(() => deps.store.list({ limit: query.limit, pageToken: query.page_token, state: query.state }));
+    const caller = callerOf(ctx);
+    // A caller lists its own connectors; an admin lists all, or one owner's with created_by.
+    const createdBy = caller.admin ? query.created_by : caller.subject ?? undefined;
+    const page = await pageOr422(() => deps.store.list({ limit: query.limit, pageToken: query.page_token, state: query.state, createdBy }));
     ctx.body = { ...page, items: page.items.map(present) };
   });
 
@@ -55,27 +61,27 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
   });
 
   router.delete('/:id', async (ctx) => {
-    const id = connectorIdOf(ctx);
+    const id = await ownedId(ctx, deps);
     ctx.status = 202;
-    ctx.body = present(await deps.commands.delete(id, ACTOR));
+    ctx.body = present(await deps.commands.delete(id, actorOf(callerOf(ctx))));
   });
 
   router.post('/:id/connect', async (ctx) => {
-    const id = connectorIdOf(ctx);
+    const id = await ownedId(ctx, deps);
     const body = parseWith(ConnectRequestSchema, jsonBody(ctx), 'request body');
     if (body.redirect_url && deps.allowedRedirectOrigins && !deps.allowedRedirectOrigins.includes(new URL(body.redirect_url).origin)) {
       throw unprocessable('redirect_url', 'redirect_url is not on the allowed origins (CONNECTOR__ALLOWED_REDIRECT_ORIGINS)');
     }
     const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));
-    const view = await deps.commands.connect(id, body, respondAsync, ACTOR);
+    const view = await deps.commands.connect(id, body, respondAsync, actorOf(callerOf(ctx)));
     ctx.status = respondAsync && view.state === 'connecting' ? 202 : 200;
     if (ctx.status === 202) ctx.set('Preference-Applied', 'respond-async');
     ctx.body = present(view);
   });
 
   router.post('/:id/disconnect', async (ctx) => {
-    const id = connectorIdOf(ctx);
-    ctx.body = present(await deps.commands.disconnect(id, ACTOR));
+    const id = await ownedId(ctx, deps);
+    ctx.body = present(await deps.commands.disconnect(id, actorOf(callerOf(ctx))));
   });
 
   router.get('/:id/events', async (ctx) => {
@@ -98,10 +104,30 @@ function connectorIdOf(ctx: Context): string {
   return id;
 }
 
+/** The record, if the caller may see it; another owner's connector is as absent as a missing one. */
 async function existing(ctx: Context, deps: ConnectorRouteDeps): Promise<ConnectorRecord> {
   const view = await deps.store.get(connectorIdOf(ctx));
-  if (!view) throw new ProblemError(404, 'no such connector');
+  if (!view || !mayAccess(callerOf(ctx), view.created_by)) throw new ProblemError(404, 'no such connector');
   return view;
+}
+
+/**
+ * The id of a connector the caller may act on. An admin's command goes to the workflow without
+ * reading the record (the workflow answers 404 itself when it has ended); anyone else's is
+ * checked against the record's owner, which never changes.
+ */
+async function ownedId(ctx: Context, deps: ConnectorRouteDeps): Promise<string> {
+  if (callerOf(ctx).admin) return connectorIdOf(ctx);
+  return (await existing(ctx, deps)).id;
+}
+
+/** CONNECTOR__MAX_CONNECTORS_PER_OWNER; an open caller (authentication off) has no quota. */
+async function refuseOverQuota(caller: Caller, deps: ConnectorRouteDeps): Promise<void> {
+  if (caller.subject === null) return;
+  const owned = await deps.store.countOwnedBy(caller.subject);
+  if (owned >= deps.maxConnectorsPerOwner) {
+    throw new ProblemError(429, `this owner already has ${owned} connectors, the most allowed (CONNECTOR__MAX_CONNECTORS_PER_OWNER)`, 'quota-exceeded');
+  }
 }
 
 async function refuseForbiddenHost(url: string, policy: AddressPolicy): Promise<void> {

@@ -13,10 +13,11 @@ const ALLOWED: Record<string, { values: string[]; types: string[] }> = {
   core: { values: [], types: [] },
   gateway: { values: ['core'], types: [] },
   store: { values: ['core'], types: [] },
+  callers: { values: ['core'], types: [] },
   activities: { values: ['core', 'store', 'gateway'], types: [] },
   workflows: { values: ['core'], types: ['activities'] },
-  api: { values: ['core', 'store', 'workflows'], types: [] },
-  proxy: { values: ['core', 'workflows'], types: [] },
+  api: { values: ['core', 'store', 'callers', 'workflows'], types: [] },
+  proxy: { values: ['core', 'callers', 'workflows'], types: [] },
 };
 const ROOMS = [...Object.keys(ALLOWED), 'stack'];
 

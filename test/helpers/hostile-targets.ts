@@ -174,8 +174,11 @@ export function headerCases(random: Random, known: KnownConnectors): HostileCase
   const out: HostileCase[] = [];
   for (let i = 0; i < 250; i++) {
     const r = requests[i % requests.length]!;
-    const headers = { ...(r.body ? JSON_TYPE : {}), ...random.pick(makers)() };
-    out.push({ name: `hostile headers ${Object.keys(headers).slice(0, 3).join(',')}`, method: r.method, path: r.path, headers, body: r.body, expect: r.expect });
+    const headers: Record<string, string> = { ...(r.body ? JSON_TYPE : {}), ...random.pick(makers)() };
+    // A foreign Origin, or (with caller authentication off) a Host that is not the service's or
+    // a loopback name, is refused before anything else: the DNS-rebinding defence.
+    const foreign = headers.origin !== undefined || (headers.host !== undefined && headers.host !== '127.0.0.1:1');
+    out.push({ name: `hostile headers ${Object.keys(headers).slice(0, 3).join(',')}`, method: r.method, path: r.path, headers, body: r.body, expect: foreign ? [403] : r.expect });
   }
   return out;
 }

@@ -1,0 +1,35 @@
+// Authenticates every request of the REST API except the few that must stay open (health, the
+// OpenAPI document, the OAuth callback, the client metadata document, well-known documents), and
+// keeps the caller on the context for the routes' ownership checks.
+import type { Context, Next } from 'koa';
+import { IdentityProviderUnavailable, Unauthenticated, type Caller } from '../callers/caller';
+import type { Authenticator } from '../callers/authenticator';
+import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
+import { ProblemError } from '../core/problem';
+
+const OPEN_PATHS = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', OAUTH_CALLBACK_PATH, CLIENT_METADATA_PATH]);
+const isOpen = (path: string) => OPEN_PATHS.has(path) || path.startsWith('/.well-known/');
+
+export function callerMiddleware(auth: Authenticator) {
+  return async (ctx: Context, next: Next) => {
+    if (!isOpen(ctx.path)) ctx.state.caller = await authenticate(ctx, auth, ctx.get('authorization') || undefined);
+    await next();
+  };
+}
+
+export function callerOf(ctx: Context): Caller {
+  return ctx.state.caller as Caller;
+}
+
+async function authenticate(ctx: Context, auth: Authenticator, header: string | undefined): Promise<Caller> {
+  try {
+    return await auth.authenticate(header);
+  } catch (err) {
+    if (err instanceof Unauthenticated) {
+      ctx.set('WWW-Authenticate', err.given ? 'Bearer error="invalid_token"' : 'Bearer');
+      throw new ProblemError(401, err.message);
+    }
+    if (err instanceof IdentityProviderUnavailable) throw new ProblemError(503, 'the identity provider cannot be reached; try again');
+    throw err;
+  }
+}

@@ -1,0 +1,35 @@
+// RFC 9728 protected-resource metadata for each connector's MCP path, so that a stock MCP client
+// that gets the proxy's 401 can sign its user in against the platform's identity provider by the
+// MCP authorization spec. Answered for any well-formed id, whether or not such a connector exists
+// or is the caller's: the document says nothing about the connector.
+import Router from '@koa/router';
+import { isConnectorId } from '../../core/connector-id';
+import { ProblemError } from '../../core/problem';
+
+export const PROTECTED_RESOURCE_PREFIX = '/.well-known/oauth-protected-resource';
+
+export function mcpUrlOf(baseUrl: string, connectorId: string): string {
+  return `${baseUrl}/api/v1/connectors/${connectorId}/mcp`;
+}
+
+/** Where the proxy's challenge points an MCP client for the connector `connectorId`. */
+export function protectedResourceMetadataUrl(baseUrl: string, connectorId: string): string {
+  return `${baseUrl}${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/${connectorId}/mcp`;
+}
+
+export function protectedResourceRoutes(deps: { baseUrl: string; issuer: string | null }): Router {
+  const router = new Router();
+  router.get(`${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/:id/mcp`, (ctx) => {
+    const id = String(ctx.params.id).toLowerCase();
+    if (!deps.issuer) throw new ProblemError(404, 'the MCP path takes API keys only: there is no authorization server to sign in with');
+    if (!isConnectorId(id)) throw new ProblemError(404, 'no such resource');
+    ctx.set('Cache-Control', 'public, max-age=300');
+    ctx.body = {
+      resource: mcpUrlOf(deps.baseUrl, id),
+      authorization_servers: [deps.issuer],
+      bearer_methods_supported: ['header'],
+      resource_name: 'MCP connector',
+    };
+  });
+  return router;
+}

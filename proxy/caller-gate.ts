@@ -1,0 +1,72 @@
+// Who may use a connector's MCP path: the caller's credential is checked (and consumed: it is
+// never forwarded), another owner's connector answers 404 as if it did not exist, and an owner's
+// concurrent requests and streams are capped (CONNECTOR__MAX_STREAMS_PER_OWNER).
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, type Caller } from '../callers/caller';
+import type { Authenticator } from '../callers/authenticator';
+import { ProblemError } from '../core/problem';
+import type { Route } from './route';
+
+export interface CallerGateOptions {
+  authenticator: Authenticator;
+  baseUrl: string;
+  maxStreamsPerOwner: number;
+}
+
+export class GateRefusal extends Error {
+  constructor(readonly problem: ProblemError, readonly headers: OutgoingHttpHeaders = {}) {
+    super(problem.detail);
+  }
+}
+
+export class CallerGate {
+  private readonly open = new Map<string, number>();
+
+  constructor(private readonly options: CallerGateOptions) {}
+
+  get enabled(): boolean {
+    return this.options.authenticator.enabled;
+  }
+
+  /** The caller; a GateRefusal (401 with the RFC 9728 challenge, or 503) otherwise. */
+  async admit(req: IncomingMessage, connectorId: string): Promise<Caller> {
+    if (!this.enabled) return OPEN_CALLER;
+    const mcpUrl = `${this.options.baseUrl}/api/v1/connectors/${connectorId}/mcp`;
+    try {
+      // A token minted for this connector's MCP URL (RFC 8707 resource) is accepted here.
+      return await this.options.authenticator.authenticate(req.headers.authorization, [mcpUrl]);
+    } catch (err) {
+      if (err instanceof Unauthenticated) {
+        const metadata = `${this.options.baseUrl}/.well-known/oauth-protected-resource/api/v1/connectors/${connectorId}/mcp`;
+        const error = err.given ? 'error="invalid_token", ' : '';
+        throw new GateRefusal(new ProblemError(401, err.message), { 'www-authenticate': `Bearer ${error}resource_metadata="${metadata}"` });
+      }
+      if (err instanceof IdentityProviderUnavailable) {
+        throw new GateRefusal(new ProblemError(503, 'The identity provider cannot be reached; try again.'), { 'retry-after': '1' });
+      }
+      throw err;
+    }
+  }
+
+  /** Whether the caller may see this connector at all (a not-found route is nobody's). */
+  sees(caller: Caller, route: Route): boolean {
+    if (route.kind === 'not_found') return true;
+    return mayAccess(caller, route.owner ?? null);
+  }
+
+  /** Counts the exchange against the owner's streams until the response closes; 429 past the cap. */
+  hold(caller: Caller, res: ServerResponse): void {
+    const owner = caller.subject;
+    if (owner === null) return;
+    const count = this.open.get(owner) ?? 0;
+    if (count >= this.options.maxStreamsPerOwner) {
+      throw new GateRefusal(new ProblemError(429, `This owner already has ${count} MCP requests or streams open, the most allowed.`, 'quota-exceeded'), { 'retry-after': '1' });
+    }
+    this.open.set(owner, count + 1);
+    res.once('close', () => {
+      const left = (this.open.get(owner) ?? 1) - 1;
+      if (left <= 0) this.open.delete(owner);
+      else this.open.set(owner, left);
+    });
+  }
+}
