@@ -2,8 +2,8 @@
 // OpenAPI document, the OAuth callback, the client metadata document, well-known documents), and
 // keeps the caller on the context for the routes' ownership checks.
 import type { Context, Next } from 'koa';
-import { IdentityProviderUnavailable, Unauthenticated, type Caller } from '../callers/caller';
-import type { Authenticator } from '../callers/authenticator';
+import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, type Caller } from '../callers/caller';
+import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
 import { ProblemError } from '../core/problem';
 
@@ -12,7 +12,7 @@ const isOpen = (path: string) => OPEN_PATHS.has(path) || path.startsWith('/.well
 
 export function callerMiddleware(auth: Authenticator) {
   return async (ctx: Context, next: Next) => {
-    if (!isOpen(ctx.path)) ctx.state.caller = await authenticate(ctx, auth, ctx.get('authorization') || undefined);
+    if (!isOpen(ctx.path)) ctx.state.caller = await authenticate(ctx, auth, ctx.req.rawHeaders);
     await next();
   };
 }
@@ -21,9 +21,10 @@ export function callerOf(ctx: Context): Caller {
   return ctx.state.caller as Caller;
 }
 
-async function authenticate(ctx: Context, auth: Authenticator, header: string | undefined): Promise<Caller> {
+async function authenticate(ctx: Context, auth: Authenticator, rawHeaders: string[]): Promise<Caller> {
+  if (!auth.enabled) return OPEN_CALLER;
   try {
-    return await auth.authenticate(header);
+    return await auth.authenticate(authorizationOf(rawHeaders));
   } catch (err) {
     if (err instanceof Unauthenticated) {
       ctx.set('WWW-Authenticate', err.given ? 'Bearer error="invalid_token"' : 'Bearer');

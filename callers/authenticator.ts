@@ -24,6 +24,20 @@ export interface Authenticator {
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
+/**
+ * The request's one Authorization header. Node keeps only the first of repeated ones; two
+ * credentials in one request are refused instead of silently choosing one.
+ */
+export function authorizationOf(rawHeaders: readonly string[]): string | undefined {
+  let found: string | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.toLowerCase() !== 'authorization') continue;
+    if (found !== undefined) throw new Unauthenticated(true, 'the request has more than one Authorization header');
+    found = rawHeaders[i + 1];
+  }
+  return found || undefined;
+}
+
 export function createAuthenticator(settings: CallerAuthSettings, fetch: FetchLike): Authenticator {
   if (!settings.enabled) return { enabled: false, authenticate: async () => OPEN_CALLER };
   const keys = new ApiKeys(settings.apiKeys);

@@ -3,7 +3,7 @@
 // concurrent requests and streams are capped (CONNECTOR__MAX_STREAMS_PER_OWNER).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, type Caller } from '../callers/caller';
-import type { Authenticator } from '../callers/authenticator';
+import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import { ProblemError } from '../core/problem';
 import type { Route } from './route';
 
@@ -34,7 +34,7 @@ export class CallerGate {
     const mcpUrl = `${this.options.baseUrl}/api/v1/connectors/${connectorId}/mcp`;
     try {
       // A token minted for this connector's MCP URL (RFC 8707 resource) is accepted here.
-      return await this.options.authenticator.authenticate(req.headers.authorization, [mcpUrl]);
+      return await this.options.authenticator.authenticate(authorizationOf(req.rawHeaders), [mcpUrl]);
     } catch (err) {
       if (err instanceof Unauthenticated) {
         const metadata = `${this.options.baseUrl}/.well-known/oauth-protected-resource/api/v1/connectors/${connectorId}/mcp`;
