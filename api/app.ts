@@ -49,8 +49,9 @@ export function createApi(deps: ApiDeps): Koa {
   });
 
   // Presets before the connector routes, so that /presets is not read as a connector id.
+  const connectorDeps = { ...deps, callersAuthenticated: deps.authenticator.enabled };
   const routers = [
-    healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(deps.presets), oauthRoutes(deps), connectorRoutes(deps),
+    healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(deps.presets), oauthRoutes(deps), connectorRoutes(connectorDeps),
   ];
   for (const router of routers) {
     app.use(router.routes());

@@ -1,14 +1,32 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the API validates with.
 import { ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, EventListSchema, AuthRequestSchema } from '../core/connector-record';
 import { z } from 'zod';
-import { STATES } from '../core/connector-states';
 import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
-import { ConnectRequestSchema, CreateConnectorSchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
+import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
+import { PROTECTED_RESOURCE_PREFIX } from './routes/protected-resource';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
 const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+
+/** Query parameters from the schema the route validates with. */
+function queryParameters(schema: z.ZodObject) {
+  type Properties = { properties: Record<string, Record<string, unknown>> };
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input' }) as Partial<Properties> & { $defs?: Record<string, Properties> };
+  // A schema with an id comes back as a $ref into $defs.
+  const properties = json.properties ?? Object.values(json.$defs ?? {})[0]?.properties ?? {};
+  return Object.entries(properties).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return { name, in: 'query', ...(description ? { description } : {}), schema: rest };
+  });
+}
+
+/** Answers every authenticated operation may give besides its own. */
+const CALLER_ANSWERS = {
+  401: problem('No or a bad credential (WWW-Authenticate: Bearer)'),
+  403: problem('A foreign Origin'),
+};
 
 function components() {
   const named = {
@@ -36,15 +54,11 @@ export function openApiDocument(baseUrl: string) {
       '/api/v1/connectors': {
         post: {
           summary: 'Create a connector', requestBody: { required: true, content: json(ref('CreateConnectorRequest')) },
-          responses: { 201: { description: 'Created', content: json(ref('Connector')) }, 400: problem('Unparsable JSON'), 413: problem('Body too large'), 415: problem('Not JSON'), 422: problem('Invalid body') },
+          responses: { 201: { description: 'Created', content: json(ref('Connector')) }, 400: problem('Unparsable JSON'), 413: problem('Body too large'), 415: problem('Not JSON'), 422: problem('Invalid body'), 429: problem('The owner has as many connectors as allowed') },
         },
         get: {
           summary: 'List connectors',
-          parameters: [
-            { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-            { name: 'page_token', in: 'query', schema: { type: 'string' } },
-            { name: 'state', in: 'query', schema: { type: 'string', enum: [...STATES] } },
-          ],
+          parameters: queryParameters(ListConnectorsQuerySchema),
           responses: { 200: { description: 'A page of connectors', content: json(ref('ConnectorList')) }, 422: problem('Bad query') },
         },
       },
@@ -74,7 +88,7 @@ export function openApiDocument(baseUrl: string) {
       },
       '/api/v1/connectors/{id}/events': {
         parameters: [idParam],
-        get: { summary: 'Audit trail of the connector', responses: { 200: { description: 'Transitions, oldest first', content: json(ref('ConnectorEventList')) }, 404: problem('Not found') } },
+        get: { summary: 'Audit trail of the connector', parameters: queryParameters(ListEventsQuerySchema), responses: { 200: { description: 'Transitions, oldest first', content: json(ref('ConnectorEventList')) }, 404: problem('Not found') } },
       },
       '/api/v1/connectors/{id}/mcp': {
         parameters: [idParam],
@@ -85,6 +99,7 @@ export function openApiDocument(baseUrl: string) {
       [OAUTH_CALLBACK_PATH]: {
         get: {
           summary: 'Where the authorization server sends the user back (RFC 6749 section 4.1.2)',
+          security: [],
           parameters: ['code', 'state', 'iss', 'error', 'error_description'].map((name) => ({ name, in: 'query', schema: { type: 'string' } })),
           responses: {
             302: { description: "To the connect's redirect_url, with connector_id, and on failure error and error_description" },
@@ -96,14 +111,25 @@ export function openApiDocument(baseUrl: string) {
       [CLIENT_METADATA_PATH]: {
         get: {
           summary: "The service's OAuth client metadata document: its client_id where authorization servers support them",
+          security: [],
           responses: { 200: { description: 'The document (served under an https BASE_URL only)' }, 404: problem('Not served: BASE_URL is not https') },
         },
       },
-      '/api/v1/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
-      '/healthz': { get: { summary: 'Liveness', responses: { 200: { description: 'Alive' } } } },
-      '/readyz': { get: { summary: 'Readiness', responses: { 200: { description: 'Temporal and the database answer' }, 503: problem('A dependency is down') } } },
+      [`${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/{id}/mcp`]: {
+        parameters: [idParam],
+        get: {
+          summary: "RFC 9728 protected-resource metadata of a connector's MCP path: where an MCP client signs its user in",
+          security: [],
+          responses: { 200: { description: 'resource (the mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)' }, 404: problem('No identity provider is configured') },
+        },
+      },
+      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
+      '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'Alive' } } } },
+      '/readyz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Temporal and the database answer' }, 503: problem('A dependency is down') } } },
     },
-    components: { schemas: components() },
+    // A caller's API key or access token (README, "Callers and security"); off on a loopback default.
+    security: [{ bearer: [] }],
+    components: { schemas: components(), securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
   };
 }
 
@@ -112,7 +138,8 @@ function mcpOperation(summary: string) {
     summary,
     responses: {
       200: { description: 'Relayed from the MCP server (application/json or text/event-stream)' },
-      404: problem('Unknown connector'), 409: problem('Not connected (connector_state says what it is), also after the MCP server asked for authorization'), 502: problem('Upstream unreachable'), 504: problem('Upstream timed out'),
+      ...CALLER_ANSWERS, 429: problem("The owner's concurrent MCP requests are at the limit"),
+      404: problem('Unknown connector, or another owner\'s'), 409: problem('Not connected (connector_state says what it is), also after the MCP server asked for authorization'), 502: problem('Upstream unreachable'), 504: problem('Upstream timed out'),
     },
   };
 }

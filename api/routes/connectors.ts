@@ -23,6 +23,7 @@ export interface ConnectorRouteDeps {
   baseUrl: string;
   allowedRedirectOrigins: string[] | null;
   maxConnectorsPerOwner: number;
+  callersAuthenticated: boolean;
 }
 
 export function connectorRoutes(deps: ConnectorRouteDeps): Router {
@@ -69,7 +70,10 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
   router.post('/:id/connect', async (ctx) => {
     const id = await ownedId(ctx, deps);
     const body = parseWith(ConnectRequestSchema, jsonBody(ctx), 'request body');
-    if (body.redirect_url && deps.allowedRedirectOrigins && !deps.allowedRedirectOrigins.includes(new URL(body.redirect_url).origin)) {
+    // With callers authenticated, a redirect_url must be on the allow-list: anyone may otherwise
+    // send a user's browser, and the connector's id, wherever they like.
+    const allowed = deps.allowedRedirectOrigins ?? (deps.callersAuthenticated ? [] : null);
+    if (body.redirect_url && allowed && !allowed.includes(new URL(body.redirect_url).origin)) {
       throw unprocessable('redirect_url', 'redirect_url is not on the allowed origins (CONNECTOR__ALLOWED_REDIRECT_ORIGINS)');
     }
     const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));

@@ -224,7 +224,7 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   t.is(res.status, 200);
   t.is(res.body.openapi, '3.1.0');
   t.deepEqual(Object.keys(res.body.paths).sort(), [
-    '/api/v1/connectors', '/api/v1/connectors/oauth/callback', '/api/v1/connectors/presets', '/api/v1/connectors/{id}',
+    '/.well-known/oauth-protected-resource/api/v1/connectors/{id}/mcp', '/api/v1/connectors', '/api/v1/connectors/oauth/callback', '/api/v1/connectors/presets', '/api/v1/connectors/{id}',
     '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/{id}/events',
     '/api/v1/connectors/{id}/mcp', '/api/v1/oauth/client-metadata.json', '/api/v1/openapi.json', '/healthz', '/readyz',
   ], 'every path the service answers, and nothing else');
@@ -233,6 +233,9 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   t.deepEqual(createSchema.required, ['url']);
   t.truthy(createSchema.properties.match_preset);
   t.truthy(res.body.components.schemas.Connector.properties.disconnect_reason);
+  const listParameters = res.body.paths['/api/v1/connectors'].get.parameters.map((p: { name: string }) => p.name).sort();
+  t.deepEqual(listParameters, ['created_by', 'limit', 'page_token', 'state'], 'query parameters come from the schema the route validates with');
+  t.deepEqual(res.body.components.securitySchemes, { bearer: { type: 'http', scheme: 'bearer' } });
 });
 
 test('healthz and readyz answer 200 when everything is up', async (t) => {

@@ -173,6 +173,13 @@ test('quotas: connectors per owner, and concurrent MCP requests per owner (429 b
   }
 });
 
+test('with callers authenticated, a redirect_url must be on CONNECTOR__ALLOWED_REDIRECT_ORIGINS (none set: none accepted)', async (t) => {
+  const c = await create(KEYS.alice, 'alice-redirect');
+  const res = await stack.api('POST', `/api/v1/connectors/${c.id}/connect`, { redirect_url: 'https://app.example/done' }, as(KEYS.alice));
+  t.is(res.status, 422);
+  t.regex(res.body.detail, /CONNECTOR__ALLOWED_REDIRECT_ORIGINS/);
+});
+
 test('a foreign Origin is refused on every path; the service\'s own is not', async (t) => {
   t.is((await stack.api('GET', '/api/v1/connectors', undefined, as(KEYS.alice, { origin: 'http://evil.example' }))).status, 403);
   t.is((await stack.api('POST', '/api/v1/connectors/00000000-0000-4000-8000-000000000000/mcp', '{}', as(KEYS.alice, { origin: 'http://evil.example' }))).status, 403);
