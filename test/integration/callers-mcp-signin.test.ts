@@ -1,0 +1,95 @@
+// A stock MCP client signs its user in to a connector's MCP path with nothing registry-specific:
+// the MCP SDK's own OAuth support, starting from the proxy's 401 alone, against oidc-provider as
+// the platform's identity provider (discovery from resource_metadata, dynamic registration,
+// PKCE, `resource` = the connector's mcp_url, a JWT access token for that resource).
+import test from 'ava';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { sha256Hex } from '../../callers/api-keys';
+import { createConsentAgent, startOidcServer, type OidcServer } from '../fixtures/oauth';
+import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
+import { startTestStack, type TestStack } from '../helpers/test-stack';
+
+const UPSTREAM_TOKEN = 'upstream-token-signin-2b7e';
+const ALICE_KEY = 'alice-key-signin-4d3c2b1a';
+const REDIRECT_URI = 'http://127.0.0.1:9/client-callback'; // never contacted: the consent agent stops at it
+
+let idp: OidcServer;
+let upstream: TokenMcpServer;
+let stack: TestStack;
+
+test.before(async () => {
+  idp = await startOidcServer({ accessTokenTtl: 300 });
+  upstream = await startTokenMcpServer({ token: UPSTREAM_TOKEN });
+  stack = await startTestStack({
+    CONNECTOR__AUTH_ISSUER: idp.issuer,
+    CONNECTOR__API_KEYS: JSON.stringify([{ subject: 'alice', sha256: sha256Hex(ALICE_KEY) }]),
+  });
+});
+test.after.always(async () => {
+  await stack?.stop();
+  await upstream?.close();
+  await idp?.close();
+});
+
+/** The OAuth state a desktop MCP client keeps, in memory. */
+class MemoryClientProvider implements OAuthClientProvider {
+  authorizationUrl: URL | null = null;
+  private info: OAuthClientInformationMixed | undefined;
+  private saved: OAuthTokens | undefined;
+  private verifier = '';
+  get redirectUrl() { return REDIRECT_URI; }
+  get clientMetadata(): OAuthClientMetadata {
+    // The scope the platform's identity provider grants for MCP resources (openid here: oidc-provider grants nothing without a scope).
+    return { client_name: 'stock MCP client', scope: 'openid', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation() { return this.info; }
+  saveClientInformation(info: OAuthClientInformationMixed) { this.info = info; }
+  tokens() { return this.saved; }
+  saveTokens(tokens: OAuthTokens) { this.saved = tokens; }
+  redirectToAuthorization(url: URL) { this.authorizationUrl = url; }
+  saveCodeVerifier(verifier: string) { this.verifier = verifier; }
+  codeVerifier() { return this.verifier; }
+}
+
+test('an MCP SDK client signs its user in from the 401 alone and lists the tools through the proxy', async (t) => {
+  const created = await stack.api('POST', '/api/v1/connectors', { url: upstream.url }, { authorization: `Bearer ${ALICE_KEY}` });
+  t.is(created.status, 201);
+  const { id, mcp_url: mcpUrl } = created.body;
+  t.is((await stack.api('POST', `/api/v1/connectors/${id}/connect`, { access_token: UPSTREAM_TOKEN }, { authorization: `Bearer ${ALICE_KEY}` })).status, 200);
+
+  const provider = new MemoryClientProvider();
+  const first = new Client({ name: 'stock-client', version: '1.0.0' });
+  const error = await t.throwsAsync(first.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider })));
+  t.true(error instanceof UnauthorizedError, `the client was sent to sign in (${error?.message})`);
+  const authorizationUrl = provider.authorizationUrl!;
+  t.truthy(authorizationUrl, 'the client found the identity provider from the challenge');
+  t.true(authorizationUrl.href.startsWith(idp.issuer));
+  t.is(authorizationUrl.searchParams.get('resource'), mcpUrl, 'the token is asked for the connector\'s mcp_url (RFC 8707)');
+  t.is(authorizationUrl.searchParams.get('code_challenge_method'), 'S256');
+  t.truthy(provider.clientInformation()?.client_id, 'the client registered itself (RFC 7591)');
+
+  // The user signs in as alice, the connector's owner, and approves.
+  const callback = await createConsentAgent().authorize(authorizationUrl.href, { redirectUri: REDIRECT_URI, login: 'alice' });
+  t.is(callback.searchParams.get('error'), null, callback.search + ' for ' + authorizationUrl.search);
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider });
+  await transport.finishAuth(callback.searchParams.get('code')!);
+  const client = new Client({ name: 'stock-client', version: '1.0.0' });
+  await client.connect(transport);
+  const tools = await client.listTools();
+  t.deepEqual(tools.tools.map((tool) => tool.name), ['echo']);
+  await client.close();
+  t.false(upstream.seenAuthorization.includes(`Bearer ${provider.tokens()!.access_token}`), "the user's token never reaches the MCP server");
+
+  // Signed in as someone else, the same client sees no such connector.
+  const mallory = new MemoryClientProvider();
+  const probe = new Client({ name: 'stock-client', version: '1.0.0' });
+  await t.throwsAsync(probe.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: mallory })));
+  const malloryCallback = await createConsentAgent().authorize(mallory.authorizationUrl!.href, { redirectUri: REDIRECT_URI, login: 'mallory' });
+  const malloryTransport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: mallory });
+  await malloryTransport.finishAuth(malloryCallback.searchParams.get('code')!);
+  const refused = await t.throwsAsync(new Client({ name: 'stock-client', version: '1.0.0' }).connect(malloryTransport));
+  t.regex(refused!.message, /404/);
+});
