@@ -1,5 +1,6 @@
 // The OAuth steps as Temporal activities: each opens the secrets it needs, runs one step of
 // activities/oauth, and seals what it returns, so that only ciphertext reaches history.
+import { consentPageUrl } from '../core/oauth-client-metadata';
 import { FAILURE } from '../core/failures';
 import type { AuthChallenge } from '../core/www-authenticate';
 import { ApplicationFailure, heartbeat } from '@temporalio/activity';
@@ -76,13 +77,18 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
         const start = await startAuthorization({ authorizationServer: as, client: identity, redirectUri, resource: discovery.resource, scope }, deps.http);
         const expiresAt = new Date(Date.now() + deps.authTimeoutSeconds * 1000);
         const stateHash = hashState(start.state);
-        await deps.oauthStore.rememberState({ _id: stateHash, connector_id: id, redirect_url: input.redirectUrl, expires_at: expiresAt });
+        await deps.oauthStore.rememberState({
+          _id: stateHash, connector_id: id, redirect_url: input.redirectUrl, expires_at: expiresAt,
+          authorization_url: deps.secrets.seal(start.authorizationUrl, `consent/${stateHash}`),
+        });
         const context: OAuthContext = {
           authorizationServer: as, resource: discovery.resource, redirectUri, scope: start.scope,
           client: { ...identity, clientSecret: identity.clientSecret ? seal(id, 'oauth_client_secret', identity.clientSecret) : null },
         };
         return {
-          kind: 'authorize', authorizationUrl: start.authorizationUrl, expiresAt: expiresAt.toISOString(),
+          // The user is sent to the service's own consent page, which names the server and the
+          // connector's owner and binds the flow to the browser before it goes on to this server.
+          kind: 'authorize', authorizationUrl: consentPageUrl(deps.baseUrl, stateHash), expiresAt: expiresAt.toISOString(),
           pending: {
             stateHash, state: seal(id, 'oauth_state', start.state), codeVerifier: seal(id, 'code_verifier', start.codeVerifier),
             redirectUrl: input.redirectUrl, context,

@@ -4,10 +4,11 @@
 import type { Context, Next } from 'koa';
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
-import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
+import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
 import { ProblemError } from '../core/problem';
 
-const OPEN_PATHS = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', OAUTH_CALLBACK_PATH, CLIENT_METADATA_PATH]);
+// The consent page and the callback are opened by the user's browser, which holds no API credential.
+const OPEN_PATHS = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', CONSENT_PATH, OAUTH_CALLBACK_PATH, CLIENT_METADATA_PATH]);
 const isOpen = (path: string) => OPEN_PATHS.has(path) || path.startsWith('/.well-known/');
 
 export function callerMiddleware(auth: Authenticator) {

@@ -5,6 +5,15 @@
 
 export const CLIENT_METADATA_PATH = '/api/v1/oauth/client-metadata.json';
 export const OAUTH_CALLBACK_PATH = '/api/v1/connectors/oauth/callback';
+/** The service's consent page: the authorization_endpoint it hands out (decisions.md, "Callers"). */
+export const CONSENT_PATH = '/api/v1/connectors/oauth/authorize';
+
+export function consentPageUrl(baseUrl: string, stateHash: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${CONSENT_PATH}?request=${encodeURIComponent(stateHash)}`;
+}
+
+/** The cookie that binds a state to the browser that opened the consent page; one per flow. */
+export const consentCookieName = (stateHash: string): string => `connector_consent_${stateHash.slice(0, 16).replace(/[^A-Za-z0-9_-]/g, '_')}`;
 export const DEFAULT_CLIENT_NAME = 'Connector Registry';
 
 export interface ClientMetadataDocument {

@@ -9,6 +9,8 @@ export interface PendingState {
   _id: string; // sha256 of the state value
   connector_id: string;
   redirect_url: string | null;
+  /** The authorization server's URL the consent page sends the browser on to, sealed (it holds the state). */
+  authorization_url?: Ciphertext;
   expires_at: Date;
   used_at: Date | null;
 }
@@ -55,6 +57,11 @@ export class OAuthStore {
 
   async findState(hash: string): Promise<PendingState | null> {
     return this.states.findOne({ _id: hash });
+  }
+
+  /** A state still waiting for its callback: unused and unexpired. */
+  async pendingState(hash: string, now = new Date()): Promise<PendingState | null> {
+    return this.states.findOne({ _id: hash, used_at: null, expires_at: { $gt: now } });
   }
 
   async registration(issuer: string, redirectUri: string): Promise<StoredRegistration | null> {

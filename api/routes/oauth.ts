@@ -4,7 +4,11 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../../core/secret-box';
-import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl } from '../../core/oauth-client-metadata';
+import {
+  CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl, consentCookieName,
+} from '../../core/oauth-client-metadata';
+import type { ConnectorStore } from '../../store/connector-store';
+import { renderConsentPage } from '../consent-page';
 import { ProblemError } from '../../core/problem';
 import { hashState, type OAuthStore } from '../../store/oauth-store';
 import { callbackUpdate, connectorWorkflowId, type CallbackOutcome } from '../../workflows/messages';
@@ -13,6 +17,7 @@ import { renderCallbackPage } from '../callback-page';
 export interface OAuthRouteDeps {
   temporal: Client;
   oauthStore: OAuthStore;
+  store: ConnectorStore;
   secrets: SecretBox;
   baseUrl: string;
 }
@@ -28,9 +33,40 @@ export function oauthRoutes(deps: OAuthRouteDeps): Router {
     ctx.body = document;
   });
 
+  router.get(CONSENT_PATH, async (ctx) => {
+    const hash = typeof ctx.query.request === 'string' ? ctx.query.request : '';
+    const pending = hash ? await deps.oauthStore.pendingState(hash) : null;
+    const record = pending ? await deps.store.get(pending.connector_id) : null;
+    if (!pending?.authorization_url || !record) {
+      return respond(ctx, { connectorId: null, redirectUrl: null, error: 'invalid_request', errorDescription: 'this authorization request is unknown, expired or already used' });
+    }
+    const authorizationUrl = deps.secrets.open(pending.authorization_url, `consent/${hash}`);
+    // Sealed, so only this service can have made it; HttpOnly, and Lax so that it comes back with
+    // the authorization server's top-level redirect to the callback. Written by hand: Koa refuses
+    // a Secure cookie on a plain connection, which is what a TLS-terminating ingress hands on.
+    const attributes = [
+      `Path=${OAUTH_CALLBACK_PATH}`, `Expires=${pending.expires_at.toUTCString()}`, 'HttpOnly', 'SameSite=Lax',
+      ...(deps.baseUrl.startsWith('https:') ? ['Secure'] : []),
+    ];
+    ctx.append('Set-Cookie', `${consentCookieName(hash)}=${deps.secrets.seal(hash, 'oauth_consent')}; ${attributes.join('; ')}`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = renderConsentPage({ serverUrl: record.url, owner: record.created_by, connectorName: record.metadata.name ?? null, authorizationUrl });
+  });
+
   router.get(OAUTH_CALLBACK_PATH, async (ctx) => {
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
     const hash = state ? hashState(state) : null;
+    const known = hash && !cameThroughConsent(ctx, deps.secrets, hash) ? await deps.oauthStore.findState(hash) : null;
+    if (known) {
+      // Not the browser that opened the consent page: the state stays unused for the one that did.
+      return respond(ctx, {
+        connectorId: known.connector_id, redirectUrl: known.redirect_url, error: 'access_denied',
+        errorDescription: 'this authorization was not started in this browser',
+      });
+    }
     const pending = hash ? await deps.oauthStore.claimState(hash) : null;
     if (!pending) {
       // Used or expired: no connector is touched, and the user goes back where the connect said
@@ -76,4 +112,15 @@ function respond(ctx: Context, outcome: { connectorId: string | null; redirectUr
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
   ctx.body = renderCallbackPage(outcome);
+}
+
+/** Whether the browser holds the consent page's cookie for this state. */
+function cameThroughConsent(ctx: Context, secrets: SecretBox, hash: string): boolean {
+  const cookie = ctx.cookies.get(consentCookieName(hash));
+  if (!cookie) return false;
+  try {
+    return secrets.open(cookie, 'oauth_consent') === hash;
+  } catch {
+    return false;
+  }
 }

@@ -18,10 +18,33 @@ export interface Delivered {
  * redirect named: a BASE_URL such as https://connector.test resolves nowhere, and tests play the
  * browser that would have reached it.
  */
-export async function deliverCallback(port: number, callback: URL): Promise<Delivered> {
+export async function deliverCallback(port: number, callback: URL, cookie?: string): Promise<Delivered> {
   const local = new URL(callback.pathname + callback.search, `http://127.0.0.1:${port}`);
-  const res = await fetch(local, { redirect: 'manual' });
+  const res = await fetch(local, { redirect: 'manual', headers: cookie ? { cookie } : {} });
   return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+}
+
+export interface ConsentVisit {
+  /** The authorization server's URL the page continues to. */
+  authorizationUrl: URL;
+  /** The cookie the page set (name=value), which the callback wants back. */
+  cookie: string;
+  page: string;
+}
+
+/**
+ * Opens the service's consent page (the auth_request's authorization_endpoint) as the user's
+ * browser would, on 127.0.0.1:`port` whatever BASE_URL says, and reads where it continues to.
+ */
+export async function openConsentPage(port: number, endpoint: string): Promise<ConsentVisit> {
+  const url = new URL(endpoint);
+  const res = await fetch(new URL(url.pathname + url.search, `http://127.0.0.1:${port}`), { redirect: 'manual' });
+  const page = await res.text();
+  if (res.status !== 200) throw new Error(`the consent page answered ${res.status}: ${page.slice(0, 200)}`);
+  const href = /<a id="continue" href="([^"]+)"/.exec(page)?.[1];
+  if (!href) throw new Error('the consent page has no continue link');
+  const cookie = (res.headers.getSetCookie()[0] ?? '').split(';')[0]!;
+  return { authorizationUrl: new URL(href.replace(/&amp;/g, '&').replace(/&#39;/g, "'").replace(/&quot;/g, '"')), cookie, page };
 }
 
 /** The proxy address of a connector on 127.0.0.1, whatever BASE_URL says. */

@@ -40,7 +40,7 @@ test('a user in Chromium signs in, approves, lands on the success page; the conn
   t.is(res.status, 200, res.text);
   t.is(res.body.state, 'auth_required');
   const authorizationUrl = res.body.auth_request.authorization_endpoint as string;
-  t.true(authorizationUrl.startsWith(`${as.issuer}/`));
+  t.true(authorizationUrl.startsWith(`${stack.baseUrl}/api/v1/connectors/oauth/authorize?`), "the service's own consent page first");
 
   const context = await browser.newContext();
   t.teardown(() => context.close());
@@ -52,6 +52,9 @@ test('a user in Chromium signs in, approves, lands on the success page; the conn
   });
 
   await page.goto(authorizationUrl);
+  // The service's page names the MCP server and the owner; the user chooses to continue.
+  t.true((await page.textContent('body') ?? '').includes(mcp.url), 'the consent page names the MCP server');
+  await Promise.all([page.waitForURL((url) => url.href.startsWith(as.issuer)), page.click('#continue')]);
   // oidc-provider's development login: any login name and password.
   await page.fill('input[name="login"]', 'browser-user');
   await page.fill('input[name="password"]', 'any password');
@@ -75,6 +78,7 @@ test('a user in Chromium signs in, approves, lands on the success page; the conn
   t.is(landed.origin + landed.pathname, callbackUrl, 'the browser itself followed the redirect to the service');
   t.is(landed.searchParams.get('iss'), as.issuer);
   t.true(visited.some((url) => url.startsWith(`${as.issuer}/interaction/`)), 'went through the login and consent pages');
+  t.is(visited[0], `${stack.baseUrl}/api/v1/connectors/oauth/authorize`, "started on the service's consent page, which set the cookie");
 
   const record = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
   t.is(record.state, 'connected');

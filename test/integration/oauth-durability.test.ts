@@ -13,7 +13,7 @@ import { freePort } from '../../stack/servers/free-port';
 import { createConsentAgent, startOidcServer, startProtectedMcpServer } from '../fixtures/oauth';
 import { observeAuthorizationServer } from '../helpers/oauth-as-observer';
 import {
-  CALLBACK_PATH, deliverCallback, localMcpUrl, recordWhen, startFlow, whoami,
+  CALLBACK_PATH, deliverCallback, openConsentPage, localMcpUrl, recordWhen, startFlow, whoami,
 } from '../helpers/oauth-service';
 import { startStackProcess } from '../helpers/stack-process';
 import { eventually, filesContaining, startTestStack } from '../helpers/test-stack';
@@ -36,10 +36,11 @@ test.serial('the whole stack SIGKILLed while the user is on the consent page: th
   t.is(res.status, 200, res.text);
   t.is(res.body.state, 'auth_required');
   const authorizationUrl = res.body.auth_request.authorization_endpoint as string;
+  const consent = await openConsentPage(port, authorizationUrl);
   await first.kill();
 
   // The user consents while no process of the service is alive.
-  const callback = await createConsentAgent().authorize(authorizationUrl, { redirectUri: `http://127.0.0.1:${port}${CALLBACK_PATH}` });
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: `http://127.0.0.1:${port}${CALLBACK_PATH}` });
   t.truthy(callback.searchParams.get('code'));
 
   const second = await startStackProcess({ env, logFile });
@@ -49,7 +50,7 @@ test.serial('the whole stack SIGKILLed while the user is on the consent page: th
   t.is(before.auth_request.authorization_endpoint, authorizationUrl);
 
   const started = Date.now();
-  const page = await deliverCallback(port, callback);
+  const page = await deliverCallback(port, callback, consent.cookie);
   const callbackMs = Date.now() - started;
   t.is(page.status, 200, page.text.slice(0, 300));
   t.regex(page.text, /Connected/);
@@ -60,7 +61,7 @@ test.serial('the whole stack SIGKILLed while the user is on the consent page: th
   t.log(`connect → auth_required ${connectMs} ms; callback on the restarted stack → connected ${callbackMs} ms`);
 
   // The replayed callback is refused by the new process too.
-  t.is((await deliverCallback(port, callback)).status, 400);
+  t.is((await deliverCallback(port, callback, consent.cookie)).status, 400);
   t.is(await second.stop(), 0);
   t.deepEqual(filesContaining(dataDir, callback.searchParams.get('code')!), [], 'the authorization code is nowhere in plaintext');
   for (const token of as.issuedRefreshTokens()) t.deepEqual(filesContaining(dataDir, token), [], 'refresh token in plaintext');
@@ -81,9 +82,10 @@ async function connectedWithShortTokens(t: ExecutionContext) {
   });
   const { id, res } = await startFlow(stack.api, { url: mcp.url });
   t.is(res.status, 200, res.text);
-  const authorizationUrl = new URL(res.body.auth_request.authorization_endpoint);
+  const consent = await openConsentPage(stack.port, res.body.auth_request.authorization_endpoint);
+  const authorizationUrl = consent.authorizationUrl;
   const callback = await createConsentAgent().authorize(authorizationUrl.toString(), { redirectUri: `${stack.baseUrl}${CALLBACK_PATH}` });
-  t.is((await deliverCallback(stack.port, callback)).status, 200);
+  t.is((await deliverCallback(stack.port, callback, consent.cookie)).status, 200);
   return { as, seen, stack, id, clientId: authorizationUrl.searchParams.get('client_id')! };
 }
 

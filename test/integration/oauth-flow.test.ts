@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { connectorWorkflowId } from '../../workflows/messages';
 import { createConsentAgent, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { eventually, filesContaining, startTestStack, type TestStack } from '../helpers/test-stack';
-import { CALLBACK_PATH, deliverCallback } from '../helpers/oauth-service';
+import { CALLBACK_PATH, deliverCallback, openConsentPage } from '../helpers/oauth-service';
 
 let stack: TestStack;
 let as: OidcServer;
@@ -28,7 +28,8 @@ test.after.always(async () => {
 });
 
 const callbackUrl = () => `${stack.baseUrl}${CALLBACK_PATH}`;
-const deliver = (callback: URL) => deliverCallback(stack.port, callback);
+const deliver = (callback: URL, cookie?: string) => deliverCallback(stack.port, callback, cookie);
+const consentOf = (res: { body: { auth_request: { authorization_endpoint: string } } }) => openConsentPage(stack.port, res.body.auth_request.authorization_endpoint);
 
 async function whoami(mcpUrl: string): Promise<string> {
   const client = new Client({ name: 'oauth-e2e', version: '1.0.0' });
@@ -48,14 +49,15 @@ test('approve: auth_required with the URL to open, consent, callback, connected,
   const { id, mcpUrl, res } = await startFlow();
   t.is(res.status, 200, JSON.stringify(res.body));
   t.is(res.body.state, 'auth_required');
-  const url = new URL(res.body.auth_request.authorization_endpoint);
+  const consent = await consentOf(res);
+  const url = consent.authorizationUrl;
   t.is(url.searchParams.get('code_challenge_method'), 'S256');
   t.is(url.searchParams.get('resource'), mcp.url);
   t.is(url.searchParams.get('redirect_uri'), callbackUrl());
   t.true(Date.parse(res.body.auth_request.expires_at) > Date.now());
 
   const callback = await createConsentAgent().authorize(url.toString(), { redirectUri: callbackUrl(), decision: 'approve' });
-  const page = await deliver(callback);
+  const page = await deliver(callback, consent.cookie);
   t.is(page.status, 200);
   t.regex(page.text, /Connected/);
   const record = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
@@ -63,7 +65,7 @@ test('approve: auth_required with the URL to open, consent, callback, connected,
   t.regex(await whoami(mcpUrl), /mcp:read/);
 
   // Replaying the same callback is refused and changes nothing.
-  const replay = await deliver(callback);
+  const replay = await deliver(callback, consent.cookie);
   t.is(replay.status, 400);
   t.regex(replay.text, /expired or was already used/);
   t.is((await stack.api('GET', `/api/v1/connectors/${id}`)).body.state, 'connected');
@@ -93,8 +95,9 @@ test('approve: auth_required with the URL to open, consent, callback, connected,
 
 test('deny with redirect_url: 302 to it with connector_id, error and error_description', async (t) => {
   const { id, res } = await startFlow({ redirect_url: 'http://127.0.0.1:1/done?x=1' });
-  const callback = await createConsentAgent().authorize(res.body.auth_request.authorization_endpoint, { redirectUri: callbackUrl(), decision: 'deny' });
-  const answer = await deliver(callback);
+  const consent = await consentOf(res);
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: callbackUrl(), decision: 'deny' });
+  const answer = await deliver(callback, consent.cookie);
   t.is(answer.status, 302);
   const location = new URL(answer.location!);
   t.is(location.origin + location.pathname, 'http://127.0.0.1:1/done');
@@ -107,7 +110,7 @@ test('deny with redirect_url: 302 to it with connector_id, error and error_descr
   t.regex(record.disconnect_reason, /authorization failed/);
 
   // The same callback again: its state is used, and the user still goes back to redirect_url.
-  const replay = await deliver(callback);
+  const replay = await deliver(callback, consent.cookie);
   t.is(replay.status, 302);
   const back = new URL(replay.location!);
   t.is(back.origin + back.pathname, 'http://127.0.0.1:1/done');
@@ -119,12 +122,39 @@ test('deny with redirect_url: 302 to it with connector_id, error and error_descr
 
 test('deny without redirect_url: an HTML page shows the error, escaped', async (t) => {
   const { res } = await startFlow();
-  const callback = await createConsentAgent().authorize(res.body.auth_request.authorization_endpoint, { redirectUri: callbackUrl(), decision: 'deny' });
-  const page = await deliver(callback);
+  const consent = await consentOf(res);
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: callbackUrl(), decision: 'deny' });
+  const page = await deliver(callback, consent.cookie);
   t.is(page.status, 400);
   t.regex(page.text, /Authorization failed/);
   t.regex(page.text, /access_denied/);
   t.false(page.text.includes('<script'));
+});
+
+test('the consent page names the server and the owner; a callback without its cookie is refused and leaves the state usable', async (t) => {
+  const { id, res } = await startFlow({ redirect_url: 'http://127.0.0.1:1/done' });
+  const endpoint = new URL(res.body.auth_request.authorization_endpoint);
+  t.is(endpoint.origin + endpoint.pathname, `${stack.baseUrl}/api/v1/connectors/oauth/authorize`, 'the service hands out its own page');
+  const consent = await consentOf(res);
+  t.true(consent.page.includes(mcp.url), 'the page names the MCP server');
+  t.regex(consent.page, /belongs to/);
+  t.regex(consent.cookie, /^connector_consent_/);
+  t.true(consent.authorizationUrl.href.startsWith(as.issuer));
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: callbackUrl(), decision: 'approve' });
+
+  const elsewhere = await deliver(callback); // another browser: no cookie
+  t.is(elsewhere.status, 302);
+  const back = new URL(elsewhere.location!);
+  t.is(back.searchParams.get('error'), 'access_denied');
+  t.is(back.searchParams.get('connector_id'), id);
+  t.is((await stack.api('GET', `/api/v1/connectors/${id}`)).body.state, 'auth_required', 'nothing changed');
+  const forgedCookie = await deliver(callback, `${consent.cookie.split('=')[0]}=forged`);
+  t.is(new URL(forgedCookie.location!).searchParams.get('error'), 'access_denied');
+
+  const here = await deliver(callback, consent.cookie); // the browser that opened the page
+  t.is(here.status, 302);
+  t.is(new URL(here.location!).searchParams.get('error'), null);
+  t.is((await stack.api('GET', `/api/v1/connectors/${id}`)).body.state, 'connected');
 });
 
 test('a forged state touches no connector', async (t) => {
@@ -139,9 +169,10 @@ test('a forged state touches no connector', async (t) => {
 
 test('a wrong iss fails the flow', async (t) => {
   const { id, res } = await startFlow();
-  const callback = await createConsentAgent().authorize(res.body.auth_request.authorization_endpoint, { redirectUri: callbackUrl(), decision: 'approve' });
+  const consent = await consentOf(res);
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: callbackUrl(), decision: 'approve' });
   callback.searchParams.set('iss', 'http://127.0.0.1:2/evil');
-  const page = await deliver(callback);
+  const page = await deliver(callback, consent.cookie);
   t.is(page.status, 400);
   t.regex(page.text, /issuer/);
   t.is((await stack.api('GET', `/api/v1/connectors/${id}`)).body.state, 'disconnected');
@@ -149,9 +180,9 @@ test('a wrong iss fails the flow', async (t) => {
 
 test('no secret of the flow reaches the data dir or the logs in plaintext', async (t) => {
   const { id, res } = await startFlow();
-  const url = new URL(res.body.auth_request.authorization_endpoint);
-  const callback = await createConsentAgent().authorize(url.toString(), { redirectUri: callbackUrl(), decision: 'approve' });
-  await deliver(callback);
+  const consent = await consentOf(res);
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: callbackUrl(), decision: 'approve' });
+  await deliver(callback, consent.cookie);
   t.is((await stack.api('GET', `/api/v1/connectors/${id}`)).body.state, 'connected');
   const code = callback.searchParams.get('code')!;
   t.deepEqual(filesContaining(stack.dataDir, code), [], 'authorization code');

@@ -6,7 +6,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { ADMIN_SCOPE, startWildMcpServer, type WildMcpOptions, type WildMcpServer } from '../fixtures/wild/wild-mcp-server';
 import type { TokenAuthMethod } from '../fixtures/wild/wild-authorization-server';
-import { callTool, deliverCallback, localMcpUrl, recordWhen, startFlow } from '../helpers/oauth-service';
+import { callTool, deliverCallback, localMcpUrl, recordWhen, startFlow, openConsentPage } from '../helpers/oauth-service';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 
 let stack: TestStack;
@@ -41,10 +41,11 @@ async function authorize(t: ExecutionContext, id: string): Promise<Connected> {
   const res = await stack.api('POST', `/api/v1/connectors/${id}/connect`, {});
   t.is(res.status, 200, `connect: ${res.text}`);
   t.is(res.body.state, 'auth_required', `connect: ${res.text}`);
-  const authorizationUrl = new URL(res.body.auth_request.authorization_endpoint);
+  const visit = await openConsentPage(stack.port, res.body.auth_request.authorization_endpoint);
+  const authorizationUrl = visit.authorizationUrl;
   const consent = await fetch(authorizationUrl, { redirect: 'manual' });
   t.is(consent.status, 302, `authorization endpoint: ${await consent.clone().text()}`);
-  const page = await deliverCallback(stack.port, new URL(consent.headers.get('location')!));
+  const page = await deliverCallback(stack.port, new URL(consent.headers.get('location')!), visit.cookie);
   const record = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
   return { id, authorizationUrl, record, page };
 }

@@ -17,7 +17,7 @@ import {
 import { observeAuthorizationServer, tryRefreshToken, type AuthorizationServerObserver } from '../helpers/oauth-as-observer';
 import { startLegacyMcpServer, type LegacyMcpServer } from '../helpers/oauth-legacy-server';
 import {
-  CALLBACK_PATH, deliverCallback, describeRecord, localMcpUrl, recordWhen, startFlow, whoami,
+  CALLBACK_PATH, deliverCallback, describeRecord, localMcpUrl, openConsentPage, recordWhen, startFlow, whoami,
 } from '../helpers/oauth-service';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 
@@ -122,10 +122,11 @@ async function connectThroughConsent(t: ExecutionContext, create: Record<string,
   const { id, res, connectMs } = await startFlow(stack.api, create, connect);
   t.is(res.status, 200, `connect: ${res.text}`);
   t.is(res.body.state, 'auth_required');
-  const authorizationUrl = new URL(res.body.auth_request.authorization_endpoint);
+  const consent = await openConsentPage(stack.port, res.body.auth_request.authorization_endpoint);
+  const authorizationUrl = consent.authorizationUrl;
   const callback = await createConsentAgent().authorize(authorizationUrl.toString(), { redirectUri, decision: 'approve' });
   const started = Date.now();
-  const page = await deliverCallback(stack.port, callback);
+  const page = await deliverCallback(stack.port, callback, consent.cookie);
   const callbackMs = Date.now() - started;
   t.is(page.status, connect.redirect_url ? 302 : 200, `callback: ${page.text.slice(0, 300)}`);
   const record = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
@@ -259,7 +260,7 @@ test('no scope in the challenge nor in the resource metadata: the scope paramete
   const mcp = await mcpServer(as, { scopesSupported: null, challengeScope: null });
   const { res } = await startFlow(main.api, { url: mcp.url, client_id: 'public-client' });
   t.is(res.status, 200, res.text);
-  const url = new URL(res.body.auth_request.authorization_endpoint);
+  const url = (await openConsentPage(main.port, res.body.auth_request.authorization_endpoint)).authorizationUrl;
   t.false(url.searchParams.has('scope'), 'not even offline_access alone');
   t.is(url.searchParams.get('resource'), mcp.url);
   // Not completed: oidc-provider has no default scope and refuses a grant of nothing.
@@ -294,10 +295,10 @@ test('a redirect_url outside CONNECTOR__ALLOWED_REDIRECT_ORIGINS is refused with
   t.is((await main.api('GET', `/api/v1/connectors/${refused.id}`)).body.state, 'created', 'nothing started');
 
   const allowed = `${ALLOWED_ORIGIN}/done?x=1`;
-  const { id, authorizationUrl } = await startFlow(main.api, { url: mcp.url, client_id: 'public-client' }, { redirect_url: allowed })
-    .then(({ id, res }) => ({ id, authorizationUrl: new URL(res.body.auth_request.authorization_endpoint) }));
-  const callback = await createConsentAgent().authorize(authorizationUrl.toString(), { redirectUri: PUBLIC_CALLBACK });
-  const answer = await deliverCallback(main.port, callback);
+  const { id, consent } = await startFlow(main.api, { url: mcp.url, client_id: 'public-client' }, { redirect_url: allowed })
+    .then(async ({ id, res }) => ({ id, consent: await openConsentPage(main.port, res.body.auth_request.authorization_endpoint) }));
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.toString(), { redirectUri: PUBLIC_CALLBACK });
+  const answer = await deliverCallback(main.port, callback, consent.cookie);
   t.is(answer.status, 302);
   const location = new URL(answer.location!);
   t.is(location.origin + location.pathname, `${ALLOWED_ORIGIN}/done`);
@@ -342,14 +343,15 @@ test('the authorization deadline: disconnected "authorization timed out", and th
   t.true(expiresAt >= started + 10_000 && expiresAt <= answered + 10_000, 'expires_at is CONNECTOR__AUTH_TIMEOUT_SECONDS after the connect');
 
   // The user consents, but comes back too late.
-  const callback = await createConsentAgent().authorize(res.body.auth_request.authorization_endpoint, {
+  const consent = await openConsentPage(quick.port, res.body.auth_request.authorization_endpoint);
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, {
     redirectUri: `http://127.0.0.1:${quick.port}${CALLBACK_PATH}`,
   });
   const lost = await recordWhen(quick.api, id, (r) => r.state === 'disconnected', 60_000, 'the authorization deadline');
   t.is(lost.disconnect_reason, 'authorization timed out');
   t.true(Date.now() >= expiresAt);
 
-  const late = await deliverCallback(quick.port, callback);
+  const late = await deliverCallback(quick.port, callback, consent.cookie);
   t.is(late.status, 400);
   t.regex(late.text, /expired or was already used/);
   const after = (await quick.api('GET', `/api/v1/connectors/${id}`)).body;

@@ -10,7 +10,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { connectorWorkflowId } from '../../workflows/messages';
 import { createConsentAgent, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
-import { CALLBACK_PATH, deliverCallback } from '../helpers/oauth-service';
+import { CALLBACK_PATH, deliverCallback, openConsentPage } from '../helpers/oauth-service';
 
 const test = anyTest.serial as TestFn;
 
@@ -33,9 +33,10 @@ test.after.always(async () => {
 const callbackUrl = () => `${stack.baseUrl}${CALLBACK_PATH}`;
 
 /** Runs the consent as the user would and delivers the callback; answers the connector record. */
-async function authorize(id: string, authorizationUrl: string) {
-  const callback = await createConsentAgent().authorize(authorizationUrl, { redirectUri: callbackUrl(), decision: 'approve' });
-  const page = await deliverCallback(stack.port, callback);
+async function authorize(id: string, endpoint: string) {
+  const consent = await openConsentPage(stack.port, endpoint);
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: callbackUrl(), decision: 'approve' });
+  const page = await deliverCallback(stack.port, callback, consent.cookie);
   if (page.status !== 200) throw new Error(`callback answered ${page.status}: ${page.text}`);
   return (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
 }
@@ -132,7 +133,9 @@ test('step-up: a 403 insufficient_scope reaches the caller, and the next connect
 
   const reconnect = await stack.api('POST', `/api/v1/connectors/${id}/connect`, {});
   t.is(reconnect.body.state, 'auth_required');
-  const scope = new URL(reconnect.body.auth_request.authorization_endpoint).searchParams.get('scope')!.split(' ');
+  const scopeOf = async (res: typeof reconnect) =>
+    (await openConsentPage(stack.port, res.body.auth_request.authorization_endpoint)).authorizationUrl.searchParams.get('scope')!.split(' ');
+  const scope = await scopeOf(reconnect);
   t.true(scope.includes('mcp:read'));
   t.true(scope.includes('mcp:admin'));
   t.is(scope.filter((s) => s === 'mcp:admin').length, 1);
@@ -143,6 +146,6 @@ test('step-up: a 403 insufficient_scope reaches the caller, and the next connect
   await eventually(async () => ((await callTool(mcpUrl, 'whoami')).includes('mcp:admin') ? true : undefined), 10_000, 'the new token in use');
   t.is(await callTool(mcpUrl, 'admin-echo', { text: 'granted' }), JSON.stringify([{ type: 'text', text: 'granted' }]));
   const again = await stack.api('POST', `/api/v1/connectors/${id}/connect`, {});
-  const scopeAgain = new URL(again.body.auth_request.authorization_endpoint).searchParams.get('scope')!.split(' ');
+  const scopeAgain = await scopeOf(again);
   t.deepEqual([...scopeAgain].sort(), [...scope].sort(), 'the union did not grow');
 });
