@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the API validates with.
 import { ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, EventListSchema, AuthRequestSchema } from '../core/connector-record';
 import { z } from 'zod';
-import { CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
+import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
 import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
 import { PROTECTED_RESOURCE_PREFIX } from './routes/protected-resource';
 
@@ -95,6 +95,17 @@ export function openApiDocument(baseUrl: string) {
         post: mcpOperation('MCP request (JSON-RPC), relayed and streamed'),
         get: mcpOperation('MCP server-to-client SSE stream'),
         delete: mcpOperation('End the MCP session'),
+      },
+      [CONSENT_PATH]: {
+        get: {
+          summary: "The consent page an auth_request's authorization_endpoint points to: names the MCP server and the connector's owner, binds the flow to the browser (cookie) and links on to the authorization server",
+          security: [],
+          parameters: [{ name: 'request', in: 'query', required: true, schema: { type: 'string' } }],
+          responses: {
+            200: { description: 'The page, with a Set-Cookie the callback needs', content: { 'text/html': {} } },
+            400: { description: 'Unknown, expired or used authorization request', content: { 'text/html': {} } },
+          },
+        },
       },
       [OAUTH_CALLBACK_PATH]: {
         get: {

@@ -5,6 +5,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import { ProblemError } from '../core/problem';
+import { OpenExchanges } from './open-exchanges';
 import type { Route } from './route';
 
 export interface CallerGateOptions {
@@ -20,9 +21,11 @@ export class GateRefusal extends Error {
 }
 
 export class CallerGate {
-  private readonly open = new Map<string, number>();
+  private readonly open: OpenExchanges;
 
-  constructor(private readonly options: CallerGateOptions) {}
+  constructor(private readonly options: CallerGateOptions) {
+    this.open = new OpenExchanges(options.maxStreamsPerOwner);
+  }
 
   get enabled(): boolean {
     return this.options.authenticator.enabled;
@@ -57,16 +60,8 @@ export class CallerGate {
   /** Counts the exchange against the owner's streams until the response closes; 429 past the cap. */
   hold(caller: Caller, res: ServerResponse): void {
     const owner = caller.subject;
-    if (owner === null) return;
-    const count = this.open.get(owner) ?? 0;
-    if (count >= this.options.maxStreamsPerOwner) {
-      throw new GateRefusal(new ProblemError(429, `This owner already has ${count} MCP requests or streams open, the most allowed.`, 'quota-exceeded'), { 'retry-after': '1' });
-    }
-    this.open.set(owner, count + 1);
-    res.once('close', () => {
-      const left = (this.open.get(owner) ?? 1) - 1;
-      if (left <= 0) this.open.delete(owner);
-      else this.open.set(owner, left);
-    });
+    if (owner === null || this.open.take(owner, res)) return;
+    const detail = `This owner already has ${this.open.count(owner)} MCP requests or streams open, the most allowed.`;
+    throw new GateRefusal(new ProblemError(429, detail, 'quota-exceeded'), { 'retry-after': '1' });
   }
 }

@@ -25,6 +25,7 @@ import { queryOf } from './mcp-path';
 import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { Route, RouteSource } from './route';
+import { OpenExchanges } from './open-exchanges';
 import { createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
 import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
 import { upstreamRequestHeaders } from './forward-headers';
@@ -79,6 +80,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const timeouts = { connectMs: options.connectTimeoutMs ?? 5000, headersMs: options.headersTimeoutMs ?? 60_000 };
   const auth = new UpstreamAuth(routes, logger, options.auth);
   const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
+  const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
   server.on('proxyRes', (proxyRes, req) => exchangeOf(req)?.onUpstreamResponse(proxyRes));
@@ -98,6 +100,9 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       .then((route) => {
         // Another owner's connector is answered exactly as one that does not exist.
         if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
+        if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
+          throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
+        }
         gate?.hold(caller, res);
         return relay(req, res, connectorId, route);
       });

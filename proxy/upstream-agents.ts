@@ -10,6 +10,11 @@ export interface UpstreamPoolOptions {
    * its socket for as long as it lasts, so this bounds concurrent streams per MCP server too.
    */
   maxSockets?: number;
+  /**
+   * Requests and streams one connector may hold open at once (default a quarter of maxSockets),
+   * so that one connector's streams cannot take every socket to an origin that others share.
+   */
+  maxSocketsPerConnector?: number;
   /** Idle sockets kept per origin. */
   maxFreeSockets?: number;
   /** Idle sockets are closed after this; Node also honours a shorter Keep-Alive hint. */

@@ -1,0 +1,51 @@
+// One connector cannot take every upstream socket of an origin that other connectors share:
+// past its share of the pool it gets 429, while another connector on the same origin still goes through.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import type { Route, RouteSource } from '../../proxy/route';
+import { startProxy } from './proxy-harness';
+
+const A = '11111111-1111-4111-8111-111111111111';
+const B = '22222222-2222-4222-8222-222222222222';
+
+test('past its share of the pool a connector gets 429; another on the same origin still reaches it', async (t) => {
+  let seen = 0;
+  const held: http.ServerResponse[] = [];
+  const upstream = http.createServer((_req, res) => {
+    seen += 1;
+    held.push(res); // answers nothing: every request stays open
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/mcp`;
+  const routes: RouteSource = { get: async (): Promise<Route> => ({ kind: 'connected', target }) };
+  const proxy = await startProxy(routes, { pool: { maxSockets: 8, maxSocketsPerConnector: 2 } });
+  const controller = new AbortController();
+  t.teardown(async () => {
+    controller.abort();
+    for (const res of held) res.destroy();
+    upstream.closeAllConnections();
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await proxy.close();
+  });
+  const post = (id: string, signal?: AbortSignal) => fetch(proxy.mcpUrl(id), {
+    method: 'POST', signal, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  });
+  const pending = [post(A, controller.signal), post(A, controller.signal)].map((p) => p.catch(() => undefined));
+  while (seen < 2) await new Promise((r) => setTimeout(r, 20));
+  const third = await post(A);
+  t.is(third.status, 429);
+  t.is((await third.json() as { type: string }).type, 'https://connector-registry.dev/problems/connector-busy');
+  void post(B, controller.signal).catch(() => undefined);
+  while (seen < 3) await new Promise((r) => setTimeout(r, 20));
+  t.is(seen, 3, "another connector's request reached the same origin");
+  controller.abort();
+  await Promise.all(pending);
+  // Once A's requests end, its share is free again.
+  for (const res of held) res.destroy();
+  await new Promise((r) => setTimeout(r, 100));
+  const after = post(A, AbortSignal.timeout(2000)).catch(() => undefined);
+  while (seen < 4) await new Promise((r) => setTimeout(r, 20));
+  t.is(seen, 4);
+  await after;
+});
