@@ -12,7 +12,7 @@ import test from 'ava';
 import { sha256Hex } from '../../callers/api-keys';
 import { startJwtIssuer, type JwtIssuer } from '../fixtures/jwt-issuer';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
-import { eventually, startTestStack, type ApiAnswer, type TestStack } from '../helpers/test-stack';
+import { eventually, filesContaining, startTestStack, type ApiAnswer, type TestStack } from '../helpers/test-stack';
 
 const UPSTREAM_TOKEN = 'upstream-token-for-callers-5e1f';
 const KEYS = { alice: 'alice-key-0a1b2c3d4e5f', bob: 'bob-key-9f8e7d6c5b4a', ops: 'ops-key-7c6b5a4d3e2f', dave: 'dave-key-1122334455' };
@@ -79,6 +79,7 @@ test('another owner\'s connector answers 404 on every route and the MCP path, ex
     const foreign = await stack.api(method, `/api/v1/connectors/${mine.id}${suffix}`, body, as(KEYS.bob, headers));
     const absent = await stack.api(method, `/api/v1/connectors/${missing}${suffix}`, body, as(KEYS.bob, headers));
     t.is(foreign.status, 404, `${method} ${suffix || '/'} as bob`);
+    t.log(`bob: ${method} /api/v1/connectors/{alice's}${suffix} -> ${foreign.status} ${foreign.body?.detail ?? ''}`);
     t.deepEqual(shape(foreign), shape(absent), `${method} ${suffix || '/'}: the same answer as for no connector`);
   }
   const still = await stack.api('GET', `/api/v1/connectors/${mine.id}`, undefined, as(KEYS.alice));
@@ -230,4 +231,5 @@ test('hostile Authorization headers: garbage, huge, repeated, JWTs with hostile 
   });
   t.true(repeated >= 400 && repeated < 500, `two Authorization headers: ${repeated}`);
   t.log(`statuses: ${[...statuses].map(([s, n]) => `${s}×${n}`).join(' ')}`);
+  for (const key of Object.values(KEYS)) t.deepEqual(filesContaining(stack.dataDir, key), [], 'no API key in the logs or the data dir');
 });
