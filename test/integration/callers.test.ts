@@ -121,6 +121,10 @@ test('access tokens: the subject owns what it creates; a token for a connector\'
   const c = await create(token, 'carol-owned');
   t.is(c.created_by, 'carol');
   t.is((await stack.api('POST', `/api/v1/connectors/${c.id}/connect`, { access_token: UPSTREAM_TOKEN }, as(token))).status, 200);
+  const aliceOwned = await create(KEYS.alice, 'alice-seen-by-jwt-admin');
+  const adminToken = await idp.sign({ sub: 'root', aud: `http://127.0.0.1:${stack.port}`, roles: ['connector-admin'] });
+  t.is((await stack.api('GET', `/api/v1/connectors/${aliceOwned.id}`, undefined, as(adminToken))).status, 200, 'the admin role in a token sees all');
+  t.is((await stack.api('GET', `/api/v1/connectors/${aliceOwned.id}`, undefined, as(token))).status, 404, 'carol does not');
   const resourceToken = await idp.sign({ sub: 'carol', aud: c.mcp_url });
   t.is((await stack.api('GET', `/api/v1/connectors/${c.id}`, undefined, as(resourceToken))).status, 401, 'not a token for the API');
   const call = await fetch(c.mcp_url, { method: 'POST', headers: { ...as(resourceToken, MCP_HEADERS), 'content-type': 'application/json' }, body: JSON.stringify(MCP_INIT) });
