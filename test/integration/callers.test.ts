@@ -35,7 +35,7 @@ test.before(async () => {
       { subject: 'ops', sha256: sha256Hex(KEYS.ops), admin: true },
     ]),
     CONNECTOR__AUTH_ISSUER: idp.issuer,
-    CONNECTOR__MAX_CONNECTORS_PER_OWNER: '3',
+    CONNECTOR__MAX_CONNECTORS_PER_OWNER: '6', // alice makes 4 here, bob 2; dave fills his up
     CONNECTOR__MAX_STREAMS_PER_OWNER: '2',
   });
   base = `http://127.0.0.1:${stack.port}`;
@@ -121,10 +121,10 @@ test('access tokens: the subject owns what it creates; a token for a connector\'
   const c = await create(token, 'carol-owned');
   t.is(c.created_by, 'carol');
   t.is((await stack.api('POST', `/api/v1/connectors/${c.id}/connect`, { access_token: UPSTREAM_TOKEN }, as(token))).status, 200);
-  const aliceOwned = await create(KEYS.alice, 'alice-seen-by-jwt-admin');
+  const bobOwned = await create(KEYS.bob, 'bob-seen-by-jwt-admin');
   const adminToken = await idp.sign({ sub: 'root', aud: `http://127.0.0.1:${stack.port}`, roles: ['connector-admin'] });
-  t.is((await stack.api('GET', `/api/v1/connectors/${aliceOwned.id}`, undefined, as(adminToken))).status, 200, 'the admin role in a token sees all');
-  t.is((await stack.api('GET', `/api/v1/connectors/${aliceOwned.id}`, undefined, as(token))).status, 404, 'carol does not');
+  t.is((await stack.api('GET', `/api/v1/connectors/${bobOwned.id}`, undefined, as(adminToken))).status, 200, 'the admin role in a token sees all');
+  t.is((await stack.api('GET', `/api/v1/connectors/${bobOwned.id}`, undefined, as(token))).status, 404, 'carol does not');
   const resourceToken = await idp.sign({ sub: 'carol', aud: c.mcp_url });
   t.is((await stack.api('GET', `/api/v1/connectors/${c.id}`, undefined, as(resourceToken))).status, 401, 'not a token for the API');
   const call = await fetch(c.mcp_url, { method: 'POST', headers: { ...as(resourceToken, MCP_HEADERS), 'content-type': 'application/json' }, body: JSON.stringify(MCP_INIT) });
@@ -148,7 +148,7 @@ test('quotas: connectors per owner, and concurrent MCP requests per owner (429 b
   // Its own MCP server: the one the other tests share is never made to hang.
   const slow = await startTokenMcpServer({ token: UPSTREAM_TOKEN });
   t.teardown(() => slow.close());
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 6; i++) {
     const res = await stack.api('POST', '/api/v1/connectors', { url: slow.url, metadata: { name: `dave-${i}` } }, as(KEYS.dave));
     t.is(res.status, 201);
   }
