@@ -19,7 +19,7 @@ export class BlockedAddressError extends Error {
 }
 
 /** Cloud metadata endpoints that sit outside the link-local range (normalised form). */
-const METADATA_ADDRESSES = new Set(['fd00:ec2::254'].map((a) => ipaddr.parse(a).toNormalizedString()));
+const METADATA_ADDRESSES = new Set(['fd00:ec2::254', '100.100.100.200'].map((a) => ipaddr.parse(a).toNormalizedString()));
 /** Never contacted: link-local (cloud metadata lives there), unspecified, multicast, broadcast, reserved. */
 const ALWAYS_BLOCKED = new Set(['linkLocal', 'unspecified', 'multicast', 'broadcast', 'reserved']);
 const PRIVATE = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat']);
@@ -31,6 +31,17 @@ export function refusalReason(address: string, policy: AddressPolicy): string | 
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
+  if (parsed.kind() === 'ipv6') {
+    // A translated or tunnelled address reaches the IPv4 address inside it: judge that one.
+    for (const inner of embeddedIPv4((parsed as ipaddr.IPv6).toByteArray())) {
+      const why = refusalReason(inner, policy);
+      if (why) return `an address embedding ${inner}, ${why}`;
+    }
+  }
+  return ownRefusal(parsed, policy);
+}
+
+function ownRefusal(parsed: ipaddr.IPv4 | ipaddr.IPv6, policy: AddressPolicy): string | null {
   if (METADATA_ADDRESSES.has(parsed.toNormalizedString())) return 'a cloud metadata address';
   const range = parsed.range();
   if (ALWAYS_BLOCKED.has(range)) return `a ${range} address, which is never contacted`;
@@ -38,6 +49,24 @@ export function refusalReason(address: string, policy: AddressPolicy): string | 
     return `a ${range} address, refused by CONNECTOR__BLOCK_PRIVATE_NETWORKS`;
   }
   return null;
+}
+
+const v4 = (b: number[], at: number) => `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
+const startsWith = (b: number[], prefix: number[]) => prefix.every((byte, i) => b[i] === byte);
+
+/**
+ * The IPv4 addresses an IPv6 address carries: IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::/96,
+ * and 64:ff9b:1::/48 read both as /96 and as RFC 6052's /48 layout), 6to4 (2002::/16) and Teredo
+ * (2001::/32: the server, and the client's address, which is stored inverted).
+ */
+export function embeddedIPv4(b: number[]): string[] {
+  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  if (zeros(0, 12) && !zeros(12, 16) && !(zeros(12, 15) && b[15] === 1)) return [v4(b, 12)];
+  if (startsWith(b, [0x00, 0x64, 0xff, 0x9b]) && zeros(4, 12)) return [v4(b, 12)];
+  if (startsWith(b, [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01])) return [v4(b, 12), `${b[6]}.${b[7]}.${b[9]}.${b[10]}`];
+  if (startsWith(b, [0x20, 0x02])) return [v4(b, 2)];
+  if (startsWith(b, [0x20, 0x01, 0x00, 0x00])) return [v4(b, 4), v4(b.map((x, i) => (i >= 12 ? x ^ 0xff : x)), 12)];
+  return [];
 }
 
 /** Resolves a host name to every address it has and refuses it if any address is forbidden. */

@@ -3,6 +3,10 @@
 // only: after a worker restart nothing is known here, watch answers 'missing', and the workflow
 // (which owns the connector's state) starts the workload again.
 import { createHash } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Logger } from '../../core/logger';
 import { ProcessSource, startGateway, type Gateway } from '../../gateway';
 import { readinessTimeoutMessage, WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
@@ -24,6 +28,8 @@ export interface LocalRuntimeOptions {
 
 interface LocalWorkload {
   source: ProcessSource;
+  /** The server's own scratch directory: never the service's working directory or DATA_DIR (the key lives there). */
+  scratchDir: string;
   /** A digest of the env it was started with: a different env (a new token) needs a new server. */
   envDigest: string;
   gateway: Promise<Gateway>;
@@ -51,7 +57,9 @@ export class LocalRuntime implements WorkloadRuntime {
       if (existing.envDigest === digest && !(await hasExited(existing))) return existing.started;
       await this.remove(spec.connectorId);
     }
+    const scratchDir = mkdtempSync(join(tmpdir(), 'connector-workload-'));
     const source = new ProcessSource({
+      cwd: scratchDir,
       command: program,
       args: [...commandArgs, ...(spec.stdio.args ?? [])],
       env,
@@ -59,7 +67,7 @@ export class LocalRuntime implements WorkloadRuntime {
     });
     const logger = this.options.logger.child({ connectorId: spec.connectorId });
     const gateway = startGateway({ source, host: '127.0.0.1', port: 0, logger });
-    const workload: LocalWorkload = { source, envDigest: digest, gateway, started: Promise.resolve({ target: '' }) };
+    const workload: LocalWorkload = { source, scratchDir, envDigest: digest, gateway, started: Promise.resolve({ target: '' }) };
     workload.started = this.bringUp(spec.connectorId, workload, options);
     this.workloads.set(spec.connectorId, workload);
     return workload.started;
@@ -88,6 +96,12 @@ export class LocalRuntime implements WorkloadRuntime {
     const gateway = await workload.gateway.catch(() => undefined);
     // Kills the server's whole process group; a start still waiting sees the exit and fails.
     await gateway?.close();
+    await rm(workload.scratchDir, { recursive: true, force: true });
+  }
+
+  /** The server's working directory: for tests and diagnostics. */
+  scratchDir(connectorId: string): string | undefined {
+    return this.workloads.get(connectorId)?.scratchDir;
   }
 
   async reconcile(isConnected: (connectorId: string) => Promise<boolean>): Promise<string[]> {
@@ -125,6 +139,7 @@ export class LocalRuntime implements WorkloadRuntime {
       if (this.workloads.get(connectorId) === workload) this.workloads.delete(connectorId);
       const gateway = await workload.gateway.catch(() => undefined);
       await gateway?.close();
+      await rm(workload.scratchDir, { recursive: true, force: true });
       throw error;
     }
   }

@@ -49,6 +49,14 @@ test('create: a matching preset fills metadata and is named; match_preset false 
   t.deepEqual(skipped.body.metadata, {});
 });
 
+test('create refuses URLs whose address embeds a forbidden IPv4 address (NAT64, 6to4, Teredo), contacting nothing', async (t) => {
+  for (const host of ['[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::1]', '[2001:0:4136:e378:8000:63bf:5601:5601]', '100.100.100.200']) {
+    const res = await stack.api('POST', '/api/v1/connectors', { url: `http://${host}/mcp` });
+    t.is(res.status, 422, host);
+    t.regex(res.body.detail, /embedding 169\.254\.169\.254|metadata/, host);
+  }
+});
+
 test('create: 400 for unparsable JSON, 415 for non-JSON, 422 for invalid bodies, all problem details', async (t) => {
   const bad = await stack.api('POST', '/api/v1/connectors', '{"url":', { 'content-type': 'application/json' });
   t.is(bad.status, 400);

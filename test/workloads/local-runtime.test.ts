@@ -1,7 +1,7 @@
 // The local runtime end to end: real stdio MCP servers from npm run as child processes, served by
 // the project's gateway on loopback, reached with the MCP SDK's own client.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,7 +61,13 @@ test('server-everything: start gives a target serving its tools, with the token 
   await client.close();
 
   t.deepEqual(processesWithEnv(MARKER, marker), [runtime.pid(connectorId)]);
+  // The server works in a scratch directory of its own, not the service's (DATA_DIR and its key are there).
+  const cwd = readlinkSync(`/proc/${runtime.pid(connectorId)}/cwd`);
+  t.is(runtime.scratchDir(connectorId), cwd);
+  t.not(cwd, process.cwd());
+  t.false(cwd.startsWith(process.cwd()));
   await runtime.remove(connectorId);
+  t.false(existsSync(cwd), 'the scratch directory goes with the workload');
   t.deepEqual(processesWithEnv(MARKER, marker), [], 'remove leaves no process');
   await t.throwsAsync(fetch(target, { method: 'POST' }), undefined, 'nothing listens at the target any more');
   await t.notThrowsAsync(runtime.remove(connectorId), 'removing again is fine');
