@@ -20,8 +20,12 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
   /** A fetch whose every connection passes the address guard. */
   fetch: FetchLike;
   connectTimeoutMs: number;
+  /** How long the audit events of a deleted connector are kept (CONNECTOR__EVENTS_RETENTION_DAYS). */
+  eventsRetentionDays: number;
   workloads: WorkloadActivities;
 }
+
+const DAY_MS = 86_400_000;
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -32,7 +36,7 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async removeRecord({ connectorId }: { connectorId: string }): Promise<void> {
-      await deps.store.remove(connectorId);
+      await deps.store.remove(connectorId, new Date(Date.now() + deps.eventsRetentionDays * DAY_MS));
     },
 
     /** A local activity (no heartbeats): see workflows/activity-proxies.ts. */

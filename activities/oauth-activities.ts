@@ -3,15 +3,20 @@
 import { consentPageUrl } from '../core/oauth-client-metadata';
 import { FAILURE } from '../core/failures';
 import type { AuthChallenge } from '../core/www-authenticate';
-import { ApplicationFailure, heartbeat } from '@temporalio/activity';
+import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
+import type { Metrics } from '../core/metrics';
 import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
+import type { Preset } from '../core/schemas';
+import { configuredPreset } from './configured-preset';
+import type { AddressPolicy } from '../core/address-guard';
+import { clearTextRefusal, urlTokenTransportRefusal } from '../core/token-transport';
 import type { OAuthStore } from '../store/oauth-store';
 import { hashState } from '../store/oauth-store';
 
 import type { OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
 
 import {
-  OAuthError, discoverAuthorization, exchangeCode, oauthCallbackUrl, probeForChallenge, refreshTokens,
+  InsecureUrlError, OAuthError, discoverAuthorization, exchangeCode, oauthCallbackUrl, probeForChallenge, refreshTokens,
   resolveClientIdentity, revokeTokens, selectScope, startAuthorization, InvalidGrantError,
   type OAuthHttp, type TokenSet, type RegisteredClient, type ClientIdentity,
 } from './oauth';
@@ -22,6 +27,12 @@ export interface OAuthActivityDeps {
   oauthStore: OAuthStore;
   baseUrl: string;
   authTimeoutSeconds: number;
+  /** The presets configured on this worker: a preset's client credentials are taken from here. */
+  presets: readonly Preset[];
+  /** Decides where the flow's token may travel (core/token-transport.ts). */
+  addressPolicy: AddressPolicy;
+  /** Where refreshes and their lag are counted. */
+  metrics?: Pick<Metrics, 'tokenRefreshes' | 'tokenRefreshLag'>;
 }
 
 export type BeginResult =
@@ -34,8 +45,16 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
   const redirectUri = oauthCallbackUrl(deps.baseUrl);
 
   const plainClient = (id: string, client: OAuthContext['client']): ClientIdentity => ({
-    ...client, clientSecret: client.clientSecret ? open(id, 'oauth_client_secret', client.clientSecret) : null,
+    ...client,
+    clientSecret: client.presetUrl !== undefined ? presetSecret(client.presetUrl)
+      : client.clientSecret ? open(id, 'oauth_client_secret', client.clientSecret) : null,
   });
+  const presetSecret = (url: string) => configuredPreset(deps.presets, url).client_secret ?? null;
+  /** The preset's client, or null when the preset no longer names one (then found as without). */
+  const presetClient = (url: string) => {
+    const preset = configuredPreset(deps.presets, url);
+    return preset.client_id ? { clientId: preset.client_id, clientSecret: preset.client_secret ?? null } : null;
+  };
 
   const sealTokens = (id: string, tokens: TokenSet): SealedTokens => ({
     accessToken: seal(id, 'access_token', tokens.accessToken),
@@ -49,6 +68,8 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
     async oauthBegin(input: {
       connectorId: string; url: string; given: { clientId: string; clientSecret: Ciphertext | null } | null;
       redirectUrl: string | null; extraScopes: string[];
+      /** The URL of the preset whose client credentials to use (when `given` is null). */
+      presetClient?: string | null;
       /** The server asked for authorization through the proxy earlier; it wins over an open `initialize`. */
       knownChallenge?: AuthChallenge | null;
     }): Promise<BeginResult> {
@@ -58,11 +79,15 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
         const known = input.knownChallenge ? { ...input.knownChallenge, error: null, errorDescription: null } : null;
         if (probe.kind === 'accepted' && !known) return { kind: 'open' };
         const challenge = (probe.kind === 'accepted' ? null : probe.challenge) ?? known;
+        // The flow ends in a token for this server: refuse it before the user is sent anywhere.
+        const clearText = await urlTokenTransportRefusal(new URL(input.url), deps.addressPolicy);
+        if (clearText) throw new InsecureUrlError(clearTextRefusal(clearText));
         const discovery = await discoverAuthorization({ serverUrl: input.url, challenge }, deps.http);
         const as = discovery.authorizationServer.metadata;
+        const fromPreset = !input.given && input.presetClient ? presetClient(input.presetClient) : null;
         const given = input.given
           ? { clientId: input.given.clientId, clientSecret: input.given.clientSecret ? open(id, 'client_secret', input.given.clientSecret) : null }
-          : null;
+          : fromPreset;
         const stored = given ? null : await deps.oauthStore.registration(as.issuer, redirectUri);
         const { identity, newRegistration } = await resolveClientIdentity({
           authorizationServer: as, given, baseUrl: deps.baseUrl, redirectUri,
@@ -83,7 +108,9 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
         });
         const context: OAuthContext = {
           authorizationServer: as, resource: discovery.resource, redirectUri, scope: start.scope,
-          client: { ...identity, clientSecret: identity.clientSecret ? seal(id, 'oauth_client_secret', identity.clientSecret) : null },
+          client: fromPreset && input.presetClient
+            ? { ...identity, clientSecret: null, presetUrl: input.presetClient }
+            : { ...identity, clientSecret: identity.clientSecret ? seal(id, 'oauth_client_secret', identity.clientSecret) : null },
         };
         return {
           // The user is sent to the service's own consent page, which names the server and the
@@ -111,8 +138,13 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       });
     },
 
-    async oauthRefresh(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext }): Promise<SealedTokens> {
-      return asFailure(async () => {
+    /** `scheduledAt` (epoch ms): when the refresh loop meant it to run; absent for a refresh on a 401 and in older histories. */
+    async oauthRefresh(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext; scheduledAt?: number }): Promise<SealedTokens> {
+      // The first attempt's delay is the schedule's lag; a retry's would add the retry policy's backoff.
+      if (input.scheduledAt !== undefined && Context.current().info.attempt === 1) {
+        deps.metrics?.tokenRefreshLag.observe(Math.max(0, Date.now() - input.scheduledAt) / 1000);
+      }
+      return countedRefresh(deps.metrics, () => asFailure(async () => {
         heartbeat();
         const id = input.connectorId;
         const previous = open(id, 'refresh_token', input.refreshToken);
@@ -122,7 +154,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
         }, deps.http);
         // A server that does not rotate keeps the previous refresh token valid.
         return sealTokens(id, { ...tokens, refreshToken: tokens.refreshToken ?? previous });
-      });
+      }));
     },
 
     async oauthRevoke(input: { connectorId: string; context: OAuthContext; accessToken: Ciphertext | null; refreshToken: Ciphertext | null }): Promise<void> {
@@ -134,6 +166,20 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       }, deps.http));
     },
   };
+}
+
+/** Counts a refresh by its outcome: `success`, `invalid_grant` (connect again), `transient` (retried) or `failed`. */
+async function countedRefresh<T>(metrics: OAuthActivityDeps['metrics'], refresh: () => Promise<T>): Promise<T> {
+  try {
+    const result = await refresh();
+    metrics?.tokenRefreshes.inc({ outcome: 'success' });
+    return result;
+  } catch (err) {
+    const type = err instanceof ApplicationFailure ? err.type : null;
+    const outcome = type === FAILURE.invalidGrant ? 'invalid_grant' : type === FAILURE.transient ? 'transient' : 'failed';
+    metrics?.tokenRefreshes.inc({ outcome });
+    throw err;
+  }
 }
 
 /** OAuth errors become failures the workflow and the API understand; retryable ones are retried. */

@@ -34,16 +34,17 @@ export class ConnectorCommands {
   async create(input: CreateInput): Promise<ConnectorRecord> {
     const id = randomUUID();
     const preset = input.preset;
-    const clientId = input.clientId ?? preset?.client_id ?? null;
-    const clientSecret = input.clientId ? input.clientSecret : preset?.client_secret;
+    const clientSecret = input.clientId ? input.clientSecret : undefined;
+    // A preset's credentials and env values stay in the worker's configuration: history only
+    // names the preset, so they never reach it, not even sealed.
     const init: ConnectorInit = {
       id,
       url: input.url,
       metadata: input.metadata ?? presetMetadata(preset),
       preset: preset ? { url: preset.url } : null,
-      stdio: preset?.stdio ?? null,
+      ...(!input.clientId && preset?.client_id ? { presetClient: true } : {}),
       createdBy: input.createdBy,
-      clientId,
+      clientId: input.clientId ?? null,
       clientSecret: clientSecret ? this.deps.secrets.seal(clientSecret, secretContext(id, 'client_secret')) : null,
       settings: this.deps.settings,
     };

@@ -77,7 +77,7 @@ export function openApiDocument(baseUrl: string) {
           responses: {
             200: { description: 'connected or auth_required', content: json(ref('Connector')) },
             202: { description: 'With Prefer: respond-async: connecting', content: json(ref('Connector')) },
-            404: problem('Not found'), 409: problem('Wrong state'), 422: problem('Invalid body'),
+            404: problem('Not found'), 409: problem('Wrong state'), 422: problem('Invalid body, or a plain-http URL a token may not be sent to (type token-over-plain-http)'),
             502: problem('The MCP server answered with an error'), 504: problem('The MCP server did not answer in time'),
           },
         },

@@ -9,6 +9,12 @@ import ipaddr from 'ipaddr.js';
 export interface AddressPolicy {
   /** Refuse loopback, private (RFC 1918), unique-local and CGNAT ranges as well. */
   blockPrivateNetworks: boolean;
+  /**
+   * CIDRs (as parseNetworks gives them) let through although private networks are blocked:
+   * chosen internal MCP servers, authorization servers and the callers' issuer. They never
+   * open an always-refused range (link-local, metadata, reserved).
+   */
+  allowedPrivateNetworks?: readonly string[];
 }
 
 export class BlockedAddressError extends Error {
@@ -27,10 +33,7 @@ const PRIVATE = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat'
 /** Why an address is refused under the policy, or null when it may be contacted. */
 export function refusalReason(address: string, policy: AddressPolicy): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
+  const parsed = unmapped(ipaddr.parse(address));
   if (parsed.kind() === 'ipv6') {
     // A translated or tunnelled address reaches the IPv4 address inside it: judge that one.
     for (const inner of embeddedIPv4((parsed as ipaddr.IPv6).toByteArray())) {
@@ -45,10 +48,68 @@ function ownRefusal(parsed: ipaddr.IPv4 | ipaddr.IPv6, policy: AddressPolicy): s
   if (METADATA_ADDRESSES.has(parsed.toNormalizedString())) return 'a cloud metadata address';
   const range = parsed.range();
   if (ALWAYS_BLOCKED.has(range)) return `a ${range} address, which is never contacted`;
-  if (policy.blockPrivateNetworks && PRIVATE.has(range)) {
-    return `a ${range} address, refused by CONNECTOR__BLOCK_PRIVATE_NETWORKS`;
+  if (policy.blockPrivateNetworks && PRIVATE.has(range) && !inNetworks(parsed, policy.allowedPrivateNetworks)) {
+    return `a ${range} address, refused by CONNECTOR__BLOCK_PRIVATE_NETWORKS (not in CONNECTOR__ALLOWED_PRIVATE_NETWORKS)`;
   }
   return null;
+}
+
+/** Whether an address is one of loopback, private, unique-local or CGNAT (IPv4-mapped read as IPv4). */
+export function isPrivateAddress(address: string): boolean {
+  return ipaddr.isValid(address) && PRIVATE.has(unmapped(ipaddr.parse(address)).range());
+}
+
+/** Whether an address lies in one of the networks (CIDRs as parseNetworks gives them). */
+export function isInNetworks(address: string, networks: readonly string[] | undefined): boolean {
+  return ipaddr.isValid(address) && inNetworks(unmapped(ipaddr.parse(address)), networks);
+}
+
+function unmapped(parsed: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  const v6 = parsed.kind() === 'ipv6' ? (parsed as ipaddr.IPv6) : null;
+  return v6?.isIPv4MappedAddress() ? v6.toIPv4Address() : parsed;
+}
+
+type Network = [ipaddr.IPv4 | ipaddr.IPv6, number];
+const parsedNetworks = new Map<string, Network>();
+
+function inNetworks(parsed: ipaddr.IPv4 | ipaddr.IPv6, networks: readonly string[] | undefined): boolean {
+  if (!networks?.length) return false;
+  return networks.some((cidr) => {
+    let network = parsedNetworks.get(cidr);
+    if (!network) {
+      network = ipaddr.parseCIDR(cidr);
+      if (parsedNetworks.size < 1000) parsedNetworks.set(cidr, network);
+    }
+    return network[0].kind() === parsed.kind() && parsed.match(network);
+  });
+}
+
+/**
+ * A comma-separated list of CIDRs (IPv4 and IPv6; a bare address is one host) in normalised
+ * form; throws naming the entry that is not one. An IPv4-mapped IPv6 network is kept as the
+ * IPv4 network it is, because mapped addresses are judged as IPv4.
+ */
+export function parseNetworks(text: string): string[] {
+  return text.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+    const [host = '', prefix] = entry.split('/');
+    const cidr = `${host}/${prefix ?? (net.isIPv6(host) ? 128 : 32)}`;
+    // Only the usual spellings: inet_aton's short and octal forms (10.1/16, 010.0.0.1) mislead,
+    // and a zone (%eth0) names no network.
+    if (host.includes('%') || !(net.isIPv6(host) || ipaddr.IPv4.isValidFourPartDecimal(host)) || !ipaddr.isValidCIDR(cidr)) {
+      throw new Error(`${entry} is not a CIDR (like 10.20.0.0/16 or fd00:1::/64)`);
+    }
+    const [address, bits] = ipaddr.parseCIDR(cidr);
+    const v6 = address.kind() === 'ipv6' ? (address as ipaddr.IPv6) : null;
+    if (v6?.isIPv4MappedAddress() && bits >= 96) return networkOf(v6.toIPv4Address(), bits - 96);
+    return networkOf(address, bits);
+  });
+}
+
+function networkOf(address: ipaddr.IPv4 | ipaddr.IPv6, bits: number): string {
+  const network = address.kind() === 'ipv4'
+    ? ipaddr.IPv4.networkAddressFromCIDR(`${address.toString()}/${bits}`)
+    : ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${bits}`);
+  return `${network.toString()}/${bits}`;
 }
 
 const v4 = (b: number[], at: number) => `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
@@ -84,14 +145,17 @@ export async function checkHost(host: string, policy: AddressPolicy): Promise<st
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
-/** A `lookup` for net/http/undici connections that applies the policy to every resolved address. */
-export function guardedLookup(policy: AddressPolicy) {
+/**
+ * A `lookup` for net/http/undici connections that applies the policy to every resolved address,
+ * and `alsoRefuse` when given (a rule of the caller's about where the connection may go).
+ */
+export function guardedLookup(policy: AddressPolicy, alsoRefuse?: (address: string) => string | null) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     dns.lookup(hostname, { ...options, all: true, verbatim: true }, (err, results) => {
       if (err) return callback(err, '');
       const list = results as dns.LookupAddress[];
       for (const entry of list) {
-        const why = refusalReason(entry.address, policy);
+        const why = refusalReason(entry.address, policy) ?? alsoRefuse?.(entry.address) ?? null;
         if (why) return callback(new BlockedAddressError(hostname, entry.address, why) as unknown as NodeJS.ErrnoException, '');
       }
       if (options.all) return callback(null, list);

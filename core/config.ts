@@ -1,9 +1,13 @@
 // Configuration from environment variables, validated once at start-up. A bad value stops the
 // process with a message naming the variable.
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { parseNetworks } from './address-guard';
+import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, parseLabelSelector } from './kube-labels';
 import { parsePresets, PresetConfigError } from './presets';
 import type { Preset } from './schemas';
 import { parseKey } from './secret-box';
+import { DEFAULT_GATEWAY_MAX_SESSIONS, type ServerLimits } from './server-limits';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v));
 
@@ -15,19 +19,29 @@ export const ApiKeysSchema = z.array(z.strictObject({
 }));
 export type ApiKeyEntry = z.infer<typeof ApiKeysSchema>[number];
 
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('connectors'),
+  // The names Temporal's own clients use (envconfig), so one set of variables serves both.
+  TEMPORAL_TLS: bool.optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().min(1).optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
   MONGODB_DATABASE: z.string().min(1).default('connector_registry'),
   CONNECTOR__PRESETS: z.string().optional(),
   CONNECTOR__ENCRYPTION_KEY: z.string().optional(),
-  CONNECTOR__BLOCK_PRIVATE_NETWORKS: bool.default(false),
+  CONNECTOR__BLOCK_PRIVATE_NETWORKS: bool.optional(),
+  CONNECTOR__ALLOWED_PRIVATE_NETWORKS: z.string().optional(),
   CONNECTOR__CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   CONNECTOR__AUTH_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   CONNECTOR__REFRESH_SKEW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
@@ -38,9 +52,12 @@ const EnvSchema = z.object({
   CONNECTOR__ALLOWED_REDIRECT_ORIGINS: z.string().optional(),
   CONNECTOR__STDIO_RUNTIME: z.enum(['local', 'kubernetes']).default('local'),
   CONNECTOR__STDIO_READY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
-  CONNECTOR__KUBE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name').default('default'),
+  CONNECTOR__KUBE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name').default('connector-workloads'),
+  CONNECTOR__KUBE_PROXY_SELECTOR: z.string().default(DEFAULT_KUBE_PROXY_SELECTOR),
+  CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR: z.string().default(DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR),
   CONNECTOR__KUBE_GATEWAY_IMAGE: z.string().min(1).default('connector-registry-gateway:latest'),
   CONNECTOR__KUBE_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
+  CONNECTOR__KUBE_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).optional(),
   KUBECONFIG: z.string().optional(),
   CONNECTOR__AUTH_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   CONNECTOR__AUTH_AUDIENCE: z.string().min(1).optional(),
@@ -52,21 +69,34 @@ const EnvSchema = z.object({
   CONNECTOR__ALLOWED_ORIGINS: z.string().optional(),
   CONNECTOR__MAX_CONNECTORS_PER_OWNER: z.coerce.number().int().min(1).max(1_000_000).default(100),
   CONNECTOR__MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).max(100_000).default(64),
+  CONNECTOR__GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_GATEWAY_MAX_SESSIONS),
+  CONNECTOR__EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  CONNECTOR__MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  CONNECTOR__HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  CONNECTOR__REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  CONNECTOR__KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Read by core/logger.ts before the configuration is (the logger reports its errors); checked here.
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
 
 export interface Config {
   port: number;
   host: string;
+  /** A port of its own for /metrics, unauthenticated (0: any free port); unset: /metrics on `port`. */
+  metricsPort?: number;
   /** Public base URL; `{baseUrl}/api/v1/connectors/{id}/mcp` is what MCP clients use. */
   baseUrl: string;
   dataDir: string;
-  temporal: { address?: string; namespace: string; taskQueue: string };
+  temporal: { address?: string; namespace: string; taskQueue: string; access: TemporalAccess };
   mongo: { uri?: string; database: string };
   presets: Preset[];
   /** Undefined only in the embedded stack, which then keeps a generated key under DATA_DIR. */
   encryptionKey?: Buffer;
+  /** Set, or else on whenever callers are authenticated (a real deployment). */
   blockPrivateNetworks: boolean;
+  /** CIDRs reached although private networks are blocked; a token may travel to them over plain http. */
+  allowedPrivateNetworks: string[];
   connectTimeoutMs: number;
   authTimeoutSeconds: number;
   /** How long before a token's expiry it is refreshed (shortened to a third of a short lifetime). */
@@ -80,10 +110,26 @@ export interface Config {
   /** Origins a connect's redirect_url may point to; null: any http(s) URL. */
   allowedRedirectOrigins: string[] | null;
   callers: CallerConfig;
+  /** Limits of the HTTP server (API and proxy) against slow and too many clients. */
+  http: ServerLimits;
+  /** How long the audit events of a deleted connector are kept. */
+  eventsRetentionDays: number;
   stdio: {
     runtime: 'local' | 'kubernetes';
     readyTimeoutMs: number;
-    kube: { namespace: string; gatewayImage: string; reconcileIntervalMs: number; kubeconfig?: string };
+    /** Open MCP sessions one stdio gateway serves at once (503 beyond). */
+    gatewayMaxSessions: number;
+    kube: {
+      namespace: string;
+      gatewayImage: string;
+      reconcileIntervalMs: number;
+      /** Workloads younger than this are never reconciled away: they may be ones being connected. */
+      reconcileGraceMs: number;
+      kubeconfig?: string;
+      /** matchLabels of the pods (and of their namespaces) allowed to reach a workload's port 8080. */
+      proxySelector: Record<string, string>;
+      proxyNamespaceSelector: Record<string, string>;
+    };
   };
 }
 
@@ -99,6 +145,12 @@ export interface CallerConfig {
   maxStreamsPerOwner: number;
 }
 
+/** How to reach an external Temporal beyond its address: TLS (with an optional client certificate) and an API key. */
+export interface TemporalAccess {
+  tls: { clientCert?: Buffer; clientKey?: Buffer; serverCa?: Buffer; serverName?: string } | null;
+  apiKey: string | null;
+}
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -108,18 +160,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
+  const callers = callerConfig(e, baseUrlOf(e));
   return {
     port: e.PORT,
     host: e.HOST,
+    metricsPort: e.METRICS_PORT,
     baseUrl: baseUrlOf(e),
     dataDir: e.DATA_DIR,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE },
+    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, access: temporalAccess(e) },
     mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
     presets: wrap('CONNECTOR__PRESETS', () => parsePresets(e.CONNECTOR__PRESETS)),
     encryptionKey: e.CONNECTOR__ENCRYPTION_KEY
       ? wrap('CONNECTOR__ENCRYPTION_KEY', () => parseKey(e.CONNECTOR__ENCRYPTION_KEY!))
       : undefined,
-    blockPrivateNetworks: e.CONNECTOR__BLOCK_PRIVATE_NETWORKS,
+    blockPrivateNetworks: e.CONNECTOR__BLOCK_PRIVATE_NETWORKS ?? callers.enabled,
+    allowedPrivateNetworks: e.CONNECTOR__ALLOWED_PRIVATE_NETWORKS
+      ? wrap('CONNECTOR__ALLOWED_PRIVATE_NETWORKS', () => parseNetworks(e.CONNECTOR__ALLOWED_PRIVATE_NETWORKS!))
+      : [],
     connectTimeoutMs: e.CONNECTOR__CONNECT_TIMEOUT_MS,
     authTimeoutSeconds: e.CONNECTOR__AUTH_TIMEOUT_SECONDS,
     refreshSkewSeconds: e.CONNECTOR__REFRESH_SKEW_SECONDS,
@@ -131,15 +188,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowedRedirectOrigins: e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS
       ? wrap('CONNECTOR__ALLOWED_REDIRECT_ORIGINS', () => parseOrigins(e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS!))
       : null,
-    callers: callerConfig(e, baseUrlOf(e)),
+    callers,
+    http: serverLimitsOf(e),
+    eventsRetentionDays: e.CONNECTOR__EVENTS_RETENTION_DAYS,
     stdio: {
       runtime: e.CONNECTOR__STDIO_RUNTIME,
       readyTimeoutMs: e.CONNECTOR__STDIO_READY_TIMEOUT_MS,
+      gatewayMaxSessions: e.CONNECTOR__GATEWAY_MAX_SESSIONS,
       kube: {
         namespace: e.CONNECTOR__KUBE_NAMESPACE,
         gatewayImage: e.CONNECTOR__KUBE_GATEWAY_IMAGE,
         reconcileIntervalMs: e.CONNECTOR__KUBE_RECONCILE_INTERVAL_MS,
+        // A whole start (readiness wait included) and a minute more, unless set.
+        reconcileGraceMs: e.CONNECTOR__KUBE_RECONCILE_GRACE_MS ?? e.CONNECTOR__STDIO_READY_TIMEOUT_MS + 60_000,
         kubeconfig: e.KUBECONFIG,
+        proxySelector: wrap('CONNECTOR__KUBE_PROXY_SELECTOR', () => parseLabelSelector(e.CONNECTOR__KUBE_PROXY_SELECTOR)),
+        proxyNamespaceSelector: wrap('CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR',
+          () => parseLabelSelector(e.CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR)),
       },
     },
   };
@@ -154,8 +219,40 @@ export function requireExternal(config: Config, needs = { mongo: true }): assert
 
 type Env = z.infer<typeof EnvSchema>;
 
+function temporalAccess(e: Env): TemporalAccess {
+  const file = (name: 'TEMPORAL_TLS_CLIENT_CERT_PATH' | 'TEMPORAL_TLS_CLIENT_KEY_PATH' | 'TEMPORAL_TLS_SERVER_CA_CERT_PATH') =>
+    e[name] === undefined ? undefined : wrap(name, () => readFileSync(e[name]!));
+  if (Boolean(e.TEMPORAL_TLS_CLIENT_CERT_PATH) !== Boolean(e.TEMPORAL_TLS_CLIENT_KEY_PATH)) {
+    throw new ConfigError('TEMPORAL_TLS_CLIENT_CERT_PATH: a client certificate needs its key (TEMPORAL_TLS_CLIENT_KEY_PATH), and a key its certificate');
+  }
+  const anyTlsSetting = e.TEMPORAL_TLS_CLIENT_CERT_PATH || e.TEMPORAL_TLS_SERVER_CA_CERT_PATH || e.TEMPORAL_TLS_SERVER_NAME;
+  // An API key is a bearer credential: it never travels without TLS (Temporal Cloud requires both).
+  const tls = e.TEMPORAL_TLS ?? Boolean(anyTlsSetting || e.TEMPORAL_API_KEY);
+  if (!tls && e.TEMPORAL_API_KEY) throw new ConfigError('TEMPORAL_API_KEY: an API key is only sent over TLS; do not set TEMPORAL_TLS=false with it');
+  return {
+    tls: tls ? {
+      clientCert: file('TEMPORAL_TLS_CLIENT_CERT_PATH'), clientKey: file('TEMPORAL_TLS_CLIENT_KEY_PATH'),
+      serverCa: file('TEMPORAL_TLS_SERVER_CA_CERT_PATH'), serverName: e.TEMPORAL_TLS_SERVER_NAME,
+    } : null,
+    apiKey: e.TEMPORAL_API_KEY ?? null,
+  };
+}
+
 function baseUrlOf(e: Env): string {
   return (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+}
+
+function serverLimitsOf(e: Env): ServerLimits {
+  // Node refuses a headers timeout longer than the request timeout (which includes the headers).
+  if (e.CONNECTOR__HEADERS_TIMEOUT_MS > e.CONNECTOR__REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('CONNECTOR__HEADERS_TIMEOUT_MS: must not exceed CONNECTOR__REQUEST_TIMEOUT_MS');
+  }
+  return {
+    headersTimeoutMs: e.CONNECTOR__HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.CONNECTOR__REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.CONNECTOR__KEEP_ALIVE_TIMEOUT_MS,
+    maxConnections: e.CONNECTOR__MAX_CONNECTIONS,
+  };
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);

@@ -1,17 +1,86 @@
 // One logger for every process. Secret-bearing fields are redacted by name as a second line of
 // defence; the first is that code never logs a secret at all.
 import pino from 'pino';
+import pretty from 'pino-pretty';
 
-const REDACTED_PATHS = [
-  'access_token', 'refresh_token', 'client_secret', 'code_verifier', 'token', 'authorization',
-  '*.access_token', '*.refresh_token', '*.client_secret', '*.code_verifier', '*.token', '*.authorization',
-  'headers.authorization', 'req.headers.authorization', 'req.headers.cookie',
-];
+export const REDACTION_MARKER = '[redacted]';
+
+/**
+ * Field names whose value is a secret wherever they appear: tokens, client credentials, PKCE
+ * verifiers, the gateway secret, API keys, the encryption key, the Temporal TLS key, the
+ * credential headers, and `env` (a preset's stdio env holds the server's API keys). Bare `code`
+ * and `state` are not here: they name error codes and connector states in most log lines; the
+ * OAuth ones are covered by `query.code`/`query.state` and by masking URLs (below).
+ */
+export const SECRET_FIELDS = [
+  'access_token', 'refresh_token', 'id_token', 'client_secret', 'code_verifier', 'registration_access_token',
+  'accessToken', 'refreshToken', 'idToken', 'clientSecret', 'codeVerifier', 'token',
+  'gatewaySecret', 'gateway_secret', 'GATEWAY_SECRET', 'secret',
+  'apiKey', 'api_key', 'TEMPORAL_API_KEY', 'encryptionKey', 'CONNECTOR__ENCRYPTION_KEY', 'clientKey', 'password',
+  'authorization', 'Authorization', 'proxy-authorization', 'cookie', 'Cookie', 'set-cookie', 'x-connector-gateway-secret', 'x-api-key',
+  'authorizationUrl', 'authorization_url', 'env',
+] as const;
+
+/** Where an OAuth callback's code and state would be logged: the parsed query of a request. */
+const CALLBACK_PATHS = ['query.code', 'query.state', '*.query.code', '*.query.state'];
+
+/**
+ * Fields holding a URL: kept, but with user info (MONGODB_URI's credentials) and secret query
+ * parameters (an OAuth callback's code and state, a token in the query) replaced by the marker.
+ */
+const URL_FIELDS = ['url', 'uri', 'href', 'mongoUri', 'mongodb', 'MONGODB_URI'];
+const SECRET_QUERY_PARAMS = new Set(['code', 'state', 'access_token', 'refresh_token', 'token', 'client_secret', 'code_verifier', 'api_key', 'key', 'password']);
+
+// Up to four levels deep (`req.headers.authorization`, `err.cause.headers.cookie`, an array of objects).
+const DEPTHS = ['', '*', '*.*', '*.*.*'];
+
+function pathsOf(field: string): string[] {
+  const tail = /^[A-Za-z_$][\w$]*$/.test(field) ? field : `["${field}"]`;
+  return DEPTHS.map((prefix) => (prefix === '' ? tail : tail.startsWith('[') ? `${prefix}${tail}` : `${prefix}.${tail}`));
+}
+
+export const REDACTED_PATHS = [...[...SECRET_FIELDS, ...URL_FIELDS].flatMap(pathsOf), ...CALLBACK_PATHS];
+
+const URL_FIELD_SET = new Set<string>(URL_FIELDS);
+
+function censor(value: unknown, path: string[]): unknown {
+  return URL_FIELD_SET.has(String(path.at(-1))) ? maskUrl(value) : REDACTION_MARKER;
+}
+
+/** A URL with its user info and secret query values replaced; anything not a URL is left alone. */
+export function maskUrl(value: unknown): unknown {
+  const text = value instanceof URL ? value.href : value;
+  if (typeof text !== 'string') return value;
+  const withoutUserInfo = text.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#@]*@/i, `$1${REDACTION_MARKER}@`);
+  return withoutUserInfo.replace(/([?&])([^=&#]+)=([^&#]*)/g, (whole, sep: string, name: string) =>
+    (SECRET_QUERY_PARAMS.has(decodeURIComponent(name).toLowerCase()) ? `${sep}${name}=${REDACTION_MARKER}` : whole));
+}
 
 export type Logger = pino.Logger;
 
-/** `destination`: a file path to write to instead of standard output (tests scan it for secrets). */
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info', destination?: string): Logger {
-  const options = { name, level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
-  return destination ? pino(options, pino.destination({ dest: destination, sync: true, mkdir: true })) : pino(options);
+/** JSON for machines (the default everywhere); pretty for a person at a terminal. */
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * The format of an entry point a person runs by hand (`npm start`): pretty on a terminal, JSON
+ * when the output goes to a pipe or a file; LOG_FORMAT=json|pretty decides instead. The
+ * production entry points never ask: their output is read by a log collector, so always JSON.
+ */
+export function interactiveLogFormat(env: NodeJS.ProcessEnv = process.env, stdoutIsTty = process.stdout.isTTY === true): LogFormat {
+  if (env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'pretty') return env.LOG_FORMAT;
+  return stdoutIsTty ? 'pretty' : 'json';
+}
+
+/**
+ * `destination`: a file path to write to instead of standard output (tests scan it for secrets),
+ * or a stream. `format`: JSON unless the entry point chose `interactiveLogFormat()`.
+ */
+export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info', destination?: string | pino.DestinationStream, format: LogFormat = 'json'): Logger {
+  const options = { name, level, redact: { paths: REDACTED_PATHS, censor } };
+  const target = typeof destination === 'string' ? pino.destination({ dest: destination, sync: true, mkdir: true }) : destination;
+  if (format === 'pretty') {
+    // Synchronous, so that the last lines before process.exit (a fatal start-up error) are written.
+    return pino(options, pretty({ destination: target ?? 1, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  }
+  return target ? pino(options, target) : pino(options);
 }

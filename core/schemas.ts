@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { STATES } from './connector-states';
 import { normaliseUrl, InvalidUrlError } from './connector-url';
+import { CPU_QUANTITY, MEMORY_QUANTITY, quantityValue, type ResourceName } from './kube-quantity';
 
 const METADATA_MAX_KEYS = 16;
 
@@ -67,12 +68,36 @@ export const ListEventsQuerySchema = z
   })
   .meta({ id: 'ListEventsQuery' });
 
+const positive = (resource: ResourceName) => (q: string) => quantityValue(resource, q) > 0;
+
+const ResourceListSchema = z.strictObject({
+  cpu: z.string().regex(CPU_QUANTITY, 'must be a Kubernetes CPU quantity such as 250m or 1.5')
+    .refine(positive('cpu'), 'must be more than zero').optional(),
+  memory: z.string().regex(MEMORY_QUANTITY, 'must be a Kubernetes memory quantity such as 256Mi or 1Gi')
+    .refine(positive('memory'), 'must be more than zero').optional(),
+});
+
+/** The MCP server container's requests and limits on Kubernetes; what is left out keeps its default. */
+export const StdioResourcesSchema = z
+  .strictObject({ requests: ResourceListSchema.optional(), limits: ResourceListSchema.optional() })
+  .superRefine((r, ctx) => {
+    for (const name of ['cpu', 'memory'] as const) {
+      const request = r.requests?.[name];
+      const limit = r.limits?.[name];
+      if (request && limit && quantityValue(name, request) > quantityValue(name, limit)) {
+        ctx.addIssue({ code: 'custom', path: ['requests', name], message: `must not exceed limits.${name}` });
+      }
+    }
+  });
+export type StdioResources = z.infer<typeof StdioResourcesSchema>;
+
 export const StdioConfigSchema = z.strictObject({
   image: z.string().min(1),
   command: z.array(z.string()).optional(),
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   access_token_env_name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  resources: StdioResourcesSchema.optional(),
 });
 export type StdioConfig = z.infer<typeof StdioConfigSchema>;
 

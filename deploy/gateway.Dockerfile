@@ -1,23 +1,27 @@
 # The gateway sidecar: serves one stdio MCP server as Streamable HTTP on port 8080.
 # In a managed stdio pod it runs with GATEWAY_SOURCE=attach next to the MCP server container
 # (which needs stdin: true, tty: false), POD_NAME / POD_NAMESPACE from the downward API,
-# GATEWAY_TARGET_CONTAINER naming that container, a service account allowed to create pods/attach
-# on its own pod, and a readiness probe on GET /healthz.
-# Not built on the development machine (it has no container engine); build from the repository
-# root: docker build -f deploy/gateway.Dockerfile .
-FROM node:20-slim
+# GATEWAY_TARGET_CONTAINER naming that container, GATEWAY_SECRET (from the workload's Secret: MCP
+# requests without it in x-connector-gateway-secret get 401), a service account allowed to create
+# pods/attach on its own pod (and no other: see deploy/rbac/README.md), and a readiness probe on
+# GET /healthz (open).
+# The pod runs it as a non-root user on a read-only root filesystem: plain node, no npx cache.
+# Build from the repository root: docker build -f deploy/gateway.Dockerfile -t connector-registry-gateway .
+# Every RUN step is one that `npm test` runs too (test/deploy/images.test.ts).
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
 
+FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production
-
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
-
-# Only what the gateway imports: it depends on nothing else of the service.
-COPY tsconfig.json ./
-COPY core/logger.ts ./core/
-COPY gateway/ ./gateway/
-
-USER node
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# The gateway needs dist/gateway.mjs only; it imports nothing else of the service.
+COPY --from=build /app/dist/gateway.mjs /app/dist/gateway.mjs.map ./dist/
+USER 1000:1000
 EXPOSE 8080
-CMD ["npx", "tsx", "gateway/main.ts"]
+CMD ["node", "dist/gateway.mjs"]

@@ -1,7 +1,7 @@
 // The entry point's configuration, from the environment (and the argv after `--`), validated once
 // at start-up so that a bad setting stops the gateway with a message naming the variable.
 import { z } from 'zod';
-import { DEFAULT_IDLE_TIMEOUT_MS } from './start-gateway';
+import { DEFAULT_FIRST_REQUEST_TIMEOUT_MS, DEFAULT_GATEWAY_MAX_SESSIONS, DEFAULT_IDLE_TIMEOUT_MS } from './start-gateway';
 
 const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().trim().min(1).optional());
 
@@ -16,15 +16,23 @@ const EnvSchema = z.object({
   GATEWAY_SOURCE: z.preprocess((v) => (v === '' ? undefined : v), z.enum(['process', 'attach']).optional()),
   GATEWAY_COMMAND: optionalText,
   GATEWAY_IDLE_TIMEOUT_MS: integerFrom(1, 2 ** 31 - 1),
+  GATEWAY_FIRST_REQUEST_TIMEOUT_MS: integerFrom(1, 2 ** 31 - 1),
+  GATEWAY_MAX_SESSIONS: integerFrom(1, 100_000),
   POD_NAME: optionalText,
   POD_NAMESPACE: optionalText,
   GATEWAY_TARGET_CONTAINER: optionalText,
+  // Generated per workload (32 random bytes, base64url: 43 characters); shorter is a mistake.
+  GATEWAY_SECRET: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32, 'must be at least 32 characters').optional()),
 });
 
 export type GatewayConfig = {
   host: string;
   port: number;
   idleTimeoutMs: number;
+  firstRequestTimeoutMs: number;
+  maxSessions: number;
+  /** Required of MCP requests (x-connector-gateway-secret); absent: a process gateway open to whoever reaches it. */
+  secret?: string;
 } & (
   | { source: 'process'; command: string; args: string[] }
   | { source: 'attach'; namespace: string; pod: string; container: string }
@@ -44,8 +52,13 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv, argv: string[] = []): 
     host: vars.GATEWAY_HOST ?? '0.0.0.0',
     port: vars.GATEWAY_PORT ?? 8080,
     idleTimeoutMs: vars.GATEWAY_IDLE_TIMEOUT_MS ?? DEFAULT_IDLE_TIMEOUT_MS,
+    firstRequestTimeoutMs: vars.GATEWAY_FIRST_REQUEST_TIMEOUT_MS ?? DEFAULT_FIRST_REQUEST_TIMEOUT_MS,
+    maxSessions: vars.GATEWAY_MAX_SESSIONS ?? DEFAULT_GATEWAY_MAX_SESSIONS,
+    ...(vars.GATEWAY_SECRET ? { secret: vars.GATEWAY_SECRET } : {}),
   };
   if (vars.GATEWAY_SOURCE === 'attach') {
+    // A sidecar listens on the pod network: without its secret any pod could drive the server.
+    if (!base.secret) throw new GatewayConfigError('invalid gateway configuration: GATEWAY_SOURCE=attach needs GATEWAY_SECRET');
     return { ...base, source: 'attach', ...attachTarget(vars) };
   }
   const [command, ...args] = processCommand(vars.GATEWAY_COMMAND, argv);

@@ -28,6 +28,7 @@ export class FromSession {
 
   private async request(session: GatewaySession, request: JSONRPCRequest): Promise<void> {
     if (request.method === 'initialize') return this.initialize(session, request);
+    session.markEngaged();
     if (request.method === 'resources/unsubscribe' && this.othersStillSubscribed(session, request)) {
       await session.deliver({ jsonrpc: '2.0', id: request.id, result: {} });
       return;
@@ -80,6 +81,7 @@ export class FromSession {
         ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
       },
     });
+    session.awaitFirstRequest();
   }
 
   private async notification(session: GatewaySession, notification: JSONRPCNotification): Promise<void> {

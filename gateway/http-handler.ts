@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/logger';
+import type { RequestCheck } from './gateway-auth';
 import type { Router } from './router';
 
 export interface GatewayHealth {
@@ -16,10 +17,13 @@ export interface HttpHandlerDeps {
   router: Router;
   health: () => GatewayHealth;
   logger: Logger;
+  /** Whether a request may reach the MCP endpoint (the gateway secret); /healthz is open. */
+  authorized: RequestCheck;
 }
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MCP_PATHS = new Set(['/mcp', '/']);
+const SESSIONS_RETRY_AFTER_SECONDS = 5;
 
 export function createHttpHandler(deps: HttpHandlerDeps): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
@@ -48,6 +52,8 @@ function health(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse
 }
 
 async function mcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // First, so that a stranger learns nothing, not even the server's state.
+  if (!deps.authorized(req)) return rpcError(res, 401, -32000, 'Unauthorized: only the connector registry may use this gateway');
   const state = deps.health();
   if (state.state === 'exited' || state.state === 'closed') {
     return rpcError(res, 503, -32000, state.reason ?? 'stdio server unavailable');
@@ -61,16 +67,29 @@ async function mcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerRespo
   if (body === INVALID) return;
   const sessionId = req.headers['mcp-session-id'];
   let session;
+  let opening = false;
   if (typeof sessionId === 'string') {
     session = deps.router.sessions.get(sessionId);
     if (!session) return rpcError(res, 404, -32001, 'Session not found');
   } else if (method === 'POST' && isInitializeRequest(body)) {
     session = deps.router.openSession();
+    if (!session) return tooManySessions(res, deps.router.maxSessions);
+    opening = true;
   } else {
     return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
   }
   session.trackExchange(method === 'GET', (ended) => res.once('close', ended));
-  await session.transport.handleRequest(req, res, body);
+  try {
+    await session.transport.handleRequest(req, res, body);
+  } finally {
+    if (opening) deps.router.openingSettled(session);
+  }
+}
+
+/** Sessions end on DELETE, idle, or soon after an initialize with nothing after it: worth a retry. */
+function tooManySessions(res: ServerResponse, max: number): void {
+  res.setHeader('Retry-After', String(SESSIONS_RETRY_AFTER_SECONDS));
+  rpcError(res, 503, -32000, `Too many sessions: this gateway serves at most ${max} at once; try again later`);
 }
 
 const INVALID = Symbol('invalid body');

@@ -25,6 +25,9 @@ async function main(): Promise<void> {
     host: config.host,
     port: config.port,
     idleTimeoutMs: config.idleTimeoutMs,
+    firstRequestTimeoutMs: config.firstRequestTimeoutMs,
+    maxSessions: config.maxSessions,
+    secret: config.secret,
     logger,
   });
   logger.info({ url: gateway.url, port: gateway.port }, 'gateway listening');

@@ -8,7 +8,7 @@ import { FromSession } from './from-session';
 import { connectionClosed, errorAnswer } from './jsonrpc';
 import { sendUpstream, type RoutingContext } from './routing-context';
 import { RoutingTables } from './routing-tables';
-import { GatewaySession } from './session';
+import { GatewaySession, type SessionTimeouts } from './session';
 import type { StdioExit } from './stdio-source';
 import type { Upstream } from './upstream';
 
@@ -19,12 +19,19 @@ export interface SessionSummary {
   subscriptions: string[];
 }
 
+export interface RouterLimits extends SessionTimeouts {
+  /** Sessions open at once, those whose initialize is still being read included. */
+  maxSessions: number;
+}
+
 export class Router {
   readonly sessions = new Map<string, GatewaySession>();
+  /** Sessions whose initialize exchange is under way: they hold a slot before they join `sessions`. */
+  private readonly opening = new Set<GatewaySession>();
   private readonly context: RoutingContext;
   private readonly fromSession: FromSession;
 
-  constructor(private readonly upstream: Upstream, private readonly logger: Logger, private readonly idleTimeoutMs: number) {
+  constructor(private readonly upstream: Upstream, private readonly logger: Logger, private readonly limits: RouterLimits) {
     this.context = { upstream, tables: new RoutingTables(), sessions: this.sessions, logger };
     this.fromSession = new FromSession(this.context);
     const fromServer = new FromServer(this.context);
@@ -32,18 +39,38 @@ export class Router {
     void upstream.exited.then((exit) => this.upstreamExited(exit));
   }
 
-  /** A session for an initialize request; it joins `sessions` once that request is read. */
-  openSession(): GatewaySession {
-    const session = new GatewaySession(randomUUID(), this.idleTimeoutMs);
+  /**
+   * A session for an initialize request, or undefined when every slot is taken. It joins
+   * `sessions` once that request is read; call `openingSettled` when its exchange has been handled.
+   */
+  openSession(): GatewaySession | undefined {
+    if (this.openCount() >= this.limits.maxSessions) return undefined;
+    const session = new GatewaySession(randomUUID(), this.limits);
     const { transport } = session;
     transport.onmessage = (message) => this.fromSession.handle(session, message);
     transport.onerror = (error) => this.logger.debug({ session: session.id, err: error.message }, 'session transport error');
     transport.onclose = () => this.sessionClosed(session);
-    session.onidle = () => {
-      this.logger.info({ session: session.id }, 'session idle; closing it');
+    session.onidle = (why) => {
+      this.logger.info({ session: session.id, why }, 'session unused; closing it');
       void session.close();
     };
+    this.opening.add(session);
     return session;
+  }
+
+  /** The initialize exchange was handled: a session that did not come of it gives its slot back. */
+  openingSettled(session: GatewaySession): void {
+    this.opening.delete(session);
+  }
+
+  get maxSessions(): number {
+    return this.limits.maxSessions;
+  }
+
+  private openCount(): number {
+    let count = this.sessions.size;
+    for (const session of this.opening) if (!this.sessions.has(session.id)) count += 1;
+    return count;
   }
 
   summaries(): SessionSummary[] {

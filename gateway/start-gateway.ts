@@ -2,6 +2,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, type Logger } from '../core/logger';
+import { capConnections, DEFAULT_GATEWAY_MAX_SESSIONS, serverOptions, type ServerLimits } from '../core/server-limits';
+import { gatewayAuth } from './gateway-auth';
 import { createHttpHandler, type GatewayHealth } from './http-handler';
 import { Router, type SessionSummary } from './router';
 import type { StdioExit, StdioSource } from './stdio-source';
@@ -15,7 +17,18 @@ export interface GatewayOptions {
   port?: number;
   /** How long a session may sit with nothing open and nothing pending; default 30 minutes. */
   idleTimeoutMs?: number;
+  /** How long after its initialize a session may go without a request or a GET stream; default 60 s. */
+  firstRequestTimeoutMs?: number;
+  /** Sessions open at once; an initialize beyond gets 503. Default 256. */
+  maxSessions?: number;
+  /** Timeouts and connection cap of the HTTP server; default GATEWAY_SERVER_LIMITS. */
+  server?: Partial<ServerLimits>;
   logger?: Logger;
+  /**
+   * MCP requests must carry it in the x-connector-gateway-secret header (401 otherwise); the
+   * service always sets one. Without it the gateway serves anyone who can reach it.
+   */
+  secret?: string;
 }
 
 export interface Gateway {
@@ -34,15 +47,26 @@ export interface Gateway {
 }
 
 export const DEFAULT_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+export const DEFAULT_FIRST_REQUEST_TIMEOUT_MS = 60 * 1000;
+export { DEFAULT_GATEWAY_MAX_SESSIONS };
+/**
+ * Its only client is the proxy, which sends headers at once; the request timeout is longer than
+ * the service's own (60 s by default), so that a slow caller's body is cut by the proxy first.
+ */
+export const GATEWAY_SERVER_LIMITS: ServerLimits = {
+  headersTimeoutMs: 20_000, requestTimeoutMs: 300_000, keepAliveTimeoutMs: 5_000, maxConnections: 1_024,
+};
 // setTimeout fires at once for anything longer.
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { source, host = '127.0.0.1', port = 8080 } = options;
-  const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, MAX_TIMER_MS);
+  const idleMs = Math.min(options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS, MAX_TIMER_MS);
+  const firstRequestMs = Math.min(options.firstRequestTimeoutMs ?? DEFAULT_FIRST_REQUEST_TIMEOUT_MS, MAX_TIMER_MS);
+  const maxSessions = options.maxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS;
   const logger = options.logger ?? createLogger('gateway');
   const upstream = new Upstream(source, logger.child({ stdio: source.description }));
-  const router = new Router(upstream, logger, idleTimeoutMs);
+  const router = new Router(upstream, logger, { idleMs, firstRequestMs, maxSessions });
   let closed = false;
   const health = (): GatewayHealth => {
     const sessions = router.sessions.size;
@@ -50,7 +74,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     if (upstream.state === 'exited') return { ok: false, state: 'exited', reason: upstream.exit?.reason, sessions };
     return { ok: upstream.state === 'ready', state: upstream.state, sessions };
   };
-  const server = createServer(createHttpHandler({ router, health, logger }));
+  const limits = { ...GATEWAY_SERVER_LIMITS, ...options.server };
+  const server = createServer(serverOptions(limits), createHttpHandler({ router, health, logger, authorized: gatewayAuth(options.secret) }));
+  capConnections(server, limits);
   await listen(server, port, host);
   const bound = (server.address() as AddressInfo).port;
   void upstream.start();

@@ -2,8 +2,10 @@
 // (Authorization, Cookie, Proxy-Authorization) must never reach a third-party MCP server,
 // forwarding headers (X-Forwarded-*, Forwarded) are the caller's word and not ours to vouch
 // for, and hop-by-hop headers describe the other connection. The connector's own token is the
-// only credential sent upstream.
+// only credential sent upstream, with a managed workload's gateway secret: the gateway's header
+// is never on the list, so a caller cannot supply it.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import { GATEWAY_SECRET_HEADER } from '../core/gateway-secret';
 
 /** Streamable HTTP headers, plus the body framing the request arrived with. */
 const REQUEST_HEADERS = new Set([
@@ -40,12 +42,13 @@ const RESPONSE_HEADERS = new Set([
 ]);
 
 /** Typed as incoming headers because mcp-proxy.ts puts them back on the caller's request. */
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, host: string, token?: string): IncomingHttpHeaders {
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, host: string, token?: string, gatewaySecret?: string): IncomingHttpHeaders {
   const out: Record<string, string | string[] | undefined> = { host };
   for (const name in incoming) {
     if (REQUEST_HEADERS.has(name) || name.startsWith(REQUEST_HEADER_PREFIX)) out[name] = incoming[name];
   }
   if (token) out.authorization = `Bearer ${token}`;
+  if (gatewaySecret) out[GATEWAY_SECRET_HEADER] = gatewaySecret;
   return out as IncomingHttpHeaders;
 }
 

@@ -13,10 +13,9 @@
 // answered by a refresh through the route source and one retry, and a 403 asking for more
 // scope is reported to it (upstream-auth.ts, relay-exchange.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import net from 'node:net';
 import type { Readable } from 'node:stream';
 import httpProxy from 'http-proxy';
-import { refusalReason, type AddressPolicy } from '../core/address-guard';
+import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
 import { ProblemError } from '../core/problem';
 import { OPEN_CALLER, type Caller } from '../callers/caller';
@@ -25,11 +24,13 @@ import { queryOf } from './mcp-path';
 import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { Route, RouteSource } from './route';
+import { McpObservation, type McpMetrics } from './mcp-metrics';
 import { OpenExchanges } from './open-exchanges';
-import { createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
+import { agentFor, createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
+import { TargetPolicy } from './upstream-policy';
 import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
 import { upstreamRequestHeaders } from './forward-headers';
-import { upstreamTarget, type UpstreamTarget } from './upstream-target';
+import { upstreamTarget } from './upstream-target';
 
 export interface McpProxyOptions {
   routes: RouteSource;
@@ -54,6 +55,8 @@ export interface McpProxyOptions {
    * route is invalidated too; when it can, the refresh replaces it.
    */
   onUpstreamUnauthorized?(connectorId: string): void;
+  /** Where MCP requests, their latency and open streams are counted. */
+  metrics?: McpMetrics;
 }
 
 export interface McpProxy {
@@ -76,6 +79,7 @@ const ALLOW = 'GET, POST, DELETE';
 export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const { routes, policy, logger } = options;
   const agents = createUpstreamAgents(policy, options.pool);
+  const targets = new TargetPolicy(policy);
   const server = httpProxy.createProxyServer({});
   const timeouts = { connectMs: options.connectTimeoutMs ?? 5000, headersMs: options.headersTimeoutMs ?? 60_000 };
   const auth = new UpstreamAuth(routes, logger, options.auth);
@@ -95,16 +99,18 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       return;
     }
     const gate = options.callers;
+    const observed = options.metrics ? new McpObservation(options.metrics, req, res) : null;
     const routed = (caller: Caller) => routes.get(connectorId)
       .catch((err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)))
       .then((route) => {
         // Another owner's connector is answered exactly as one that does not exist.
         if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
+        if (route.kind !== 'not_found') observed?.known(connectorId);
         if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
           throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
         }
         gate?.hold(caller, res);
-        return relay(req, res, connectorId, route);
+        return relay(req, res, connectorId, route, observed);
       });
     (gate?.enabled ? gate.admit(req, connectorId).then(routed) : routed(OPEN_CALLER))
       .catch((err: unknown) => {
@@ -115,23 +121,26 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       });
   }
 
-  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route): void {
+  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: McpObservation | null = null): void {
     if (res.destroyed) return; // the client left while the route was looked up
     if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
     if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state));
     const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
-    const refused = literalRefusal(target);
+    const refused = targets.refusal(target, route);
     if (refused) {
-      logger.warn({ connectorId, upstream: target.origin, why: refused }, 'upstream address refused');
-      return sendProblem(res, new ProblemError(502, "The MCP server's address is not allowed by the service's address policy."));
+      logger.warn({ connectorId, upstream: target.origin, why: refused.why }, 'upstream address refused');
+      return sendProblem(res, new ProblemError(502, refused.token
+        ? "The connector's token is not sent over plain http to this MCP server's address."
+        : "The MCP server's address is not allowed by the service's address policy."));
     }
     // http-proxy copies req.headers into the upstream request; replacing them here is the only
     // way to drop the caller's headers before anything is written.
-    req.headers = upstreamRequestHeaders(req.headers, target.host, route.token);
+    req.headers = upstreamRequestHeaders(req.headers, target.host, route.token, route.gatewaySecret);
     const exchange = new RelayExchange({
       connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized,
     });
     (req as WithExchange)[EXCHANGE] = exchange;
+    observed?.relaying(res);
     exchange.start();
   }
 
@@ -139,7 +148,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const { req, res, target } = exchange;
     server.web(req, res, {
       target: { protocol: target.protocol, hostname: target.hostname, host: target.hostname, port: String(target.port), path: target.path },
-      agent: target.protocol === 'https:' ? agents.https : agents.http,
+      agent: agentFor(agents, target, exchange.currentRoute),
       selfHandleResponse: true,
       ignorePath: true,
       toProxy: true, // with ignorePath: skips http-proxy's url.parse of the caller's URL
@@ -158,18 +167,6 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     if (err instanceof ProblemError) return err;
     logger.error({ err, connectorId }, 'route lookup failed');
     return new ProblemError(503, 'The connector registry is unavailable; try again shortly.');
-  }
-
-  /** Node skips DNS, and so the guarded lookup, for IP literals: check those here (memoised). */
-  const literalVerdicts = new Map<string, string | null>();
-  function literalRefusal(target: UpstreamTarget): string | null {
-    let verdict = literalVerdicts.get(target.hostname);
-    if (verdict === undefined) {
-      verdict = net.isIP(target.hostname) ? refusalReason(target.hostname, policy) : null;
-      if (literalVerdicts.size >= 1000) literalVerdicts.clear();
-      literalVerdicts.set(target.hostname, verdict);
-    }
-    return verdict;
   }
 
   return {

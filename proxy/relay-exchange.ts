@@ -69,6 +69,11 @@ export class RelayExchange {
     return this.o.target;
   }
 
+  /** The route of the attempt under way (a retry's carries the renewed token). */
+  get currentRoute(): ConnectedRoute {
+    return this.route;
+  }
+
   get req(): IncomingMessage {
     return this.o.req;
   }

@@ -9,6 +9,11 @@ export interface ConnectedRoute {
   owner?: string | null;
   /** The upstream MCP URL. */
   target: string;
+  /**
+   * The target is the workload the service itself started for an mcp+stdio connector: the
+   * address policy does not apply to it, since no one else named that address.
+   */
+  managed?: boolean;
   /** The connector's access token, in plaintext, sent upstream as a Bearer token. */
   token?: string;
   /**
@@ -16,6 +21,8 @@ export interface ConnectedRoute {
    * refresh is asked about, so that a report about an old token does not refresh a new one.
    */
   sealedToken?: string;
+  /** A managed workload's gateway secret, in plaintext: sent on every request to the workload. */
+  gatewaySecret?: string;
 }
 
 export type Route =

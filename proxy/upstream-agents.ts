@@ -3,6 +3,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import { guardedLookup, type AddressPolicy } from '../core/address-guard';
+import { tokenTransportRefusal } from '../core/token-transport';
+import type { ConnectedRoute } from './route';
+import type { UpstreamTarget } from './upstream-target';
 
 export interface UpstreamPoolOptions {
   /**
@@ -24,6 +27,13 @@ export interface UpstreamPoolOptions {
 export interface UpstreamAgents {
   http: http.Agent;
   https: https.Agent;
+  /** Plain http carrying the connector's token: refuses, besides, where a token may not travel. */
+  httpWithToken: http.Agent;
+  /**
+   * The service's own stdio workloads (managed routes) and nothing else: without the address
+   * policy, because their address comes from the service, not from whoever named an MCP server.
+   */
+  managed: http.Agent;
   destroy(): void;
 }
 
@@ -36,14 +46,29 @@ export function createUpstreamAgents(policy: AddressPolicy, options: UpstreamPoo
     // LIFO reuses the warmest socket and lets the rest expire when traffic drops.
     scheduling: 'lifo' as const,
     noDelay: true,
-    lookup: guardedLookup(policy),
   };
-  const agents = { http: new http.Agent(common), https: new https.Agent(common) };
+  const guarded = { ...common, lookup: guardedLookup(policy) };
+  const agents = {
+    http: new http.Agent(guarded),
+    https: new https.Agent(guarded),
+    httpWithToken: new http.Agent({ ...common, lookup: guardedLookup(policy, (address) => tokenTransportRefusal('http:', address, policy)) }),
+    managed: new http.Agent(common),
+  };
   return {
     ...agents,
     destroy() {
-      agents.http.destroy();
-      agents.https.destroy();
+      for (const agent of Object.values(agents)) agent.destroy();
     },
   };
+}
+
+/**
+ * The pool for one request: a managed route's own pool, which skips the address policy (its
+ * target is the service's workload); plain http with a token through the pool that also
+ * applies the token rule to every address a name resolves to.
+ */
+export function agentFor(agents: UpstreamAgents, target: UpstreamTarget, route: ConnectedRoute): http.Agent {
+  if (target.protocol === 'https:') return agents.https;
+  if (route.managed) return agents.managed;
+  return route.token === undefined ? agents.http : agents.httpWithToken;
 }

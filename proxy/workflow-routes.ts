@@ -1,5 +1,6 @@
 // The proxy's source of truth: a query of the connector's workflow ("route"), whose answer
-// carries the sealed token; it is opened here, in memory, and never written anywhere. What the
+// carries the sealed token (and a managed workload's sealed gateway secret); they are opened
+// here, in memory, and never written anywhere. What the
 // proxy learns from upstream answers goes back to the same workflow: a refused token (the
 // refreshToken Update), a refusal no refresh mends (the upstreamRefused Update) and a request for
 // more scope (stepUp). The sealed token travels back as it came, so the workflow can tell whether the
@@ -7,6 +8,7 @@
 import type { Client } from '@temporalio/client';
 import { isWorkflowGone } from '../core/workflow-gone';
 import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
+import { GATEWAY_SECRET_FIELD } from '../core/gateway-secret';
 import { connectorWorkflowId, refreshUpdate, routeQuery, stepUpSignal, upstreamRefusedUpdate, type RouteView } from '../workflows/messages';
 import { isConnectorId } from '../core/connector-id';
 import type { Route, RouteSource } from './route';
@@ -18,9 +20,11 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
     const owner = view.owner ?? null;
     if (view.state === 'deleting') return { kind: 'not_found' };
     if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner };
-    if (!view.token) return { kind: 'connected', target: view.target, owner };
+    const managed = view.managed === true;
+    const gateway = view.gatewaySecret ? { gatewaySecret: secrets.open(view.gatewaySecret, secretContext(connectorId, GATEWAY_SECRET_FIELD)) } : {};
+    if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway };
     const token = secrets.open(view.token, secretContext(connectorId, 'access_token'));
-    return { kind: 'connected', target: view.target, owner, token, sealedToken: view.token };
+    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...gateway };
   }
 
   return {

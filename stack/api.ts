@@ -1,18 +1,22 @@
 // `npm run api`: the REST API against an external Temporal cluster and MongoDB.
 import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
-import { buildApi, originPolicyOf } from './roles';
+import { createProcessMetrics, serveMetrics } from './metrics';
+import { authenticatorOf, buildApi, originPolicyOf } from './roles';
 import { openMongo, openTemporal, secretBox } from './services';
 
 await runProcess('api', { mongo: true }, async (config, logger) => {
   const mongo = await openMongo(config.mongo.uri!, config.mongo.database);
-  const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace);
-  const { api, close: closeApi } = buildApi({ config, logger, secrets: secretBox(config.encryptionKey), mongo, temporal, temporalAddress: config.temporal.address! });
-  const server = createHttpServer({ api, origin: originPolicyOf(config) });
+  const metrics = createProcessMetrics();
+  const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
+  const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access);
+  const { api, close: closeApi } = buildApi({ config, logger, secrets: secretBox(config.encryptionKey), mongo, temporal, temporalAddress: config.temporal.address!, metrics });
+  const server = createHttpServer({ api, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint });
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `api listening on ${config.host}:${port}`);
   return async () => {
     await closeServer(server);
+    await metricsServing.close();
     await closeApi();
     await temporal.connection.close();
     await mongo.client.close();

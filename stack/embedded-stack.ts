@@ -11,13 +11,16 @@ import { onFreePorts } from './preferred-port';
 import { preferredOrFree } from './servers/free-port';
 import { startTemporalDevServer } from './servers/temporal-dev-server';
 import { closeServer, createHttpServer, listen } from './http-server';
-import { buildApi, buildProxy, originPolicyOf, startWorkerRole } from './roles';
+import { createProcessMetrics, serveMetrics } from './metrics';
+import { authenticatorOf, buildApi, buildProxy, originPolicyOf, startWorkerRole } from './roles';
 import { encryptionKey, openMongo, openTemporal, secretBox } from './services';
 
 export interface EmbeddedStack {
   config: Config;
   baseUrl: string;
   port: number;
+  /** METRICS_PORT's actual port, when set. */
+  metricsPort?: number;
   temporalAddress: string;
   temporalUiUrl?: string;
   mongoUri: string;
@@ -69,21 +72,26 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     const temporal = await openTemporal(temporalAddress, config.temporal.namespace);
     stops.push(() => temporal.connection.close());
 
-    const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress });
+    const metrics = createProcessMetrics();
+    const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
+    stops.push(metricsServing.close);
+    // Before the HTTP server listens: /readyz answering means the worker polls too. (The Temporal
+    // SDK's metrics exporter it starts takes a port below the ephemeral range, never PORT's.)
+    const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics });
     stops.push(() => worker.stop());
-    const proxy = buildProxy({ config, logger, secrets, temporal });
+    const proxy = buildProxy({ config, logger, secrets, temporal, metrics });
     stops.push(async () => proxy.close());
     // One process: a change the API made is seen by the proxy at once, not after its route TTL.
     const onChanged = (connectorId: string) => proxy.invalidate(connectorId);
-    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged });
+    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged, metrics });
     stops.push(closeApi);
-    const server = createHttpServer({ api, proxy, origin: originPolicyOf(config) });
+    const server = createHttpServer({ api, proxy, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint });
     const port = await listen(server, config.port, config.host);
     stops.push(() => closeServer(server));
 
     const baseUrl = config.baseUrl;
     return {
-      config, baseUrl, port, temporalAddress, temporalUiUrl: temporalServer?.uiUrl, mongoUri,
+      config, baseUrl, port, metricsPort: metricsServing.port, temporalAddress, temporalUiUrl: temporalServer?.uiUrl, mongoUri,
       temporal, store: mongo.store, serverPids: { temporal: temporalServer?.pid ?? null, ferretdb: ferret?.pid ?? null }, stop: stopAll,
     };
   } catch (err) {

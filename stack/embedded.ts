@@ -1,16 +1,16 @@
 // `npm start`: the whole registry in one process tree on this machine.
 import { ConfigError } from '../core/config';
-import { createLogger } from '../core/logger';
+import { createLogger, interactiveLogFormat } from '../core/logger';
 import { startEmbeddedStack } from './embedded-stack';
+import { logReady } from './ready-banner';
 
-const logger = createLogger('connector-registry');
+// A person runs this one: readable lines on a terminal (JSON into a pipe or with LOG_FORMAT=json).
+const format = interactiveLogFormat();
+const logger = createLogger('connector-registry', undefined, undefined, format);
 
 try {
   const stack = await startEmbeddedStack({ logger });
-  logger.info(
-    { api: stack.baseUrl, temporal: stack.temporalAddress, temporalUi: stack.temporalUiUrl, mongodb: stack.mongoUri.replace(/\/\/[^@]*@/, '//***@') },
-    `connector registry ready at ${stack.baseUrl} (Temporal Web UI: ${stack.temporalUiUrl ?? 'external Temporal'})`,
-  );
+  logReady(logger, format, stack);
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;

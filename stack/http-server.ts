@@ -4,7 +4,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
+import { MCP_ROUTE, METRICS_PATH, statusLabel, type Metrics } from '../core/metrics';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../core/problem';
+import { capConnections, serverOptions, type ServerLimits } from '../core/server-limits';
 import { originRefusal, type OriginPolicy } from '../callers/request-origin';
 import { connectorIdFromPath } from '../proxy/mcp-path';
 import type { McpProxy } from '../proxy/mcp-proxy';
@@ -14,11 +16,19 @@ export interface Handlers {
   proxy?: McpProxy;
   /** Applied to every request, whichever half serves it. */
   origin: OriginPolicy;
+  /** Timeouts and the connection cap, so that slow or numerous clients cannot hold the process. */
+  limits: ServerLimits;
+  /** Where HTTP requests are counted (by route template and status). */
+  metrics?: Metrics;
+  /** GET /metrics on this server; absent when METRICS_PORT serves it apart. */
+  metricsEndpoint?: http.RequestListener;
 }
 
 export function createHttpServer(handlers: Handlers): http.Server {
+  if (handlers.metrics && handlers.api) handlers.api.middleware.unshift(keepRouteTemplate);
   const api = handlers.api?.callback();
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(serverOptions(handlers.limits), (req, res) => {
+    if (handlers.metrics) observe(req, res, handlers.metrics);
     const refused = originRefusal(req.headers, handlers.origin);
     if (refused) {
       res.writeHead(403, { 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store' });
@@ -26,24 +36,70 @@ export function createHttpServer(handlers: Handlers): http.Server {
       return;
     }
     const id = connectorIdFromPath(req.url ?? '/');
-    if (id !== null && handlers.proxy) return handlers.proxy.handle(req, res, id);
+    if (id !== null && handlers.proxy) {
+      setRoute(req, MCP_ROUTE);
+      return handlers.proxy.handle(req, res, id);
+    }
+    if (handlers.metricsEndpoint && pathOf(req.url) === METRICS_PATH) {
+      setRoute(req, METRICS_PATH);
+      return handlers.metricsEndpoint(req, res);
+    }
     if (api) return void api(req, res);
     res.writeHead(404, { 'content-type': PROBLEM_CONTENT_TYPE });
     res.end(JSON.stringify(problemBody(404, 'this process serves only the MCP path')));
   });
   server.on('clientError', answerClientError);
+  capConnections(server, handlers.limits);
   return server;
 }
 
-/** Requests Node's parser refuses (bad bytes, huge headers) still get a problem body. */
+// The route template rides on the request (set by the koa router's match, or here for the
+// paths served beside koa), so that the label never holds a raw path or an id.
+const ROUTE = Symbol('route-template');
+type WithRoute = http.IncomingMessage & { [ROUTE]?: string };
+const setRoute = (req: http.IncomingMessage, route: string) => { (req as WithRoute)[ROUTE] = route; };
+const pathOf = (url = '/') => url.split('?', 1)[0];
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Outermost koa middleware: the router's matched template, once the routers have run. */
+async function keepRouteTemplate(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+  try {
+    await next();
+  } finally {
+    const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+    if (typeof matched === 'string') setRoute(ctx.req, matched);
+  }
+}
+
+function observe(req: http.IncomingMessage, res: http.ServerResponse, metrics: Metrics): void {
+  const started = performance.now();
+  res.once('close', () => {
+    const labels = {
+      method: METHODS.has(req.method ?? '') ? req.method! : 'other',
+      route: (req as WithRoute)[ROUTE] ?? 'unmatched',
+      status: statusLabel(res),
+    };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
+  });
+}
+
+const CLIENT_ERRORS: Record<string, { status: number; reason: string; detail: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', detail: 'the request headers are too large' },
+  // Headers or body not received within the headers or request timeout (a slow client).
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', detail: 'the request was not received in time' },
+};
+const MALFORMED = { status: 400, reason: 'Bad Request', detail: 'the request is malformed' };
+
+/** Requests Node's parser refuses (bad bytes, huge headers, too slow) still get a problem body. */
 function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
   if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
     socket.destroy();
     return;
   }
-  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const body = JSON.stringify(problemBody(status, status === 431 ? 'the request headers are too large' : 'the request is malformed'));
-  socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+  const { status, reason, detail } = CLIENT_ERRORS[err.code ?? ''] ?? MALFORMED;
+  const body = JSON.stringify(problemBody(status, detail));
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\n` +
     `content-type: ${PROBLEM_CONTENT_TYPE}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }
 

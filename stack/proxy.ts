@@ -2,24 +2,28 @@
 // database: routes come from the connector workflows.
 import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
-import { buildProxy, originPolicyOf } from './roles';
+import { createProcessMetrics, serveMetrics } from './metrics';
+import { authenticatorOf, buildProxy, originPolicyOf } from './roles';
 import Koa from 'koa';
 import { healthRoutes } from '../api/routes/health';
 import { openTemporal, secretBox, temporalCheck } from './services';
 
 await runProcess('proxy', { mongo: false }, async (config, logger) => {
-  const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace);
-  const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal });
+  const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access);
+  const metrics = createProcessMetrics();
+  const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
+  const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics });
   // Only the health endpoints beside the MCP path, so that an orchestrator can probe it.
   const health = new Koa();
-  const temporalReady = temporalCheck(config.temporal.address!);
+  const temporalReady = temporalCheck(config.temporal.address!, config.temporal.access);
   const routes = healthRoutes({ temporal: temporalReady });
   health.use(routes.routes());
-  const server = createHttpServer({ proxy, api: health, origin: originPolicyOf(config) });
+  const server = createHttpServer({ proxy, api: health, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint });
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `proxy listening on ${config.host}:${port}`);
   return async () => {
     await closeServer(server);
+    await metricsServing.close();
     proxy.close();
     await temporalReady.close();
     await temporal.connection.close();

@@ -14,10 +14,12 @@ import { ConnectorCommands } from '../api/connector-commands';
 import { createMcpProxy } from '../proxy/mcp-proxy';
 import { RouteCache } from '../proxy/route-cache';
 import { workflowRoutes } from '../proxy/workflow-routes';
-import { secretContext } from '../core/secret-box';
 import { createWorkloadActivities } from '../activities/workloads/activities';
 import { createWorkloadRuntime } from '../activities/workloads/create-runtime';
+import { startExpirySweeper } from './expiry-sweeper';
 import { startReconciler } from './reconciler';
+import { registerConnectorStates } from '../core/metrics';
+import { sdkMetrics, type ProcessMetrics } from './metrics';
 import { temporalCheck, type Mongo } from './services';
 import { createWorker } from './worker-runtime';
 
@@ -25,12 +27,14 @@ export interface RoleDeps {
   config: Config;
   logger: Logger;
   secrets: SecretBox;
+  /** The process's series; absent in tests that build a role alone. */
+  metrics?: ProcessMetrics;
 }
 
-const policyOf = (config: Config) => ({ blockPrivateNetworks: config.blockPrivateNetworks });
+const policyOf = (config: Config) => ({ blockPrivateNetworks: config.blockPrivateNetworks, allowedPrivateNetworks: config.allowedPrivateNetworks });
 
 /** The caller check of the API and the proxy; the identity provider is reached through the address guard. */
-function authenticatorOf(config: Config) {
+export function authenticatorOf(config: Config) {
   return createAuthenticator(config.callers, createGuardedFetch(policyOf(config), { timeoutMs: 5_000 }));
 }
 
@@ -42,11 +46,12 @@ export function originPolicyOf(config: Config): OriginPolicy {
 export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
   const { config } = deps;
   const runtime = createWorkloadRuntime(config.stdio, deps.logger);
-  const openToken = (connectorId: string, sealed: string) => deps.secrets.open(sealed, secretContext(connectorId, 'access_token'));
   const isConnected = async (id: string) => (await deps.mongo.store.get(id))?.state === 'connected';
   const reconciler = startReconciler(runtime, isConnected, config.stdio.kube.reconcileIntervalMs, deps.logger);
-  const { worker, connection } = await createWorker({
+  const sweeper = startExpirySweeper(deps.mongo, deps.logger);
+  const { worker, connection, sdkMetricsUrl } = await createWorker({
     address: deps.temporalAddress,
+    access: config.temporal.access,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     logger: deps.logger,
@@ -56,17 +61,26 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       secrets: deps.secrets,
       // The configured connect timeout bounds every outbound request, not a fixed default.
       fetch: createGuardedFetch(policyOf(config), { timeoutMs: config.connectTimeoutMs }),
+      addressPolicy: policyOf(config),
       connectTimeoutMs: config.connectTimeoutMs,
+      eventsRetentionDays: config.eventsRetentionDays,
       baseUrl: config.baseUrl,
       authTimeoutSeconds: config.authTimeoutSeconds,
-      workloads: createWorkloadActivities(runtime, config.stdio.readyTimeoutMs, openToken),
+      // Connectors name their preset; its credentials and env values are read here, never from history.
+      presets: config.presets,
+      metrics: deps.metrics,
+      workloads: createWorkloadActivities({ runtime, readinessTimeoutMs: config.stdio.readyTimeoutMs, secrets: deps.secrets, presets: config.presets, metrics: deps.metrics }),
     },
   });
+  deps.metrics?.extras.push(sdkMetrics(sdkMetricsUrl));
   const running = worker.run();
   return {
     running,
+    /** For the worker's /readyz: polling Temporal's task queue. */
+    isRunning: () => worker.getState() === 'RUNNING',
     async stop() {
       reconciler.stop();
+      await sweeper.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
       await connection.close();
@@ -77,8 +91,10 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
 
 /** The REST API and a `close` for the connection its readiness check keeps. */
 /** `onChanged` hears of every connector the API has just changed (a proxy in the same process). */
+/** Connectors by state are counted here, in the process that serves the projection (not the worker's too, which would count them twice). */
 export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void }) {
-  const temporalReady = temporalCheck(deps.temporalAddress);
+  if (deps.metrics) registerConnectorStates(deps.metrics, () => deps.mongo.store.countByState());
+  const temporalReady = temporalCheck(deps.temporalAddress, deps.config.temporal.access);
   const { config } = deps;
   const commands = new ConnectorCommands({
     temporal: deps.temporal,
@@ -120,5 +136,5 @@ export function buildProxy(deps: RoleDeps & { temporal: Client }) {
   const callers = new CallerGate({
     authenticator: authenticatorOf(deps.config), baseUrl: deps.config.baseUrl, maxStreamsPerOwner: deps.config.callers.maxStreamsPerOwner,
   });
-  return createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger });
+  return createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger, metrics: deps.metrics });
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { MongoClient } from 'mongodb';
 import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../core/config';
+import type { Config, TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
 import { SecretBox, parseKey } from '../core/secret-box';
 import { ConnectorStore } from '../store/connector-store';
@@ -22,11 +22,29 @@ export async function openMongo(uri: string, database: string): Promise<Mongo> {
   await client.connect();
   const store = new ConnectorStore(client.db(database));
   await store.ensureIndexes();
-  return { client, store, oauthStore: new OAuthStore(client.db(database)) };
+  const oauthStore = new OAuthStore(client.db(database));
+  await oauthStore.ensureIndexes();
+  return { client, store, oauthStore };
 }
 
-export async function openTemporal(address: string, namespace: string): Promise<Client> {
-  const connection = await Connection.connect({ address });
+/** Connection options for Temporal's clients (the worker's native one takes the same fields). */
+export function temporalConnectOptions(address: string, access: TemporalAccess = NO_ACCESS) {
+  const { tls, apiKey } = access;
+  return {
+    address,
+    ...(apiKey ? { apiKey } : {}),
+    tls: tls ? {
+      serverNameOverride: tls.serverName,
+      serverRootCACertificate: tls.serverCa,
+      clientCertPair: tls.clientCert && tls.clientKey ? { crt: tls.clientCert, key: tls.clientKey } : undefined,
+    } : undefined,
+  };
+}
+
+const NO_ACCESS: TemporalAccess = { tls: null, apiKey: null };
+
+export async function openTemporal(address: string, namespace: string, access?: TemporalAccess): Promise<Client> {
+  const connection = await Connection.connect(temporalConnectOptions(address, access));
   return new Client({ connection, namespace });
 }
 
@@ -35,10 +53,10 @@ export async function openTemporal(address: string, namespace: string): Promise<
  * connection of its own without the client's retry interceptor: a retried call outliving the
  * check would otherwise still be running, on a closed channel, when the process stops.
  */
-export function temporalCheck(address: string) {
+export function temporalCheck(address: string, access?: TemporalAccess) {
   let connection: Promise<Connection> | undefined;
   const check = async () => {
-    connection ??= Connection.connect({ address, interceptors: [], connectTimeout: 2_000 });
+    connection ??= Connection.connect({ ...temporalConnectOptions(address, access), interceptors: [], connectTimeout: 2_000 });
     const c = await connection.catch((err) => {
       connection = undefined;
       throw err;

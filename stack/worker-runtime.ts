@@ -1,18 +1,32 @@
 // The Temporal worker: the connector workflow plus the activities built from real dependencies.
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
-  DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleWithSourceMap,
+  DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleOption,
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import type { TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
+import { freePortBelowEphemeral } from './servers/free-port';
+import { temporalConnectOptions } from './services';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
-let runtimeInstalled = false;
+let bundle: Promise<WorkflowBundleOption> | undefined;
+let runtimeInstalled: Promise<string> | undefined;
 
-/** Routes the SDK's own log lines into the service's logger, once per process. */
-function installRuntime(logger: Logger): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
+/**
+ * Routes the SDK's own log lines into the service's logger, and has its worker metrics served
+ * on a loopback port of their own, once per process. Resolves to that port's scrape URL (merged
+ * into /metrics at each scrape).
+ */
+function installRuntime(logger: Logger): Promise<string> {
+  runtimeInstalled ??= freePortBelowEphemeral().then((port) => {
+    installWith(logger, port);
+    return `http://127.0.0.1:${port}/metrics`;
+  });
+  return runtimeInstalled;
+}
+
+function installWith(logger: Logger, metricsPort: number): void {
   const sdk = logger.child({ component: 'temporal-sdk' });
   const level = (['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as LogLevel[]).find((l) => l.toLowerCase() === logger.level) ?? 'WARN';
   Runtime.install({
@@ -22,11 +36,18 @@ function installRuntime(logger: Logger): void {
       const { taskToken, ...rest } = (meta ?? {}) as Record<string, unknown>;
       sdk[method](rest, message);
     }),
+    telemetryOptions: {
+      metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}`, countersTotalSuffix: true, useSecondsForDurations: true } },
+    },
   });
 }
 
-/** Bundles the workflow code once per process (webpack, a few seconds). */
-function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+// `npm run build` writes the bundle beside the compiled worker (dist/); from source there is none.
+const PREBUILT_BUNDLE = fileURLToPath(new URL('./workflow-bundle.js', import.meta.url));
+
+/** The compiled worker's prebuilt bundle, else the workflow code bundled once per process (webpack, a few seconds). */
+function workflowBundle(): Promise<WorkflowBundleOption> {
+  if (existsSync(PREBUILT_BUNDLE)) return Promise.resolve({ codePath: PREBUILT_BUNDLE });
   bundle ??= bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
@@ -36,15 +57,16 @@ function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
 
 export interface WorkerOptions {
   address: string;
+  access?: TemporalAccess;
   namespace: string;
   taskQueue: string;
   activities: ActivityDeps;
   logger: Logger;
 }
 
-export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
-  installRuntime(options.logger);
-  const connection = await NativeConnection.connect({ address: options.address });
+export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; sdkMetricsUrl: string }> {
+  const sdkMetricsUrl = await installRuntime(options.logger);
+  const connection = await NativeConnection.connect(temporalConnectOptions(options.address, options.access));
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
@@ -56,5 +78,5 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     nonStickyToStickyPollRatio: 1,
     shutdownGraceTime: '5s',
   });
-  return { worker, connection };
+  return { worker, connection, sdkMetricsUrl };
 }

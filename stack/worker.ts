@@ -1,14 +1,36 @@
-// `npm run worker`: a Temporal worker against an external Temporal cluster and MongoDB.
+// `npm run worker`: a Temporal worker against an external Temporal cluster and MongoDB. It serves
+// /healthz and /readyz on PORT (nothing else), so that an orchestrator can probe it like the others.
+import Koa from 'koa';
+import { healthRoutes } from '../api/routes/health';
+import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
-import { startWorkerRole } from './roles';
-import { openMongo, secretBox } from './services';
+import { createProcessMetrics, serveMetrics } from './metrics';
+import { authenticatorOf, originPolicyOf, startWorkerRole } from './roles';
+import { openMongo, secretBox, temporalCheck } from './services';
 
 await runProcess('worker', { mongo: true }, async (config, logger) => {
   const mongo = await openMongo(config.mongo.uri!, config.mongo.database);
-  const worker = await startWorkerRole({ config, logger, secrets: secretBox(config.encryptionKey), mongo, temporalAddress: config.temporal.address! });
-  logger.info({ taskQueue: config.temporal.taskQueue }, 'worker running');
+  const metrics = createProcessMetrics();
+  const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
+  const temporalReady = temporalCheck(config.temporal.address!, config.temporal.access);
+  let worker: Awaited<ReturnType<typeof startWorkerRole>> | undefined;
+  const health = new Koa();
+  health.use(healthRoutes({
+    temporal: temporalReady,
+    database: () => mongo.store.ping(),
+    worker: async () => { if (!worker?.isRunning()) throw new Error('the worker is not polling'); },
+  }).routes());
+  const server = createHttpServer({ api: health, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint });
+  // The port is held before the worker starts: the Temporal SDK's metrics exporter takes a free
+  // port then, and must not take this one.
+  const port = await listen(server, config.port, config.host);
+  worker = await startWorkerRole({ config, logger, secrets: secretBox(config.encryptionKey), mongo, temporalAddress: config.temporal.address!, metrics });
+  logger.info({ taskQueue: config.temporal.taskQueue, port }, 'worker running');
   return async () => {
-    await worker.stop();
+    await closeServer(server);
+    await metricsServing.close();
+    await worker?.stop();
+    await temporalReady.close();
     await mongo.client.close();
   };
 });

@@ -4,10 +4,14 @@
 import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
 import type { Collection, Db, Filter } from 'mongodb';
 
+import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
 import { InvalidPageToken, decodePageToken, encodePageToken } from './page-token';
 
 type RecordDoc = Omit<ConnectorRecord, 'id'> & { _id: string };
-type EventDoc = Omit<AuditEvent, 'connectorId'> & { _id: string; connector_id: string };
+/** `expires_at` is set when the connector's record is removed: the events are kept until then. */
+type EventDoc = Omit<AuditEvent, 'connectorId'> & { _id: string; connector_id: string; expires_at?: Date };
+
+export const EVENT_EXPIRY: Expiry = { field: 'expires_at', afterSeconds: 0 };
 
 export interface Page<T> {
   items: T[];
@@ -38,6 +42,7 @@ export class ConnectorStore {
     await this.records.createIndex({ state: 1, created_at: 1, _id: 1 });
     await this.records.createIndex({ created_by: 1, created_at: 1, _id: 1 });
     await this.events.createIndex({ connector_id: 1, seq: 1 }, { unique: true });
+    await ensureTtlIndex(this.events, EVENT_EXPIRY);
   }
 
   async ping(): Promise<void> {
@@ -70,8 +75,18 @@ export class ConnectorStore {
     }
   }
 
-  async remove(connectorId: string): Promise<void> {
+  /**
+   * Removes the record, and dates the connector's audit events to go at `eventsExpireAt`. A
+   * retried removal keeps the first date: only events without one are stamped.
+   */
+  async remove(connectorId: string, eventsExpireAt: Date): Promise<void> {
+    await this.events.updateMany({ connector_id: connectorId, expires_at: { $exists: false } }, { $set: { expires_at: eventsExpireAt } });
     await this.records.deleteOne({ _id: connectorId });
+  }
+
+  /** Deletes the events the TTL index would have (those of connectors removed long enough ago). */
+  async sweepExpiredEvents(now = new Date()): Promise<number> {
+    return sweepExpired(this.events, EVENT_EXPIRY, now);
   }
 
   async get(connectorId: string): Promise<ConnectorRecord | null> {
@@ -104,6 +119,12 @@ export class ConnectorStore {
     };
   }
 
+  /** How many connectors are in each state (a metrics scrape); states with none are absent. */
+  async countByState(): Promise<Record<string, number>> {
+    const rows = await this.records.aggregate<{ _id: string; n: number }>([{ $group: { _id: '$state', n: { $sum: 1 } } }]).toArray();
+    return Object.fromEntries(rows.map((row) => [row._id, row.n]));
+  }
+
   /** How many connectors `owner` has (the per-owner quota). */
   async countOwnedBy(owner: string): Promise<number> {
     return this.records.countDocuments({ created_by: owner });
@@ -122,7 +143,7 @@ export class ConnectorStore {
     const last = page[page.length - 1];
     const hasMore = docs.length > query.limit;
     return {
-      items: page.map(({ _id, connector_id, ...e }) => ({ connectorId: connector_id, ...e })),
+      items: page.map(({ _id, connector_id, expires_at, ...e }) => ({ connectorId: connector_id, ...e })),
       total_count: total,
       has_more: hasMore,
       next_page_token: hasMore && last ? encodePageToken({ k: String(last.seq), id: last._id }) : null,

@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { Ciphertext } from '../core/secret-box';
+import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
 
 export interface PendingState {
   _id: string; // sha256 of the state value
@@ -11,6 +12,7 @@ export interface PendingState {
   redirect_url: string | null;
   /** The authorization server's URL the consent page sends the browser on to, sealed (it holds the state). */
   authorization_url?: Ciphertext;
+  /** A BSON Date (written as a Date, never through Temporal's JSON), so the TTL index applies. */
   expires_at: Date;
   used_at: Date | null;
 }
@@ -27,6 +29,12 @@ export interface StoredRegistration {
 
 const DUPLICATE_KEY = 11000;
 
+/**
+ * A state is kept an hour past its expiry, so that a late callback still learns it expired and
+ * goes back to its redirect_url; then it goes.
+ */
+export const STATE_EXPIRY: Expiry = { field: 'expires_at', afterSeconds: 3600 };
+
 export const hashState = (state: string): string => crypto.createHash('sha256').update(state).digest('base64url');
 
 export class OAuthStore {
@@ -36,6 +44,16 @@ export class OAuthStore {
   constructor(db: Db) {
     this.states = db.collection<PendingState>('oauth_states');
     this.registrations = db.collection<StoredRegistration>('oauth_registrations');
+  }
+
+  /** True when the database expires states itself; false when only sweepExpiredStates does. */
+  async ensureIndexes(): Promise<boolean> {
+    return ensureTtlIndex(this.states, STATE_EXPIRY);
+  }
+
+  /** Deletes the states the TTL index would have; the number deleted. */
+  async sweepExpiredStates(now = new Date()): Promise<number> {
+    return sweepExpired(this.states, STATE_EXPIRY, now);
   }
 
   async rememberState(state: Omit<PendingState, 'used_at'>): Promise<void> {

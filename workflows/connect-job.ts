@@ -7,6 +7,8 @@ import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { ConnectorEvent } from '../core/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import type { ConnectInput } from './messages';
+import type { Ciphertext } from '../core/secret-box';
+import type { StartWorkloadInput } from '../activities/workloads/activities';
 import { probe, remote, workloads } from './activity-proxies';
 
 export interface ConnectJob {
@@ -28,12 +30,12 @@ export interface ConnectFailureDetails {
  * wait: they see `connecting` at once.
  */
 export function recordsConnectingWithOutcome(entity: ConnectorEntity, request: ConnectInput): boolean {
-  return Boolean(request.accessToken) && !request.respondAsync && !entity.data.init.stdio;
+  return Boolean(request.accessToken) && !request.respondAsync && !entity.runsWorkload;
 }
 
 export async function runConnect(job: ConnectJob): Promise<void> {
   try {
-    if (job.entity.data.init.stdio) await connectStdio(job);
+    if (job.entity.runsWorkload) await connectStdio(job);
     else if (job.request.accessToken) await connectWithToken(job);
     else await connectWithOAuth(job);
   } catch (err) {
@@ -58,6 +60,7 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
   const begin = await remote(init.settings.connectTimeoutMs).oauthBegin({
     connectorId: init.id, url: init.url, redirectUrl: request.redirectUrl ?? null,
     given: init.clientId ? { clientId: init.clientId, clientSecret: init.clientSecret } : null,
+    presetClient: init.presetClient && init.preset ? init.preset.url : null,
     extraScopes: entity.data.oauth.stepUpScopes,
     knownChallenge: entity.data.oauth.challenge,
   });
@@ -74,12 +77,20 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
 async function connectStdio(job: ConnectJob): Promise<void> {
   const { entity, request } = job;
   const init = entity.data.init;
-  const { target } = await workloads(job.stdioReadyTimeoutMs).startWorkload({
-    connectorId: init.id, stdio: init.stdio!, tokenSealed: request.accessToken ?? null,
-  });
-  entity.data.workload = { target };
+  entity.data.workload = await workloads(job.stdioReadyTimeoutMs).startWorkload(workloadInput(entity, request.accessToken ?? null));
   entity.data.secrets.accessToken = request.accessToken ?? null;
   await job.commit('connect_succeeded', { actor: request.actor, reason: 'the stdio workload is ready' });
+}
+
+/**
+ * What starting the connector's workload needs: its preset by reference (the worker has the
+ * config, env values included). Only workflows without a preset on record, from before presets
+ * were passed by reference, still hand over the stdio config they carry.
+ */
+export function workloadInput(entity: ConnectorEntity, tokenSealed: Ciphertext | null): StartWorkloadInput {
+  const { id, preset, stdio } = entity.data.init;
+  if (preset) return { connectorId: id, presetUrl: preset.url, tokenSealed };
+  return { connectorId: id, stdio: stdio ?? undefined, tokenSealed };
 }
 
 /** The failure a connect Update answers with, carrying the HTTP status and the record. */

@@ -2,6 +2,7 @@
 // `apply`, which asks the state machine and produces the audit event that goes with it.
 import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
 import { transition, type ConnectorEvent, type ConnectorState } from '../core/connector-states';
+import { isStdioUrl } from '../core/connector-url';
 import type { Ciphertext } from '../core/secret-box';
 import type { ConnectorInit, RouteView } from './messages';
 import type { OAuthState } from '../activities/oauth/oauth-state';
@@ -18,8 +19,11 @@ export interface ConnectorData {
   authRequest: ConnectorRecord['auth_request'];
   secrets: { accessToken: Ciphertext | null };
   oauth: OAuthState;
-  /** A managed stdio workload serving this connector, while connected. */
-  workload: { target: string } | null;
+  /**
+   * A managed stdio workload serving this connector, while connected, with its gateway's secret
+   * (sealed; absent for workloads started before gateways had one).
+   */
+  workload: { target: string; gatewaySecret?: Ciphertext } | null;
 }
 
 export interface ApplyOptions {
@@ -52,6 +56,11 @@ export class ConnectorEntity {
 
   get state(): ConnectorState {
     return this.data.state;
+  }
+
+  /** A managed stdio connector; older workflows say so by the stdio config they carry. */
+  get runsWorkload(): boolean {
+    return Boolean(this.data.init.stdio) || isStdioUrl(this.data.init.url);
   }
 
   /** Moves to the state that follows `event`; throws InvalidTransition when the machine refuses. */
@@ -111,6 +120,8 @@ export class ConnectorEntity {
       owner: this.data.init.createdBy,
       target: connected ? (this.data.workload?.target ?? this.data.init.url) : null,
       token: connected ? this.data.secrets.accessToken : null,
+      gatewaySecret: connected ? (this.data.workload?.gatewaySecret ?? null) : null,
+      managed: connected && this.data.workload !== null,
     };
   }
 }

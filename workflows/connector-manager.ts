@@ -87,6 +87,10 @@ export class ConnectorManager {
   async connect(request: ConnectInput): Promise<ConnectorRecord> {
     const job = await this.lock.runExclusive(async () => {
       await this.projection.untilProjected(1);
+      // Validated when accepted, but an earlier connect may have moved the state on while this one
+      // waited for the lock: refuse before stopping anything, or it would cancel that connect and
+      // leave the connector `connecting` with nothing running.
+      this.validateCaller('connect');
       await this.stopJob(); // a proxy-driven refresh gives way to the new connect
       await this.stopWatch(); // so does an authorization wait or a refresh loop
       const recordWithNext = recordsConnectingWithOutcome(this.entity, request);

@@ -14,9 +14,17 @@ export interface ConnectorInit {
   id: string;
   url: string;
   metadata: Record<string, string>;
+  /** The matched preset, by its normalised URL: the worker looks up its stdio config and credentials. */
   preset: { url: string } | null;
-  stdio: StdioConfig | null;
+  /**
+   * Workflows started before presets were passed by reference carry the preset's stdio config
+   * here, env values in plaintext; new ones leave it out and the worker resolves `preset.url`.
+   */
+  stdio?: StdioConfig | null;
+  /** The OAuth client is the preset's: the activities take its client_id and client_secret from `preset.url`. */
+  presetClient?: boolean;
   createdBy: string | null;
+  /** Client credentials given in the create request (or, in older workflows, copied from the preset). */
   clientId: string | null;
   clientSecret: Ciphertext | null;
   /** Optional fields are absent in workflows started before they existed. */
@@ -41,6 +49,10 @@ export interface RouteView {
   owner?: string | null;
   target: string | null;
   token: Ciphertext | null;
+  /** A managed workload's gateway secret, sealed (absent in older answers and for remote servers). */
+  gatewaySecret?: Ciphertext | null;
+  /** The target is the workload the service started (mcp+stdio): reached whatever its address (absent in older answers). */
+  managed?: boolean;
 }
 
 /** The MCP server refused a proxied request that carried `usedToken` (null: no token at all). */

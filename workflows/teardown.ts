@@ -15,7 +15,7 @@ export function teardownMaterial(entity: ConnectorEntity): TeardownMaterial {
   const session = d.oauth.session;
   return {
     connectorId: d.init.id,
-    stdio: d.init.stdio !== null,
+    stdio: entity.runsWorkload,
     grant: session ? { context: session.context, accessToken: d.secrets.accessToken, refreshToken: session.refreshToken } : null,
   };
 }

@@ -6,7 +6,7 @@ import { isCancellation, sleep } from '@temporalio/workflow';
 import { isAllowed, refreshOutcomeEvent, watchNeeded, type ConnectorEvent, type WatchKind } from '../core/connector-states';
 import { FAILURE } from '../core/failures';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
-import { failureMessage, failureType } from './connect-job';
+import { failureMessage, failureType, workloadInput } from './connect-job';
 import { cleanup, refresher, watcher, workloads } from './activity-proxies';
 
 export type { WatchKind } from '../core/connector-states';
@@ -61,16 +61,18 @@ async function refreshLoop(ctx: WatchContext): Promise<void> {
     if (!session?.refreshToken) return;
     const delay = entity.state === 'connected' ? refreshDelayMs(session, Date.now(), entity.data.init.settings.refreshSkewSeconds) : 0;
     if (delay === null) return;
+    const scheduledAt = Date.now() + delay;
     await sleep(delay);
-    if (!(await refreshOnce(ctx))) return;
+    if (!(await refreshOnce(ctx, scheduledAt))) return;
   }
 }
 
 /** One refresh, racing the token's expiry: past it the connector is disconnected (not permanently) until the refresh succeeds. */
-export async function refreshOnce({ entity, commit }: WatchContext): Promise<boolean> {
+/** `scheduledAt`: when the refresh loop meant it to run (the activity measures its lag). */
+export async function refreshOnce({ entity, commit }: WatchContext, scheduledAt?: number): Promise<boolean> {
   const session = entity.data.oauth.session!;
   const id = entity.data.init.id;
-  const refreshing = refresher.oauthRefresh({ connectorId: id, context: session.context, refreshToken: session.refreshToken! });
+  const refreshing = refresher.oauthRefresh({ connectorId: id, context: session.context, refreshToken: session.refreshToken!, scheduledAt });
   const expiry = session.expiresAt ? Date.parse(session.expiresAt) - Date.now() : null;
   if (expiry !== null && entity.state === 'connected') {
     const expired = sleep(Math.max(0, expiry)).then(() => 'expired' as const);
@@ -106,8 +108,7 @@ async function workloadLoop({ entity, commit, stdioReadyTimeoutMs }: WatchContex
     if (seen.kind === 'missing') {
       // The workload is gone without having exited (a local runtime after a restart): bring it back.
       try {
-        const { target } = await workloads(stdioReadyTimeoutMs).startWorkload({ connectorId: id, stdio: entity.data.init.stdio!, tokenSealed: entity.data.secrets.accessToken });
-        entity.data.workload = { target };
+        entity.data.workload = await workloads(stdioReadyTimeoutMs).startWorkload(workloadInput(entity, entity.data.secrets.accessToken));
         continue;
       } catch (err) {
         if (isCancellation(err)) throw err;

@@ -8,7 +8,14 @@ import type { AuthChallenge } from '../../core/www-authenticate';
 /** What every later OAuth step needs: the server, who we are to it, and for which resource. */
 export interface OAuthContext {
   authorizationServer: AuthorizationServerMetadata;
-  client: { clientId: string; clientSecret: Ciphertext | null; authMethod: TokenAuthMethod; source: 'given' | 'metadata-document' | 'registered' };
+  client: {
+    clientId: string;
+    clientSecret: Ciphertext | null;
+    authMethod: TokenAuthMethod;
+    source: 'given' | 'metadata-document' | 'registered';
+    /** The preset whose client this is: its secret is looked up there by each step, never kept here. */
+    presetUrl?: string;
+  };
   resource: string;
   redirectUri: string;
   scope: string | null;

@@ -1,35 +1,68 @@
-// The workload runtime as Temporal activities. Inputs go to workflow history, so the token
-// arrives sealed and is opened here, in the worker's memory; it reaches the server's environment
-// (or a Kubernetes Secret) and nothing else.
+// The workload runtime as Temporal activities. Inputs go to workflow history, so they carry no
+// secret: the token arrives sealed and the preset (its env values) by URL; both are opened here,
+// in the worker's memory, and reach the server's environment (or a Kubernetes Secret) and nothing
+// else. The gateway secret the runtime generates goes back sealed.
 import { Context } from '@temporalio/activity';
-import type { StdioConfig } from '../../core/schemas';
-import type { Ciphertext } from '../../core/secret-box';
+import { GATEWAY_SECRET_FIELD } from '../../core/gateway-secret';
+import type { Metrics } from '../../core/metrics';
+import type { Preset, StdioConfig } from '../../core/schemas';
+import { secretContext, type Ciphertext, type SecretBox } from '../../core/secret-box';
+import { configuredPreset } from '../configured-preset';
+import { WorkloadSpecError } from './errors';
 import { toActivityFailure } from './failures';
 import type { WatchResult, WorkloadRuntime } from './runtime';
 
-export type OpenToken = (connectorId: string, sealed: Ciphertext) => string;
-
 export interface StartWorkloadInput {
   connectorId: string;
-  stdio: StdioConfig;
+  /** The connector's preset, by its normalised URL: its stdio config is looked up here. */
+  presetUrl?: string;
+  /** The stdio config itself: only in inputs recorded before presets were passed by reference. */
+  stdio?: StdioConfig;
   tokenSealed: Ciphertext | null;
+}
+
+export interface StartedWorkload {
+  target: string;
+  /** Sealed under secretContext(connectorId, 'gateway_secret'): the proxy sends it on every request. */
+  gatewaySecret: Ciphertext;
+}
+
+export interface WorkloadActivityDeps {
+  runtime: WorkloadRuntime;
+  readinessTimeoutMs: number;
+  secrets: Pick<SecretBox, 'seal' | 'open'>;
+  /** The presets configured on this worker (CONNECTOR__PRESETS). */
+  presets: readonly Preset[];
+  /** Where starts and their readiness time are counted. */
+  metrics?: Pick<Metrics, 'workloadStarts' | 'workloadReadiness'>;
 }
 
 // Well under any sensible heartbeat timeout; the SDK throttles what it actually sends.
 const HEARTBEAT_INTERVAL_MS = 1_000;
 
-export function createWorkloadActivities(runtime: WorkloadRuntime, readinessTimeoutMs: number, openToken: OpenToken) {
+export function createWorkloadActivities(deps: WorkloadActivityDeps) {
+  const { runtime, readinessTimeoutMs, secrets } = deps;
   return {
     /** Heartbeats while it waits for readiness; a cancellation stops the wait and rolls back. */
-    async startWorkload(input: StartWorkloadInput): Promise<{ target: string }> {
+    async startWorkload(input: StartWorkloadInput): Promise<StartedWorkload> {
       const context = Context.current();
       const heartbeat = () => context.heartbeat();
       const timer = setInterval(heartbeat, HEARTBEAT_INTERVAL_MS);
+      const started = performance.now();
+      const outcome = (name: string) => {
+        deps.metrics?.workloadStarts.inc({ outcome: name });
+        deps.metrics?.workloadReadiness.observe({ outcome: name }, (performance.now() - started) / 1000);
+      };
       try {
-        const token = input.tokenSealed === null ? null : openToken(input.connectorId, input.tokenSealed);
-        const spec = { connectorId: input.connectorId, stdio: input.stdio, token };
-        return await runtime.start(spec, { readinessTimeoutMs, heartbeat, signal: context.cancellationSignal });
+        const stdio = stdioOf(input, deps.presets);
+        const token = input.tokenSealed === null ? null : secrets.open(input.tokenSealed, secretContext(input.connectorId, 'access_token'));
+        const spec = { connectorId: input.connectorId, stdio, token };
+        const ready = await runtime.start(spec, { readinessTimeoutMs, heartbeat, signal: context.cancellationSignal });
+        const gatewaySecret = secrets.seal(ready.gatewaySecret, secretContext(input.connectorId, GATEWAY_SECRET_FIELD));
+        outcome('ready');
+        return { target: ready.target, gatewaySecret };
       } catch (error) {
+        outcome(context.cancellationSignal.aborted ? 'cancelled' : 'failed');
         throw toActivityFailure(error);
       } finally {
         clearInterval(timer);
@@ -46,6 +79,16 @@ export function createWorkloadActivities(runtime: WorkloadRuntime, readinessTime
       await runtime.remove(input.connectorId);
     },
   };
+}
+
+function stdioOf(input: StartWorkloadInput, presets: readonly Preset[]): StdioConfig {
+  if (input.presetUrl !== undefined) {
+    const preset = configuredPreset(presets, input.presetUrl);
+    if (preset.stdio) return preset.stdio;
+    throw new WorkloadSpecError(`the preset ${input.presetUrl} in CONNECTOR__PRESETS no longer says how to run a stdio server`);
+  }
+  if (input.stdio) return input.stdio;
+  throw new WorkloadSpecError('the connector names no preset to run');
 }
 
 export type WorkloadActivityFunctions = ReturnType<typeof createWorkloadActivities>;

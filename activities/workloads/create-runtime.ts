@@ -8,9 +8,9 @@ import type { WorkloadRuntime } from './runtime';
 
 export function createWorkloadRuntime(config: Config['stdio'], logger: Logger): WorkloadRuntime {
   if (config.runtime === 'kubernetes') {
-    // A workload younger than a whole start (readiness wait included) may be one being connected.
-    const reconcileGraceMs = config.readyTimeoutMs + 60_000;
-    return new KubeRuntime({ ...config.kube, reconcileGraceMs, logger: logger.child({ runtime: 'kubernetes' }) });
+    return new KubeRuntime({
+      ...config.kube, gatewayMaxSessions: config.gatewayMaxSessions, logger: logger.child({ runtime: 'kubernetes' }),
+    });
   }
-  return new LocalRuntime({ logger: logger.child({ runtime: 'local' }) });
+  return new LocalRuntime({ logger: logger.child({ runtime: 'local' }), gatewayMaxSessions: config.gatewayMaxSessions });
 }

@@ -1,11 +1,22 @@
 // The Kubernetes API clients and the error handling every call shares: a 404 on delete or read
 // means "already gone", a 409 on create means "already there", and any other failure becomes a
 // short message naming the call (the library's own message carries whole response bodies).
-import { ApiException, AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { ApiException, AppsV1Api, CoreV1Api, KubeConfig, NetworkingV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 
 export interface KubeApis {
   apps: AppsV1Api;
   core: CoreV1Api;
+  networking: NetworkingV1Api;
+  rbac: RbacAuthorizationV1Api;
+}
+
+export function apisFrom(config: KubeConfig): KubeApis {
+  return {
+    apps: config.makeApiClient(AppsV1Api),
+    core: config.makeApiClient(CoreV1Api),
+    networking: config.makeApiClient(NetworkingV1Api),
+    rbac: config.makeApiClient(RbacAuthorizationV1Api),
+  };
 }
 
 /** `kubeconfig`: a file; without it, the usual loading (KUBECONFIG, ~/.kube/config, in-cluster). */
@@ -14,7 +25,7 @@ export function kubeApis(kubeconfig?: string): KubeApis {
   // KUBECONFIG may list several files; the default loader merges them.
   if (kubeconfig && !kubeconfig.includes(':')) config.loadFromFile(kubeconfig);
   else config.loadFromDefault();
-  return { apps: config.makeApiClient(AppsV1Api), core: config.makeApiClient(CoreV1Api) };
+  return apisFrom(config);
 }
 
 export function statusOf(error: unknown): number | undefined {

@@ -1,20 +1,30 @@
-// The three objects of a managed stdio workload: a Secret with the server's env (preset values and
-// the token), a Deployment whose pod runs the MCP server next to the gateway sidecar, and a
-// Service exposing the gateway. Pure functions: kube-runtime.ts sends them.
+// The main objects of a managed stdio workload: a Secret with the server's env (preset values and
+// the token) and the gateway's secret, a Deployment whose pod runs the MCP server next to the
+// gateway sidecar, and a Service exposing the gateway (the gateway's access rights and the
+// NetworkPolicy have files of their own). Pure functions: kube-runtime.ts sends them.
+import { createHash } from 'node:crypto';
 import type {
-  V1Container, V1Deployment, V1EnvVar, V1OwnerReference, V1Secret, V1Service, V1Volume,
+  V1Container, V1Deployment, V1EnvVar, V1OwnerReference, V1PodSpec, V1Secret, V1Service, V1Volume,
 } from '@kubernetes/client-node';
 import type { StdioConfig } from '../../core/schemas';
 import { WorkloadSpecError } from './errors';
 import {
-  CONNECTOR_ANNOTATION, GATEWAY_CONTAINER, GATEWAY_PORT, INSTANCE_LABEL, SERVER_CONTAINER, workloadLabels, workloadName,
+  CONNECTOR_ANNOTATION, GATEWAY_CONTAINER, GATEWAY_PORT, GATEWAY_SECRET_KEY, INSTANCE_LABEL, SERVER_CONTAINER,
+  TEMPLATE_HASH_ANNOTATION, workloadLabels, workloadName,
 } from './kube-names';
+import {
+  GATEWAY_SCRATCH, SCRATCH_PATH, SERVER_SCRATCH, containerSecurityContext, podSecurityContext, scratchMount, scratchVolume,
+} from './kube-pod-security';
+import { gatewayResources, serverResources } from './kube-resources';
 
 export interface ManifestContext {
   connectorId: string;
   namespace: string;
   gatewayImage: string;
-  gatewayServiceAccount: string;
+  gatewayMaxSessions: number;
+  /** matchLabels of the proxy pods and of their namespace: the only peers the NetworkPolicy admits. */
+  proxySelector: Record<string, string>;
+  proxyNamespaceSelector: Record<string, string>;
 }
 
 // Where client libraries (the gateway's included) look for the in-cluster credentials.
@@ -30,48 +40,76 @@ function metadata(ctx: ManifestContext) {
   };
 }
 
-/** Throws WorkloadSpecError for env names a Secret cannot hold as keys. */
-export function secretManifest(ctx: ManifestContext, env: Record<string, string>, owner?: V1OwnerReference): V1Secret {
+/** Throws WorkloadSpecError for env names the workload's Secret cannot hold as keys of their own. */
+export function checkEnvNames(env: Record<string, string>): void {
   for (const name of Object.keys(env)) {
     if (!SECRET_KEY.test(name)) throw new WorkloadSpecError(`the env name "${name}" cannot be a Kubernetes Secret key`);
+    if (name === GATEWAY_SECRET_KEY) throw new WorkloadSpecError(`the env name "${name}" is reserved for the gateway`);
   }
-  return { metadata: { ...metadata(ctx), ownerReferences: owner ? [owner] : undefined }, type: 'Opaque', stringData: env };
 }
 
+export function secretManifest(ctx: ManifestContext, env: Record<string, string>, gatewaySecret: string, owner?: V1OwnerReference): V1Secret {
+  checkEnvNames(env);
+  const stringData = { ...env, [GATEWAY_SECRET_KEY]: gatewaySecret };
+  return { metadata: { ...metadata(ctx), ownerReferences: owner ? [owner] : undefined }, type: 'Opaque', stringData };
+}
+
+/**
+ * Created with no replicas: kube-runtime.ts scales it to one once the objects its pod needs (the
+ * Secret, the service account) exist and are owned by it.
+ */
 export function deploymentManifest(ctx: ManifestContext, stdio: StdioConfig, envNames: string[], instance: string): V1Deployment {
   const meta = metadata(ctx);
-  const serverEnv: V1EnvVar[] = envNames.map((name) => ({ name, valueFrom: { secretKeyRef: { name: meta.name, key: name } } }));
+  const podSpec = workloadPodSpec(ctx, stdio, envNames);
   return {
-    metadata: meta,
+    metadata: { ...meta, annotations: { ...meta.annotations, [TEMPLATE_HASH_ANNOTATION]: podSpecHash(podSpec) } },
     spec: {
-      replicas: 1,
+      replicas: 0,
       selector: { matchLabels: meta.labels },
       template: {
         metadata: { labels: { ...meta.labels, [INSTANCE_LABEL]: instance }, annotations: meta.annotations },
-        spec: {
-          serviceAccountName: ctx.gatewayServiceAccount,
-          // Only the gateway gets the service account's token (mounted below): the MCP server is
-          // third-party code and has no business with the Kubernetes API.
-          automountServiceAccountToken: false,
-          enableServiceLinks: false,
-          containers: [
-            {
-              name: SERVER_CONTAINER,
-              image: stdio.image,
-              command: stdio.command,
-              args: stdio.args,
-              env: serverEnv,
-              // The gateway attaches to this stdin; stdinOnce would close it after the first attach.
-              stdin: true,
-              stdinOnce: false,
-              tty: false,
-            },
-            gatewayContainer(ctx),
-          ],
-          volumes: [serviceAccountVolume()],
-        },
+        spec: podSpec,
       },
     },
+  };
+}
+
+/** A Deployment whose pod spec differs (another image, other resources, an older runtime) is replaced. */
+export function podSpecHash(podSpec: V1PodSpec): string {
+  return createHash('sha256').update(JSON.stringify(podSpec)).digest('hex').slice(0, 32);
+}
+
+export function workloadPodSpec(ctx: ManifestContext, stdio: StdioConfig, envNames: string[]): V1PodSpec {
+  const name = workloadName(ctx.connectorId);
+  const serverEnv: V1EnvVar[] = envNames.map((key) => ({ name: key, valueFrom: { secretKeyRef: { name, key } } }));
+  // The root filesystem is read-only and the user has no home directory in most images: tools
+  // that write under $HOME (npm's cache, for one) get the scratch volume, unless the preset says.
+  if (!envNames.includes('HOME')) serverEnv.push({ name: 'HOME', value: SCRATCH_PATH });
+  return {
+    serviceAccountName: name,
+    // Only the gateway gets the service account's token (mounted below): the MCP server is
+    // third-party code and has no business with the Kubernetes API.
+    automountServiceAccountToken: false,
+    enableServiceLinks: false,
+    securityContext: podSecurityContext(),
+    containers: [
+      {
+        name: SERVER_CONTAINER,
+        image: stdio.image,
+        command: stdio.command,
+        args: stdio.args,
+        env: serverEnv,
+        // The gateway attaches to this stdin; stdinOnce would close it after the first attach.
+        stdin: true,
+        stdinOnce: false,
+        tty: false,
+        resources: serverResources(stdio.resources),
+        securityContext: containerSecurityContext(),
+        volumeMounts: [scratchMount(SERVER_SCRATCH)],
+      },
+      gatewayContainer(ctx),
+    ],
+    volumes: [serviceAccountVolume(), scratchVolume(SERVER_SCRATCH), scratchVolume(GATEWAY_SCRATCH)],
   };
 }
 
@@ -84,12 +122,16 @@ function gatewayContainer(ctx: ManifestContext): V1Container {
       { name: 'GATEWAY_SOURCE', value: 'attach' },
       { name: 'GATEWAY_PORT', value: String(GATEWAY_PORT) },
       { name: 'GATEWAY_TARGET_CONTAINER', value: SERVER_CONTAINER },
+      { name: 'GATEWAY_MAX_SESSIONS', value: String(ctx.gatewayMaxSessions) },
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      // The MCP server container never refers to this key: the server cannot drive its own gateway.
+      { name: 'GATEWAY_SECRET', valueFrom: { secretKeyRef: { name: workloadName(ctx.connectorId), key: GATEWAY_SECRET_KEY } } },
     ],
     readinessProbe: { httpGet: { path: '/healthz', port: GATEWAY_PORT }, periodSeconds: 2, failureThreshold: 1 },
-    volumeMounts: [{ name: 'gateway-token', mountPath: SERVICE_ACCOUNT_DIR, readOnly: true }],
-    securityContext: { allowPrivilegeEscalation: false },
+    volumeMounts: [{ name: 'gateway-token', mountPath: SERVICE_ACCOUNT_DIR, readOnly: true }, scratchMount(GATEWAY_SCRATCH)],
+    resources: gatewayResources(),
+    securityContext: containerSecurityContext(),
   };
 }
 

@@ -8,20 +8,29 @@ export const MANAGED_BY = 'connector-registry';
 export const CONNECTOR_LABEL = 'connector-registry/connector-id';
 /** The exact connector id, whatever it looks like (a label value is limited to 63 characters). */
 export const CONNECTOR_ANNOTATION = 'connector-registry/connector-id';
+/** On the Deployment: a digest of its pod spec, to tell whether it is the one this runtime would create. */
+export const TEMPLATE_HASH_ANNOTATION = 'connector-registry/pod-spec-hash';
 /** Set per created Deployment: pods of an earlier one still terminating never count as ready. */
 export const INSTANCE_LABEL = 'connector-registry/instance';
 
 export const SERVER_CONTAINER = 'mcp-server';
 export const GATEWAY_CONTAINER = 'gateway';
 export const GATEWAY_PORT = 8080;
-export const GATEWAY_SERVICE_ACCOUNT = 'connector-registry-gateway';
+/**
+ * The workload Secret's key for the gateway secret, next to the server's env values. Only the
+ * gateway container refers to it; an env name equal to it is refused.
+ */
+export const GATEWAY_SECRET_KEY = '.gateway-secret';
 
 // RFC 1035 label: a Service name must also start with a letter, hence the "mcp-" prefix.
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const PREFIX = 'mcp-';
 
-/** The name of the connector's Deployment, Service and Secret (≤ 63 characters, DNS-safe). */
+/**
+ * The name of every object of the connector's workload (Deployment, Service, Secret,
+ * ServiceAccount, Role, RoleBinding, NetworkPolicy): ≤ 63 characters, DNS-safe.
+ */
 export function workloadName(connectorId: string): string {
   if (DNS_LABEL.test(connectorId) && PREFIX.length + connectorId.length <= 63) return PREFIX + connectorId;
   const slug = connectorId.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 40).replace(/^-+|-+$/g, '');

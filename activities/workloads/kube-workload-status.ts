@@ -1,7 +1,7 @@
 // Observing a workload in the cluster by polling: the readiness wait after creation, and the
 // long watch while the connector is connected. Polling keeps it simple and survives API server
 // restarts and dropped connections without any resume logic; a few requests a second at most.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from '../../core/logger';
 import { readinessTimeoutMessage, WorkloadExitedError, WorkloadTimeoutError } from './errors';
 import { kubeCall, unlessNotFound, type KubeApis } from './kube-api';
@@ -17,6 +17,8 @@ export interface ReadyWait {
   pollMs: number;
   heartbeat?: () => void;
   signal?: AbortSignal;
+  /** Sees every list of the Deployment's pods (the gateway's Role follows their names). */
+  onPods?: (pods: V1Pod[]) => Promise<void>;
 }
 
 /** The pods of this Deployment only (not of an earlier one of the same name still terminating). */
@@ -35,6 +37,7 @@ export async function waitForReadyPod(apis: KubeApis, deployment: V1Deployment, 
   for (;;) {
     wait.heartbeat?.();
     const pods = await kubeCall('list pods', () => apis.core.listNamespacedPod({ namespace, labelSelector }));
+    await wait.onPods?.(pods.items);
     if (pods.items.some(isPodReady)) return;
     const exit = pods.items.map(serverExit).find((reason) => reason !== undefined);
     if (exit) throw new WorkloadExitedError(exit);
@@ -51,6 +54,8 @@ export interface WatchOptions {
   heartbeat: () => void;
   signal: AbortSignal;
   logger: Logger;
+  /** As in ReadyWait: a replaced pod gets its name into the gateway's Role here. */
+  onPods?: (pods: V1Pod[]) => Promise<void>;
 }
 
 /** 'exited' when the Deployment goes away or the stdio server's container has ended. */
@@ -71,6 +76,7 @@ export async function watchDeployment(apis: KubeApis, options: WatchOptions): Pr
       const pods = await kubeCall('list pods', () => apis.core.listNamespacedPod({ namespace, labelSelector }));
       const exit = pods.items.map(serverExit).find((reason) => reason !== undefined);
       if (exit) return { kind: 'exited', reason: exit };
+      await options.onPods?.(pods.items);
     } catch (error) {
       // A passing API server hiccup must not disconnect the connector: keep watching.
       if (signal.aborted) throw signal.reason;

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { Logger } from '../../core/logger';
 import { ProcessSource, startGateway, type Gateway } from '../../gateway';
 import { readinessTimeoutMessage, WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
-import type { StartOptions, WatchResult, WorkloadRuntime, WorkloadSpec } from './runtime';
+import { newGatewaySecret } from './gateway-secret';
+import type { StartedRuntimeWorkload, StartOptions, WatchResult, WorkloadRuntime, WorkloadSpec } from './runtime';
 import { untilAborted } from './until-aborted';
 import { workloadEnv } from './workload-env';
 
@@ -24,6 +25,8 @@ export interface LocalRuntimeOptions {
    * not have recorded the connector as connected yet. Default 60 s.
    */
   reconcileGraceMs?: number;
+  /** Open MCP sessions each gateway serves at once; default the gateway's (256). */
+  gatewayMaxSessions?: number;
 }
 
 interface LocalWorkload {
@@ -34,7 +37,7 @@ interface LocalWorkload {
   envDigest: string;
   gateway: Promise<Gateway>;
   /** Settles once the server is ready (or has failed to become so). */
-  started: Promise<{ target: string }>;
+  started: Promise<StartedRuntimeWorkload>;
   /** When it became ready (Date.now()); undefined while starting. */
   readyAt?: number;
 }
@@ -44,7 +47,7 @@ export class LocalRuntime implements WorkloadRuntime {
 
   constructor(private readonly options: LocalRuntimeOptions) {}
 
-  async start(spec: WorkloadSpec, options: StartOptions): Promise<{ target: string }> {
+  async start(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload> {
     const [program, ...commandArgs] = spec.stdio.command ?? [];
     if (!program) throw new WorkloadSpecError('a preset without command cannot run locally');
     const env = workloadEnv(spec.stdio, spec.token);
@@ -66,9 +69,11 @@ export class LocalRuntime implements WorkloadRuntime {
       stderr: this.options.serverStderr ?? 'inherit',
     });
     const logger = this.options.logger.child({ connectorId: spec.connectorId });
-    const gateway = startGateway({ source, host: '127.0.0.1', port: 0, logger });
-    const workload: LocalWorkload = { source, scratchDir, envDigest: digest, gateway, started: Promise.resolve({ target: '' }) };
-    workload.started = this.bringUp(spec.connectorId, workload, options);
+    // Loopback is open to every local process: the secret keeps them from driving the server.
+    const gatewaySecret = newGatewaySecret();
+    const gateway = startGateway({ source, host: '127.0.0.1', port: 0, maxSessions: this.options.gatewayMaxSessions, logger, secret: gatewaySecret });
+    const workload: LocalWorkload = { source, scratchDir, envDigest: digest, gateway, started: Promise.resolve({ target: '', gatewaySecret }) };
+    workload.started = this.bringUp(spec.connectorId, workload, gatewaySecret, options);
     this.workloads.set(spec.connectorId, workload);
     return workload.started;
   }
@@ -127,13 +132,13 @@ export class LocalRuntime implements WorkloadRuntime {
     return this.workloads.get(connectorId)?.source.pid;
   }
 
-  private async bringUp(connectorId: string, workload: LocalWorkload, options: StartOptions): Promise<{ target: string }> {
+  private async bringUp(connectorId: string, workload: LocalWorkload, gatewaySecret: string, options: StartOptions): Promise<StartedRuntimeWorkload> {
     try {
       const gateway = await workload.gateway;
       await waitReady(gateway, options.readinessTimeoutMs, options.signal);
       workload.readyAt = Date.now();
       this.options.logger.info({ connectorId, target: gateway.url }, 'local stdio workload ready');
-      return { target: gateway.url };
+      return { target: gateway.url, gatewaySecret };
     } catch (error) {
       // Only this attempt's workload: a remove() and a newer start may have replaced it already.
       if (this.workloads.get(connectorId) === workload) this.workloads.delete(connectorId);

@@ -17,16 +17,26 @@ export interface StartOptions {
   signal?: AbortSignal;
 }
 
+export interface StartedRuntimeWorkload {
+  target: string;
+  /**
+   * What the gateway requires of every MCP request (plaintext; the activity seals it). The same
+   * for as long as the workload runs, so a start that finds it running answers the same secret.
+   */
+  gatewaySecret: string;
+}
+
 export type WatchResult = { kind: 'exited'; reason: string } | { kind: 'missing' };
 
 export interface WorkloadRuntime {
   /**
-   * Idempotent: if the workload already runs (and is ready), returns its target. Waits for
+   * Idempotent: if the workload already runs (and is ready), returns its target and gateway
+   * secret; otherwise a new workload gets a new secret, only its gateway knows it. Waits for
    * readiness up to readinessTimeoutMs; past it removes everything and throws
    * WorkloadTimeoutError. A failure half-way rolls back. A spec the runtime cannot run throws
    * WorkloadSpecError; a server that ends before it is ready throws WorkloadExitedError.
    */
-  start(spec: WorkloadSpec, options: StartOptions): Promise<{ target: string }>;
+  start(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload>;
   /**
    * Resolves when the workload stops serving ('exited', with a reason), or at once with
    * 'missing' when no such workload is known here. Aborting the signal stops watching only: it

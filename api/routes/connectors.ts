@@ -5,6 +5,7 @@ import { presentConnector, type ConnectorRecord } from '../../core/connector-rec
 import { ProblemError } from '../../core/problem';
 import { BlockedAddressError, checkHost, type AddressPolicy } from '../../core/address-guard';
 import { isStdioUrl } from '../../core/connector-url';
+import { clearTextRefusal, urlTokenTransportRefusal } from '../../core/token-transport';
 import { findPreset } from '../../core/presets';
 import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, type Preset } from '../../core/schemas';
 import type { ConnectorStore } from '../../store/connector-store';
@@ -68,7 +69,8 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
   });
 
   router.post('/:id/connect', async (ctx) => {
-    const id = await ownedId(ctx, deps);
+    // The record is read for admins too: its URL decides whether a token may travel there.
+    const { id, url } = await existing(ctx, deps);
     const body = parseWith(ConnectRequestSchema, jsonBody(ctx), 'request body');
     // With callers authenticated, a redirect_url must be on the allow-list: anyone may otherwise
     // send a user's browser, and the connector's id, wherever they like.
@@ -76,6 +78,7 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
     if (body.redirect_url && allowed && !allowed.includes(new URL(body.redirect_url).origin)) {
       throw unprocessable('redirect_url', 'redirect_url is not on the allowed origins (CONNECTOR__ALLOWED_REDIRECT_ORIGINS)');
     }
+    if (body.access_token) await refuseTokenOverPlainHttp(url, deps.addressPolicy);
     const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));
     const view = await deps.commands.connect(id, body, respondAsync, actorOf(callerOf(ctx)));
     ctx.status = respondAsync && view.state === 'connecting' ? 202 : 200;
@@ -141,6 +144,17 @@ async function refuseForbiddenHost(url: string, policy: AddressPolicy): Promise<
     if (err instanceof BlockedAddressError) throw unprocessable('url', `the URL is refused: ${err.message}`);
     // A name that does not resolve now may resolve later; connect reports it then.
   }
+}
+
+/**
+ * A given token is refused before anything is sent when the URL is one it may not travel to
+ * (core/token-transport.ts); an OAuth connect is refused the same way once the server asks for
+ * authorization (oauthBegin), while a server that needs no token stays reachable.
+ */
+async function refuseTokenOverPlainHttp(url: string, policy: AddressPolicy): Promise<void> {
+  if (isStdioUrl(url)) return;
+  const why = await urlTokenTransportRefusal(new URL(url), policy);
+  if (why) throw new ProblemError(422, clearTextRefusal(why), 'token-over-plain-http');
 }
 
 async function pageOr422<T>(fn: () => Promise<T>): Promise<T> {

@@ -15,6 +15,23 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   return port as number;
 }
 
+/**
+ * A free port below the kernel's ephemeral range (32768 and up on Linux), for a listener whose
+ * port is chosen here but bound later by code that cannot take a socket (the Temporal SDK's
+ * metrics exporter). The ports `freePort` hands out, released before their owner binds them, all
+ * come from the ephemeral range, so the two never take each other's port in that window.
+ */
+export async function freePortBelowEphemeral(host = '127.0.0.1'): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = await listenOn(port, host).catch(() => null);
+    if (!server) continue; // taken: try another
+    await new Promise((resolve) => server.close(resolve));
+    return port;
+  }
+  return freePort(host);
+}
+
 export async function portOrFree(port: number | undefined, host = '127.0.0.1'): Promise<number> {
   return port ? port : freePort(host);
 }

@@ -1,18 +1,22 @@
 // Where the real servers' binaries come from, in order: an environment variable naming the file,
-// PATH, the user-level cache, a build from Go modules (build.sh), an official release download.
+// PATH, the user-level cache, an official release download (seconds; skipped with
+// CONNECTOR_REGISTRY_DOWNLOAD=0), a build from Go modules (build.sh; minutes). FerretDB is the
+// exception: with Go present it is built, because build.sh patches its _id lookups to use the
+// index (without the patch every write scans the collection); its download is the fallback.
 // Installing is serialised per build target by a lock file in the cache, so concurrent callers
 // (ava workers, processes) build once; within one process, concurrent callers share one promise.
 import { join } from 'node:path';
 import type { Logger } from '../../core/logger';
 import { withFileLock } from './build-lock';
 import { cacheBinDir, cacheRoot } from './cache-dir';
-import { downloadBinary, isDownloadable } from './download';
+import { downloadBinary } from './download';
+import { releaseFor } from './releases';
 import { findOnPath, isExecutableFile } from './executable';
 import { runGoBuild, type BuildTarget } from './go-build';
 
 export type BinaryName =
   | 'temporal' | 'ferretdb' | 'etcd' | 'kwok' | 'kwokctl'
-  | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
+  | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler' | 'helm';
 
 export type BinarySource = 'env' | 'path' | 'cache' | 'built' | 'downloaded';
 
@@ -37,7 +41,19 @@ const BINARIES: Record<BinaryName, { envVar: string; target: BuildTarget }> = {
   'kube-apiserver': { envVar: 'KUBE_APISERVER_BIN', target: 'kube' },
   'kube-controller-manager': { envVar: 'KUBE_CONTROLLER_MANAGER_BIN', target: 'kube' },
   'kube-scheduler': { envVar: 'KUBE_SCHEDULER_BIN', target: 'kube' },
+  helm: { envVar: 'HELM_BIN', target: 'helm' },
 };
+
+/** What one install produces: a Go build makes every binary of its target at once. */
+const TARGET_BINARIES: Record<BuildTarget, BinaryName[]> = {
+  temporal: ['temporal'],
+  ferretdb: ['ferretdb'],
+  etcd: ['etcd'],
+  kwok: ['kwok', 'kwokctl'],
+  kube: ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler'],
+  helm: ['helm'],
+};
+const BUILD_FIRST: ReadonlySet<BuildTarget> = new Set(['ferretdb']);
 
 export const SERVER_BINARIES: readonly BinaryName[] = ['temporal', 'ferretdb'];
 export const KUBE_BINARIES: readonly BinaryName[] = [
@@ -86,28 +102,36 @@ async function installTarget(name: BinaryName, log: Logger): Promise<BinarySourc
   return withFileLock(join(cacheRoot(), `build-${target}.lock`), log, async () => {
     // Another process may have finished the job while we waited for the lock.
     if (await isExecutableFile(join(cacheBinDir(), name))) return 'cache';
-    if (await findOnPath('go')) {
-      log.info({ build: target }, `${name} not found: building ${target} from Go modules into ${cacheBinDir()} (first time only; minutes)`);
-      await runGoBuild(target, log);
-      return 'built';
-    }
-    if (isDownloadable(name)) return download(name, log);
-    throw missingError(name, 'Go is not installed');
+    const hasGo = Boolean(await findOnPath('go'));
+    const downloadFailure = hasGo && BUILD_FIRST.has(target) ? 'built first' : await downloadTarget(target, log);
+    if (downloadFailure === null) return 'downloaded';
+    if (!hasGo) throw missingError(name, `Go is not installed, and ${downloadFailure}`);
+    log.info({ build: target }, `${name} not found: building ${target} from Go modules into ${cacheBinDir()} (first time only; minutes)`);
+    await runGoBuild(target, log);
+    return 'built';
   });
 }
 
-async function download(name: 'temporal' | 'ferretdb', log: Logger): Promise<BinarySource> {
+/** Downloads every binary of the target; null when done, else why not (logged, not thrown). */
+async function downloadTarget(target: BuildTarget, log: Logger): Promise<string | null> {
+  if (process.env.CONNECTOR_REGISTRY_DOWNLOAD === '0') return 'downloads are off (CONNECTOR_REGISTRY_DOWNLOAD=0)';
+  const reachTimeoutMs = Number(process.env.CONNECTOR_REGISTRY_DOWNLOAD_TIMEOUT_MS) || undefined;
   try {
-    await downloadBinary(name, cacheBinDir(), log);
-    return 'downloaded';
+    for (const binary of TARGET_BINARIES[target]) {
+      const release = releaseFor(binary);
+      if (!release) return `no release of ${binary} is published for this platform`;
+      await downloadBinary(binary, release, cacheBinDir(), log, reachTimeoutMs);
+    }
+    return null;
   } catch (error) {
-    throw missingError(name, `Go is not installed and the download failed: ${(error as Error).message}`);
+    log.info({ build: target }, (error as Error).message);
+    return (error as Error).message;
   }
 }
 
 function missingError(name: BinaryName, reason?: string): Error {
   const { envVar } = BINARIES[name];
-  const command = SERVER_BINARIES.includes(name) ? 'npm run toolchain' : 'npm run toolchain -- --kube';
+  const command = SERVER_BINARIES.includes(name) ? 'npm run toolchain' : `npm run toolchain -- --${name === 'helm' ? 'helm' : 'kube'}`;
   return new Error(
     `${name} is not available${reason ? ` (${reason})` : ''}. Either set ${envVar} to its path, put it on PATH, ` +
       `or install Go 1.24+ (https://go.dev/dl/) and run \`${command}\`, which builds it into ${cacheBinDir()}.`,

@@ -2,7 +2,7 @@
 # Builds the real servers this project runs (Temporal dev server, FerretDB, and the Kubernetes
 # control plane used by the stdio-runtime tests) from their Go modules, into a user-level cache
 # outside the checkout, so that every clone and CI run on the same machine reuses them.
-# Usage: build.sh temporal|ferretdb|etcd|kwok|kube [...]
+# Usage: build.sh temporal|ferretdb|etcd|kwok|kube|helm [...] (versions in the environment, see below)
 # Each binary is built into a temporary name and renamed when complete, so an interrupted build
 # never leaves a broken binary behind.
 set -euo pipefail
@@ -11,12 +11,10 @@ CACHE_BIN="${CONNECTOR_REGISTRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/connector
 mkdir -p "$CACHE_BIN"
 command -v go >/dev/null || { echo "go is not installed: install Go 1.24+ or put the binaries on PATH" >&2; exit 3; }
 
-TEMPORAL_VERSION=v1.5.1
-FERRETDB_VERSION=v1.24.2
-ETCD_VERSION=v3.6.14
-KWOK_VERSION=v0.8.0
-KUBE_VERSION=v1.36.1
-KUBE_STAGING_VERSION=v0.36.1
+# The pinned versions come from stack/toolchain/versions.ts (go-build.ts passes them).
+for v in TEMPORAL_VERSION FERRETDB_VERSION ETCD_VERSION KWOK_VERSION KUBE_VERSION KUBE_STAGING_VERSION HELM_VERSION; do
+  [ -n "${!v:-}" ] || { echo "$v is not set: run builds through 'npm run toolchain' (stack/toolchain/versions.ts)" >&2; exit 2; }
+done
 
 export GOFLAGS=-mod=mod
 work=$(mktemp -d)
@@ -83,6 +81,11 @@ build_kube() {
   go build -trimpath -ldflags "-X k8s.io/component-base/version.gitVersion=$KUBE_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor" \
     -o "$work/bin/" k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler
   install_into_cache kube-apiserver kube-controller-manager kube-scheduler
+}
+
+build_helm() {
+  GOBIN="$work/bin" go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+  install_into_cache helm
 }
 
 for target in "$@"; do

@@ -1,21 +1,32 @@
-// `tsx stack/toolchain/ensure.ts [--kube]`: makes sure the real servers' binaries exist (building
-// them once, with visible progress) and prints where each was found. `npm test` runs it before ava
-// so that a first build never happens inside a test's timeout.
+// `tsx stack/toolchain/ensure.ts [--kube] [--helm] [--chromium] [--node24]`: makes sure the real
+// servers' binaries (and, for the tests, Chromium and Node 24) exist, downloading or building each
+// once with visible progress, and prints where each was found. `npm test` runs it before ava so that a
+// first install never happens inside a test's timeout.
 import { createLogger } from '../../core/logger';
 import { KUBE_BINARIES, locateBinary, SERVER_BINARIES, type BinaryName } from './binaries';
+import { locateChromium } from './chromium';
+import { locateNode24 } from './node24';
+
+const FLAGS = ['--kube', '--helm', '--chromium', '--node24'];
 
 async function main(argv: string[]): Promise<number> {
-  const unknown = argv.filter((arg) => arg !== '--kube');
+  const unknown = argv.filter((arg) => !FLAGS.includes(arg));
   if (unknown.length > 0) {
-    process.stderr.write(`usage: tsx stack/toolchain/ensure.ts [--kube]\nunknown arguments: ${unknown.join(' ')}\n`);
+    process.stderr.write(`usage: tsx stack/toolchain/ensure.ts ${FLAGS.map((f) => `[${f}]`).join(' ')}\nunknown arguments: ${unknown.join(' ')}\n`);
     return 2;
   }
-  const names: BinaryName[] = [...SERVER_BINARIES, ...(argv.includes('--kube') ? KUBE_BINARIES : [])];
+  const names: BinaryName[] = [
+    ...SERVER_BINARIES, ...(argv.includes('--kube') ? KUBE_BINARIES : []), ...(argv.includes('--helm') ? ['helm' as const] : []),
+  ];
   const log = createLogger('toolchain');
   // One at a time: builds are CPU-bound, and running them side by side only makes each slower.
-  for (const name of names) {
+  type Step = () => Promise<readonly [string, { source: string; path: string }]>;
+  const steps: Step[] = names.map((name) => () => locateBinary(name, { log }).then((found) => [name, found] as const));
+  if (argv.includes('--chromium')) steps.push(() => locateChromium({ log }).then((found) => ['chromium', found] as const));
+  if (argv.includes('--node24')) steps.push(() => locateNode24({ log }).then((found) => ['node24', found] as const));
+  for (const step of steps) {
     try {
-      const found = await locateBinary(name, { log });
+      const [name, found] = await step();
       process.stdout.write(`${name.padEnd(24)} ${found.source.padEnd(10)} ${found.path}\n`);
     } catch (error) {
       process.stderr.write(`${(error as Error).message}\n`);

@@ -5,8 +5,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../core/logger';
 import { cacheRoot } from './cache-dir';
+import { VERSIONS } from './versions';
 
-export type BuildTarget = 'temporal' | 'ferretdb' | 'etcd' | 'kwok' | 'kube';
+export type BuildTarget = 'temporal' | 'ferretdb' | 'etcd' | 'kwok' | 'kube' | 'helm';
 
 const BUILD_SCRIPT = fileURLToPath(new URL('./build.sh', import.meta.url));
 const HEARTBEAT_MS = 20_000;
@@ -17,7 +18,7 @@ export async function runGoBuild(target: BuildTarget, log: Logger): Promise<void
   const elapsedS = () => Math.round((Date.now() - started) / 1000);
   const tail: string[] = [];
   const child = spawn('bash', [BUILD_SCRIPT, target], {
-    env: { ...process.env, CONNECTOR_REGISTRY_CACHE: cacheRoot() },
+    env: { ...process.env, ...VERSIONS, CONNECTOR_REGISTRY_CACHE: cacheRoot() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const onLine = (line: string) => {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { BlockedAddressError, checkHost, refusalReason } from '../../core/address-guard';
+import { BlockedAddressError, checkHost, guardedLookup, isPrivateAddress, parseNetworks, refusalReason } from '../../core/address-guard';
 
 const open = { blockPrivateNetworks: false };
 const strict = { blockPrivateNetworks: true };
@@ -46,4 +46,48 @@ test('addresses that embed an IPv4 address are judged by it: NAT64, 6to4, Teredo
   t.is(refusalReason('64:ff9b::5db8:d822', strict), null, 'a public address behind NAT64 is fine');
   t.is(refusalReason('2002:5db8:d822::1', strict), null);
   t.is(refusalReason('::1', open), null, '::1 is loopback, not an IPv4-compatible 0.0.0.1');
+});
+
+test('an allowed network lets private addresses through while private networks are blocked, and nothing always refused', (t) => {
+  const listed = { blockPrivateNetworks: true, allowedPrivateNetworks: parseNetworks('10.20.0.0/16, 127.0.0.0/8, fd00:1::/64, 100.64.0.0/10, 169.254.0.0/16, 192.0.2.0/24, fe80::/10') };
+  for (const a of ['10.20.3.4', '127.0.0.1', '127.9.9.9', 'fd00:1::5', '::ffff:10.20.0.1', '100.64.0.1', '64:ff9b::a14:304', '2002:a14:304::1']) {
+    t.is(refusalReason(a, listed), null, a);
+  }
+  for (const a of ['10.21.0.1', '192.168.1.1', '::1', 'fd00:2::1', '64:ff9b::a15:1', '2002:c0a8:101::1']) {
+    t.regex(refusalReason(a, listed) ?? '', /CONNECTOR__BLOCK_PRIVATE_NETWORKS/, a);
+  }
+  for (const a of ['169.254.169.254', '169.254.0.1', '100.100.100.200', '192.0.2.10', 'fe80::1', '64:ff9b::a9fe:a9fe', '::ffff:169.254.169.254']) {
+    t.regex(refusalReason(a, listed) ?? '', /never contacted|metadata/, `${a} stays refused although listed`);
+  }
+  t.is(refusalReason('10.21.0.1', { ...listed, blockPrivateNetworks: false }), null, 'the list only matters while private networks are blocked');
+});
+
+test('100.64.0.0/10 (CGNAT) counts as private', (t) => {
+  for (const a of ['100.64.0.1', '100.127.255.254', '::ffff:100.64.0.1']) t.regex(refusalReason(a, strict) ?? '', /carrierGradeNat/, a);
+  t.is(refusalReason('100.128.0.1', strict), null, 'just past the range');
+  t.true(isPrivateAddress('100.64.0.1'));
+});
+
+test('parseNetworks reads IPv4 and IPv6 CIDRs and bare addresses, normalised, and names what it cannot read', (t) => {
+  t.deepEqual(parseNetworks(' 10.20.0.0/16 ,fd00:1:0::/64,127.0.0.1, ::1 ,10.1.2.3/8,::ffff:192.168.0.0/112,'), [
+    '10.20.0.0/16', 'fd00:1::/64', '127.0.0.1/32', '::1/128', '10.0.0.0/8', '192.168.0.0/16',
+  ]);
+  t.deepEqual(parseNetworks(''), []);
+  for (const bad of ['10.0.0.0/33', 'fd00::/129', 'ten.0.0.0/8', '10.0.0/8', 'fe80::1%eth0/64', '10.0.0.0/', 'localhost', '010.0.0.1/32']) {
+    t.throws(() => parseNetworks(`10.0.0.0/8,${bad}`), { message: new RegExp(bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')) }, bad);
+  }
+});
+
+test('checkHost honours the allowed networks for literals without contacting them', async (t) => {
+  const listed = { blockPrivateNetworks: true, allowedPrivateNetworks: ['127.0.0.0/8'] };
+  t.deepEqual(await checkHost('127.0.0.1', listed), ['127.0.0.1']);
+  await t.throwsAsync(checkHost('[::1]', listed), { instanceOf: BlockedAddressError, message: /loopback/ });
+});
+
+test('guardedLookup applies a further rule of the caller\'s to every address (literals resolve without DNS)', async (t) => {
+  const lookup = guardedLookup(open, (address) => (address.startsWith('93.') ? 'not this one' : null));
+  const resolve = (host: string) => new Promise<string>((ok, fail) => lookup(host, {}, (err, address) => (err ? fail(err) : ok(address as string))));
+  await t.throwsAsync(resolve('93.184.216.34'), { instanceOf: BlockedAddressError, message: /not this one/ });
+  t.is(await resolve('127.0.0.1'), '127.0.0.1');
+  await t.throwsAsync(resolve('169.254.169.254'), { message: /linkLocal/ }, 'the policy still comes first');
 });

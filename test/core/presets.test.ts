@@ -47,3 +47,20 @@ test('the public view never shows credentials or env values', (t) => {
   t.false(shown.includes('envsecret'));
   t.deepEqual(publicPreset(preset!), { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'd' }, stdio: { image: 'img:1' } });
 });
+
+test("a stdio preset's resources are Kubernetes quantities, requests not above limits", (t) => {
+  const preset = (resources: unknown) => JSON.stringify([{ url: 'mcp+stdio://x', stdio: { image: 'i', resources } }]);
+  const [ok] = parsePresets(preset({ requests: { cpu: '250m', memory: '128Mi' }, limits: { cpu: '1.5', memory: '1G' } }));
+  t.deepEqual(ok!.stdio!.resources, { requests: { cpu: '250m', memory: '128Mi' }, limits: { cpu: '1.5', memory: '1G' } });
+  const cases: Array<[unknown, RegExp]> = [
+    [{ requests: { cpu: 'lots' } }, /field stdio\.resources\.requests\.cpu: must be a Kubernetes CPU quantity/],
+    [{ limits: { memory: '512MB' } }, /field stdio\.resources\.limits\.memory: must be a Kubernetes memory quantity/],
+    [{ limits: { memory: '0' } }, /field stdio\.resources\.limits\.memory: must be more than zero/],
+    [{ requests: { memory: '2Gi' }, limits: { memory: '1Gi' } }, /field stdio\.resources\.requests\.memory: must not exceed limits\.memory/],
+    [{ requests: { cpu: '1500m' }, limits: { cpu: '1' } }, /field stdio\.resources\.requests\.cpu: must not exceed limits\.cpu/],
+    [{ requests: { gpu: '1' } }, /field stdio\.resources\.requests/],
+  ];
+  for (const [resources, message] of cases) {
+    t.throws(() => parsePresets(preset(resources)), { message }, JSON.stringify(resources));
+  }
+});

@@ -68,7 +68,7 @@ test('passes its environment to the server, except its own GATEWAY_ settings; SI
 });
 
 test('bad configuration stops it at once, naming the variable', async (t) => {
-  const running = runMain({ GATEWAY_SOURCE: 'attach', POD_NAMESPACE: 'tools' });
+  const running = runMain({ GATEWAY_SOURCE: 'attach', POD_NAMESPACE: 'tools', GATEWAY_SECRET: 's'.repeat(43) });
   const [code] = await once(running.child, 'exit');
   t.is(code, 2);
   t.regex(running.stderr(), /POD_NAME/);

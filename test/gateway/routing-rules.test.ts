@@ -12,7 +12,7 @@ import { everythingSource, quietLogger } from './support/stdio-servers';
 const sampling: JSONRPCRequest = { jsonrpc: '2.0', id: 5, method: 'sampling/createMessage', params: {} };
 
 function sessionWith(capabilities: GatewaySession['clientCapabilities'], options: { inflight?: number[]; listening?: boolean } = {}) {
-  const session = new GatewaySession(`session-${Math.random()}`, 0);
+  const session = new GatewaySession(`session-${Math.random()}`, { idleMs: 0, firstRequestMs: 0 });
   session.clientCapabilities = capabilities;
   // Client ids collide across sessions; here each is its upstream id times ten, to tell them apart.
   for (const upstreamId of options.inflight ?? []) session.addInflight({ clientId: upstreamId * 10, upstreamId });

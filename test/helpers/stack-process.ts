@@ -17,7 +17,10 @@ export interface StackProcess {
   stop(): Promise<number | null>;
 }
 
-/** Runs `entry` (default: the embedded stack) with tsx, in its own process group, logging to `logFile`. */
+/**
+ * Runs `entry` (default: the embedded stack) in its own process group, logging to `logFile`: a
+ * compiled `dist/*.mjs` with plain node, as the images run it; TypeScript with tsx.
+ */
 export interface StackProcessOptions {
   env: Record<string, string>;
   logFile: string;
@@ -30,7 +33,9 @@ export interface StackProcessOptions {
 export async function startStackProcess(options: StackProcessOptions): Promise<StackProcess> {
   fs.mkdirSync(path.dirname(options.logFile), { recursive: true });
   const log = fs.openSync(options.logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', options.entry ?? 'stack/embedded.ts'], {
+  const entry = options.entry ?? 'stack/embedded.ts';
+  if (entry.endsWith('.mjs') && !fs.existsSync(path.join(ROOT, entry))) throw new Error(`${entry} is missing: run npm run build`);
+  const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
     cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ['ignore', log, log], detached: true,
   });
   fs.closeSync(log);

@@ -1,6 +1,7 @@
 // The REST API against the real embedded stack (Temporal dev server + FerretDB): every
 // endpoint of this issue with its status codes, the lifecycle and the audit trail.
 import test from 'ava';
+import { MongoClient } from 'mongodb';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -11,6 +12,7 @@ test.before(async () => {
   upstream = await startTokenMcpServer({ token: 'good-token-123' });
   stack = await startTestStack({
     CONNECTOR__CONNECT_TIMEOUT_MS: '1500',
+    CONNECTOR__EVENTS_RETENTION_DAYS: '7',
     CONNECTOR__PRESETS: JSON.stringify([
       { url: 'https://preset.example/mcp', client_id: 'preset-client', client_secret: 'preset-secret', metadata: { name: 'Preset', description: 'A preset' } },
       { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'stdio' }, stdio: { image: 'everything:1', env: { SECRET_ENV: 'env-value-xyz' } } },
@@ -49,11 +51,14 @@ test('create: a matching preset fills metadata and is named; match_preset false 
   t.deepEqual(skipped.body.metadata, {});
 });
 
-test('create refuses URLs whose address embeds a forbidden IPv4 address (NAT64, 6to4, Teredo), contacting nothing', async (t) => {
-  for (const host of ['[64:ff9b::a9fe:a9fe]', '[2002:a9fe:a9fe::1]', '[2001:0:4136:e378:8000:63bf:5601:5601]', '100.100.100.200']) {
+test('create refuses URLs whose address embeds a forbidden IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible, mapped), contacting nothing', async (t) => {
+  for (const host of [
+    '[64:ff9b::a9fe:a9fe]', '[64:ff9b:1::a9fe:a9fe]', '[2002:a9fe:a9fe::1]', '[2001:0:4136:e378:8000:63bf:5601:5601]',
+    '[::a9fe:a9fe]', '[::ffff:169.254.169.254]', '100.100.100.200', '[64:ff9b::6464:64c8]',
+  ]) {
     const res = await stack.api('POST', '/api/v1/connectors', { url: `http://${host}/mcp` });
     t.is(res.status, 422, host);
-    t.regex(res.body.detail, /embedding 169\.254\.169\.254|metadata/, host);
+    t.regex(res.body.detail, /embedding 169\.254\.169\.254|metadata|::ffff:a9fe:a9fe, a linkLocal/, host);
   }
 });
 
@@ -195,6 +200,17 @@ test('delete: 202 deleting, then the record is gone (404) while its audit trail 
     if (status !== 404) await new Promise((r) => setTimeout(r, 100));
   }
   t.is(status, 404);
+
+  // The trail is kept CONNECTOR__EVENTS_RETENTION_DAYS (7 here) after the removal, then expires.
+  const mongo = new MongoClient(stack.mongoUri);
+  t.teardown(() => mongo.close());
+  const trail = await mongo.db(stack.config.mongo.database).collection('connector_events').find({ connector_id: c.id }).toArray();
+  t.true(trail.length >= 3);
+  const day = 86_400_000;
+  for (const event of trail) {
+    t.true(event.expires_at instanceof Date);
+    t.true(event.expires_at > new Date(Date.now() + 6 * day) && event.expires_at <= new Date(Date.now() + 7 * day));
+  }
 });
 
 test('list: paging with limit/page_token/total_count/has_more survives inserts between pages; state filter', async (t) => {
@@ -253,11 +269,15 @@ test('healthz and readyz answer 200 when everything is up', async (t) => {
   t.deepEqual(ready.body.checks, { temporal: 'ok', database: 'ok' });
 });
 
-test('no token or client secret reaches the logs or the data dir in plaintext', async (t) => {
+test('no token, client secret or preset env value reaches the logs or the data dir in plaintext', async (t) => {
   const { body: c } = await create({ url: upstream.url, client_id: 'cid', client_secret: 'client-secret-987' });
   await stack.api('POST', `/api/v1/connectors/${c.id}/connect`, { access_token: 'good-token-123' });
+  // A preset's credentials and env values are configuration: its connectors refer to it by URL.
+  t.is((await create({ url: 'https://preset.example/mcp' })).status, 201);
+  const { body: stdio } = await create({ url: 'mcp+stdio://everything' });
+  t.is((await stack.api('POST', `/api/v1/connectors/${stdio.id}/connect`, {})).status, 422, 'the preset has no command to run locally');
   const { filesContaining } = await import('../helpers/test-stack');
-  for (const secret of ['good-token-123', 'client-secret-987', 'wrong-token']) {
+  for (const secret of ['good-token-123', 'client-secret-987', 'wrong-token', 'preset-secret', 'env-value-xyz']) {
     t.deepEqual(filesContaining(stack.dataDir, secret), [], secret);
   }
 });

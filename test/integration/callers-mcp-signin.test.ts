@@ -26,6 +26,8 @@ test.before(async () => {
   stack = await startTestStack({
     CONNECTOR__AUTH_ISSUER: idp.issuer,
     CONNECTOR__API_KEYS: JSON.stringify([{ subject: 'alice', sha256: sha256Hex(ALICE_KEY) }]),
+    // Authentication on blocks private networks; the issuer and the MCP server here are on loopback.
+    CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8,::1/128',
   });
 });
 test.after.always(async () => {

@@ -18,7 +18,7 @@ import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { freePort } from '../../stack/servers/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { viewQuery } from '../../workflows/messages';
-import { startStackProcess } from '../helpers/stack-process';
+import { startStackProcess, type StackProcess } from '../helpers/stack-process';
 import { eventually, type ApiCall } from '../helpers/test-stack';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -45,8 +45,9 @@ test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record and audit
     await stack.kill();
     await traffic;
 
+    const readyBefore = readyLines(logFile).length;
     const restarted = await startStackProcess({ env, logFile });
-    const temporal = await temporalClient(logFile);
+    const temporal = await temporalClient(logFile, readyBefore);
     try {
       const count = await checkEveryConnector(restarted.api, temporal, ids);
       t.log(`round ${round}: ${count} connectors consistent after the restart`);
@@ -72,18 +73,22 @@ test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API take
   };
   // A log file per start: readiness is a line in it, which an earlier worker's log must not hold.
   let starts = 0;
-  const worker = () => startStackProcess({ entry: 'stack/worker.ts', env, logFile: path.join(dataDir, 'logs', `worker-${++starts}.log`), readyLogLine: 'worker running' });
-  const apiProcess = await startStackProcess({ entry: 'stack/api.ts', env, logFile: path.join(dataDir, 'logs', 'api.log') });
+  // The worker serves its probes on a port of its own.
+  const workerEnv = { ...env, PORT: String(await freePort()) };
+  const worker = () => startStackProcess({ entry: 'dist/worker.mjs', env: workerEnv, logFile: path.join(dataDir, 'logs', `worker-${++starts}.log`), readyLogLine: 'worker running' });
+  const apiProcess = await startStackProcess({ entry: 'dist/api.mjs', env, logFile: path.join(dataDir, 'logs', 'api.log') });
   const temporal = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
-  let current = await worker();
+  let current: StackProcess | undefined;
+  // Registered before the first worker starts: a start that fails must not leave the rest running.
   t.teardown(async () => {
-    await current.stop().catch(() => undefined);
+    await current?.stop().catch(() => undefined);
     await apiProcess.stop().catch(() => undefined);
     await temporal.connection.close();
     await mongo.stop();
     await temporalServer.stop();
     await upstream.close();
   });
+  current = await worker();
   const ids = new Set<string>();
   let checked = 0;
   for (let round = 1; round <= ROUNDS; round++) {
@@ -181,10 +186,17 @@ async function transitionsInHistory(temporal: Client, id: string): Promise<Audit
   return events.sort((a, b) => a.seq - b.seq);
 }
 
-async function temporalClient(logFile: string): Promise<Client> {
-  const ready = fs.readFileSync(logFile, 'utf8').trim().split('\n').reverse()
+/** The ready lines the embedded stack has logged so far (they name its Temporal address). */
+function readyLines(logFile: string): { temporal: string }[] {
+  if (!fs.existsSync(logFile)) return [];
+  return fs.readFileSync(logFile, 'utf8').trim().split('\n')
     .map((line) => { try { return JSON.parse(line); } catch { return null; } })
-    .find((entry) => entry?.temporal);
+    .filter((entry) => entry?.temporal);
+}
+
+/** A client of the restarted stack's Temporal: its ready line comes just after /readyz answers. */
+async function temporalClient(logFile: string, readyBefore: number): Promise<Client> {
+  const ready = await eventually(async () => readyLines(logFile).at(readyBefore), 30_000, 'the restarted stack\'s ready line');
   const connection = await Connection.connect({ address: ready.temporal });
   return new Client({ connection, namespace: 'default' });
 }

@@ -52,7 +52,7 @@ test.serial('a SIGKILL of the whole stack loses no connector and no token', asyn
   for (const secret of [TOKEN, 'crash-secret-77aa']) t.deepEqual(filesContaining(dataDir, secret), [], `${secret} in plaintext`);
 });
 
-test.serial('a restart brings back the stdio processes of connectors that were connected', async (t) => {
+test.serial('a restart brings back the stdio processes of connectors that were connected, unless their preset is gone', async (t) => {
   const { createRequire } = await import('node:module');
   const { pidsWithEnv } = await import('../helpers/process-env');
   const { eventually } = await import('../helpers/test-stack');
@@ -90,4 +90,21 @@ test.serial('a restart brings back the stdio processes of connectors that were c
   t.true((await client.listTools()).tools.length > 0);
   await client.close();
   t.is((await second.api('GET', `/api/v1/connectors/${c.id}`)).body.state, 'connected');
+
+  // A deployment that no longer has the preset cannot bring the workload back (connectors name
+  // their preset; its config is the worker's): disconnected for good, the reason names the preset.
+  await second.kill();
+  await eventually(async () => (pidsWithEnv(marker).length === 0 ? true : undefined), 10_000, 'the stdio process to end again');
+  const third = await startStackProcess({ env: { ...env, CONNECTOR__PRESETS: JSON.stringify([{ url: 'https://other.example/mcp' }]) }, logFile });
+  t.teardown(() => third.stop());
+  const lost = await eventually(async () => {
+    const record = (await third.api('GET', `/api/v1/connectors/${c.id}`)).body;
+    return record.state === 'disconnected' ? record : undefined;
+  }, 60_000, 'the connector to be disconnected');
+  t.regex(lost.disconnect_reason, /^the stdio workload could not be restarted: the preset mcp\+stdio:\/\/memory is no longer configured/);
+  t.true(lost.disconnect_permanent);
+  const again = await third.api('POST', `/api/v1/connectors/${c.id}/connect`, {});
+  t.is(again.status, 422);
+  t.regex(again.body.detail, /the preset mcp\+stdio:\/\/memory is no longer configured/);
+  t.deepEqual(pidsWithEnv(marker), []);
 });

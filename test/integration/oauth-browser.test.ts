@@ -5,6 +5,8 @@
 // nothing is delivered by hand: what the user sees is the service's own page.
 import test from 'ava';
 import { chromium, type Browser } from 'playwright-core';
+import { createLogger } from '../../core/logger';
+import { locateChromium } from '../../stack/toolchain/chromium';
 import { startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { CALLBACK_PATH, startFlow, whoami } from '../helpers/oauth-service';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
@@ -20,11 +22,13 @@ let mcp: ProtectedMcpServer;
 let browser: Browser;
 
 test.before(async () => {
+  // Found or fetched by `npm test`'s toolchain step; missing here means that step was skipped.
+  const found = await locateChromium({ log: createLogger('test-browser', 'warn'), install: false });
   as = await startOidcServer({ accessTokenTtl: 600 });
   mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri, scopesSupported: ['mcp:read'] });
   [stack, browser] = await Promise.all([
     startTestStack(),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS }),
+    chromium.launch({ executablePath: found.path, env: { ...process.env, ...found.env }, args: CHROMIUM_ARGS }),
   ]);
 });
 

@@ -19,7 +19,9 @@ import { startLegacyMcpServer, type LegacyMcpServer } from '../helpers/oauth-leg
 import {
   CALLBACK_PATH, deliverCallback, describeRecord, localMcpUrl, openConsentPage, recordWhen, startFlow, whoami,
 } from '../helpers/oauth-service';
-import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
+import { eventually, filesContaining, startTestStack, type TestStack } from '../helpers/test-stack';
+import { historyPayloads, valuesUnder } from '../helpers/history-values';
+import { connectorWorkflowId } from '../../workflows/messages';
 
 const PUBLIC_BASE = 'https://connector.test';
 const PUBLIC_CALLBACK = `${PUBLIC_BASE}${CALLBACK_PATH}`;
@@ -147,6 +149,13 @@ test('preset credentials: the preset client authenticates with client_secret_bas
   t.true(requests.every((r) => r.resource === presetMcp.url), 'RFC 8707 resource on the token request');
   const shown = JSON.stringify([record, (await main.api('GET', '/api/v1/connectors/presets')).body]);
   t.false(shown.includes(PRESET.clientSecret));
+  // The preset's secret stays in the worker's configuration: history names the preset and holds
+  // no client secret for it, not even sealed; nothing under DATA_DIR has it in plaintext.
+  const history = await historyPayloads(main.temporal, connectorWorkflowId(id));
+  t.true(history.length > 0);
+  t.deepEqual(valuesUnder(history, 'clientSecret').filter((v) => v !== null), []);
+  t.true(valuesUnder(history, 'presetUrl').includes(presetMcp.url));
+  t.deepEqual(filesContaining(main.dataDir, PRESET.clientSecret), []);
 });
 
 test('credentials from the create request win over the preset: a public client, token auth none', async (t) => {

@@ -1,6 +1,7 @@
-// The production shape: Temporal and the database as external servers, two API processes, two
-// workers and one proxy, each its own process. A connector created through one API is served
-// by the other and by the proxy; a worker killed mid-connect loses nothing.
+// The production shape, run from the compiled entry points (dist/, what the image runs): Temporal
+// and the database as external servers, two API processes, two workers and one proxy, each its
+// own process. A connector created through one API is served by the other and by the proxy; a
+// worker killed mid-connect loses nothing.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +14,7 @@ import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { freePort } from '../../stack/servers/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { eventually } from '../helpers/test-stack';
+import { samples, valueOf } from '../helpers/prometheus-text';
 import { startStackProcess, type StackProcess } from '../helpers/stack-process';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -41,16 +43,18 @@ test('two APIs, two workers and a proxy as separate processes share one truth', 
   const start = async (entry: string, name: string, extra: Record<string, string> = {}) => {
     const port = extra.PORT ?? String(await freePort());
     const p = await startStackProcess({
+      // Every role, the worker included, is ready when its /readyz answers 200 (the chart's probes).
       entry, env: { ...common, PORT: port, ...extra }, logFile: path.join(dataDir, 'logs', `${name}.log`),
-      ...(entry === 'stack/worker.ts' ? { readyLogLine: 'worker running' } : {}),
     });
     processes.push(p);
     return p;
   };
 
-  const workerA = await start('stack/worker.ts', 'worker-a');
-  const api1 = await start('stack/api.ts', 'api-1');
-  const api2 = await start('stack/api.ts', 'api-2');
+  const workerA = await start('dist/worker.mjs', 'worker-a');
+  const workerReady = await workerA.api('GET', '/readyz');
+  t.deepEqual(workerReady.body.checks, { temporal: 'ok', database: 'ok', worker: 'ok' });
+  const api1 = await start('dist/api.mjs', 'api-1');
+  const api2 = await start('dist/api.mjs', 'api-2');
   t.not(api1.baseUrl, api2.baseUrl);
 
   const { body: c } = await api1.api('POST', '/api/v1/connectors', { url: upstream.url });
@@ -63,7 +67,7 @@ test('two APIs, two workers and a proxy as separate processes share one truth', 
   const seenBefore = upstream.seenAuthorization.length;
   const connecting = api2.api('POST', `/api/v1/connectors/${c.id}/connect`, { access_token: TOKEN });
   await eventually(async () => (upstream.seenAuthorization.length > seenBefore ? true : undefined), 30_000, 'the probe to reach the upstream');
-  const workerB = await start('stack/worker.ts', 'worker-b');
+  const workerB = await start('dist/worker.mjs', 'worker-b');
   await workerA.kill();
   upstream.setHang(false);
 
@@ -75,12 +79,22 @@ test('two APIs, two workers and a proxy as separate processes share one truth', 
   t.deepEqual(events.map((e: { to: string }) => e.to), ['created', 'connecting', 'connected'], 'exactly one connect on record');
 
   // The proxy process serves it, with the token from the workflow.
-  await start('stack/proxy.ts', 'proxy', { PORT: String(proxyPort) });
+  const proxy = await start('dist/proxy.mjs', 'proxy', { PORT: String(proxyPort) });
   const client = new Client({ name: 'split-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(c.mcp_url)));
   const result = await client.callTool({ name: 'echo', arguments: { text: 'through the proxy process' } });
   await client.close();
   t.is((result.content as { text: string }[])[0]!.text, 'through the proxy process');
   t.is(upstream.seenAuthorization.at(-1), `Bearer ${TOKEN}`);
+
+  // Each process serves its own metrics; connectors by state only where the API reads the projection.
+  const [apiText, proxyText, workerText] = await Promise.all([api1, proxy, workerB].map(async (p) => (await p.api('GET', '/metrics')).text));
+  t.is(valueOf(apiText!, 'connectors', { state: 'connected' }), 1);
+  t.is(valueOf(apiText!, 'http_requests_total', { method: 'POST', route: '/api/v1/connectors', status: '201' }), 1);
+  const relayed = (status: string) => valueOf(proxyText!, 'mcp_proxy_requests_total', { connector_id: c.id, rpc_method: 'unknown', status });
+  t.is(relayed('200'), 3, 'initialize, the GET stream and tools/call, without an Mcp-Method header');
+  t.is(relayed('202'), 1, 'the initialized notification');
+  t.is(valueOf(workerText!, 'connectors', { state: 'connected' }), undefined, 'not counted twice');
+  t.true(samples(workerText!).some((sample) => sample.name.startsWith('temporal_worker')), 'the Temporal SDK\'s worker series');
   t.truthy(workerB);
 });

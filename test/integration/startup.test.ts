@@ -1,11 +1,14 @@
 // Start-up: a bad configuration stops `npm start` at once with a message naming the variable;
-// CONNECTOR__BLOCK_PRIVATE_NETWORKS refuses loopback connector URLs.
+// CONNECTOR__BLOCK_PRIVATE_NETWORKS refuses loopback connector URLs; the readable log's banner
+// names addresses that answer.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { freePort } from '../../stack/servers/free-port';
+import { startStackProcess } from '../helpers/stack-process';
 import { startTestStack } from '../helpers/test-stack';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -29,6 +32,7 @@ for (const [name, value, expected] of [
   ['CONNECTOR__PRESETS', JSON.stringify([{ url: 'https://a.example', stdio: { image: 'i' } }]), /entry 0 .*field stdio/],
   ['CONNECTOR__ENCRYPTION_KEY', 'too-short', /CONNECTOR__ENCRYPTION_KEY/],
   ['MONGODB_URI', 'postgres://x', /MONGODB_URI/],
+  ['LOG_FORMAT', 'xml', /LOG_FORMAT/],
 ] as const) {
   test(`${name}=${value.slice(0, 30)} stops start-up naming it`, async (t) => {
     const { code, output } = await startWith({ [name]: value });
@@ -46,4 +50,25 @@ test('CONNECTOR__BLOCK_PRIVATE_NETWORKS=true refuses loopback and private connec
     t.is(res.status, 422, url);
     t.regex(res.body.detail, /refused/);
   }
+});
+
+test('npm start with readable logs prints a banner whose API, OpenAPI and Temporal Web UI addresses answer', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-banner-'));
+  const logFile = path.join(dataDir, 'logs', 'stack.log');
+  const port = await freePort();
+  // LOG_FORMAT=pretty stands in for a terminal (test/stack/log-format.test.ts runs one).
+  const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_FORMAT: 'pretty' };
+  const stack = await startStackProcess({ env, logFile, readyLogLine: 'Temporal Web UI' });
+  t.teardown(() => stack.stop());
+  const log = fs.readFileSync(logFile, 'utf8').replace(/\u001b\[[0-9;]*m/g, '');
+  const address = (label: string) => new RegExp(`^ +${label} +(\\S+)$`, 'm').exec(log)?.[1];
+  t.is(address('API'), `http://127.0.0.1:${port}`);
+  t.is(address('OpenAPI'), `http://127.0.0.1:${port}/api/v1/openapi.json`);
+  const openapi = await fetch(address('OpenAPI')!);
+  t.is(openapi.status, 200);
+  t.is(((await openapi.json()) as { openapi: string }).openapi, '3.1.0');
+  const webUi = address('Temporal Web UI');
+  t.regex(webUi ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+  t.is((await fetch(webUi!)).status, 200);
+  t.false(log.split('\n').some((line) => line.startsWith('{')), 'no JSON lines');
 });

@@ -1,23 +1,32 @@
 // Managed stdio connectors on the local runtime (the embedded default), end to end through the
 // API and the proxy, with real stdio MCP servers from npm.
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { eventually, filesContaining, startTestStack, type TestStack } from '../helpers/test-stack';
 import { pidsWithEnv } from '../helpers/process-env';
+import { SecretBox, secretContext } from '../../core/secret-box';
+import { connectorWorkflowId, routeQuery } from '../../workflows/messages';
 
 const require = createRequire(import.meta.url);
 const entry = (pkg: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'dist/index.js');
 const EVERYTHING = entry('@modelcontextprotocol/server-everything');
 const MEMORY = entry('@modelcontextprotocol/server-memory');
 const TOKEN = 'stdio-token-8d2b6e';
+// Given, so that the test can open the gateway secret the workflow keeps sealed.
+const KEY = randomBytes(32);
 
 let stack: TestStack;
 
 test.before(async () => {
   stack = await startTestStack({
+    CONNECTOR__ENCRYPTION_KEY: KEY.toString('hex'),
+    // Blocked as in a real deployment: the workloads listen on loopback and are reached through
+    // the route the service created for them (managed), never exempted by their address.
+    CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'true',
     CONNECTOR__STDIO_READY_TIMEOUT_MS: '3000',
     CONNECTOR__PRESETS: JSON.stringify([
       { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'reference server' },
@@ -76,11 +85,36 @@ test.serial('server-everything: connected, tools through the proxy, token and pr
   await a.close();
   await b.close();
 
+  // The workload's gateway serves the proxy only: the route holds its secret sealed.
+  const route = await stack.temporal.workflow.getHandle(connectorWorkflowId(id)).query(routeQuery);
+  const gatewaySecret = new SecretBox(KEY).open(route.gatewaySecret!, secretContext(id, 'gateway_secret'));
+  const direct = await fetch(route.target!, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+  t.is(direct.status, 401, 'a local process going around the proxy is refused');
+
   t.true(pidsWithEnv('PRESET_MARKER=everything-e2e').length > 0);
   t.is((await stack.api('POST', `/api/v1/connectors/${id}/disconnect`)).status, 200);
   await eventually(async () => (pidsWithEnv('PRESET_MARKER=everything-e2e').length === 0 ? true : undefined), 10_000, 'no process after disconnect');
   t.deepEqual(pidsWithEnv('PRESET_MARKER=everything-e2e'), []);
-  t.deepEqual(filesContaining(stack.dataDir, TOKEN), [], 'no plaintext token at rest');
+  for (const secret of [TOKEN, 'preset-env-42', gatewaySecret]) t.deepEqual(filesContaining(stack.dataDir, secret), [], `no plaintext ${secret} at rest`);
+});
+
+test.serial('with private networks blocked, a loopback workload serves tools through its managed route; a remote server there is refused', async (t) => {
+  t.true(stack.config.blockPrivateNetworks);
+  const remote = await stack.api('POST', '/api/v1/connectors', { url: 'http://127.0.0.1:9/mcp' });
+  t.is(remote.status, 422, 'the same address named by a caller is refused');
+  t.regex(remote.body.detail, /loopback address, refused by CONNECTOR__BLOCK_PRIVATE_NETWORKS/);
+
+  const { id, mcpUrl, res } = await connectStdio('mcp+stdio://memory');
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.body.state, 'connected');
+  const client = await mcpClient(mcpUrl);
+  t.true((await client.listTools()).tools.some((tool) => tool.name === 'create_entities'));
+  const graph = await client.callTool({ name: 'read_graph', arguments: {} }); // reads only: the server's file is shared
+  t.falsy(graph.isError);
+  t.regex(JSON.stringify(graph.content), /entities/);
+  await client.close();
+  t.is((await stack.api('DELETE', `/api/v1/connectors/${id}`)).status, 202);
+  await eventually(async () => (pidsWithEnv('PRESET_MARKER=memory-e2e').length === 0 ? true : undefined), 10_000, 'no process after delete');
 });
 
 test.serial('connect on a connected stdio connector with a new access_token puts the new token into the workload', async (t) => {

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,25 +9,45 @@ import test from 'ava';
 import { createLogger } from '../../core/logger';
 import { locateBinary } from '../../stack/toolchain/binaries';
 import { findOnPath } from '../../stack/toolchain/executable';
+import { officialRelease } from '../../stack/toolchain/releases';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/resolve-binary.ts', import.meta.url));
 const log = createLogger('test-binaries', process.env.LOG_LEVEL ?? 'error');
 let scratch: string;
+// A release mirror on loopback (CONNECTOR_REGISTRY_RELEASE_MIRROR): /ok/ serves kwok's two
+// binaries, /silent/ takes connections and never answers (a network that drops packets).
+let mirror: Server;
+let mirrorBase: string;
 
 test.before(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'binaries-'));
+  const assets = new Map(['kwok', 'kwokctl'].map((name) => [`/ok/${officialRelease(name)?.asset}`, `#!/bin/sh\necho ${name}-downloaded\n`]));
+  mirror = createServer((req, res) => {
+    if (req.url?.startsWith('/silent/')) return;
+    const body = assets.get(req.url ?? '');
+    res.writeHead(body ? 200 : 404).end(body);
+  });
+  await new Promise<void>((resolve) => mirror.listen(0, '127.0.0.1', resolve));
+  mirrorBase = `http://127.0.0.1:${(mirror.address() as { port: number }).port}`;
 });
 
 test.after.always(async () => {
+  mirror?.closeAllConnections();
+  mirror?.close();
   await rm(scratch, { recursive: true, force: true });
 });
 
-// Each case runs with its own empty cache, PATH without the binaries, and no *_BIN variables.
-async function isolatedEnv(cache: string): Promise<NodeJS.ProcessEnv> {
+// Each case runs with its own empty cache, PATH without the binaries, no *_BIN variables, and
+// releases fetched from the loopback mirror only.
+async function isolatedEnv(cache: string, mirrorPath = '/silent'): Promise<NodeJS.ProcessEnv> {
   const go = await findOnPath('go');
-  const env: NodeJS.ProcessEnv = { ...process.env, CONNECTOR_REGISTRY_CACHE: cache };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, CONNECTOR_REGISTRY_CACHE: cache, CONNECTOR_REGISTRY_RELEASE_MIRROR: `${mirrorBase}${mirrorPath}`,
+    CONNECTOR_REGISTRY_DOWNLOAD_TIMEOUT_MS: '500',
+  };
+  delete env.CONNECTOR_REGISTRY_DOWNLOAD;
   env.PATH = go ? `${dirname(go)}:/usr/bin:/bin` : '/usr/bin:/bin';
-  for (const key of ['TEMPORAL_CLI', 'FERRETDB_BIN', 'ETCD_BIN', 'KWOKCTL_BIN']) delete env[key];
+  for (const key of ['TEMPORAL_CLI', 'FERRETDB_BIN', 'ETCD_BIN', 'KWOK_BIN', 'KWOKCTL_BIN']) delete env[key];
   return env;
 }
 
@@ -80,9 +101,28 @@ test('a binary found on PATH is used as it is', async (t) => {
   t.deepEqual(result, { name: 'kwokctl', path: join(dir, 'kwokctl'), source: 'path' });
 });
 
-// Two processes at once, as two ava workers would be: one builds, the other waits for its lock
-// and then finds the binary in the cache. etcd is the quickest build (seconds with a warm Go cache).
-test('concurrent callers build a missing binary once', async (t) => {
+test('a release download comes before a Go build, and brings every binary of the target', async (t) => {
+  const cache = join(scratch, 'download-cache');
+  const { stdout, result } = await resolveInChild('kwokctl', await isolatedEnv(cache, '/ok'));
+  t.deepEqual(result, { name: 'kwokctl', path: join(cache, 'bin', 'kwokctl'), source: 'downloaded' });
+  t.is((await promisify(execFile)(join(cache, 'bin', 'kwokctl'))).stdout.trim(), 'kwokctl-downloaded');
+  await t.notThrowsAsync(access(join(cache, 'bin', 'kwok')), 'kwok came with kwokctl, as a build would make both');
+  t.false(stdout.includes('building'), 'no Go build ran');
+});
+
+test('downloads can be turned off: the Go build is used directly', async (t) => {
+  const env = await isolatedEnv(join(scratch, 'no-download-cache'), '/ok');
+  env.CONNECTOR_REGISTRY_DOWNLOAD = '0';
+  env.PATH = '/usr/bin:/bin'; // no Go either, so the answer says both
+  const { result } = await resolveInChild('kwokctl', env);
+  t.regex(result.error ?? '', /Go is not installed, and downloads are off \(CONNECTOR_REGISTRY_DOWNLOAD=0\)/);
+});
+
+// Two processes at once, as two ava workers would be: one installs, the other waits for its lock
+// and then finds the binary in the cache. The mirror never answers, as on a machine without
+// network: the download is given up after its reach timeout and the Go build follows. etcd is
+// the quickest build (seconds with a warm Go cache).
+test('with no answer from the release server, concurrent callers build a missing binary once', async (t) => {
   const env = await isolatedEnv(join(scratch, 'fresh-cache'));
   const [a, b] = await Promise.all([resolveInChild('etcd', env), resolveInChild('etcd', env)]);
   if (!(await findOnPath('go'))) {
@@ -94,4 +134,5 @@ test('concurrent callers build a missing binary once', async (t) => {
   t.is(b.result.path, a.result.path);
   const builds = `${a.stdout}${b.stdout}`.split('\n').filter((line) => line.includes('built etcd in'));
   t.is(builds.length, 1, 'build.sh ran once');
+  t.true(`${a.stdout}${b.stdout}`.includes('no answer within 500 ms'), 'the download was tried first and given up on');
 });

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { createLogger } from '../../core/logger';
-import { downloadBinary, releaseUrl } from '../../stack/toolchain/download';
+import { downloadBinary } from '../../stack/toolchain/download';
+import { officialRelease, releaseFor } from '../../stack/toolchain/releases';
 
 const exec = promisify(execFile);
 const log = createLogger('test-download', process.env.LOG_LEVEL ?? 'error');
@@ -28,6 +29,8 @@ test.before(async () => {
     '/ferretdb': Buffer.from('#!/bin/sh\necho ferretdb-from-release\n'),
   };
   server = createServer((req, res) => {
+    // A server that takes the connection and never answers, as a black-holed network does.
+    if (req.url === '/silent') return;
     // Release hosts answer with a redirect to the storage that has the file.
     if (req.url === '/redirect') return void res.writeHead(302, { location: '/temporal.tar.gz' }).end();
     const body = files[req.url ?? ''];
@@ -39,22 +42,38 @@ test.before(async () => {
 });
 
 test.after.always(async () => {
+  server?.closeAllConnections();
   server?.close();
   await rm(scratch, { recursive: true, force: true });
 });
 
-test('the release URLs are the pinned official ones for this platform', (t) => {
-  t.regex(releaseUrl('temporal'), /^https:\/\/temporal\.download\/cli\/archive\/v1\.5\.1\?platform=(linux|darwin)&arch=(amd64|arm64)$/);
-  if (process.platform === 'linux') {
-    t.regex(releaseUrl('ferretdb'), /^https:\/\/github\.com\/FerretDB\/FerretDB\/releases\/download\/v1\.24\.2\/ferretdb-linux-(amd64|arm64)$/);
-  } else {
-    t.throws(() => releaseUrl('ferretdb'), { message: /Linux binaries only/ });
-  }
+const linux = { os: 'linux', arch: 'amd64' } as const;
+
+test('the release URLs are the pinned official ones', (t) => {
+  t.is(officialRelease('temporal', linux)?.url, 'https://temporal.download/cli/archive/v1.5.1?platform=linux&arch=amd64');
+  t.is(officialRelease('temporal', linux)?.member, 'temporal');
+  t.is(officialRelease('ferretdb', linux)?.url, 'https://github.com/FerretDB/FerretDB/releases/download/v1.24.2/ferretdb-linux-amd64');
+  t.is(officialRelease('etcd', linux)?.url, 'https://github.com/etcd-io/etcd/releases/download/v3.6.14/etcd-v3.6.14-linux-amd64.tar.gz');
+  t.is(officialRelease('etcd', linux)?.member, 'etcd-v3.6.14-linux-amd64/etcd');
+  t.is(officialRelease('kwokctl', linux)?.url, 'https://github.com/kubernetes-sigs/kwok/releases/download/v0.8.0/kwokctl-linux-amd64');
+  t.is(officialRelease('kube-apiserver', linux)?.url, 'https://dl.k8s.io/release/v1.36.1/bin/linux/amd64/kube-apiserver');
+  t.is(officialRelease('helm', linux)?.url, 'https://get.helm.sh/helm-v3.22.0-linux-amd64.tar.gz');
+  t.is(officialRelease('helm', linux)?.member, 'linux-amd64/helm');
+});
+
+test('platforms without a release have none, and a mirror serves the same file names', (t) => {
+  const mac = { os: 'darwin', arch: 'arm64' } as const;
+  t.is(officialRelease('ferretdb', mac), null);
+  t.is(officialRelease('kube-scheduler', mac), null);
+  t.is(officialRelease('kwok', mac)?.asset, 'kwok-darwin-arm64');
+  t.is(officialRelease('no-such-binary', linux), null);
+  const mirrored = releaseFor('kwok', { CONNECTOR_REGISTRY_RELEASE_MIRROR: 'http://127.0.0.1:9/releases/' });
+  t.regex(mirrored?.url ?? '', /^http:\/\/127\.0\.0\.1:9\/releases\/kwok-(linux|darwin)-(amd64|arm64)$/);
 });
 
 test('a tar.gz archive (behind a redirect) yields just the executable, in place', async (t) => {
   const binDir = join(scratch, 'bin-archive');
-  const path = await downloadBinary('temporal', binDir, log, `${base}/redirect`);
+  const path = await downloadBinary('temporal', { url: `${base}/redirect`, asset: 'temporal.tar.gz', member: 'temporal' }, binDir, log);
   t.is(path, join(binDir, 'temporal'));
   t.is((await exec(path)).stdout.trim(), 'temporal-from-archive');
   t.deepEqual(await readdir(binDir), ['temporal'], 'no temporary files are left behind');
@@ -62,13 +81,19 @@ test('a tar.gz archive (behind a redirect) yields just the executable, in place'
 
 test('a bare binary is stored executable', async (t) => {
   const binDir = join(scratch, 'bin-bare');
-  const path = await downloadBinary('ferretdb', binDir, log, `${base}/ferretdb`);
+  const path = await downloadBinary('ferretdb', { url: `${base}/ferretdb`, asset: 'ferretdb' }, binDir, log);
   t.is((await exec(path)).stdout.trim(), 'ferretdb-from-release');
 });
 
 test('a failed download leaves nothing behind and says why', async (t) => {
   const binDir = join(scratch, 'bin-missing');
-  await t.throwsAsync(downloadBinary('ferretdb', binDir, log, `${base}/nothing-here`), { message: /HTTP 404/ });
+  await t.throwsAsync(downloadBinary('ferretdb', { url: `${base}/nothing-here`, asset: 'x' }, binDir, log), { message: /HTTP 404/ });
   t.false(existsSync(join(binDir, 'ferretdb')));
+  t.deepEqual(await readdir(binDir), []);
+});
+
+test('a server that never answers is given up on after the reach timeout, leaving nothing', async (t) => {
+  const binDir = join(scratch, 'bin-silent');
+  await t.throwsAsync(downloadBinary('kwok', { url: `${base}/silent`, asset: 'x' }, binDir, log, 300), { message: /no answer within 300 ms/ });
   t.deepEqual(await readdir(binDir), []);
 });

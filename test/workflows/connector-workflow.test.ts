@@ -2,9 +2,11 @@
 // support/workflow-harness.ts for why timers run in real time, kept to a second or two).
 import test from 'ava';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { ConnectorState } from '../../core/connector-states';
+import { FAILURE } from '../../core/failures';
 import {
-  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, viewQuery,
+  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, routeQuery, viewQuery,
 } from '../../workflows/messages';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
@@ -158,4 +160,45 @@ test.serial('continue-as-new under refresh churn keeps the connector, its grant 
   t.like(view, { id, state: 'connected', version: 4 });
   t.true((await latest.fetchHistory()).events!.length < 200, 'the new run starts with a short history');
   await latest.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('a stdio connector names its preset to the workload activity and keeps the sealed gateway secret for the route', async (t) => {
+  const handle = await h.start({}, { url: 'mcp+stdio://everything', preset: { url: 'mcp+stdio://everything' } });
+  const id = (await handle.query(viewQuery)).id;
+  t.is((await handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given' as never }] })).state, 'connected');
+  t.deepEqual(h.stubs.called('startWorkload').at(-1)?.input, { connectorId: id, presetUrl: 'mcp+stdio://everything', tokenSealed: 'sealed-given' });
+  t.like(await handle.query(routeQuery), { state: 'connected', token: 'sealed-given', gatewaySecret: `sealed-gateway-${id}` });
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('a preset the worker no longer has: connect fails for good, the record names the preset', async (t) => {
+  const message = 'the preset mcp+stdio://retired is no longer configured (CONNECTOR__PRESETS); connectors made from it cannot connect';
+  h.stubs.behaviour.startWorkload = async () => {
+    throw ApplicationFailure.create({ type: FAILURE.unprocessable, nonRetryable: true, message });
+  };
+  const handle = await h.start({}, { url: 'mcp+stdio://retired', preset: { url: 'mcp+stdio://retired' } });
+  const id = (await handle.query(viewQuery)).id;
+  const error = await t.throwsAsync(handle.executeUpdate(connectUpdate, { args: [actor] }), { instanceOf: WorkflowUpdateFailedError });
+  t.is((error!.cause as { type?: string }).type, FAILURE.unprocessable);
+  t.like(await until(inState(id, 'disconnected'), 'the record'), { disconnect_reason: message, disconnect_permanent: true });
+  t.is(h.stubs.called('startWorkload').filter((c) => (c.input as { connectorId: string }).connectorId === id).length, 1, 'not retried');
+});
+
+// Seen in the worker-alone crash test: three connects at once on a connected connector. The
+// second moved it to `connecting`; the third, valid when accepted, used to stop the second's probe
+// before finding it may not connect, leaving `connecting` with nothing running.
+test.serial('a connect refused once an earlier one holds the connector does not cancel that one', async (t) => {
+  const handle = await h.start();
+  const id = (await handle.query(viewQuery)).id;
+  const connect = () => handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given' as never }] });
+  t.is((await connect()).state, 'connected');
+  h.stubs.behaviour.probeServer = async () => {
+    await sleep(1_000);
+    return { serverName: 'stub', protocolVersion: '2025-06-18' };
+  };
+  const [second, third] = await Promise.allSettled([connect(), connect()]);
+  const outcomes = [second, third].map((o) => (o.status === 'fulfilled' ? o.value.state : ((o.reason as WorkflowUpdateFailedError).cause as ApplicationFailure).type));
+  t.deepEqual(outcomes.sort(), ['InvalidTransition', 'connected'], 'one connects, the other is refused as the state machine says');
+  t.is((await handle.query(viewQuery)).state, 'connected');
+  t.is(recordOf(id)?.state, 'connected', 'and the record agrees');
 });

@@ -7,11 +7,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { GATEWAY_SECRET_HEADER } from '../../core/gateway-secret';
 import { createLogger } from '../../core/logger';
 import type { StdioConfig } from '../../core/schemas';
 import { WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from '../../activities/workloads/errors';
 import { LocalRuntime } from '../../activities/workloads/local-runtime';
+import { createWorkloadRuntime } from '../../activities/workloads/create-runtime';
+import type { StartedRuntimeWorkload } from '../../activities/workloads/runtime';
 import { processesWithEnv } from './support/processes';
 
 const log = createLogger('test-local-workloads', process.env.LOG_LEVEL ?? 'silent');
@@ -34,9 +38,10 @@ function stdio(command: string[], extra: Partial<StdioConfig> = {}): { stdio: St
 
 const everything = (extra: Partial<StdioConfig> = {}) => stdio([process.execPath, EVERYTHING], { args: ['stdio'], ...extra });
 
-async function connect(target: string): Promise<Client> {
+/** Connects as the proxy does: with the workload's gateway secret. */
+async function connect({ target, gatewaySecret }: StartedRuntimeWorkload): Promise<Client> {
   const client = new Client({ name: 'workload-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(target)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(target), { requestInit: { headers: { [GATEWAY_SECRET_HEADER]: gatewaySecret } } }));
   return client;
 }
 
@@ -47,17 +52,24 @@ test('server-everything: start gives a target serving its tools, with the token 
   const token = `tok-${randomUUID()}`;
   const { stdio: config, marker } = everything({ env: { PRESET_FLAG: 'on' }, access_token_env_name: 'EVERYTHING_TOKEN' });
   const began = performance.now();
-  const { target } = await runtime.start({ connectorId, stdio: config, token }, { readinessTimeoutMs: 60_000 });
+  const started = await runtime.start({ connectorId, stdio: config, token }, { readinessTimeoutMs: 60_000 });
+  const { target } = started;
   t.log(`local stdio connector (server-everything): start → ready in ${(performance.now() - began).toFixed(0)} ms`);
   t.regex(target, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  t.regex(started.gatewaySecret, /^[A-Za-z0-9_-]{43}$/, '32 random bytes');
+  const stranger = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  t.is(stranger.status, 401, 'any other local process is refused');
 
-  const client = await connect(target);
+  const client = await connect(started);
   const tools = (await client.listTools()).tools.map((tool) => tool.name);
   t.true(tools.includes('get-env') && tools.includes('echo'));
   const env = JSON.parse(textOf(await client.callTool({ name: 'get-env', arguments: {} }))) as Record<string, string>;
   t.is(env.EVERYTHING_TOKEN, token);
   t.is(env.PRESET_FLAG, 'on');
   t.is(env.WORKER_ONLY_SETTING, undefined, "the worker's own environment is not passed on");
+  // Nothing else either: only the preset's env, the token and the SDK's minimal set (PATH, HOME, ...).
+  const minimal = Object.keys(getDefaultEnvironment());
+  t.deepEqual(Object.keys(env).sort(), [...new Set([...minimal, MARKER, 'PRESET_FLAG', 'EVERYTHING_TOKEN'])].sort());
   await client.close();
 
   t.deepEqual(processesWithEnv(MARKER, marker), [runtime.pid(connectorId)]);
@@ -73,13 +85,34 @@ test('server-everything: start gives a target serving its tools, with the token 
   await t.notThrowsAsync(runtime.remove(connectorId), 'removing again is fine');
 });
 
+test('CONNECTOR__GATEWAY_MAX_SESSIONS reaches the local gateway: a session beyond it gets 503', async (t) => {
+  const capped = createWorkloadRuntime({
+    runtime: 'local', readyTimeoutMs: 60_000, gatewayMaxSessions: 1,
+    kube: { namespace: 'unused', gatewayImage: 'unused', reconcileIntervalMs: 60_000, reconcileGraceMs: 120_000, proxySelector: {}, proxyNamespaceSelector: {} },
+  }, log);
+  t.teardown(() => capped.close());
+  const connectorId = randomUUID();
+  const started = await capped.start({ connectorId, stdio: everything().stdio, token: null }, { readinessTimeoutMs: 60_000 });
+  const client = await connect(started);
+  const beyond = await fetch(started.target, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', [GATEWAY_SECRET_HEADER]: started.gatewaySecret },
+    body: JSON.stringify({
+      jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'second', version: '1' } },
+    }),
+  });
+  t.is(beyond.status, 503);
+  t.regex(((await beyond.json()) as { error: { message: string } }).error.message, /Too many sessions/);
+  await client.close();
+});
+
 test('without a token, or without access_token_env_name, no token variable is set', async (t) => {
   const a = randomUUID();
   const b = randomUUID();
-  const { target: noToken } = await runtime.start({ connectorId: a, stdio: everything({ access_token_env_name: 'T' }).stdio, token: null }, { readinessTimeoutMs: 60_000 });
-  const { target: noName } = await runtime.start({ connectorId: b, stdio: everything().stdio, token: 'tok-unused' }, { readinessTimeoutMs: 60_000 });
-  for (const target of [noToken, noName]) {
-    const client = await connect(target);
+  const noToken = await runtime.start({ connectorId: a, stdio: everything({ access_token_env_name: 'T' }).stdio, token: null }, { readinessTimeoutMs: 60_000 });
+  const noName = await runtime.start({ connectorId: b, stdio: everything().stdio, token: 'tok-unused' }, { readinessTimeoutMs: 60_000 });
+  for (const started of [noToken, noName]) {
+    const client = await connect(started);
     const env = JSON.parse(textOf(await client.callTool({ name: 'get-env', arguments: {} }))) as Record<string, string>;
     t.is(env.T, undefined);
     t.false(Object.values(env).includes('tok-unused'));
@@ -91,18 +124,19 @@ test('without a token, or without access_token_env_name, no token variable is se
 test('a start with another token replaces the running server: a server reads its env once', async (t) => {
   const connectorId = randomUUID();
   const { stdio: config, marker } = everything({ access_token_env_name: 'EVERYTHING_TOKEN' });
-  const envAt = async (target: string) => {
-    const client = await connect(target);
+  const envAt = async (started: StartedRuntimeWorkload) => {
+    const client = await connect(started);
     const env = JSON.parse(textOf(await client.callTool({ name: 'get-env', arguments: {} }))) as Record<string, string>;
     await client.close();
     return env;
   };
   const first = await runtime.start({ connectorId, stdio: config, token: 'tok-old' }, { readinessTimeoutMs: 60_000 });
   const oldPid = runtime.pid(connectorId);
-  t.is((await envAt(first.target)).EVERYTHING_TOKEN, 'tok-old');
+  t.is((await envAt(first)).EVERYTHING_TOKEN, 'tok-old');
 
   const second = await runtime.start({ connectorId, stdio: config, token: 'tok-new' }, { readinessTimeoutMs: 60_000 });
-  t.is((await envAt(second.target)).EVERYTHING_TOKEN, 'tok-new');
+  t.is((await envAt(second)).EVERYTHING_TOKEN, 'tok-new');
+  t.not(second.gatewaySecret, first.gatewaySecret, 'a new server, a new gateway secret');
   t.not(runtime.pid(connectorId), oldPid, 'a new server process');
   t.deepEqual(processesWithEnv(MARKER, marker), [runtime.pid(connectorId)], 'the old server is gone');
   await runtime.remove(connectorId);
@@ -116,10 +150,10 @@ test('start is idempotent: concurrent starts share one server, and a later start
     runtime.start(spec, { readinessTimeoutMs: 60_000 }),
     runtime.start(spec, { readinessTimeoutMs: 60_000 }),
   ]);
-  t.is(first.target, second.target);
+  t.deepEqual(first, second);
   const pid = runtime.pid(connectorId);
   t.deepEqual(processesWithEnv(MARKER, marker), [pid], 'one server process');
-  t.is((await runtime.start(spec, { readinessTimeoutMs: 60_000 })).target, first.target);
+  t.deepEqual(await runtime.start(spec, { readinessTimeoutMs: 60_000 }), first, 'the same target and gateway secret');
   t.is(runtime.pid(connectorId), pid);
   await runtime.remove(connectorId);
 });
@@ -128,8 +162,8 @@ test('server-memory: its tools work through the target', async (t) => {
   const connectorId = randomUUID();
   const file = join(mkdtempSync(join(tmpdir(), 'workload-memory-')), 'memory.jsonl');
   const { stdio: config } = stdio([process.execPath, MEMORY], { env: { MEMORY_FILE_PATH: file } });
-  const { target } = await runtime.start({ connectorId, stdio: config, token: null }, { readinessTimeoutMs: 60_000 });
-  const client = await connect(target);
+  const started = await runtime.start({ connectorId, stdio: config, token: null }, { readinessTimeoutMs: 60_000 });
+  const client = await connect(started);
   await client.callTool({ name: 'create_entities', arguments: { entities: [{ name: 'Ada', entityType: 'person', observations: ['wrote notes'] }] } });
   const graph = textOf(await client.callTool({ name: 'read_graph', arguments: {} }));
   t.true(graph.includes('Ada') && graph.includes('wrote notes'));
@@ -150,7 +184,7 @@ test('watch resolves exited, with the reason, when the server is killed from out
   t.deepEqual(await watching, { kind: 'exited', reason: 'stdio server was killed by signal SIGKILL' });
 
   const again = await runtime.start({ connectorId, stdio: config, token: null }, { readinessTimeoutMs: 60_000 });
-  const client = await connect(again.target);
+  const client = await connect(again);
   t.true((await client.listTools()).tools.length > 0);
   await client.close();
   t.not(runtime.pid(connectorId), pid);
@@ -161,12 +195,12 @@ test('watch answers missing for an unknown connector; aborting a watch leaves th
   t.deepEqual(await runtime.watch(randomUUID(), { heartbeat: () => undefined, signal: new AbortController().signal }), { kind: 'missing' });
   const connectorId = randomUUID();
   const { stdio: config, marker } = everything();
-  const { target } = await runtime.start({ connectorId, stdio: config, token: null }, { readinessTimeoutMs: 60_000 });
+  const started = await runtime.start({ connectorId, stdio: config, token: null }, { readinessTimeoutMs: 60_000 });
   const aborter = new AbortController();
   const watching = runtime.watch(connectorId, { heartbeat: () => aborter.abort(new Error('stop watching')), signal: aborter.signal });
   await t.throwsAsync(watching, { message: 'stop watching' });
   t.is(processesWithEnv(MARKER, marker).length, 1);
-  const client = await connect(target);
+  const client = await connect(started);
   await t.notThrowsAsync(client.ping());
   await client.close();
   await runtime.remove(connectorId);
@@ -224,9 +258,9 @@ test.serial('five start → remove cycles in a row: each gives a server that ans
     const connectorId = randomUUID();
     const { stdio: config, marker } = everything();
     const began = performance.now();
-    const { target } = await own.start({ connectorId, stdio: config, token: null }, { readinessTimeoutMs: 60_000 });
+    const started = await own.start({ connectorId, stdio: config, token: null }, { readinessTimeoutMs: 60_000 });
     times.push(performance.now() - began);
-    const client = await connect(target);
+    const client = await connect(started);
     t.true((await client.listTools()).tools.length > 0, `cycle ${i + 1}: the server answers`);
     await client.close();
     await own.remove(connectorId);

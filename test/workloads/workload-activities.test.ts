@@ -1,6 +1,7 @@
 // The activity wrappers in a real worker against the Temporal dev server, with the local runtime
-// and real stdio servers: what the workflow receives (target, or failure type and retryability),
-// that history holds the sealed token only, and that cancelling a watch stops only the watch.
+// and real stdio servers: what the workflow receives (target and sealed gateway secret, or failure
+// type and retryability), that history holds the sealed token only and names the preset instead
+// of carrying its env values, and that cancelling a watch stops only the watch.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,8 +14,9 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createLogger } from '../../core/logger';
 import { SecretBox, secretContext, type Ciphertext } from '../../core/secret-box';
-import type { StdioConfig } from '../../core/schemas';
-import { createWorkloadActivities } from '../../activities/workloads/activities';
+import { GATEWAY_SECRET_HEADER } from '../../core/gateway-secret';
+import type { Preset } from '../../core/schemas';
+import { createWorkloadActivities, type StartWorkloadInput } from '../../activities/workloads/activities';
 import { LocalRuntime } from '../../activities/workloads/local-runtime';
 import { startTemporalDevServer, type TemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import type { StartOutcome } from './fixtures/workload-workflows';
@@ -33,17 +35,21 @@ let worker: Worker;
 let running: Promise<void>;
 const box = new SecretBox(randomBytes(32));
 const runtime = new LocalRuntime({ logger: log, serverStderr: 'ignore' });
+const PRESET_ENV_VALUE = `preset-env-${randomUUID()}`;
+const presets: Preset[] = [{
+  url: 'mcp+stdio://everything',
+  stdio: { image: 'unused:1', command: [process.execPath, EVERYTHING, 'stdio'], env: { PRESET_SETTING: PRESET_ENV_VALUE }, access_token_env_name: 'API_TOKEN' },
+}];
 
 test.before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'workload-activities-'));
   server = await startTemporalDevServer({ dataDir, headless: true, log });
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const openToken = (connectorId: string, sealed: Ciphertext) => box.open(sealed, secretContext(connectorId, 'access_token'));
   worker = await Worker.create({
     connection: await NativeConnection.connect({ address: server.address }),
     taskQueue,
     workflowsPath: fileURLToPath(new URL('./fixtures/workload-workflows.ts', import.meta.url)),
-    activities: createWorkloadActivities(runtime, READINESS_MS, openToken),
+    activities: createWorkloadActivities({ runtime, readinessTimeoutMs: READINESS_MS, secrets: box, presets }),
   });
   running = worker.run();
   connection = await Connection.connect({ address: server.address });
@@ -59,7 +65,7 @@ test.after.always(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const startWorkload = (input: { connectorId: string; stdio: StdioConfig; tokenSealed: Ciphertext | null }) =>
+const startWorkload = (input: StartWorkloadInput) =>
   client.workflow.execute('startWorkloadWorkflow', { taskQueue, workflowId: `start-${input.connectorId}`, args: [input] }) as Promise<StartOutcome>;
 
 /** Every string and payload (bytes, decoded) in a workflow's history. */
@@ -74,24 +80,43 @@ async function historyText(workflowId: string): Promise<string> {
   return texts.join('\n');
 }
 
-test.serial('startWorkload opens the sealed token in the worker: the server has it, history only has the ciphertext', async (t) => {
+test.serial('startWorkload resolves the preset and opens the sealed token in the worker; history holds neither, nor the gateway secret', async (t) => {
   const connectorId = randomUUID();
   const token = `tok-${randomUUID()}`;
   const tokenSealed = box.seal(token, secretContext(connectorId, 'access_token'));
-  const stdio = { image: 'unused:1', command: [process.execPath, EVERYTHING, 'stdio'], access_token_env_name: 'API_TOKEN' };
-  const outcome = await startWorkload({ connectorId, stdio, tokenSealed });
+  const outcome = await startWorkload({ connectorId, presetUrl: 'mcp+stdio://everything', tokenSealed });
   if (!('target' in outcome)) return t.fail(JSON.stringify(outcome));
+  const gatewaySecret = box.open(outcome.gatewaySecret, secretContext(connectorId, 'gateway_secret'));
+  const history = await historyText(`start-${connectorId}`);
 
+  const refused = await fetch(outcome.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  t.is(refused.status, 401, 'the gateway serves only whoever has its secret');
   const mcp = new McpClient({ name: 'workload-activities-test', version: '1.0.0' });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(outcome.target)));
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(outcome.target), { requestInit: { headers: { [GATEWAY_SECRET_HEADER]: gatewaySecret } } }));
   const result = await mcp.callTool({ name: 'get-env', arguments: {} }) as { content: Array<{ text: string }> };
-  t.is((JSON.parse(result.content[0]!.text) as Record<string, string>).API_TOKEN, token);
+  const env = JSON.parse(result.content[0]!.text) as Record<string, string>;
+  t.is(env.API_TOKEN, token);
+  t.is(env.PRESET_SETTING, PRESET_ENV_VALUE, 'the preset env, looked up by the worker');
   await mcp.close();
 
-  const history = await historyText(`start-${connectorId}`);
+  const again = await startWorkload({ connectorId, presetUrl: 'mcp+stdio://everything', tokenSealed });
+  if (!('target' in again)) return t.fail(JSON.stringify(again));
+  t.is(box.open(again.gatewaySecret, secretContext(connectorId, 'gateway_secret')), gatewaySecret, 'a start of the running workload answers its secret');
+
   t.true(history.includes(tokenSealed));
+  t.true(history.includes(outcome.gatewaySecret));
   t.false(history.includes(token), 'the plaintext token never reaches history');
+  t.false(history.includes(PRESET_ENV_VALUE), 'nor the preset env value');
+  t.false(history.includes(gatewaySecret), 'nor the gateway secret');
   await runtime.remove(connectorId);
+});
+
+test.serial('a preset this worker no longer has is a permanent failure naming it', async (t) => {
+  const outcome = await startWorkload({ connectorId: randomUUID(), presetUrl: 'mcp+stdio://retired', tokenSealed: null });
+  t.deepEqual(outcome, { failure: {
+    type: 'Unprocessable', nonRetryable: true,
+    message: 'the preset mcp+stdio://retired is no longer configured (CONNECTOR__PRESETS); connectors made from it cannot connect',
+  } });
 });
 
 test.serial('startWorkload failures reach the workflow typed: 504 timeout, 422 spec, 502 exit (non-retryable), others retryable', async (t) => {

@@ -1,7 +1,7 @@
 // Reads JSON-RPC messages from a Streamable HTTP response (SSE), for raw-HTTP tests.
 
-/** The first `count` messages of the stream; the stream is then released. */
-export async function readSseMessages(response: Response, count: number): Promise<unknown[]> {
+/** The first `count` messages of the stream (or, with `until`, up to the first that matches); the stream is then released. */
+export async function readSseMessages(response: Response, count: number, until?: (message: unknown) => boolean): Promise<unknown[]> {
   if (!response.body) throw new Error('response has no body');
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
@@ -18,6 +18,7 @@ export async function readSseMessages(response: Response, count: number): Promis
         buffered = buffered.slice(end + 2);
         const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('');
         if (data) messages.push(JSON.parse(data));
+        if (until && messages.length > 0 && until(messages.at(-1))) return messages;
       }
     }
     return messages.slice(0, count);

@@ -3,16 +3,16 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import {
-  AppsV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi, loadAllYaml, type KubernetesObject,
+  AuthorizationV1Api, CoreV1Api, KubeConfig, KubernetesObjectApi, loadAllYaml, type KubernetesObject, type V1ResourceAttributes,
 } from '@kubernetes/client-node';
 import type { KubeApis } from '../../../activities/workloads/kube-api';
-import { statusOf } from '../../../activities/workloads/kube-api';
+import { apisFrom, statusOf } from '../../../activities/workloads/kube-api';
 import { pause } from '../../../activities/workloads/until-aborted';
 
 export const RBAC_DIR = fileURLToPath(new URL('../../../deploy/rbac/', import.meta.url));
 
 export function apisOf(config: KubeConfig): KubeApis {
-  return { apps: config.makeApiClient(AppsV1Api), core: config.makeApiClient(CoreV1Api) };
+  return apisFrom(config);
 }
 
 export function adminConfig(kubeconfigPath: string): KubeConfig {
@@ -45,6 +45,12 @@ export async function serviceAccountConfig(admin: KubeConfig, namespace: string,
     currentContext: name,
   });
   return config;
+}
+
+/** A SubjectAccessReview: whether `user` may do what `attributes` describe. */
+export async function canI(admin: KubeConfig, user: string, attributes: V1ResourceAttributes): Promise<boolean> {
+  const review = await admin.makeApiClient(AuthorizationV1Api).createSubjectAccessReview({ body: { spec: { user, resourceAttributes: attributes } } });
+  return review.status?.allowed ?? false;
 }
 
 /** Marks every node unschedulable (true) or schedulable again (false). */

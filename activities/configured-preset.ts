@@ -1,0 +1,18 @@
+// A connector's preset as this worker is configured now. Connectors name their preset by URL, and
+// the worker holds the presets (their credentials and env values never reach history), so a
+// deployment that has since dropped the preset cannot serve the connector: a permanent failure
+// that names the preset, which the workflow records as the reason it is disconnected.
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../core/failures';
+import { findPreset } from '../core/presets';
+import type { Preset } from '../core/schemas';
+
+export function configuredPreset(presets: readonly Preset[], url: string): Preset {
+  const preset = findPreset(url, presets);
+  if (preset) return preset;
+  throw ApplicationFailure.create({
+    type: FAILURE.unprocessable,
+    nonRetryable: true,
+    message: `the preset ${url} is no longer configured (CONNECTOR__PRESETS); connectors made from it cannot connect`,
+  });
+}

@@ -1,0 +1,67 @@
+{{/* The environment every role gets: the same configuration, each role using its part.
+     Secrets arrive as secretKeyRef only, never as plain values. */}}
+{{- define "cr.env" -}}
+- { name: PORT, value: "8080" }
+- { name: HOST, value: "0.0.0.0" }
+- { name: BASE_URL, value: {{ .Values.baseUrl | quote }} }
+- { name: LOG_LEVEL, value: {{ .Values.logLevel | quote }} }
+{{- if .Values.metrics.port }}
+- { name: METRICS_PORT, value: {{ .Values.metrics.port | quote }} }
+{{- end }}
+- { name: TEMPORAL_ADDRESS, value: {{ .Values.temporal.address | quote }} }
+- { name: TEMPORAL_NAMESPACE, value: {{ .Values.temporal.namespace | quote }} }
+- { name: TEMPORAL_TASK_QUEUE, value: {{ .Values.temporal.taskQueue | quote }} }
+{{- if .Values.temporal.tls.enabled }}
+- { name: TEMPORAL_TLS, value: "true" }
+{{- with .Values.temporal.tls.existingSecret }}
+- { name: TEMPORAL_TLS_CLIENT_CERT_PATH, value: /var/run/temporal-tls/tls.crt }
+- { name: TEMPORAL_TLS_CLIENT_KEY_PATH, value: /var/run/temporal-tls/tls.key }
+- { name: TEMPORAL_TLS_SERVER_CA_CERT_PATH, value: /var/run/temporal-tls/ca.crt }
+{{- end }}
+{{- with .Values.temporal.tls.serverName }}
+- { name: TEMPORAL_TLS_SERVER_NAME, value: {{ . | quote }} }
+{{- end }}
+{{- end }}
+{{- with .Values.temporal.apiKey.existingSecret }}
+- name: TEMPORAL_API_KEY
+  valueFrom: { secretKeyRef: { name: {{ . | quote }}, key: {{ $.Values.temporal.apiKey.key | quote }} } }
+{{- end }}
+- name: MONGODB_URI
+  valueFrom: { secretKeyRef: { name: {{ include "cr.mongoSecret" . | quote }}, key: {{ ternary .Values.mongodb.existingSecretKey "uri" (ne .Values.mongodb.existingSecret "") | quote }} } }
+- { name: MONGODB_DATABASE, value: {{ .Values.mongodb.database | quote }} }
+- name: CONNECTOR__ENCRYPTION_KEY
+  valueFrom: { secretKeyRef: { name: {{ include "cr.keySecret" . | quote }}, key: encryption-key } }
+- name: CONNECTOR__PRESETS
+  valueFrom: { secretKeyRef: { name: {{ include "cr.presetsSecret" . | quote }}, key: presets } }
+{{- if or .Values.callers.apiKeys .Values.callers.existingSecret }}
+- name: CONNECTOR__API_KEYS
+  valueFrom: { secretKeyRef: { name: {{ .Values.callers.existingSecret | default (include "cr.configSecret" .) | quote }}, key: api-keys } }
+{{- end }}
+{{- if .Values.callers.issuer }}
+- name: CONNECTOR__AUTH_ISSUER
+  valueFrom: { secretKeyRef: { name: {{ include "cr.configSecret" . | quote }}, key: auth-issuer } }
+{{- end }}
+{{- with .Values.callers.audience }}
+- { name: CONNECTOR__AUTH_AUDIENCE, value: {{ . | quote }} }
+{{- end }}
+- { name: CONNECTOR__AUTH_SUBJECT_CLAIM, value: {{ .Values.callers.subjectClaim | quote }} }
+- { name: CONNECTOR__AUTH_ROLES_CLAIM, value: {{ .Values.callers.rolesClaim | quote }} }
+- { name: CONNECTOR__AUTH_ADMIN_ROLE, value: {{ .Values.callers.adminRole | quote }} }
+- { name: CONNECTOR__ALLOWED_ORIGINS, value: {{ join "," .Values.callers.allowedOrigins | quote }} }
+- { name: CONNECTOR__ALLOWED_REDIRECT_ORIGINS, value: {{ join "," .Values.callers.allowedRedirectOrigins | quote }} }
+- { name: CONNECTOR__MAX_CONNECTORS_PER_OWNER, value: {{ .Values.callers.maxConnectorsPerOwner | quote }} }
+- { name: CONNECTOR__MAX_STREAMS_PER_OWNER, value: {{ .Values.callers.maxStreamsPerOwner | quote }} }
+- { name: CONNECTOR__BLOCK_PRIVATE_NETWORKS, value: {{ .Values.connector.blockPrivateNetworks | quote }} }
+- { name: CONNECTOR__ALLOWED_PRIVATE_NETWORKS, value: {{ join "," .Values.connector.allowedPrivateNetworks | quote }} }
+{{- if .Values.stdio.enabled }}
+- { name: CONNECTOR__STDIO_RUNTIME, value: kubernetes }
+- { name: CONNECTOR__KUBE_NAMESPACE, value: {{ include "cr.workloadNamespace" . | quote }} }
+- { name: CONNECTOR__KUBE_GATEWAY_IMAGE, value: {{ include "cr.image" (merge (dict "appVersion" .Chart.AppVersion) .Values.stdio.gatewayImage) | quote }} }
+- { name: CONNECTOR__KUBE_PROXY_SELECTOR, value: {{ printf "app.kubernetes.io/name=connector-registry,app.kubernetes.io/instance=%s,app.kubernetes.io/component=proxy" .Release.Name | quote }} }
+- { name: CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR, value: {{ printf "kubernetes.io/metadata.name=%s" .Release.Namespace | quote }} }
+- { name: CONNECTOR__STDIO_READY_TIMEOUT_MS, value: {{ .Values.stdio.readyTimeoutMs | quote }} }
+{{- end }}
+{{- range $name, $value := .Values.connector.extraEnv }}
+- { name: {{ $name }}, value: {{ $value | quote }} }
+{{- end }}
+{{- end -}}

@@ -1,0 +1,47 @@
+// `npm run build`: the production entry points compiled to JavaScript in dist/ (what the images
+// run, and what the production-split tests start), and the workflow bundle made once here rather
+// than by webpack at every worker start. Dependencies stay external: dist/ runs against the
+// node_modules of `npm ci --omit=dev`.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { build } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DIST = join(ROOT, 'dist');
+/** dist/<name>.mjs for each production entry point; one image runs any of them. */
+export const ENTRY_POINTS = {
+  worker: 'stack/worker.ts',
+  api: 'stack/api.ts',
+  proxy: 'stack/proxy.ts',
+  gateway: 'gateway/main.ts',
+} as const;
+/** Beside dist/worker.mjs, where the worker looks for it (stack/worker-runtime.ts). */
+export const WORKFLOW_BUNDLE = 'workflow-bundle.js';
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  await rm(DIST, { recursive: true, force: true });
+  await mkdir(DIST, { recursive: true });
+  await build({
+    entryPoints: Object.fromEntries(Object.entries(ENTRY_POINTS).map(([name, path]) => [name, join(ROOT, path)])),
+    outdir: DIST,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20.19',
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+  const workflows = await bundleWorkflowCode({
+    workflowsPath: join(ROOT, 'workflows/index.ts'),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
+  });
+  await writeFile(join(DIST, WORKFLOW_BUNDLE), workflows.code);
+  process.stdout.write(`built ${Object.keys(ENTRY_POINTS).map((n) => `dist/${n}.mjs`).join(', ')} and dist/${WORKFLOW_BUNDLE} in ${Date.now() - started} ms\n`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

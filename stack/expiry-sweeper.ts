@@ -1,0 +1,34 @@
+// Deletes expired OAuth states and the expired audit events of deleted connectors, at worker start
+// and then every interval. MongoDB's TTL indexes do the same by themselves (and this finds little
+// left); FerretDB 1.24, the embedded database, has no TTL indexes, and there this sweep is what
+// keeps both collections bounded.
+import type { Logger } from '../core/logger';
+import type { ConnectorStore } from '../store/connector-store';
+import type { OAuthStore } from '../store/oauth-store';
+import { startPeriodicPass, type PeriodicPass } from './periodic-pass';
+
+export const SWEEP_INTERVAL_MS = 5 * 60_000;
+
+export interface SweepResult {
+  states: number;
+  events: number;
+}
+
+/** runOnce(now?) runs one pass as of `now` (default: the present). */
+export type ExpirySweeper = PeriodicPass<SweepResult, [now?: Date]>;
+
+export function startExpirySweeper(
+  stores: { store: ConnectorStore; oauthStore: OAuthStore },
+  logger: Logger,
+  intervalMs = SWEEP_INTERVAL_MS,
+): ExpirySweeper {
+  return startPeriodicPass({
+    intervalMs, logger, nothing: { states: 0, events: 0 }, what: 'expiry sweep',
+    pass: async (now: Date = new Date()) => {
+      const states = await stores.oauthStore.sweepExpiredStates(now);
+      const events = await stores.store.sweepExpiredEvents(now);
+      if (states + events > 0) logger.info({ states, events }, 'deleted expired OAuth states and audit events');
+      return { states, events };
+    },
+  });
+}

@@ -1,0 +1,36 @@
+// What `npm start` says once it is ready: the addresses a person opens next, where the eye finds them.
+import type { LogFormat, Logger } from '../core/logger';
+import type { EmbeddedStack } from './embedded-stack';
+
+export interface ReadyAddresses {
+  api: string;
+  openapi: string;
+  /** Absent with an external Temporal or a headless dev server. */
+  temporalUi?: string;
+}
+
+type ReadyStack = Pick<EmbeddedStack, 'baseUrl' | 'temporalUiUrl' | 'temporalAddress' | 'mongoUri'>;
+
+export function readyAddresses(stack: Pick<ReadyStack, 'baseUrl' | 'temporalUiUrl'>): ReadyAddresses {
+  return { api: stack.baseUrl, openapi: `${stack.baseUrl}/api/v1/openapi.json`, temporalUi: stack.temporalUiUrl };
+}
+
+/** A short block for the pretty log: one address per line, labels aligned. */
+export function readyBanner(addresses: ReadyAddresses): string {
+  const rows: [string, string][] = [
+    ['API', addresses.api],
+    ['OpenAPI', addresses.openapi],
+    ['Temporal Web UI', addresses.temporalUi ?? '(none: external or headless Temporal)'],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return ['connector registry ready', ...rows.map(([label, value]) => `    ${label.padEnd(width)}  ${value}`)].join('\n');
+}
+
+/** The ready line: the banner for a person; for a machine, one line with the addresses as fields. */
+export function logReady(logger: Logger, format: LogFormat, stack: ReadyStack): void {
+  const addresses = readyAddresses(stack);
+  // The MongoDB URI's credentials, if any, are masked by the logger's redaction (field `mongodb`).
+  const servers = { temporal: stack.temporalAddress, mongodb: stack.mongoUri };
+  if (format === 'pretty') logger.info(servers, readyBanner(addresses));
+  else logger.info({ ...addresses, ...servers }, `connector registry ready at ${stack.baseUrl} (Temporal Web UI: ${stack.temporalUiUrl ?? 'external Temporal'})`);
+}

@@ -1,0 +1,47 @@
+// The series' definitions: connectors by state are asked for at each scrape and list every
+// state, the status label never invents a code, METRICS_PORT is read and checked, and the
+// proxy's method label takes only MCP's method names from the Mcp-Method header.
+import test from 'ava';
+import type { IncomingMessage } from 'node:http';
+import { loadConfig, ConfigError } from '../../core/config';
+import { STATES } from '../../core/connector-states';
+import { createMetrics, registerConnectorStates, statusLabel } from '../../core/metrics';
+import { rpcMethodLabel } from '../../proxy/mcp-metrics';
+import { valueOf } from '../helpers/prometheus-text';
+
+test('connectors by state are counted at scrape time, every state listed, 0 when empty', async (t) => {
+  const metrics = createMetrics();
+  let counts: Record<string, number> = { connected: 2 };
+  let asked = 0;
+  registerConnectorStates(metrics, async () => {
+    asked += 1;
+    return counts;
+  });
+  let text = await metrics.registry.metrics();
+  t.is(asked, 1);
+  t.is(valueOf(text, 'connectors', { state: 'connected' }), 2);
+  for (const state of STATES) t.not(valueOf(text, 'connectors', { state }), undefined, state);
+  counts = { disconnected: 1 };
+  text = await metrics.registry.metrics();
+  t.is(valueOf(text, 'connectors', { state: 'connected' }), 0, 'a drained state reads 0, not its last value');
+  t.is(valueOf(text, 'connectors', { state: 'disconnected' }), 1);
+});
+
+test('the status label is the code sent, or `aborted` when none was', (t) => {
+  t.is(statusLabel({ headersSent: true, statusCode: 404 }), '404');
+  t.is(statusLabel({ headersSent: false, statusCode: 200 }), 'aborted');
+});
+
+test('METRICS_PORT: absent by default, read when set, refused by name when not a port', (t) => {
+  t.is(loadConfig({}).metricsPort, undefined);
+  t.is(loadConfig({ METRICS_PORT: '9464' }).metricsPort, 9464);
+  const err = t.throws(() => loadConfig({ METRICS_PORT: '70000' }), { instanceOf: ConfigError });
+  t.regex(err!.message, /^METRICS_PORT:/);
+});
+
+test('the MCP method label: a method MCP defines, else `other`; `unknown` without the header', (t) => {
+  const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+  t.is(rpcMethodLabel(req({ 'mcp-method': 'tools/call' })), 'tools/call');
+  t.is(rpcMethodLabel(req({ 'mcp-method': '/api/v1/connectors/abc' })), 'other');
+  t.is(rpcMethodLabel(req({})), 'unknown');
+});

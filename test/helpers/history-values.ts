@@ -1,0 +1,35 @@
+// What a workflow's history carries, as the JSON values of its payloads (inputs, activity
+// results, update arguments), for tests that look for a secret there, sealed or not.
+import type { Client } from '@temporalio/client';
+
+/** Every JSON payload of the workflow's history, decoded. */
+export async function historyPayloads(temporal: Client, workflowId: string): Promise<unknown[]> {
+  const values: unknown[] = [];
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    const payload = node as { metadata?: Record<string, Uint8Array>; data?: Uint8Array };
+    if (payload.data instanceof Uint8Array && payload.metadata?.encoding) {
+      if (Buffer.from(payload.metadata.encoding).toString() === 'json/plain') values.push(JSON.parse(Buffer.from(payload.data).toString('utf8')));
+      return;
+    }
+    for (const child of Object.values(node)) walk(child);
+  };
+  walk(await temporal.workflow.getHandle(workflowId).fetchHistory());
+  return values;
+}
+
+/** Every value held under `key`, at any depth, in `values`. */
+export function valuesUnder(values: unknown[], key: string): unknown[] {
+  const found: unknown[] = [];
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) node.forEach(walk);
+    else if (node && typeof node === 'object') {
+      for (const [k, v] of Object.entries(node)) {
+        if (k === key) found.push(v);
+        walk(v);
+      }
+    }
+  };
+  values.forEach(walk);
+  return found;
+}
