@@ -17,6 +17,7 @@ import { workflowRoutes } from '../proxy/workflow-routes';
 import { createWorkloadActivities } from '../activities/workloads/activities';
 import { createWorkloadRuntime } from '../activities/workloads/create-runtime';
 import { startExpirySweeper } from './expiry-sweeper';
+import { startListIndexRepair } from './list-index-repair';
 import { startReconciler } from './reconciler';
 import { registerConnectorStates } from '../core/metrics';
 import { sdkMetrics, type ProcessMetrics } from './metrics';
@@ -49,6 +50,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
   const isConnected = async (id: string) => (await deps.mongo.store.get(id))?.state === 'connected';
   const reconciler = startReconciler(runtime, isConnected, config.stdio.kube.reconcileIntervalMs, deps.logger);
   const sweeper = startExpirySweeper(deps.mongo, deps.logger);
+  const listRepair = startListIndexRepair(deps.mongo.store, deps.logger);
   const { worker, connection, sdkMetricsUrl } = await createWorker({
     address: deps.temporalAddress,
     access: config.temporal.access,
@@ -81,6 +83,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     async stop() {
       reconciler.stop();
       await sweeper.stop();
+      await listRepair.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
       await connection.close();

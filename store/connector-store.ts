@@ -5,6 +5,8 @@ import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
 import type { Collection, Db, Filter } from 'mongodb';
 
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
+import { ListIndex } from './list-index';
+import { inView, isListPosition, listKeysOf, positionOf, type ListView } from './list-keys';
 import { InvalidPageToken, decodePageToken, encodePageToken } from './page-token';
 
 type RecordDoc = Omit<ConnectorRecord, 'id'> & { _id: string };
@@ -31,16 +33,16 @@ function onlyDuplicates(err: unknown): boolean {
 export class ConnectorStore {
   private readonly records: Collection<RecordDoc>;
   private readonly events: Collection<EventDoc>;
+  private readonly index: ListIndex;
 
   constructor(private readonly db: Db) {
     this.records = db.collection<RecordDoc>('connectors');
     this.events = db.collection<EventDoc>('connector_events');
+    this.index = new ListIndex(db);
   }
 
+  /** Lists use the list index (list-keys.ts), found by `_id` alone: no index on records but `_id`. */
   async ensureIndexes(): Promise<void> {
-    await this.records.createIndex({ created_at: 1, _id: 1 });
-    await this.records.createIndex({ state: 1, created_at: 1, _id: 1 });
-    await this.records.createIndex({ created_by: 1, created_at: 1, _id: 1 });
     await this.events.createIndex({ connector_id: 1, seq: 1 }, { unique: true });
     await ensureTtlIndex(this.events, EVENT_EXPIRY);
   }
@@ -52,15 +54,28 @@ export class ConnectorStore {
   /**
    * Writes the record unless the same or a newer version is already there (a retried or late
    * write): the filter matches only an older version, and the upsert of a record that is newer
-   * runs into its own `_id` and changes nothing.
+   * runs into its own `_id` and changes nothing. Then its list keys: a list by state may miss the
+   * record for the moment between the two writes, and a crash between them leaves stale keys
+   * that lists skip and reconcileListIndex() removes.
    */
   async project(view: ConnectorRecord): Promise<void> {
     const { id, ...rest } = view;
+    let before: RecordDoc | null;
     try {
-      await this.records.updateOne({ _id: id, version: { $lt: view.version } }, { $set: rest }, { upsert: true });
+      before = await this.records.findOneAndUpdate({ _id: id, version: { $lt: view.version } }, { $set: rest }, { upsert: true, returnDocument: 'before' });
     } catch (err) {
       if (!onlyDuplicates(err)) throw err;
+      // The same or a newer version is there. Its keys again, in case the write that put it
+      // there stopped before them (a crash; the activity is retried).
+      const current = await this.get(id);
+      if (current) await this.index.add(listKeysOf(current));
+      return;
     }
+    // Only the keys that changed (a state's): one transition costs two key writes, not eight.
+    const old = before ? listKeysOf(toView(before)) : [];
+    const now = listKeysOf(view);
+    await this.index.add(now.filter((key) => !old.includes(key)));
+    await this.index.remove(old.filter((key) => !now.includes(key)));
   }
 
   /** Appends audit events; those already there (a retried write) are left as they are. */
@@ -81,6 +96,9 @@ export class ConnectorStore {
    */
   async remove(connectorId: string, eventsExpireAt: Date): Promise<void> {
     await this.events.updateMany({ connector_id: connectorId, expires_at: { $exists: false } }, { $set: { expires_at: eventsExpireAt } });
+    // Keys first: a retry after a crash still finds the record, and so its keys.
+    const doc = await this.records.findOne({ _id: connectorId });
+    if (doc) await this.index.remove(listKeysOf(toView(doc)));
     await this.records.deleteOne({ _id: connectorId });
   }
 
@@ -94,40 +112,50 @@ export class ConnectorStore {
     return doc ? toView(doc) : null;
   }
 
-  /** Keyset paging on (created_at, id): a page token stays valid however many records are added. */
+  /**
+   * Keyset paging on (created_at, id) over the view's keys in the list index: a page token stays
+   * valid however many records are added, and a page costs the same on page 1 and page 100.
+   * `total_count` is the view's maintained count (list-index.ts).
+   */
   async list(query: { limit: number; pageToken?: string; state?: string; createdBy?: string }): Promise<Page<ConnectorRecord>> {
-    const base: Filter<RecordDoc> = {
-      ...(query.state ? { state: query.state as RecordDoc['state'] } : {}),
-      ...(query.createdBy !== undefined ? { created_by: query.createdBy } : {}),
-    };
+    const view: ListView = { state: query.state, owner: query.createdBy };
     const after = query.pageToken ? decodePageToken(query.pageToken) : null;
-    const filter: Filter<RecordDoc> = after
-      ? { ...base, $or: [{ created_at: { $gt: after.k } }, { created_at: after.k, _id: { $gt: after.id } }] }
-      : base;
-    const [docs, total] = await Promise.all([
-      this.records.find(filter).sort({ created_at: 1, _id: 1 }).limit(query.limit + 1).toArray(),
-      this.records.countDocuments(base),
-    ]);
-    const page = docs.slice(0, query.limit);
-    const last = page[page.length - 1];
-    const hasMore = docs.length > query.limit;
+    if (after && !isListPosition(after)) throw new InvalidPageToken('page_token is not a token this service issued');
+    const [keys, total] = await Promise.all([this.index.page(view, after, query.limit + 1), this.index.count(view)]);
+    const pageKeys = keys.slice(0, query.limit);
+    const ids = pageKeys.map((key) => positionOf(key).id);
+    const docs = ids.length === 0 ? [] : await this.records.find({ _id: { $in: ids } }).toArray();
+    const byId = new Map(docs.map((doc) => [doc._id, toView(doc)]));
+    // A key can be a moment ahead of or behind its record (list-index.ts): the record decides.
+    const items = ids.map((id) => byId.get(id)).filter((r): r is ConnectorRecord => r !== undefined && inView(r, view));
+    const hasMore = keys.length > query.limit;
+    const last = pageKeys[pageKeys.length - 1];
     return {
-      items: page.map(toView),
+      items,
       total_count: total,
       has_more: hasMore,
-      next_page_token: hasMore && last ? encodePageToken({ k: last.created_at, id: last._id }) : null,
+      next_page_token: hasMore && last ? encodePageToken(positionOf(last)) : null,
     };
   }
 
   /** How many connectors are in each state (a metrics scrape); states with none are absent. */
   async countByState(): Promise<Record<string, number>> {
-    const rows = await this.records.aggregate<{ _id: string; n: number }>([{ $group: { _id: '$state', n: { $sum: 1 } } }]).toArray();
-    return Object.fromEntries(rows.map((row) => [row._id, row.n]));
+    return this.index.countsUnder('s|');
   }
 
   /** How many connectors `owner` has (the per-owner quota). */
   async countOwnedBy(owner: string): Promise<number> {
-    return this.records.countDocuments({ created_by: owner });
+    return this.index.count({ owner });
+  }
+
+  /** Puts the list index right after a crash between two writes (list-index.ts), and fills it for records from before it. */
+  async reconcileListIndex(now = new Date()): Promise<{ added: number; removed: number }> {
+    const expected = new Set<string>();
+    const fields = { _id: 1, state: 1, created_at: 1, created_by: 1 } as const;
+    for await (const doc of this.records.find({}, { projection: fields })) {
+      for (const key of listKeysOf({ id: doc._id, state: doc.state, created_at: doc.created_at, created_by: doc.created_by })) expected.add(key);
+    }
+    return this.index.reconcile(expected, now);
   }
 
   async listEvents(connectorId: string, query: { limit: number; pageToken?: string }): Promise<Page<AuditEvent>> {

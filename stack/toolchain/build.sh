@@ -7,6 +7,7 @@
 # never leaves a broken binary behind.
 set -euo pipefail
 
+HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE_BIN="${CONNECTOR_REGISTRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/connector-registry}/bin"
 mkdir -p "$CACHE_BIN"
 command -v go >/dev/null || { echo "go is not installed: install Go 1.24+ or put the binaries on PATH" >&2; exit 3; }
@@ -36,20 +37,18 @@ build_ferretdb() {
   dir=$(go mod download -json "github.com/FerretDB/FerretDB@$FERRETDB_VERSION" | sed -n 's/.*"Dir": "\(.*\)".*/\1/p')
   cp -r "$dir" "$work/ferretdb" && chmod -R u+w "$work/ferretdb"
   echo "$FERRETDB_VERSION" > "$work/ferretdb/build/version/version.txt"
-  # FerretDB 1.24's SQLite backend looks documents up by `_ferretdb_sjson->'$._id'` while its _id
-  # index is on `_ferretdb_sjson->"_id"`: the same value, but SQLite only uses an expression index
-  # for the very same expression, so every get, update and delete by _id scanned the whole table
-  # (seen in bench/lifecycle.ts: FerretDB's CPU per connector grew with the number of connectors).
-  # Write the lookup as the index is written.
-  local meta="$work/ferretdb/internal/backends/sqlite/metadata/metadata.go"
-  sed -i "s|IDColumn = DefaultColumn + \"->'\$._id'\"|IDColumn = DefaultColumn + \`->\"_id\"\`|" "$meta"
-  grep -q 'IDColumn = DefaultColumn + `->"_id"`' "$meta" || { echo "the FerretDB _id lookup patch did not apply" >&2; exit 4; }
-  # It also uses that lookup only when the filter is `_id` alone (in Query and Explain):
-  # `{ _id, version: { $lt: n } }` scanned the table too. Every handler filters the documents it
-  # gets back again, so the lookup by `_id` is safe whatever else the filter holds.
-  local query="$work/ferretdb/internal/backends/sqlite/collection.go"
-  sed -i 's|^\tif params.Filter.Len() == 1 {$|\tif params.Filter.Len() >= 1 {|' "$query"
-  [ "$(grep -cP '^\tif params\.Filter\.Len\(\) >= 1 \{$' "$query")" = 2 ] || { echo "the FerretDB _id pushdown patch did not apply" >&2; exit 4; }
+  # ferretdb.patch (beside this script) makes FerretDB 1.24's SQLite backend serve from its _id
+  # index what it scanned the whole table for:
+  # - a lookup by _id was written `_ferretdb_sjson->'$._id'` while the index is on
+  #   `_ferretdb_sjson->"_id"`: the same value, but SQLite uses an expression index only for the
+  #   very same expression, so every get, update and delete by _id scanned the table (seen in
+  #   bench/lifecycle.ts: FerretDB's CPU per connector grew with the number of connectors);
+  # - the lookup was used only when the filter was `_id` alone: `{ _id, version: { $lt: n } }`
+  #   scanned too (every handler filters what it gets back again, so this is safe);
+  # - ranges (`$gt`, `$gte`, `$lt`, `$lte` on strings) and `$in` on _id, a sort on _id, and the
+  #   limit when the filter is such a condition alone: keyset paging walks the index
+  #   (store/list-keys.ts lists connectors this way).
+  (cd "$work/ferretdb" && patch -p1 --no-backup-if-mismatch -s < "$HERE/ferretdb.patch") || { echo "ferretdb.patch did not apply" >&2; exit 4; }
   (cd "$work/ferretdb" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$work/bin/ferretdb" ./cmd/ferretdb)
   install_into_cache ferretdb
 }
