@@ -20,6 +20,22 @@ export const ApiKeysSchema = z.array(z.strictObject({
 export type ApiKeyEntry = z.infer<typeof ApiKeysSchema>[number];
 
 
+/**
+ * What one cached connector workflow holds in the worker's memory, in KB (its workflow context,
+ * state and the SDK's run bookkeeping): measured with bench/scale.ts as the growth of the
+ * process's RSS per cached workflow.
+ */
+export const CACHED_WORKFLOW_KB = 400;
+
+/**
+ * CONNECTOR__WORKER_MEMORY_BUDGET_MB: the memory the worker may spend on cached workflows, so
+ * that its memory is bounded by configuration and not by the number of connectors. The SDK's own
+ * default grows with the heap limit (thousands of workflows on a large machine).
+ */
+export function cachedWorkflowsFor(budgetMb: number): number {
+  return Math.max(10, Math.floor((budgetMb * 1024) / CACHED_WORKFLOW_KB));
+}
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -36,6 +52,8 @@ const EnvSchema = z.object({
   TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().min(1).optional(),
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(1).max(100_000).optional(),
+  CONNECTOR__WORKER_MEMORY_BUDGET_MB: z.coerce.number().int().min(16).max(1_048_576).default(128),
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
   MONGODB_DATABASE: z.string().min(1).default('connector_registry'),
   CONNECTOR__PRESETS: z.string().optional(),
@@ -88,7 +106,11 @@ export interface Config {
   /** Public base URL; `{baseUrl}/api/v1/connectors/{id}/mcp` is what MCP clients use. */
   baseUrl: string;
   dataDir: string;
-  temporal: { address?: string; namespace: string; taskQueue: string; access: TemporalAccess };
+  temporal: {
+    address?: string; namespace: string; taskQueue: string; access: TemporalAccess;
+    /** Connector workflows a worker keeps in memory (the rest are replayed from history when they next run). */
+    maxCachedWorkflows: number;
+  };
   mongo: { uri?: string; database: string };
   presets: Preset[];
   /** Undefined only in the embedded stack, which then keeps a generated key under DATA_DIR. */
@@ -167,7 +189,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: e.METRICS_PORT,
     baseUrl: baseUrlOf(e),
     dataDir: e.DATA_DIR,
-    temporal: { address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, access: temporalAccess(e) },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, access: temporalAccess(e),
+      maxCachedWorkflows: e.TEMPORAL_MAX_CACHED_WORKFLOWS ?? cachedWorkflowsFor(e.CONNECTOR__WORKER_MEMORY_BUDGET_MB),
+    },
     mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
     presets: wrap('CONNECTOR__PRESETS', () => parsePresets(e.CONNECTOR__PRESETS)),
     encryptionKey: e.CONNECTOR__ENCRYPTION_KEY

@@ -56,6 +56,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     access: config.temporal.access,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
+    maxCachedWorkflows: config.temporal.maxCachedWorkflows,
     logger: deps.logger,
     activities: {
       store: deps.mongo.store,

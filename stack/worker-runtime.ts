@@ -60,6 +60,8 @@ export interface WorkerOptions {
   access?: TemporalAccess;
   namespace: string;
   taskQueue: string;
+  /** The workflow cache's size: the worker's memory is bounded by it, not by the number of connectors. */
+  maxCachedWorkflows: number;
   activities: ActivityDeps;
   logger: Logger;
 }
@@ -76,6 +78,7 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     // All pollers also serve the normal queue: bursts of new workflows no longer wait for a
     // sticky poller (measured: ~2x connectors/s on the dev server, see toolchain notes).
     nonStickyToStickyPollRatio: 1,
+    maxCachedWorkflows: options.maxCachedWorkflows,
     shutdownGraceTime: '5s',
   });
   return { worker, connection, sdkMetricsUrl };

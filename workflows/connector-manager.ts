@@ -207,7 +207,8 @@ export class ConnectorManager {
 
   private mayContinueAsNew(): boolean {
     const info = workflowInfo();
-    return (info.continueAsNewSuggested || info.historyLength >= this.entity.data.init.settings.historyLimit) && this.job === null;
+    const due = info.continueAsNewSuggested || info.historyLength >= this.entity.data.init.settings.historyLimit;
+    return due && this.job === null && this.uncutWork === 0;
   }
 
   /** Continue-as-new only between pieces of work, once every handler has returned. */
@@ -216,6 +217,17 @@ export class ConnectorManager {
     await condition(allHandlersFinished);
     if (this.job === null && !this.deleteRequested) await continueAsNew({ resume: this.entity.data });
   }
+
+  /** Work under way that a continue-as-new waits for (watches.ts). */
+  private uncutWork = 0;
+  private uncut = async <T>(work: () => Promise<T>): Promise<T> => {
+    this.uncutWork += 1;
+    try {
+      return await work();
+    } finally {
+      this.uncutWork -= 1;
+    }
+  };
 
   private async finishDelete(): Promise<void> {
     await this.stopJob();
@@ -235,7 +247,7 @@ export class ConnectorManager {
 
   private workContext(): WatchContext {
     const stdioReadyTimeoutMs = this.entity.data.init.settings.stdioReadyTimeoutMs ?? 60_000;
-    return { entity: this.entity, commit: this.commit, stdioReadyTimeoutMs };
+    return { entity: this.entity, commit: this.commit, stdioReadyTimeoutMs, uncut: this.uncut };
   }
 
   private startJob(kind: JobKind, work: () => Promise<unknown>): ScopedWork<JobKind> {

@@ -15,6 +15,8 @@ export interface WatchContext {
   entity: ConnectorEntity;
   commit: (event: ConnectorEvent, options: ApplyOptions) => Promise<void>;
   stdioReadyTimeoutMs: number;
+  /** Runs work that must not be cut by a continue-as-new (a refresh whose answer rotates the grant). */
+  uncut: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 const DEFAULT_SKEW_SECONDS = 60;
@@ -63,7 +65,8 @@ async function refreshLoop(ctx: WatchContext): Promise<void> {
     if (delay === null) return;
     const scheduledAt = Date.now() + delay;
     await sleep(delay);
-    if (!(await refreshOnce(ctx, scheduledAt))) return;
+    // Cancelled half-way, a refresh's new tokens (and the rotated refresh token) would be lost.
+    if (!(await ctx.uncut(() => refreshOnce(ctx, scheduledAt)))) return;
   }
 }
 

@@ -43,7 +43,7 @@ async function time(fn: () => Promise<unknown>): Promise<{ p50: number; p99: num
 
 /** The query lists made before the list index: filter and sort on the records, and a count. */
 async function earlierList(db: Db, filter: Record<string, unknown>, skipTo: { k: string; id: string } | null) {
-  const records = db.collection('connectors');
+  const records = db.collection<{ _id: string }>('connectors');
   const after = skipTo ? { $or: [{ created_at: { $gt: skipTo.k } }, { created_at: skipTo.k, _id: { $gt: skipTo.id } }] } : {};
   return Promise.all([
     records.find({ ...filter, ...after }).sort({ created_at: 1, _id: 1 }).limit(101).toArray(),

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { loadConfig } from '../../core/config';
+import { CACHED_WORKFLOW_KB, cachedWorkflowsFor, loadConfig } from '../../core/config';
 import { temporalConnectOptions } from '../../stack/services';
 
 test('defaults', (t) => {
@@ -143,4 +143,15 @@ test('CONNECTOR__KUBE_RECONCILE_GRACE_MS: by default a whole start and a minute 
   t.is(loadConfig({ CONNECTOR__STDIO_READY_TIMEOUT_MS: '10000' }).stdio.kube.reconcileGraceMs, 70_000);
   t.is(loadConfig({ CONNECTOR__KUBE_RECONCILE_GRACE_MS: '0' }).stdio.kube.reconcileGraceMs, 0);
   t.throws(() => loadConfig({ CONNECTOR__KUBE_RECONCILE_GRACE_MS: '-1' }), { message: /^CONNECTOR__KUBE_RECONCILE_GRACE_MS/ });
+});
+
+test('the workflow cache is sized from the worker memory budget, or given', (t) => {
+  const byDefault = loadConfig({}).temporal.maxCachedWorkflows;
+  t.is(byDefault, cachedWorkflowsFor(128));
+  t.is(loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: '256' }).temporal.maxCachedWorkflows, cachedWorkflowsFor(256));
+  t.true(cachedWorkflowsFor(256) > byDefault);
+  t.is(loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: '16' }).temporal.maxCachedWorkflows, Math.max(10, Math.floor((16 * 1024) / CACHED_WORKFLOW_KB)));
+  t.is(loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: '256', TEMPORAL_MAX_CACHED_WORKFLOWS: '50' }).temporal.maxCachedWorkflows, 50);
+  t.throws(() => loadConfig({ TEMPORAL_MAX_CACHED_WORKFLOWS: '0' }), { message: /TEMPORAL_MAX_CACHED_WORKFLOWS/ });
+  t.throws(() => loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: 'lots' }), { message: /CONNECTOR__WORKER_MEMORY_BUDGET_MB/ });
 });

@@ -162,6 +162,47 @@ test.serial('continue-as-new under refresh churn keeps the connector, its grant 
   await latest.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
+test.serial('hundreds of refreshes: every run\'s history stays bounded, no rotated refresh token is lost across continue-as-new, and the connector still works', async (t) => {
+  // Each refresh answers a new refresh token (rotation) a moment later, so that continue-as-new
+  // is often due while a refresh is under way: the next refresh must use the token the last answered.
+  const used: string[] = [];
+  const issued: string[] = [];
+  h.stubs.behaviour.oauthRefresh = async (input) => {
+    used.push((input as { refreshToken: string }).refreshToken);
+    await sleep(40);
+    const answer = tokens(600) as unknown as { refreshToken: string };
+    issued.push(answer.refreshToken);
+    return answer as never;
+  };
+  t.timeout(300_000); // about a second a refresh on a busy 2-core machine
+  const historyLimit = 60;
+  const { handle, id } = await authorized(600, { historyLimit });
+  const target = 200;
+  await until(() => (used.length >= target ? true : undefined), `${target} refreshes`, 280_000).catch((err: Error) => {
+    throw new Error(`${err.message}: ${used.length} so far, record ${JSON.stringify(recordOf(id))}`);
+  });
+  const latest = h.client.workflow.getHandle(handle.workflowId);
+  t.like(await latest.query(viewQuery), { id, state: 'connected', version: 4 }, 'a refresh is no transition');
+
+  const runs: { runId: string; historyLength: number }[] = [];
+  for await (const run of h.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` })) runs.push(run);
+  t.true(runs.length >= 10, `the workflow continued as new ${runs.length - 1} times`);
+  const longest = Math.max(...runs.map((r) => r.historyLength));
+  t.true(longest <= historyLimit + 30, `the longest run's history is ${longest} events (limit ${historyLimit})`);
+
+  // The chain of refresh tokens is unbroken: each refresh used the one the refresh before answered.
+  const checked = Math.min(used.length - 1, issued.length);
+  const broken = Array.from({ length: checked }, (_, i) => i).filter((i) => used[i + 1] !== issued[i]);
+  t.deepEqual(broken, [], `refreshes that used a stale refresh token, out of ${checked}`);
+  t.log(`${used.length} refreshes over ${runs.length} runs; longest history ${longest} events`);
+
+  // Still the same workflow id taking Updates: disconnect, then delete.
+  t.is((await latest.executeUpdate(disconnectUpdate, { args: [actor] })).state, 'disconnected');
+  await latest.executeUpdate(deleteUpdate, { args: [actor] });
+  await latest.result();
+  t.true(h.stubs.removed.has(id));
+});
+
 test.serial('a stdio connector names its preset to the workload activity and keeps the sealed gateway secret for the route', async (t) => {
   const handle = await h.start({}, { url: 'mcp+stdio://everything', preset: { url: 'mcp+stdio://everything' } });
   const id = (await handle.query(viewQuery)).id;

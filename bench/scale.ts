@@ -1,0 +1,203 @@
+// Scale benchmark (npm run bench:scale): N connectors (BENCH_CONNECTORS, 10,000) created and
+// connected through the REST API of the embedded stack run as `npm start` runs it (its own
+// process tree), 20 at a time: token connectors against a real MCP server in its own process,
+// and a share (BENCH_OAUTH_SHARE, 0.05) of OAuth connectors against oidc-provider with
+// short-lived access tokens (BENCH_TOKEN_TTL_S, 300) and rotating refresh tokens, so that
+// refreshes run all the time. Callers are authenticated (API keys of BENCH_OWNERS owners and
+// an admin), so lists are owner-scoped as in production. Reports: create/connect rate, RSS of
+// the Node process, Temporal and FerretDB, DATA_DIR size, list p50/p99 (first page, deep page,
+// state, owner, owner+state), GET by id p99, the first Update to an evicted workflow against a
+// cached one (its replay), the refresh lag distribution, and the refreshes across a restart of
+// the service (worker included) in the middle. Traffic stays on 127.0.0.1.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../callers/api-keys';
+import { freePort } from '../stack/servers/free-port';
+import { startStackProcess, type StackProcess } from '../test/helpers/stack-process';
+import { samples } from '../test/helpers/prometheus-text';
+import { percentile } from './lifecycle/rounds';
+import { startUpstreamProcess } from './lifecycle/upstream-process';
+import { connectOAuth, startOAuthWorld } from './scale/oauth-world';
+import { dirSizeMb, treeRss, type Tree } from './scale/processes';
+
+const N = Number(process.env.BENCH_CONNECTORS ?? 10_000);
+const OAUTH_SHARE = Number(process.env.BENCH_OAUTH_SHARE ?? 0.05);
+const TTL_S = Number(process.env.BENCH_TOKEN_TTL_S ?? 300);
+const OWNERS = Number(process.env.BENCH_OWNERS ?? 10);
+const CONCURRENCY = 20;
+const SAMPLES = 50;
+const TOKEN = 'bench-scale-token';
+
+const keyOf = (name: string) => ({ name, key: randomBytes(24).toString('base64url') });
+const owners = Array.from({ length: OWNERS }, (_, i) => keyOf(`owner-${i}`));
+const admin = keyOf('admin');
+const auth = (k: { key: string }) => ({ authorization: `Bearer ${k.key}` });
+
+/** Runs `work(i)` for i < count, `CONCURRENCY` at a time; answers each item's milliseconds and the failures. */
+async function pool(count: number, work: (i: number) => Promise<void>) {
+  const ms: number[] = [];
+  const errors = new Map<string, number>();
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < count) {
+      const i = next++;
+      const t0 = performance.now();
+      try {
+        await work(i);
+        ms.push(performance.now() - t0);
+      } catch (err) {
+        const m = (err as Error).message.slice(0, 120);
+        errors.set(m, (errors.get(m) ?? 0) + 1);
+      }
+    }
+  }));
+  return { ms, errors, seconds: (performance.now() - started) / 1000 };
+}
+
+async function timed(n: number, fn: () => Promise<{ status: number }>) {
+  const ms: number[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const t0 = performance.now();
+    const res = await fn();
+    if (res.status !== 200) throw new Error(`answered ${res.status}`);
+    ms.push(performance.now() - t0);
+  }
+  return `p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms`;
+}
+
+const fmtTree = (t: Tree) => `node ${t.node.toFixed(0)} MB, temporal ${t.temporal?.toFixed(0) ?? '?'} MB, ferretdb ${t.ferretdb?.toFixed(0) ?? '?'} MB`;
+
+/** The refresh lag histogram and outcomes from /metrics (counters start at 0 in a new process). */
+async function refreshFigures(baseUrl: string) {
+  const text = await (await fetch(`${baseUrl}/metrics`, { headers: auth(admin) })).text();
+  const all = samples(text);
+  const buckets = all.filter((s) => s.name === 'token_refresh_lag_seconds_bucket').map((s) => [s.labels.le!, s.value] as const);
+  const outcomes = Object.fromEntries(all.filter((s) => s.name === 'token_refreshes_total').map((s) => [s.labels.outcome!, s.value]));
+  const count = all.find((s) => s.name === 'token_refresh_lag_seconds_count')?.value ?? 0;
+  const within5 = buckets.find(([le]) => le === '5')?.[1] ?? 0;
+  return { count, within5, buckets: buckets.map(([le, v]) => `≤${le}s:${v}`).join(' '), outcomes };
+}
+
+async function main(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-scale-'));
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'warn', LOG_FORMAT: 'json',
+    CONNECTOR__API_KEYS: JSON.stringify([...owners.map((o) => ({ subject: o.name, sha256: sha256Hex(o.key) })), { subject: 'admin', sha256: sha256Hex(admin.key), admin: true }]),
+    CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'false', CONNECTOR__MAX_CONNECTORS_PER_OWNER: '1000000',
+    ...(process.env.CONNECTOR__WORKER_MEMORY_BUDGET_MB ? { CONNECTOR__WORKER_MEMORY_BUDGET_MB: process.env.CONNECTOR__WORKER_MEMORY_BUDGET_MB } : {}),
+  };
+  const logFile = path.join(dataDir, 'logs', 'service.log');
+  const stops: (() => Promise<unknown>)[] = [];
+  try {
+    const upstream = await startUpstreamProcess(TOKEN);
+    stops.push(() => upstream.stop());
+    const world = await startOAuthWorld(TTL_S);
+    stops.push(() => world.close());
+    let service: StackProcess = await startStackProcess({ env, logFile });
+    stops.push(() => service.stop());
+    const api = service.api;
+    const rssStart = treeRss(service.child.pid!);
+    const nOAuth = Math.round(N * OAUTH_SHARE);
+    const nToken = N - nOAuth;
+    console.log(`bench:scale: ${N} connectors (${nToken} token, ${nOAuth} OAuth with ${TTL_S} s access tokens), ${OWNERS} owners, ${CONCURRENCY} at a time; ${os.cpus().length} cores`);
+    console.log(`at start: ${fmtTree(rssStart)}`);
+
+    const ids: string[] = [];
+    const token = await pool(nToken, async (i) => {
+      const who = auth(owners[i % OWNERS]!);
+      const created = await api('POST', '/api/v1/connectors', { url: upstream.url, metadata: { n: String(i) } }, who);
+      if (created.status !== 201) throw new Error(`create ${created.status} ${created.text.slice(0, 80)}`);
+      const connected = await api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: TOKEN }, who);
+      if (connected.status !== 200) throw new Error(`connect ${connected.status} ${connected.text.slice(0, 80)}`);
+      ids.push(created.body.id);
+    });
+    console.log(`token connectors: ${token.ms.length} created + connected in ${token.seconds.toFixed(0)} s (${(token.ms.length / token.seconds).toFixed(1)}/s; per item p50 ${percentile(token.ms, 50).toFixed(0)} ms, p99 ${percentile(token.ms, 99).toFixed(0)} ms); failures ${JSON.stringify([...token.errors])}`);
+    const rssToken = treeRss(service.child.pid!);
+    console.log(`after the token connectors: ${fmtTree(rssToken)}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB`);
+
+    const oauthIds: string[] = [];
+    const oauth = await pool(nOAuth, async (i) => {
+      oauthIds.push(await connectOAuth(api, port, world, auth(owners[i % OWNERS]!), baseUrl));
+    });
+    const connectedAt = Date.now();
+    console.log(`OAuth connectors: ${oauth.ms.length} connected in ${oauth.seconds.toFixed(0)} s (${(oauth.ms.length / oauth.seconds).toFixed(1)}/s); failures ${JSON.stringify([...oauth.errors])}`);
+    const rssAll = treeRss(service.child.pid!);
+    console.log(`with all ${ids.length + oauthIds.length} connected: ${fmtTree(rssAll)}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB; node per connector ${((rssAll.node - rssStart.node) * 1024 / N).toFixed(0)} KB`);
+
+    // Lists: walk every page as the admin to find a deep page (90 % in).
+    const tokens: string[] = [];
+    let page = (await api('GET', '/api/v1/connectors?limit=100', undefined, auth(admin))).body;
+    const total = page.total_count;
+    while (page.next_page_token) {
+      tokens.push(page.next_page_token);
+      page = (await api('GET', `/api/v1/connectors?limit=100&page_token=${page.next_page_token}`, undefined, auth(admin))).body;
+    }
+    const deep = tokens[Math.floor(tokens.length * 0.9)] ?? '';
+    const ownerPage = (await api('GET', '/api/v1/connectors?limit=100', undefined, auth(owners[3]!))).body;
+    let ownerDeep: string | null = ownerPage.next_page_token;
+    for (let t = ownerDeep; t; t = (await api('GET', `/api/v1/connectors?limit=100&page_token=${t}`, undefined, auth(owners[3]!))).body.next_page_token) ownerDeep = t;
+    const after = (t: string | null | undefined) => (t ? `&page_token=${t}` : '');
+    console.log(`lists (limit=100, ${SAMPLES} each; admin total_count ${total}, ${tokens.length + 1} pages; owner-3 total_count ${ownerPage.total_count}):`);
+    const list = (q: string, who: { key: string }) => () => api('GET', `/api/v1/connectors?limit=100${q}`, undefined, auth(who));
+    console.log(`  first page            ${await timed(SAMPLES, list('', admin))}`);
+    console.log(`  deep page (90 %)      ${await timed(SAMPLES, list(after(deep), admin))}`);
+    console.log(`  state=connected       ${await timed(SAMPLES, list('&state=connected', admin))}`);
+    console.log(`  state=auth_required   ${await timed(SAMPLES, list('&state=auth_required', admin))}`);
+    console.log(`  owner (own key)       ${await timed(SAMPLES, list('', owners[3]!))}`);
+    console.log(`  owner, last page      ${await timed(SAMPLES, list(after(ownerDeep), owners[3]!))}`);
+    console.log(`  owner + state         ${await timed(SAMPLES, list('&state=connected', owners[3]!))}`);
+    console.log(`  admin created_by=     ${await timed(SAMPLES, list('&created_by=owner-5', admin))}`);
+    let g = 0;
+    console.log(`  GET by id             ${await timed(200, () => api('GET', `/api/v1/connectors/${ids[(g++ * 7919) % ids.length]}`, undefined, auth(admin)))}`);
+
+    // An Update to a connector whose workflow was evicted from the worker's cache (replayed from
+    // its history first), then at once again to the same one (cached).
+    const evicted: number[] = [];
+    const cached: number[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const id = ids[(i * 104_729) % ids.length]!;
+      for (const into of [evicted, cached]) {
+        const t0 = performance.now();
+        const res = await api('POST', `/api/v1/connectors/${id}/connect`, { access_token: TOKEN }, auth(admin));
+        if (res.status === 200) into.push(performance.now() - t0);
+      }
+    }
+    console.log(`connect on a connected connector: first (evicted, replayed) p50 ${percentile(evicted, 50).toFixed(0)} ms, again (cached) p50 ${percentile(cached, 50).toFixed(0)} ms: replay ≈ ${(percentile(evicted, 50) - percentile(cached, 50)).toFixed(0)} ms`);
+
+    // Refreshes: one whole token lifetime, then a restart of the service in the middle of the next.
+    const waitMs = Math.max(0, connectedAt + TTL_S * 1000 - Date.now()) + 5_000;
+    console.log(`waiting ${(waitMs / 1000).toFixed(0)} s for a token lifetime of refreshes...`);
+    await new Promise((r) => setTimeout(r, waitMs));
+    const before = await refreshFigures(baseUrl);
+    console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}`);
+    console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.child.pid!))}`);
+
+    await new Promise((r) => setTimeout(r, (TTL_S * 1000) / 3));
+    const down = performance.now();
+    await service.stop();
+    service = await startStackProcess({ env, logFile });
+    const downS = (performance.now() - down) / 1000;
+    console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s`);
+    await new Promise((r) => setTimeout(r, TTL_S * 1000 + 10_000));
+    const afterRestart = await refreshFigures(service.baseUrl);
+    const states = new Map<string, number>();
+    for (const id of oauthIds) {
+      const s = (await service.api('GET', `/api/v1/connectors/${id}`, undefined, auth(admin))).body?.state ?? 'missing';
+      states.set(s, (states.get(s) ?? 0) + 1);
+    }
+    console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}`);
+    console.log(`OAuth connectors after the restart: ${JSON.stringify(Object.fromEntries(states))}; lost refreshes: ${Math.max(0, nOAuth - (afterRestart.outcomes.success ?? 0))}`);
+    console.log(`at the end: ${fmtTree(treeRss(service.child.pid!))}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB`);
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    if (!process.env.BENCH_KEEP) fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(0);
