@@ -8,7 +8,9 @@
 // the Node process, Temporal and FerretDB, DATA_DIR size, list p50/p99 (first page, deep page,
 // state, owner, owner+state), GET by id p99, the first Update to an evicted workflow against a
 // cached one (its replay), the refresh lag distribution, and the refreshes across a restart of
-// the service (worker included) in the middle. Traffic stays on 127.0.0.1.
+// the service (worker included) in the middle. Traffic stays on 127.0.0.1. BENCH_MEMORY_ONLY=1
+// stops after the memory figures (to compare CONNECTOR__WORKER_MEMORY_BUDGET_MB or
+// TEMPORAL_MAX_CACHED_WORKFLOWS settings, which the run passes on to the service).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,6 +70,14 @@ async function timed(n: number, fn: () => Promise<{ status: number }>) {
   return `p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms`;
 }
 
+/** Where the Node process's memory is (V8 heap, external) and the worker's workflow cache, from /metrics. */
+async function memoryFigures(baseUrl: string): Promise<string> {
+  const all = samples(await (await fetch(`${baseUrl}/metrics`, { headers: auth(admin) })).text());
+  const mb = (name: string) => ((all.find((s) => s.name === name)?.value ?? NaN) / 1048576).toFixed(0);
+  const cache = all.find((s) => s.name === 'temporal_sticky_cache_size')?.value;
+  return `V8 heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')} MB, external ${mb('nodejs_external_memory_bytes')} MB; workflows cached ${cache ?? '?'}`;
+}
+
 const fmtTree = (t: Tree) => `node ${t.node.toFixed(0)} MB, temporal ${t.temporal?.toFixed(0) ?? '?'} MB, ferretdb ${t.ferretdb?.toFixed(0) ?? '?'} MB`;
 
 /** The refresh lag histogram and outcomes from /metrics (counters start at 0 in a new process). */
@@ -89,7 +99,7 @@ async function main(): Promise<void> {
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'warn', LOG_FORMAT: 'json',
     CONNECTOR__API_KEYS: JSON.stringify([...owners.map((o) => ({ subject: o.name, sha256: sha256Hex(o.key) })), { subject: 'admin', sha256: sha256Hex(admin.key), admin: true }]),
     CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'false', CONNECTOR__MAX_CONNECTORS_PER_OWNER: '1000000',
-    ...(process.env.CONNECTOR__WORKER_MEMORY_BUDGET_MB ? { CONNECTOR__WORKER_MEMORY_BUDGET_MB: process.env.CONNECTOR__WORKER_MEMORY_BUDGET_MB } : {}),
+    ...Object.fromEntries(['CONNECTOR__WORKER_MEMORY_BUDGET_MB', 'TEMPORAL_MAX_CACHED_WORKFLOWS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   };
   const logFile = path.join(dataDir, 'logs', 'service.log');
   const stops: (() => Promise<unknown>)[] = [];
@@ -128,6 +138,9 @@ async function main(): Promise<void> {
     console.log(`OAuth connectors: ${oauth.ms.length} connected in ${oauth.seconds.toFixed(0)} s (${(oauth.ms.length / oauth.seconds).toFixed(1)}/s); failures ${JSON.stringify([...oauth.errors])}`);
     const rssAll = treeRss(service.child.pid!);
     console.log(`with all ${ids.length + oauthIds.length} connected: ${fmtTree(rssAll)}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB; node per connector ${((rssAll.node - rssStart.node) * 1024 / N).toFixed(0)} KB`);
+    console.log(`  ${await memoryFigures(baseUrl)}`);
+
+    if (process.env.BENCH_MEMORY_ONLY) return; // comparing workflow cache sizes: memory is all that is asked
 
     // Lists: walk every page as the admin to find a deep page (90 % in).
     const tokens: string[] = [];
@@ -175,7 +188,7 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, waitMs));
     const before = await refreshFigures(baseUrl);
     console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}`);
-    console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.child.pid!))}`);
+    console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.child.pid!))}; ${await memoryFigures(baseUrl)}`);
 
     await new Promise((r) => setTimeout(r, (TTL_S * 1000) / 3));
     const down = performance.now();

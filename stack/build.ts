@@ -5,8 +5,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
+import { bundleWorkflows } from './bundle-workflows';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIST = join(ROOT, 'dist');
@@ -36,11 +36,7 @@ async function main(): Promise<void> {
     sourcemap: true,
     logLevel: 'warning',
   });
-  const workflows = await bundleWorkflowCode({
-    workflowsPath: join(ROOT, 'workflows/index.ts'),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-  });
-  await writeFile(join(DIST, WORKFLOW_BUNDLE), workflows.code);
+  await writeFile(join(DIST, WORKFLOW_BUNDLE), await bundleWorkflows());
   process.stdout.write(`built ${Object.keys(ENTRY_POINTS).map((n) => `dist/${n}.mjs`).join(', ')} and dist/${WORKFLOW_BUNDLE} in ${Date.now() - started} ms\n`);
 }
 

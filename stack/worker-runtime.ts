@@ -2,11 +2,12 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
-  DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type LogLevel, type WorkflowBundleOption,
+  DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption,
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import type { TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
+import { bundleWorkflowsApart } from './bundle-workflows';
 import { freePortBelowEphemeral } from './servers/free-port';
 import { temporalConnectOptions } from './services';
 
@@ -45,13 +46,13 @@ function installWith(logger: Logger, metricsPort: number): void {
 // `npm run build` writes the bundle beside the compiled worker (dist/); from source there is none.
 const PREBUILT_BUNDLE = fileURLToPath(new URL('./workflow-bundle.js', import.meta.url));
 
-/** The compiled worker's prebuilt bundle, else the workflow code bundled once per process (webpack, a few seconds). */
+/**
+ * The compiled worker's prebuilt bundle, else the workflow code bundled once per process by
+ * webpack in a child process (a few seconds; see bundle-workflows.ts for why apart).
+ */
 function workflowBundle(): Promise<WorkflowBundleOption> {
   if (existsSync(PREBUILT_BUNDLE)) return Promise.resolve({ codePath: PREBUILT_BUNDLE });
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL('../workflows/index.ts', import.meta.url)),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-  });
+  bundle ??= bundleWorkflowsApart().then((code) => ({ code }));
   return bundle;
 }
 
