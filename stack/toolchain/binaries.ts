@@ -5,7 +5,10 @@
 // index (without the patch every write scans the collection); its download is the fallback.
 // Installing is serialised per build target by a lock file in the cache, so concurrent callers
 // (ava workers, processes) build once; within one process, concurrent callers share one promise.
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../core/logger';
 import { withFileLock } from './build-lock';
 import { cacheBinDir, cacheRoot } from './cache-dir';
@@ -93,15 +96,32 @@ async function lookWithoutInstalling(name: BinaryName): Promise<ResolvedBinary |
   const onPath = await findOnPath(name);
   if (onPath) return { name, path: onPath, source: 'path' };
   const cached = join(cacheBinDir(), name);
-  if (await isExecutableFile(cached)) return { name, path: cached, source: 'cache' };
+  if ((await isExecutableFile(cached)) && (await builtFromCurrentPatch(name))) return { name, path: cached, source: 'cache' };
   return undefined;
+}
+
+const FERRETDB_PATCH = fileURLToPath(new URL('./ferretdb.patch', import.meta.url));
+/** Written by build.sh beside a FerretDB it built: the SHA-256 of the ferretdb.patch it applied. */
+export const FERRETDB_PATCH_STAMP = 'ferretdb.patch-sha256';
+
+/**
+ * A cached FerretDB built with an older ferretdb.patch (or none) is built again where Go is
+ * there, so that every checkout runs the database its code expects (lists walk the _id index).
+ */
+async function builtFromCurrentPatch(name: BinaryName): Promise<boolean> {
+  if (name !== 'ferretdb' || !(await findOnPath('go'))) return true;
+  const [stamp, patch] = await Promise.all([
+    readFile(join(cacheBinDir(), FERRETDB_PATCH_STAMP), 'utf8').catch(() => ''),
+    readFile(FERRETDB_PATCH),
+  ]);
+  return stamp.trim() === createHash('sha256').update(patch).digest('hex');
 }
 
 async function installTarget(name: BinaryName, log: Logger): Promise<BinarySource> {
   const { target } = BINARIES[name];
   return withFileLock(join(cacheRoot(), `build-${target}.lock`), log, async () => {
     // Another process may have finished the job while we waited for the lock.
-    if (await isExecutableFile(join(cacheBinDir(), name))) return 'cache';
+    if ((await isExecutableFile(join(cacheBinDir(), name))) && (await builtFromCurrentPatch(name))) return 'cache';
     const hasGo = Boolean(await findOnPath('go'));
     const downloadFailure = hasGo && BUILD_FIRST.has(target) ? 'built first' : await downloadTarget(target, log);
     if (downloadFailure === null) return 'downloaded';

@@ -51,6 +51,8 @@ build_ferretdb() {
   (cd "$work/ferretdb" && patch -p1 --no-backup-if-mismatch -s < "$HERE/ferretdb.patch") || { echo "ferretdb.patch did not apply" >&2; exit 4; }
   (cd "$work/ferretdb" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$work/bin/ferretdb" ./cmd/ferretdb)
   install_into_cache ferretdb
+  # Which patch this binary carries: binaries.ts builds it again when ferretdb.patch changes.
+  sha256sum "$HERE/ferretdb.patch" | cut -d' ' -f1 > "$CACHE_BIN/ferretdb.patch-sha256.tmp.$$" && mv -f "$CACHE_BIN/ferretdb.patch-sha256.tmp.$$" "$CACHE_BIN/ferretdb.patch-sha256"
 }
 
 build_etcd() {
