@@ -99,6 +99,7 @@ async function main(): Promise<void> {
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'warn', LOG_FORMAT: 'json',
     CONNECTOR__API_KEYS: JSON.stringify([...owners.map((o) => ({ subject: o.name, sha256: sha256Hex(o.key) })), { subject: 'admin', sha256: sha256Hex(admin.key), admin: true }]),
     CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'false', CONNECTOR__MAX_CONNECTORS_PER_OWNER: '1000000',
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', // as `npm start` runs it
     ...Object.fromEntries(['CONNECTOR__WORKER_MEMORY_BUDGET_MB', 'TEMPORAL_MAX_CACHED_WORKFLOWS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   };
   const logFile = path.join(dataDir, 'logs', 'service.log');
