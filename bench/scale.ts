@@ -91,6 +91,15 @@ async function refreshFigures(baseUrl: string) {
   return { count, within5, buckets: buckets.map(([le, v]) => `≤${le}s:${v}`).join(' '), outcomes };
 }
 
+async function statesOf(api: StackProcess['api'], ids: string[]): Promise<Map<string, number>> {
+  const states = new Map<string, number>();
+  for (const id of ids) {
+    const s = (await api('GET', `/api/v1/connectors/${id}`, undefined, auth(admin))).body?.state ?? 'missing';
+    states.set(s, (states.get(s) ?? 0) + 1);
+  }
+  return states;
+}
+
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-scale-'));
   const port = await freePort();
@@ -191,6 +200,7 @@ async function main(): Promise<void> {
     console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}`);
     console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.child.pid!))}; ${await memoryFigures(baseUrl)}`);
 
+    const connectedBefore = await statesOf(service.api, oauthIds);
     await new Promise((r) => setTimeout(r, (TTL_S * 1000) / 3));
     const down = performance.now();
     await service.stop();
@@ -199,13 +209,11 @@ async function main(): Promise<void> {
     console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s`);
     await new Promise((r) => setTimeout(r, TTL_S * 1000 + 10_000));
     const afterRestart = await refreshFigures(service.baseUrl);
-    const states = new Map<string, number>();
-    for (const id of oauthIds) {
-      const s = (await service.api('GET', `/api/v1/connectors/${id}`, undefined, auth(admin))).body?.state ?? 'missing';
-      states.set(s, (states.get(s) ?? 0) + 1);
-    }
+    const states = await statesOf(service.api, oauthIds);
     console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}`);
-    console.log(`OAuth connectors after the restart: ${JSON.stringify(Object.fromEntries(states))}; lost refreshes: ${Math.max(0, nOAuth - (afterRestart.outcomes.success ?? 0))}`);
+    const expected = connectedBefore.get('connected') ?? 0;
+    console.log(`OAuth connectors before the restart: ${JSON.stringify(Object.fromEntries(connectedBefore))}; after: ${JSON.stringify(Object.fromEntries(states))}; ` +
+      `connected ones that did not refresh after it: at most ${Math.max(0, expected - (afterRestart.outcomes.success ?? 0))}`);
     console.log(`at the end: ${fmtTree(treeRss(service.child.pid!))}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB`);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);

@@ -12,7 +12,7 @@ export interface OAuthWorld {
 }
 
 export async function startOAuthWorld(accessTokenTtl: number): Promise<OAuthWorld> {
-  const as = await startOidcServer({ accessTokenTtl, rotateRefreshTokens: true });
+  const as = await startOidcServer({ accessTokenTtl, rotateRefreshTokens: true, unboundedStorage: true });
   const mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
   return { as, mcp, async close() { await mcp.close(); await as.close(); } };
 }
