@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
 import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
 import { PROTECTED_RESOURCE_PREFIX } from './routes/protected-resource';
+import { METRICS_PATH } from '../core/metrics';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -137,6 +138,12 @@ export function openApiDocument(baseUrl: string) {
       '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'Alive' } } } },
       '/readyz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Temporal and the database answer' }, 503: problem('A dependency is down') } } },
+      [METRICS_PATH]: {
+        get: {
+          summary: 'Prometheus metrics of this process (text format). Open on METRICS_PORT when that is set, and then not served here',
+          responses: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: problem('No or a bad credential (WWW-Authenticate: Bearer), while callers are authenticated'), 403: problem('Not an admin credential'), 503: problem('The identity provider cannot be reached') },
+        },
+      },
     },
     // A caller's API key or access token (README, "Callers and security"); off on a loopback default.
     security: [{ bearer: [] }],
