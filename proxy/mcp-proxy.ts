@@ -14,6 +14,7 @@
 // scope is reported to it (upstream-auth.ts, relay-exchange.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { context, type Tracer } from '@opentelemetry/api';
 import httpProxy from 'http-proxy';
 import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
@@ -25,6 +26,7 @@ import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { Route, RouteSource } from './route';
 import { McpObservation, type McpMetrics } from './mcp-metrics';
+import { McpTrace } from './mcp-trace';
 import { OpenExchanges } from './open-exchanges';
 import { agentFor, createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
 import { TargetPolicy } from './upstream-policy';
@@ -57,6 +59,8 @@ export interface McpProxyOptions {
   onUpstreamUnauthorized?(connectorId: string): void;
   /** Where MCP requests, their latency and open streams are counted. */
   metrics?: McpMetrics;
+  /** A server and a client span per MCP request; absent: tracing is off, nothing is made. */
+  tracer?: Tracer | null;
 }
 
 export interface McpProxy {
@@ -72,6 +76,8 @@ export interface McpProxy {
 const EXCHANGE = Symbol('relay-exchange');
 type WithExchange = IncomingMessage & { [EXCHANGE]?: RelayExchange };
 const exchangeOf = (req: IncomingMessage) => (req as WithExchange)[EXCHANGE];
+const TRACE = Symbol('mcp-trace');
+type WithTrace = IncomingMessage & { [TRACE]?: McpTrace };
 
 const ALLOWED_METHODS = new Set(['POST', 'GET', 'DELETE']);
 const ALLOW = 'GET, POST, DELETE';
@@ -88,6 +94,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
   server.on('proxyRes', (proxyRes, req) => exchangeOf(req)?.onUpstreamResponse(proxyRes));
+  const tracer = options.tracer;
+  if (tracer) server.on('proxyRes', (proxyRes, req) => (req as WithTrace)[TRACE]?.answered(proxyRes.statusCode));
   // Never reached while every call passes its own callback; http-proxy throws without it.
   server.on('error', (err, req) => {
     logger.error({ err, connectorId: req && exchangeOf(req)?.connectorId }, 'http-proxy error');
@@ -100,17 +108,23 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }
     const gate = options.callers;
     const observed = options.metrics ? new McpObservation(options.metrics, req, res) : null;
-    const routed = (caller: Caller) => routes.get(connectorId)
+    const traced = tracer ? ((req as WithTrace)[TRACE] = new McpTrace(tracer, req, res)) : null;
+    // Traced, a cache miss's workflow query is a child of this request's span.
+    const routed = (caller: Caller) => (traced ? context.with(traced.context, routes.get, routes, connectorId) : routes.get(connectorId))
       .catch((err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)))
       .then((route) => {
         // Another owner's connector is answered exactly as one that does not exist.
-        if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
-        if (route.kind !== 'not_found') observed?.known(connectorId);
+        if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' }, null, traced);
+        if (route.kind !== 'not_found') {
+          observed?.known(connectorId);
+          traced?.known(connectorId);
+        }
         if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
+          traced?.routed('busy');
           throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
         }
         gate?.hold(caller, res);
-        return relay(req, res, connectorId, route, observed);
+        return relay(req, res, connectorId, route, observed, traced);
       });
     (gate?.enabled ? gate.admit(req, connectorId).then(routed) : routed(OPEN_CALLER))
       .catch((err: unknown) => {
@@ -121,13 +135,15 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       });
   }
 
-  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: McpObservation | null = null): void {
+  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: McpObservation | null, traced: McpTrace | null): void {
     if (res.destroyed) return; // the client left while the route was looked up
+    traced?.routed(route.kind);
     if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
     if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state));
     const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
     const refused = targets.refusal(target, route);
     if (refused) {
+      traced?.routed('refused');
       logger.warn({ connectorId, upstream: target.origin, why: refused.why }, 'upstream address refused');
       return sendProblem(res, new ProblemError(502, refused.token
         ? "The connector's token is not sent over plain http to this MCP server's address."
@@ -136,6 +152,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     // http-proxy copies req.headers into the upstream request; replacing them here is the only
     // way to drop the caller's headers before anything is written.
     req.headers = upstreamRequestHeaders(req.headers, target.host, route.token, route.gatewaySecret);
+    traced?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
       connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized,
     });
