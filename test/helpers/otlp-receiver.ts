@@ -73,3 +73,12 @@ function flatten(body: OtlpBody): ReceivedSpan[] {
 function attributesOf(list: KeyValue[] = []): Record<string, unknown> {
   return Object.fromEntries(list.map(({ key, value }) => [key, Object.values(value)[0]]));
 }
+
+/** fetch that adds `headers` to every request: an MCP client sending its own trace headers. */
+export function fetchWithHeaders(headers: Record<string, string>): typeof fetch {
+  return (input, init) => {
+    const merged = new Headers(init?.headers);
+    for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+    return fetch(input, { ...init, headers: merged });
+  };
+}

@@ -7,7 +7,7 @@ import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startRecordingMcpServer, type RecordingMcpServer } from '../fixtures/recording-mcp-server';
-import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
+import { SPAN_KIND, fetchWithHeaders, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 
 const TOKEN = 'traces-upstream-token-7d41';
@@ -50,6 +50,8 @@ test.serial('a token connect through the REST API is one trace: koa request, Tem
   const connected = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: TOKEN });
   t.is(connected.status, 200, connected.text);
 
+  const registered = (globalThis as Record<symbol, Record<string, unknown> | undefined>)[Symbol.for('opentelemetry.js.api.1')];
+  t.truthy(registered?.trace, 'the SDK registered its tracer provider (traces-off.test.ts checks the opposite)');
   const request = await eventually(async () => receiver.spans.find((s) => s.name === 'POST /api/v1/connectors/:id/connect'), 20_000, 'the connect request span');
   t.is(request.kind, SPAN_KIND.server);
   t.is(request.service, 'connector-registry');
@@ -86,13 +88,7 @@ test.serial('an MCP request continues the caller\'s traceparent; the upstream ge
   t.is((await stack.api('POST', `/api/v1/connectors/${c.id}/connect`, { access_token: TOKEN })).status, 200);
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
   const callerSpanId = '00f067aa0ba902b7';
-  const traced: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('traceparent', `00-${traceId}-${callerSpanId}-01`);
-    headers.set('tracestate', 'caller=t61rcWkgMzE');
-    headers.set('baggage', 'user.id=alice,session=secret-session-value');
-    return fetch(input, { ...init, headers });
-  };
+  const traced = fetchWithHeaders({ traceparent: `00-${traceId}-${callerSpanId}-01`, tracestate: 'caller=t61rcWkgMzE', baggage: 'user.id=alice,session=secret-session-value' });
   const client = new Client({ name: 'traces-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(c.mcp_url), { fetch: traced }));
   await client.listTools();
