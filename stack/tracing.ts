@@ -61,6 +61,8 @@ async function start(config: TracingConfig, fallbackName: string): Promise<Traci
           outbound: new temporal.OpenTelemetryActivityOutboundInterceptor(ctx),
         })],
       },
+      // Typed against sdk-trace-base 1.x, which the interceptors bring for the sandbox; the
+      // processor takes that line's spans and gives the 2.x batch processor its own shape.
       sinks: { exporter: temporal.makeWorkflowExporter(workflowSpanProcessor(batch, resource) as never, resource as never) },
     },
     flush: () => provider.forceFlush(),

@@ -19,8 +19,9 @@ export interface OtlpReceiver {
   /** For OTEL_EXPORTER_OTLP_ENDPOINT. */
   endpoint: string;
   spans: ReceivedSpan[];
-  /** Every POST received, whatever its path or content type. */
+  /** Every POST received, whatever its path or content type, and its body. */
   posts: { path: string; contentType: string }[];
+  bodies: Buffer[];
   close(): Promise<void>;
 }
 
@@ -35,12 +36,14 @@ export const SPAN_KIND = { server: 2, client: 3 } as const;
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const posts: OtlpReceiver['posts'] = [];
+  const bodies: Buffer[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const contentType = req.headers['content-type'] ?? '';
       posts.push({ path: req.url ?? '', contentType });
+      bodies.push(Buffer.concat(chunks));
       if (req.method === 'POST' && req.url === '/v1/traces' && contentType.startsWith('application/json')) {
         spans.push(...flatten(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpBody));
       }
@@ -53,6 +56,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
     posts,
+    bodies,
     close: () => new Promise((resolve) => {
       server.close(() => resolve());
       server.closeAllConnections();
