@@ -28,14 +28,14 @@ let started: Promise<Tracing> | undefined;
 
 export function startTracing(config: TracingConfig | null, serviceName: string, logger: Logger): Promise<Tracing | null> {
   if (!config) return Promise.resolve(null);
-  started ??= start(config, serviceName).then((tracing) => {
+  started ??= start(config, serviceName, logger).then((tracing) => {
     logger.info({ url: config.url, protocol: config.protocol }, 'traces exported over OTLP');
     return tracing;
   });
   return started;
 }
 
-async function start(config: TracingConfig, fallbackName: string): Promise<Tracing> {
+async function start(config: TracingConfig, fallbackName: string, logger: Logger): Promise<Tracing> {
   const [api, core, resources, node, temporal] = await Promise.all([
     import('@opentelemetry/api'), import('@opentelemetry/core'), import('@opentelemetry/resources'),
     import('@opentelemetry/sdk-trace-node'), import('@temporalio/interceptors-opentelemetry'),
@@ -48,6 +48,13 @@ async function start(config: TracingConfig, fallbackName: string): Promise<Traci
     .merge(resources.resourceFromAttributes({ 'service.name': fallbackName }))
     .merge(resources.detectResources({ detectors: [resources.envDetector] }))
     .merge(config.serviceName ? resources.resourceFromAttributes({ 'service.name': config.serviceName }) : null);
+  // The SDK's own complaints (a collector that cannot be reached, spans dropped) into our log.
+  const sdkLog = logger.child({ component: 'opentelemetry' });
+  api.diag.setLogger({
+    error: (message, ...args) => sdkLog.warn({ details: args.map(String) }, message),
+    warn: (message, ...args) => sdkLog.warn({ details: args.map(String) }, message),
+    info: () => undefined, debug: () => undefined, verbose: () => undefined,
+  }, api.DiagLogLevel.WARN);
   const batch = new node.BatchSpanProcessor(new OTLPTraceExporter({ url: config.url }));
   const provider = new node.NodeTracerProvider({ resource, spanProcessors: [batch] });
   provider.register({ propagator: new core.W3CTraceContextPropagator() });

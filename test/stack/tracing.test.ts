@@ -1,6 +1,9 @@
 // The tracing SDK alone, against a local OTLP receiver: the default protocol is protobuf over
 // HTTP to the configured traces URL, under the process's service name; and workflow spans from
 // the sandbox's 1.x shape keep their parent and lose what is not a plain attribute.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import test from 'ava';
 import { SpanKind, TraceFlags } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -10,10 +13,14 @@ import { startTracing } from '../../stack/tracing';
 import { currentShape, workflowSpanProcessor, type SandboxSpan } from '../../stack/workflow-spans';
 import { startOtlpReceiver } from '../helpers/otlp-receiver';
 
+// Read by the SDK from the process environment: a failed export is given up sooner.
+process.env.OTEL_EXPORTER_OTLP_TIMEOUT = '1000';
+
 test('spans leave as OTLP protobuf over HTTP, named by the process, when the protocol is not chosen', async (t) => {
   const receiver = await startOtlpReceiver();
   t.teardown(() => receiver.close());
-  const tracing = await startTracing({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/protobuf' }, 'connector-registry-test', createLogger('tracing-test', 'silent'));
+  const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracing-test-')), 'log.jsonl');
+  const tracing = await startTracing({ url: `${receiver.endpoint}/v1/traces`, protocol: 'http/protobuf' }, 'connector-registry-test', createLogger('tracing-test', 'info', logFile));
   t.truthy(tracing);
   t.is(await startTracing({ url: 'http://127.0.0.1:1/v1/traces', protocol: 'http/json' }, 'other', createLogger('tracing-test', 'silent')), tracing, 'one SDK per process');
   t.is(await startTracing(null, 'off', createLogger('tracing-test', 'silent')), null);
@@ -23,6 +30,13 @@ test('spans leave as OTLP protobuf over HTTP, named by the process, when the pro
   // Protobuf keeps strings as they are: the span's and the service's names are in the body.
   t.true(receiver.bodies[0]!.includes('probe-span-name'));
   t.true(receiver.bodies[0]!.includes('connector-registry-test'));
+
+  // A collector that cannot be reached is reported in the service's log, by the SDK.
+  await receiver.close();
+  tracing!.tracer.startSpan('lost-span').end();
+  await tracing!.flush().catch(() => undefined);
+  const lines = fs.readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { level: number; component?: string; msg: string });
+  t.true(lines.some((l) => l.component === 'opentelemetry' && l.level === 40), JSON.stringify(lines));
 });
 
 const sandboxSpan = (attributes: Record<string, unknown>, parentSpanId?: string): SandboxSpan => ({
