@@ -6,7 +6,9 @@
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createConsentAgent, startOidcServer, startProtectedMcpServer } from '../fixtures/oauth';
 import { startRecordingMcpServer, type RecordingMcpServer } from '../fixtures/recording-mcp-server';
+import { CALLBACK_PATH, deliverCallback, openConsentPage, startFlow } from '../helpers/oauth-service';
 import { SPAN_KIND, fetchWithHeaders, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 
@@ -122,6 +124,38 @@ test.serial('an MCP request continues the caller\'s traceparent; the upstream ge
   const notFound = await eventually(async () => receiver.spans.find((s) => s.attributes['connector.route.outcome'] === 'not_found'), 20_000, 'the 404\'s span');
   t.is(notFound.attributes['connector.id'], undefined, 'an unknown id is not named');
   t.is(notFound.attributes['http.response.status_code'], 404);
+});
+
+test.serial('an OAuth connect is traced to the callback\'s code exchange, and no span holds its state, code, URLs or tokens', async (t) => {
+  const as = await startOidcServer();
+  const mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
+  t.teardown(async () => {
+    await mcp.close();
+    await as.close();
+  });
+  const { res } = await startFlow(stack.api, { url: mcp.url });
+  t.is(res.status, 200, res.text);
+  const consent = await openConsentPage(stack.port, res.body.auth_request.authorization_endpoint);
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.toString(), { redirectUri: `${stack.baseUrl}${CALLBACK_PATH}` });
+  t.is((await deliverCallback(stack.port, callback, consent.cookie)).status, 200);
+
+  const request = await eventually(async () => receiver.spans.find((s) => s.name === `GET ${CALLBACK_PATH}`), 20_000, 'the callback request span');
+  t.is(request.attributes['url.path'], CALLBACK_PATH, 'the path without the code and state');
+  const spans = await eventually(async () => {
+    const trace = inTrace(request.traceId);
+    return trace.some((s) => s.name.startsWith('RunActivity:') && ancestors(s).some((a) => a.spanId === request.spanId)) ? trace : undefined;
+  }, 20_000, 'the callback\'s activity');
+  t.truthy(named(spans, 'HandleUpdate:authorizationCallback'));
+
+  const text = JSON.stringify(receiver.spans);
+  const secrets = {
+    code: callback.searchParams.get('code')!, state: callback.searchParams.get('state')!,
+    authorizationUrl: consent.authorizationUrl.toString(), consentEndpoint: res.body.auth_request.authorization_endpoint,
+    ...Object.fromEntries(as.issuedRefreshTokens().map((token, i) => [`refresh token ${i}`, token])),
+    ...Object.fromEntries(mcp.seenTokens.map((token, i) => [`access token ${i}`, token])),
+  };
+  t.true(mcp.seenTokens.length > 0 && as.issuedRefreshTokens().length > 0, 'the flow issued tokens to look for');
+  for (const [name, secret] of Object.entries(secrets)) t.false(text.includes(secret), name);
 });
 
 test.serial('no span holds a token, a credential header or a baggage value', async (t) => {
