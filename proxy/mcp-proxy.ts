@@ -101,6 +101,15 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     logger.error({ err, connectorId: req && exchangeOf(req)?.connectorId }, 'http-proxy error');
   });
 
+  /**
+   * Traced, the request runs inside its server span's context, which AsyncLocalStorage carries
+   * through the caller check and the route lookup: a cache miss's workflow query is its child.
+   */
+  function traced(req: IncomingMessage, res: ServerResponse, connectorId: string): void {
+    const trace = ((req as WithTrace)[TRACE] = new McpTrace(tracer!, req, res));
+    context.with(trace.context, handle, null, req, res, connectorId);
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse, connectorId: string): void {
     if (!ALLOWED_METHODS.has(req.method ?? '')) {
       sendProblem(res, new ProblemError(405, `The MCP endpoint accepts ${ALLOW}.`), { allow: ALLOW });
@@ -108,23 +117,17 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }
     const gate = options.callers;
     const observed = options.metrics ? new McpObservation(options.metrics, req, res) : null;
-    const traced = tracer ? ((req as WithTrace)[TRACE] = new McpTrace(tracer, req, res)) : null;
-    // Traced, a cache miss's workflow query is a child of this request's span.
-    const routed = (caller: Caller) => (traced ? context.with(traced.context, routes.get, routes, connectorId) : routes.get(connectorId))
+    const routed = (caller: Caller) => routes.get(connectorId)
       .catch((err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)))
       .then((route) => {
         // Another owner's connector is answered exactly as one that does not exist.
-        if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' }, null, traced);
-        if (route.kind !== 'not_found') {
-          observed?.known(connectorId);
-          traced?.known(connectorId);
-        }
+        if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
+        if (route.kind !== 'not_found') observed?.known(connectorId);
         if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
-          traced?.routed('busy');
           throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
         }
         gate?.hold(caller, res);
-        return relay(req, res, connectorId, route, observed, traced);
+        return relay(req, res, connectorId, route, observed);
       });
     (gate?.enabled ? gate.admit(req, connectorId).then(routed) : routed(OPEN_CALLER))
       .catch((err: unknown) => {
@@ -135,15 +138,16 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       });
   }
 
-  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: McpObservation | null, traced: McpTrace | null): void {
+  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: McpObservation | null = null): void {
     if (res.destroyed) return; // the client left while the route was looked up
-    traced?.routed(route.kind);
+    const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
+    trace?.routed(connectorId, route.kind);
     if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
     if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state));
     const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
     const refused = targets.refusal(target, route);
     if (refused) {
-      traced?.routed('refused');
+      trace?.routed(connectorId, 'refused');
       logger.warn({ connectorId, upstream: target.origin, why: refused.why }, 'upstream address refused');
       return sendProblem(res, new ProblemError(502, refused.token
         ? "The connector's token is not sent over plain http to this MCP server's address."
@@ -152,7 +156,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     // http-proxy copies req.headers into the upstream request; replacing them here is the only
     // way to drop the caller's headers before anything is written.
     req.headers = upstreamRequestHeaders(req.headers, target.host, route.token, route.gatewaySecret);
-    traced?.upstream(req.headers, target, req.method!);
+    trace?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
       connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized,
     });
@@ -187,7 +191,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   }
 
   return {
-    handle,
+    handle: tracer ? traced : handle,
     invalidate: (connectorId) => routes.invalidate?.(connectorId),
     close() {
       server.close();

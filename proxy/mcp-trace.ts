@@ -11,8 +11,8 @@ import { callerContext, endServerSpan } from '../core/trace-context';
 import { rpcMethodLabel } from './mcp-metrics';
 import type { UpstreamTarget } from './upstream-target';
 
-/** What became of the request at the route: a connector's state, or why it never went upstream. */
-export type RouteOutcome = 'connected' | 'not_connected' | 'not_found' | 'refused' | 'busy';
+/** What became of the request at the route: a connector's state, or a refused upstream address. */
+export type RouteOutcome = 'connected' | 'not_connected' | 'not_found' | 'refused';
 
 export class McpTrace {
   private readonly span: Span;
@@ -30,12 +30,9 @@ export class McpTrace {
     res.once('close', () => this.end(res));
   }
 
-  /** The caller sees this connector: its id may be named. */
-  known(connectorId: string): void {
-    this.span.setAttribute('connector.id', connectorId);
-  }
-
-  routed(outcome: RouteOutcome): void {
+  /** The route's answer; a connector the caller cannot see is `not_found`, and its id is not named. */
+  routed(connectorId: string, outcome: RouteOutcome): void {
+    if (outcome !== 'not_found') this.span.setAttribute('connector.id', connectorId);
     this.span.setAttribute('connector.route.outcome', outcome);
   }
 
