@@ -114,6 +114,8 @@ export interface Config {
   http: ServerLimits;
   /** How long the audit events of a deleted connector are kept. */
   eventsRetentionDays: number;
+  /** OpenTelemetry traces over OTLP/HTTP; null (no SDK at all) unless an OTLP endpoint is set. */
+  tracing: TracingConfig | null;
   stdio: {
     runtime: 'local' | 'kubernetes';
     readyTimeoutMs: number;
@@ -149,6 +151,14 @@ export interface CallerConfig {
 export interface TemporalAccess {
   tls: { clientCert?: Buffer; clientKey?: Buffer; serverCa?: Buffer; serverName?: string } | null;
   apiKey: string | null;
+}
+
+export interface TracingConfig {
+  /** Where spans are posted: the traces endpoint itself (`…/v1/traces`). */
+  url: string;
+  protocol: 'http/protobuf' | 'http/json';
+  /** OTEL_SERVICE_NAME; unset: each process names itself (connector-registry, -api, -proxy, -worker). */
+  serviceName?: string;
 }
 
 export class ConfigError extends Error {}
@@ -191,6 +201,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callers,
     http: serverLimitsOf(e),
     eventsRetentionDays: e.CONNECTOR__EVENTS_RETENTION_DAYS,
+    tracing: tracingConfig(stripEmpty(env)),
     stdio: {
       runtime: e.CONNECTOR__STDIO_RUNTIME,
       readyTimeoutMs: e.CONNECTOR__STDIO_READY_TIMEOUT_MS,
@@ -283,6 +294,32 @@ function callerConfig(e: Env, baseUrl: string): CallerConfig {
     maxConnectorsPerOwner: e.CONNECTOR__MAX_CONNECTORS_PER_OWNER,
     maxStreamsPerOwner: e.CONNECTOR__MAX_STREAMS_PER_OWNER,
   };
+}
+
+/**
+ * OpenTelemetry's own variables (the OTLP exporter specification), so that a platform's usual
+ * settings apply: the signal-specific endpoint is used as given, the general one gets
+ * `/v1/traces`. Only OTLP over HTTP is built in; grpc is refused rather than silently ignored.
+ * The SDK itself reads the rest (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, OTEL_TRACES_SAMPLER,
+ * OTEL_BSP_*, OTEL_RESOURCE_ATTRIBUTES).
+ */
+function tracingConfig(env: Record<string, string>): TracingConfig | null {
+  if (['true', '1'].includes(env.OTEL_SDK_DISABLED?.toLowerCase() ?? '')) return null;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
+  if (exporter === 'none') return null;
+  if (exporter !== undefined && exporter !== 'otlp') throw new ConfigError(`OTEL_TRACES_EXPORTER: only otlp (or none) is supported, not ${exporter}`);
+  const signal = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const general = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (!signal && !general) return null;
+  const [name, url] = signal
+    ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', signal]
+    : ['OTEL_EXPORTER_OTLP_ENDPOINT', `${general!.replace(/\/+$/, '')}/v1/traces`];
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new ConfigError(`${name}: must be an http(s) URL`);
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL: ${protocol} is not supported; use http/protobuf or http/json`);
+  }
+  return { url, protocol, ...(env.OTEL_SERVICE_NAME ? { serviceName: env.OTEL_SERVICE_NAME } : {}) };
 }
 
 function wrap<T>(name: string, fn: () => T): T {

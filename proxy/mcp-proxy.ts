@@ -14,6 +14,7 @@
 // scope is reported to it (upstream-auth.ts, relay-exchange.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { context, type Tracer } from '@opentelemetry/api';
 import httpProxy from 'http-proxy';
 import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
@@ -25,6 +26,7 @@ import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { Route, RouteSource } from './route';
 import { McpObservation, type McpMetrics } from './mcp-metrics';
+import { McpTrace } from './mcp-trace';
 import { OpenExchanges } from './open-exchanges';
 import { agentFor, createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
 import { TargetPolicy } from './upstream-policy';
@@ -57,6 +59,8 @@ export interface McpProxyOptions {
   onUpstreamUnauthorized?(connectorId: string): void;
   /** Where MCP requests, their latency and open streams are counted. */
   metrics?: McpMetrics;
+  /** A server and a client span per MCP request; absent: tracing is off, nothing is made. */
+  tracer?: Tracer | null;
 }
 
 export interface McpProxy {
@@ -72,6 +76,8 @@ export interface McpProxy {
 const EXCHANGE = Symbol('relay-exchange');
 type WithExchange = IncomingMessage & { [EXCHANGE]?: RelayExchange };
 const exchangeOf = (req: IncomingMessage) => (req as WithExchange)[EXCHANGE];
+const TRACE = Symbol('mcp-trace');
+type WithTrace = IncomingMessage & { [TRACE]?: McpTrace };
 
 const ALLOWED_METHODS = new Set(['POST', 'GET', 'DELETE']);
 const ALLOW = 'GET, POST, DELETE';
@@ -88,10 +94,21 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
   server.on('proxyRes', (proxyRes, req) => exchangeOf(req)?.onUpstreamResponse(proxyRes));
+  const tracer = options.tracer;
+  if (tracer) server.on('proxyRes', (proxyRes, req) => (req as WithTrace)[TRACE]?.answered(proxyRes.statusCode));
   // Never reached while every call passes its own callback; http-proxy throws without it.
   server.on('error', (err, req) => {
     logger.error({ err, connectorId: req && exchangeOf(req)?.connectorId }, 'http-proxy error');
   });
+
+  /**
+   * Traced, the request runs inside its server span's context, which AsyncLocalStorage carries
+   * through the caller check and the route lookup: a cache miss's workflow query is its child.
+   */
+  function traced(req: IncomingMessage, res: ServerResponse, connectorId: string): void {
+    const trace = ((req as WithTrace)[TRACE] = new McpTrace(tracer!, req, res));
+    context.with(trace.context, handle, null, req, res, connectorId);
+  }
 
   function handle(req: IncomingMessage, res: ServerResponse, connectorId: string): void {
     if (!ALLOWED_METHODS.has(req.method ?? '')) {
@@ -123,11 +140,14 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: McpObservation | null = null): void {
     if (res.destroyed) return; // the client left while the route was looked up
+    const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
+    trace?.routed(connectorId, route.kind);
     if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
     if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state));
     const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
     const refused = targets.refusal(target, route);
     if (refused) {
+      trace?.routed(connectorId, 'refused');
       logger.warn({ connectorId, upstream: target.origin, why: refused.why }, 'upstream address refused');
       return sendProblem(res, new ProblemError(502, refused.token
         ? "The connector's token is not sent over plain http to this MCP server's address."
@@ -136,6 +156,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     // http-proxy copies req.headers into the upstream request; replacing them here is the only
     // way to drop the caller's headers before anything is written.
     req.headers = upstreamRequestHeaders(req.headers, target.host, route.token, route.gatewaySecret);
+    trace?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
       connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized,
     });
@@ -170,7 +191,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   }
 
   return {
-    handle,
+    handle: tracer ? traced : handle,
     invalidate: (connectorId) => routes.invalidate?.(connectorId),
     close() {
       server.close();

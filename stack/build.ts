@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { build } from 'esbuild';
+import { workflowBundleName, workflowBundleOptions } from './workflow-bundle';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIST = join(ROOT, 'dist');
@@ -17,8 +18,6 @@ export const ENTRY_POINTS = {
   proxy: 'stack/proxy.ts',
   gateway: 'gateway/main.ts',
 } as const;
-/** Beside dist/worker.mjs, where the worker looks for it (stack/worker-runtime.ts). */
-export const WORKFLOW_BUNDLE = 'workflow-bundle.js';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -36,12 +35,13 @@ async function main(): Promise<void> {
     sourcemap: true,
     logLevel: 'warning',
   });
-  const workflows = await bundleWorkflowCode({
-    workflowsPath: join(ROOT, 'workflows/index.ts'),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-  });
-  await writeFile(join(DIST, WORKFLOW_BUNDLE), workflows.code);
-  process.stdout.write(`built ${Object.keys(ENTRY_POINTS).map((n) => `dist/${n}.mjs`).join(', ')} and dist/${WORKFLOW_BUNDLE} in ${Date.now() - started} ms\n`);
+  // Beside dist/worker.mjs, where the worker looks for them (stack/worker-runtime.ts).
+  const bundles = [false, true].map((traced) => workflowBundleName(traced));
+  for (const traced of [false, true]) {
+    const workflows = await bundleWorkflowCode(workflowBundleOptions(join(ROOT, 'workflows/index.ts'), traced));
+    await writeFile(join(DIST, workflowBundleName(traced)), workflows.code);
+  }
+  process.stdout.write(`built ${Object.keys(ENTRY_POINTS).map((n) => `dist/${n}.mjs`).join(', ')} and ${bundles.map((b) => `dist/${b}`).join(', ')} in ${Date.now() - started} ms\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -8,11 +8,11 @@ import Koa from 'koa';
 import { healthRoutes } from '../api/routes/health';
 import { openTemporal, secretBox, temporalCheck } from './services';
 
-await runProcess('proxy', { mongo: false }, async (config, logger) => {
-  const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access);
+await runProcess('proxy', { mongo: false }, async (config, logger, tracing) => {
+  const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access, tracing?.clientInterceptors);
   const metrics = createProcessMetrics();
   const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
-  const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics });
+  const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing });
   // Only the health endpoints beside the MCP path, so that an orchestrator can probe it.
   const health = new Koa();
   const temporalReady = temporalCheck(config.temporal.address!, config.temporal.access);

@@ -21,6 +21,7 @@ import { startReconciler } from './reconciler';
 import { registerConnectorStates } from '../core/metrics';
 import { sdkMetrics, type ProcessMetrics } from './metrics';
 import { temporalCheck, type Mongo } from './services';
+import type { Tracing } from './tracing';
 import { createWorker } from './worker-runtime';
 
 export interface RoleDeps {
@@ -29,6 +30,8 @@ export interface RoleDeps {
   secrets: SecretBox;
   /** The process's series; absent in tests that build a role alone. */
   metrics?: ProcessMetrics;
+  /** The process's traces; null or absent: off. */
+  tracing?: Tracing | null;
 }
 
 const policyOf = (config: Config) => ({ blockPrivateNetworks: config.blockPrivateNetworks, allowedPrivateNetworks: config.allowedPrivateNetworks });
@@ -55,6 +58,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     logger: deps.logger,
+    tracing: deps.tracing,
     activities: {
       store: deps.mongo.store,
       oauthStore: deps.mongo.oauthStore,
@@ -136,5 +140,5 @@ export function buildProxy(deps: RoleDeps & { temporal: Client }) {
   const callers = new CallerGate({
     authenticator: authenticatorOf(deps.config), baseUrl: deps.config.baseUrl, maxStreamsPerOwner: deps.config.callers.maxStreamsPerOwner,
   });
-  return createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger, metrics: deps.metrics });
+  return createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger, metrics: deps.metrics, tracer: deps.tracing?.tracer });
 }

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { Config, TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
 import { SecretBox, parseKey } from '../core/secret-box';
@@ -43,9 +43,10 @@ export function temporalConnectOptions(address: string, access: TemporalAccess =
 
 const NO_ACCESS: TemporalAccess = { tls: null, apiKey: null };
 
-export async function openTemporal(address: string, namespace: string, access?: TemporalAccess): Promise<Client> {
+/** `interceptors`: the tracing ones when traces are on (stack/tracing.ts). */
+export async function openTemporal(address: string, namespace: string, access?: TemporalAccess, interceptors: WorkflowClientInterceptor[] = []): Promise<Client> {
   const connection = await Connection.connect(temporalConnectOptions(address, access));
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, interceptors: { workflow: interceptors } });
 }
 
 /**

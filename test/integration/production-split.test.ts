@@ -2,53 +2,20 @@
 // and the database as external servers, two API processes, two workers and one proxy, each its
 // own process. A connector created through one API is served by the other and by the proxy; a
 // worker killed mid-connect loses nothing.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createLogger } from '../../core/logger';
-import { startFerretDb } from '../../stack/servers/ferretdb-server';
-import { freePort } from '../../stack/servers/free-port';
-import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { eventually } from '../helpers/test-stack';
 import { samples, valueOf } from '../helpers/prometheus-text';
-import { startStackProcess, type StackProcess } from '../helpers/stack-process';
+import { startSplitProcesses } from '../helpers/split-processes';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
 const TOKEN = 'split-token-31c0';
 
 test('two APIs, two workers and a proxy as separate processes share one truth', async (t) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-split-'));
-  const log = createLogger('split-test', 'warn', path.join(dataDir, 'logs', 'servers.log'));
-  const temporal = await startTemporalDevServer({ dataDir, headless: true, log });
-  const mongo = await startFerretDb({ dataDir, log });
   const upstream = await startTokenMcpServer({ token: TOKEN });
-  const processes: StackProcess[] = [];
-  t.teardown(async () => {
-    for (const p of processes) await p.stop().catch(() => undefined);
-    await upstream.close();
-    await mongo.stop();
-    await temporal.stop();
-  });
-
-  const proxyPort = await freePort();
-  const common = {
-    TEMPORAL_ADDRESS: temporal.address, MONGODB_URI: mongo.uri, HOST: '127.0.0.1', LOG_LEVEL: 'info',
-    CONNECTOR__ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'), CONNECTOR__CONNECT_TIMEOUT_MS: '30000',
-    BASE_URL: `http://127.0.0.1:${proxyPort}`,
-  };
-  const start = async (entry: string, name: string, extra: Record<string, string> = {}) => {
-    const port = extra.PORT ?? String(await freePort());
-    const p = await startStackProcess({
-      // Every role, the worker included, is ready when its /readyz answers 200 (the chart's probes).
-      entry, env: { ...common, PORT: port, ...extra }, logFile: path.join(dataDir, 'logs', `${name}.log`),
-    });
-    processes.push(p);
-    return p;
-  };
+  t.teardown(() => upstream.close());
+  const { start, proxyPort } = await startSplitProcesses(t, { CONNECTOR__CONNECT_TIMEOUT_MS: '30000' });
 
   const workerA = await start('dist/worker.mjs', 'worker-a');
   const workerReady = await workerA.api('GET', '/readyz');
