@@ -63,6 +63,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       secrets: deps.secrets,
       // The configured connect timeout bounds every outbound request, not a fixed default.
       fetch: createGuardedFetch(policyOf(config), { timeoutMs: config.connectTimeoutMs }),
+      logger: deps.logger,
       addressPolicy: policyOf(config),
       connectTimeoutMs: config.connectTimeoutMs,
       eventsRetentionDays: config.eventsRetentionDays,
