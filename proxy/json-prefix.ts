@@ -12,7 +12,9 @@ export interface Scan {
   outcome: 'whole' | 'cut' | 'broken';
 }
 
-const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** Characters of numbers, true, false and null. */
+const isLiteralChar = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x45;
 const MAX_DEPTH = 2;
 
 /** The wanted fields of the value at `start` in `text`, as far as the text goes. */
@@ -48,7 +50,7 @@ class Scanner {
       return true;
     }
     const start = this.i;
-    while (this.i < this.s.length && /[-+\w.]/.test(this.s[this.i]!)) this.i++;
+    while (this.i < this.s.length && isLiteralChar(this.s.charCodeAt(this.i))) this.i++;
     if (this.i === start || this.i === this.s.length) return false; // a literal cut off may be incomplete
     const literal = this.s.slice(start, this.i);
     if (path && this.wanted.has(path) && /^-?\d/.test(literal) && Number.isFinite(Number(literal))) this.found.set(path, Number(literal));
@@ -121,6 +123,6 @@ class Scanner {
   }
 
   private ws(): void {
-    while (this.i < this.s.length && WS.has(this.s.charCodeAt(this.i))) this.i++;
+    while (this.i < this.s.length && isSpace(this.s.charCodeAt(this.i))) this.i++;
   }
 }
