@@ -31,7 +31,11 @@ export async function startAuditedProxy(routes: object, nodeArgs: string[]): Pro
     proxy,
     databasePid: ferret.pid,
     // After the queue's last interval, so that what waits in it is counted too.
-    written: async () => (await new Promise((r) => setTimeout(r, 2_000)), client.db(AUDIT_DATABASE).collection('connector_calls').estimatedDocumentCount()),
+    async written() {
+      await new Promise((r) => setTimeout(r, 2_000));
+      const batches = await client.db(AUDIT_DATABASE).collection('connector_calls').find({}).toArray();
+      return batches.reduce((sum, batch) => sum + ((batch.calls as unknown[] | undefined)?.length ?? 0), 0);
+    },
     async stop() {
       await proxy.stop();
       await client.close();
