@@ -34,7 +34,7 @@ export async function startAuditedProxy(routes: object, nodeArgs: string[]): Pro
     async written() {
       await new Promise((r) => setTimeout(r, 2_000));
       const batches = await client.db(AUDIT_DATABASE).collection('connector_calls').find({}).toArray();
-      return batches.reduce((sum, batch) => sum + ((batch.calls as unknown[] | undefined)?.length ?? 0), 0);
+      return batches.reduce((sum, batch) => sum + (typeof batch.calls === 'string' ? (JSON.parse(batch.calls) as unknown[]).length : 0), 0);
     },
     async stop() {
       await proxy.stop();
