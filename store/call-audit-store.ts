@@ -1,17 +1,17 @@
 // MongoDB: the per-call audit of MCP traffic (core/call-record.ts), written by the proxy's queue
-// and listed by the API, newest first.
+// and listed by the API, newest first (in the order the calls ended, the queue's order; `time` is
+// when each arrived).
 //
-// Calls are listed in the order they ended (the queue's order), newest first; `time` is when each
-// arrived. Laid out so that every read is an `_id` lookup, the only query the embedded database (FerretDB
+// Laid out so that every read is an `_id` lookup, the only query the embedded database (FerretDB
 // 1.24 on SQLite) pushes down: a range of `_id` is a scan of the whole collection there (explain:
-// filterPushdown false; a page took 8 s at 50,000 calls). Each write of the queue stores one batch
-// document per connector (its calls in the order they ended) that names the connector's batch before it;
-// successor slots (unique inserts) lead from a hint to its newest batch. A listing finds the
-// newest and walks back batch by batch (a first page took 3 ms at 50,000 calls in batches of 25; a filter that matches
-// nothing reads at most 100 batches, under half a second, before answering with a page token).
+// filterPushdown false; a page took 8 s at 50,000 calls). Each write of the queue stores one
+// batch document per connector, naming the connector's batch before it; successor slots (unique
+// inserts) lead from a hint to the newest batch. A listing finds the newest and walks back batch
+// by batch (a first page: 3 ms at 50,000 calls in batches of 25, `npm run bench:call-audit`); a
+// filter that matches nothing reads at most 100 batches before answering with a page token.
 // Writers in several proxy processes each claim the next slot; only one insert of a slot can win.
-// Batches go CONNECTOR__CALL_AUDIT_DAYS after their last call ended: by a TTL index on `at` where the
-// database has them, else by the worker's sweep.
+// Batches go CONNECTOR__CALL_AUDIT_DAYS after their last call ended: by a TTL index on `at` where
+// the database has them, else by the worker's sweep.
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { BodyShape, Call, CallEntry } from '../core/call-record';
