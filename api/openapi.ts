@@ -2,7 +2,8 @@
 import { ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, EventListSchema, AuthRequestSchema } from '../core/connector-record';
 import { z } from 'zod';
 import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
-import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
+import { CallListSchema, CallSchema } from '../core/call-record';
+import { ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
 import { PROTECTED_RESOURCE_PREFIX } from './routes/protected-resource';
 import { METRICS_PATH } from '../core/metrics';
 
@@ -33,6 +34,7 @@ function components() {
   const named = {
     Connector: ConnectorSchema, ConnectorList: ConnectorListSchema, CreateConnectorRequest: CreateConnectorSchema,
     ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
+    ConnectorCall: CallSchema, ConnectorCallList: CallListSchema,
     Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
   };
   const registry = z.registry<{ id: string }>();
@@ -90,6 +92,14 @@ export function openApiDocument(baseUrl: string) {
       '/api/v1/connectors/{id}/events': {
         parameters: [idParam],
         get: { summary: 'Audit trail of the connector', parameters: queryParameters(ListEventsQuerySchema), responses: { 200: { description: 'Transitions, oldest first', content: json(ref('ConnectorEventList')) }, 404: problem('Not found') } },
+      },
+      '/api/v1/connectors/{id}/calls': {
+        parameters: [idParam],
+        get: {
+          summary: "Per-call audit of the connector's MCP traffic (never arguments or results)",
+          parameters: queryParameters(ListCallsQuerySchema),
+          responses: { 200: { description: 'MCP calls, newest first', content: json(ref('ConnectorCallList')) }, 404: problem('Not found'), 422: problem('Bad query') },
+        },
       },
       '/api/v1/connectors/{id}/mcp': {
         parameters: [idParam],

@@ -4,7 +4,8 @@
 // that drift on the machine hits every path alike. Traffic stays on 127.0.0.1.
 //
 // Env: BENCH_ROUNDS (5), BENCH_REQUESTS per round (4000), BENCH_SEQUENTIAL per round (1000),
-// BENCH_SSE_EVENTS per round (200), BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+// BENCH_SSE_EVENTS per round (200), BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"),
+// BENCH_AUDIT=1 (a second proxy, "audit", with the per-call audit on: bench/proxy/audit.ts).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'undici';
@@ -13,6 +14,7 @@ import { cpuMs, withChildren } from './proxy/cpu-time';
 import { mcpHeaders, percentile, runRound, type Target } from './proxy/load';
 import { findOrInstallNginx, startNginx } from './proxy/nginx';
 import { measureSse, startSseSource } from './proxy/sse-latency';
+import { AUDIT_ON, startAuditedProxy, type AuditedProxy } from './proxy/audit';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -27,6 +29,7 @@ interface Servers {
   upstream: number;
   proxy: { port: number; pid: number };
   nginx: { port: number; pids: number[] } | null;
+  audit: AuditedProxy | null;
 }
 
 async function main(): Promise<void> {
@@ -48,14 +51,21 @@ async function main(): Promise<void> {
       : null;
 
     const session = await openSession(`http://127.0.0.1:${upstream.port}/mcp`);
-    const servers = { upstream: upstream.port, proxy, nginx: nginx && { port: nginx.port, pids: withChildren(nginx.pid) } };
+    const audit = AUDIT_ON ? await track(stops, startAuditedProxy(routes, proxyArgs)) : null;
+    const servers = { upstream: upstream.port, proxy, nginx: nginx && { port: nginx.port, pids: withChildren(nginx.pid) }, audit };
     const targets = buildTargets(session, servers, CONCURRENCY);
     stops.push(async () => void (await Promise.all(targets.map((t) => t.pool.close()))));
 
     console.log(`MCP tools/call, ${CONCURRENCY} connections, ${ROUNDS} interleaved rounds of ${REQUESTS} requests per path`);
     for (const target of targets) await runRound(target, 500, CONCURRENCY); // warm-up: JIT, pools
+    const databaseCpu = audit ? cpuMs([audit.databasePid]) : 0;
     const loaded = await interleave(targets, ROUNDS, (t) => runRound(t, REQUESTS, CONCURRENCY));
     printLoad(loaded, true);
+    if (audit) {
+      const written = await audit.written();
+      const perCall = ((cpuMs([audit.databasePid]) - databaseCpu) * 1000) / loaded.get('audit')!.requests;
+      console.log(`  audit: ${written} calls written of ${loaded.get('audit')!.requests + 500} sent (the rest dropped by the full queue); FerretDB CPU ${perCall.toFixed(0)} µs/call`);
+    }
 
     console.log(`\nMCP tools/call, 1 connection, sequential, ${ROUNDS} interleaved rounds of ${SEQUENTIAL} requests per path`);
     const sequentialTargets = buildTargets(session, servers, 1);
@@ -103,6 +113,7 @@ function buildTargets(session: { sessionId: string; protocolVersion: string }, s
     { name: 'proxy', pool: pool(servers.proxy.port), path: '/api/v1/connectors/bench/mcp', headers, cpuPids: [servers.proxy.pid] },
   ];
   if (servers.nginx) targets.push({ name: 'nginx', pool: pool(servers.nginx.port), path: '/mcp', headers, cpuPids: servers.nginx.pids });
+  if (servers.audit) targets.push({ name: 'audit', pool: pool(servers.audit.proxy.port), path: '/api/v1/connectors/bench/mcp', headers, cpuPids: [servers.audit.proxy.pid] });
   return targets;
 }
 
@@ -152,6 +163,12 @@ function printLoad(stats: Map<string, Stats>, withRatios: boolean): void {
   if (nginx) console.log(`  nginx p50 added latency vs direct: ${(nginx.p50 - direct.p50).toFixed(3)} ms`);
   if (withRatios && nginx) console.log(`  proxy/nginx throughput: ${(proxy.rps / nginx.rps).toFixed(3)} (target >= 0.8)`);
   if (withRatios) console.log(`  proxy/direct throughput: ${(proxy.rps / direct.rps).toFixed(3)}`);
+  const audit = by('audit');
+  if (audit) {
+    console.log(`  audit p50 added latency vs direct: ${(audit.p50 - direct.p50).toFixed(3)} ms, p99: ${(audit.p99 - direct.p99).toFixed(3)} ms (proxy without audit: ${(proxy.p99 - direct.p99).toFixed(3)} ms)`);
+    if (withRatios && nginx) console.log(`  audit/nginx throughput: ${(audit.rps / nginx.rps).toFixed(3)} (target >= 0.8)`);
+    if (withRatios) console.log(`  audit/proxy throughput: ${(audit.rps / proxy.rps).toFixed(3)}`);
+  }
 }
 
 function printSse(latencies: Map<string, number[]>): void {

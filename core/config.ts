@@ -71,6 +71,8 @@ const EnvSchema = z.object({
   CONNECTOR__MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).max(100_000).default(64),
   CONNECTOR__GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_GATEWAY_MAX_SESSIONS),
   CONNECTOR__EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  CONNECTOR__CALL_AUDIT_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  CONNECTOR__CALL_AUDIT_QUEUE: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   CONNECTOR__MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   CONNECTOR__HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   CONNECTOR__REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
@@ -116,6 +118,8 @@ export interface Config {
   eventsRetentionDays: number;
   /** OpenTelemetry traces over OTLP/HTTP; null (no SDK at all) unless an OTLP endpoint is set. */
   tracing: TracingConfig | null;
+  /** The per-call audit of MCP traffic: how long it is kept, and how many calls wait for the database at most. */
+  callAudit: { days: number; queueCapacity: number };
   stdio: {
     runtime: 'local' | 'kubernetes';
     readyTimeoutMs: number;
@@ -202,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     http: serverLimitsOf(e),
     eventsRetentionDays: e.CONNECTOR__EVENTS_RETENTION_DAYS,
     tracing: tracingConfig(stripEmpty(env)),
+    callAudit: { days: e.CONNECTOR__CALL_AUDIT_DAYS, queueCapacity: e.CONNECTOR__CALL_AUDIT_QUEUE },
     stdio: {
       runtime: e.CONNECTOR__STDIO_RUNTIME,
       readyTimeoutMs: e.CONNECTOR__STDIO_READY_TIMEOUT_MS,

@@ -25,8 +25,10 @@ import { queryOf } from './mcp-path';
 import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { Route, RouteSource } from './route';
-import { McpObservation, type McpMetrics } from './mcp-metrics';
+import type { McpMetrics } from './mcp-metrics';
 import { McpTrace } from './mcp-trace';
+import { CallObserver } from './call-observer';
+import type { CallSink } from './call-audit-queue';
 import { OpenExchanges } from './open-exchanges';
 import { agentFor, createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
 import { TargetPolicy } from './upstream-policy';
@@ -57,10 +59,12 @@ export interface McpProxyOptions {
    * route is invalidated too; when it can, the refresh replaces it.
    */
   onUpstreamUnauthorized?(connectorId: string): void;
-  /** Where MCP requests, their latency and open streams are counted. */
+  /** Where MCP requests, their latency, bytes and open streams are counted. */
   metrics?: McpMetrics;
   /** A server and a client span per MCP request; absent: tracing is off, nothing is made. */
   tracer?: Tracer | null;
+  /** Where each call to a connector the caller sees is recorded (the per-call audit). */
+  audit?: CallSink;
 }
 
 export interface McpProxy {
@@ -116,13 +120,13 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       return;
     }
     const gate = options.callers;
-    const observed = options.metrics ? new McpObservation(options.metrics, req, res) : null;
+    const observed = options.metrics || options.audit ? new CallObserver(options, req, res) : null;
     const routed = (caller: Caller) => routes.get(connectorId)
       .catch((err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)))
       .then((route) => {
         // Another owner's connector is answered exactly as one that does not exist.
         if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
-        if (route.kind !== 'not_found') observed?.known(connectorId);
+        if (route.kind !== 'not_found') observed?.seen(connectorId, caller.subject);
         if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
           throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
         }
@@ -138,7 +142,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       });
   }
 
-  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: McpObservation | null = null): void {
+  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null = null): void {
     if (res.destroyed) return; // the client left while the route was looked up
     const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
     trace?.routed(connectorId, route.kind);
@@ -158,7 +162,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     req.headers = upstreamRequestHeaders(req.headers, target.host, route.token, route.gatewaySecret);
     trace?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
-      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized,
+      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined,
     });
     (req as WithExchange)[EXCHANGE] = exchange;
     observed?.relaying(res);

@@ -24,7 +24,7 @@ export class McpTrace {
     const method = req.method ?? 'POST';
     this.span = tracer.startSpan(`${method} ${MCP_ROUTE}`, {
       kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': method, 'http.route': MCP_ROUTE, 'mcp.method.name': rpcMethodLabel(req) },
+      attributes: { 'http.request.method': method, 'http.route': MCP_ROUTE, 'mcp.method.name': methodOfHeader(req) },
     }, callerContext(req.headers));
     this.context = trace.setSpan(context.active(), this.span);
     res.once('close', () => this.end(res));
@@ -58,4 +58,10 @@ export class McpTrace {
     this.upstreamSpan?.end();
     endServerSpan(this.span, res);
   }
+}
+
+/** The span starts before the body is read: the `Mcp-Method` header is all there is to name it by. */
+function methodOfHeader(req: IncomingMessage): string {
+  const header = req.headers['mcp-method'];
+  return rpcMethodLabel(typeof header === 'string' ? header : null, 'none');
 }

@@ -6,7 +6,7 @@ import { authenticatorOf, buildApi, originPolicyOf } from './roles';
 import { openMongo, openTemporal, secretBox } from './services';
 
 await runProcess('api', { mongo: true }, async (config, logger, tracing) => {
-  const mongo = await openMongo(config.mongo.uri!, config.mongo.database);
+  const mongo = await openMongo(config.mongo.uri!, config.mongo.database, config.callAudit.days);
   const metrics = createProcessMetrics();
   const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
   const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access, tracing?.clientInterceptors);

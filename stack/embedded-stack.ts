@@ -70,7 +70,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     const temporalAddress = config.temporal.address ?? temporalServer!.address;
     const mongoUri = config.mongo.uri ?? ferret!.uri;
 
-    const mongo = await openMongo(mongoUri, config.mongo.database);
+    const mongo = await openMongo(mongoUri, config.mongo.database, config.callAudit.days);
     stops.push(() => mongo.client.close());
     const temporal = await openTemporal(temporalAddress, config.temporal.namespace, undefined, tracing?.clientInterceptors);
     stops.push(() => temporal.connection.close());
@@ -82,8 +82,8 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     // SDK's metrics exporter it starts takes a port below the ephemeral range, never PORT's.)
     const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
     stops.push(() => worker.stop());
-    const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing });
-    stops.push(async () => proxy.close());
+    const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore });
+    stops.push(() => proxy.stop());
     // One process: a change the API made is seen by the proxy at once, not after its route TTL.
     const onChanged = (connectorId: string) => proxy.invalidate(connectorId);
     const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged, metrics });

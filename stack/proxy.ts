@@ -1,18 +1,19 @@
-// `npm run proxy`: the streaming MCP proxy against an external Temporal cluster. It needs no
-// database: routes come from the connector workflows.
+// `npm run proxy`: the streaming MCP proxy against an external Temporal cluster. Routes come from
+// the connector workflows; the database only receives the per-call audit.
 import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
 import { createProcessMetrics, serveMetrics } from './metrics';
 import { authenticatorOf, buildProxy, originPolicyOf } from './roles';
 import Koa from 'koa';
 import { healthRoutes } from '../api/routes/health';
-import { openTemporal, secretBox, temporalCheck } from './services';
+import { openMongo, openTemporal, secretBox, temporalCheck } from './services';
 
-await runProcess('proxy', { mongo: false }, async (config, logger, tracing) => {
+await runProcess('proxy', { mongo: true }, async (config, logger, tracing) => {
+  const mongo = await openMongo(config.mongo.uri!, config.mongo.database, config.callAudit.days);
   const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access, tracing?.clientInterceptors);
   const metrics = createProcessMetrics();
   const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
-  const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing });
+  const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing, callStore: mongo.callStore });
   // Only the health endpoints beside the MCP path, so that an orchestrator can probe it.
   const health = new Koa();
   const temporalReady = temporalCheck(config.temporal.address!, config.temporal.access);
@@ -24,8 +25,9 @@ await runProcess('proxy', { mongo: false }, async (config, logger, tracing) => {
   return async () => {
     await closeServer(server);
     await metricsServing.close();
-    proxy.close();
+    await proxy.stop();
     await temporalReady.close();
     await temporal.connection.close();
+    await mongo.client.close();
   };
 });

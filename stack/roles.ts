@@ -11,7 +11,9 @@ import { createAuthenticator } from '../callers/authenticator';
 import type { OriginPolicy } from '../callers/request-origin';
 import { CallerGate } from '../proxy/caller-gate';
 import { ConnectorCommands } from '../api/connector-commands';
-import { createMcpProxy } from '../proxy/mcp-proxy';
+import { createMcpProxy, type McpProxy } from '../proxy/mcp-proxy';
+import { CallAuditQueue } from '../proxy/call-audit-queue';
+import type { CallAuditStore } from '../store/call-audit-store';
 import { RouteCache } from '../proxy/route-cache';
 import { workflowRoutes } from '../proxy/workflow-routes';
 import { createWorkloadActivities } from '../activities/workloads/activities';
@@ -65,6 +67,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       secrets: deps.secrets,
       // The configured connect timeout bounds every outbound request, not a fixed default.
       fetch: createGuardedFetch(policyOf(config), { timeoutMs: config.connectTimeoutMs }),
+      logger: deps.logger,
       addressPolicy: policyOf(config),
       connectTimeoutMs: config.connectTimeoutMs,
       eventsRetentionDays: config.eventsRetentionDays,
@@ -117,6 +120,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     commands,
     store: deps.mongo.store,
     oauthStore: deps.mongo.oauthStore,
+    callStore: deps.mongo.callStore,
     temporal: deps.temporal,
     secrets: deps.secrets,
     allowedRedirectOrigins: config.allowedRedirectOrigins,
@@ -133,12 +137,25 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
   return { api, close: temporalReady.close };
 }
 
-export function buildProxy(deps: RoleDeps & { temporal: Client }) {
+/** The MCP proxy; with `callStore`, each call is audited there through a bounded queue (closed with the proxy). */
+export function buildProxy(deps: RoleDeps & { temporal: Client; callStore?: CallAuditStore }): McpProxy & { stop(): Promise<void> } {
   const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
     ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
   });
   const callers = new CallerGate({
     authenticator: authenticatorOf(deps.config), baseUrl: deps.config.baseUrl, maxStreamsPerOwner: deps.config.callers.maxStreamsPerOwner,
   });
-  return createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger, metrics: deps.metrics, tracer: deps.tracing?.tracer });
+  const { callStore } = deps;
+  const audit = callStore && new CallAuditQueue({
+    write: (entries) => callStore.insert(entries), capacity: deps.config.callAudit.queueCapacity, logger: deps.logger, metrics: deps.metrics,
+  });
+  const proxy = createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger, metrics: deps.metrics, tracer: deps.tracing?.tracer, audit });
+  return {
+    ...proxy,
+    /** Closes the proxy and writes the calls still queued (before the database closes). */
+    async stop() {
+      proxy.close();
+      await audit?.close();
+    },
+  };
 }

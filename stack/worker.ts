@@ -9,7 +9,7 @@ import { authenticatorOf, originPolicyOf, startWorkerRole } from './roles';
 import { openMongo, secretBox, temporalCheck } from './services';
 
 await runProcess('worker', { mongo: true }, async (config, logger, tracing) => {
-  const mongo = await openMongo(config.mongo.uri!, config.mongo.database);
+  const mongo = await openMongo(config.mongo.uri!, config.mongo.database, config.callAudit.days);
   const metrics = createProcessMetrics();
   const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
   const temporalReady = temporalCheck(config.temporal.address!, config.temporal.access);

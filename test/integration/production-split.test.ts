@@ -58,9 +58,18 @@ test('two APIs, two workers and a proxy as separate processes share one truth', 
   const [apiText, proxyText, workerText] = await Promise.all([api1, proxy, workerB].map(async (p) => (await p.api('GET', '/metrics')).text));
   t.is(valueOf(apiText!, 'connectors', { state: 'connected' }), 1);
   t.is(valueOf(apiText!, 'http_requests_total', { method: 'POST', route: '/api/v1/connectors', status: '201' }), 1);
-  const relayed = (status: string) => valueOf(proxyText!, 'mcp_proxy_requests_total', { connector_id: c.id, rpc_method: 'unknown', status });
-  t.is(relayed('200'), 3, 'initialize, the GET stream and tools/call, without an Mcp-Method header');
-  t.is(relayed('202'), 1, 'the initialized notification');
+  const relayed = (rpc_method: string, status: string) => valueOf(proxyText!, 'mcp_proxy_requests_total', { connector_id: c.id, rpc_method, status });
+  t.is(relayed('initialize', '200'), 1, 'methods from the bodies, without an Mcp-Method header');
+  t.is(relayed('tools/call', '200'), 1);
+  t.is(relayed('unknown', '200'), 1, 'the GET stream');
+  t.is(relayed('notifications/initialized', '202'), 1);
+  // The proxy process wrote the per-call audit; an API process reads it.
+  const audited = await eventually(async () => {
+    const items = (await api2.api('GET', `/api/v1/connectors/${c.id}/calls?method=tools/call`)).body?.items;
+    return items?.length ? items : undefined;
+  }, 20_000, 'the proxy\'s audit of the call');
+  t.is(audited[0].rpc_name, 'echo');
+  t.is(audited[0].status, 200);
   t.is(valueOf(workerText!, 'connectors', { state: 'connected' }), undefined, 'not counted twice');
   t.true(samples(workerText!).some((sample) => sample.name.startsWith('temporal_worker')), 'the Temporal SDK\'s worker series');
   t.truthy(workerB);
