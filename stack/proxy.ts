@@ -3,7 +3,7 @@
 import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
 import { createProcessMetrics, serveMetrics } from './metrics';
-import { authenticatorOf, buildProxy, originPolicyOf } from './roles';
+import { authenticatorOf, buildProxy, originPolicyOf } from './proxy-role';
 import Koa from 'koa';
 import { healthRoutes } from '../api/routes/health';
 import { openTemporal, secretBox, temporalCheck } from './services';

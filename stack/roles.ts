@@ -6,14 +6,9 @@ import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { SecretBox } from '../core/secret-box';
 import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
+import { authenticatorOf, policyOf } from './proxy-role';
 import { createApi } from '../api/app';
-import { createAuthenticator } from '../callers/authenticator';
-import type { OriginPolicy } from '../callers/request-origin';
-import { CallerGate } from '../proxy/caller-gate';
 import { ConnectorCommands } from '../api/connector-commands';
-import { createMcpProxy } from '../proxy/mcp-proxy';
-import { RouteCache } from '../proxy/route-cache';
-import { workflowRoutes } from '../proxy/workflow-routes';
 import { createWorkloadActivities } from '../activities/workloads/activities';
 import { createWorkloadRuntime } from '../activities/workloads/create-runtime';
 import { startExpirySweeper } from './expiry-sweeper';
@@ -31,17 +26,7 @@ export interface RoleDeps {
   metrics?: ProcessMetrics;
 }
 
-const policyOf = (config: Config) => ({ blockPrivateNetworks: config.blockPrivateNetworks, allowedPrivateNetworks: config.allowedPrivateNetworks });
-
-/** The caller check of the API and the proxy; the identity provider is reached through the address guard. */
-export function authenticatorOf(config: Config) {
-  return createAuthenticator(config.callers, createGuardedFetch(policyOf(config), { timeoutMs: 5_000 }));
-}
-
-/** The Origin and Host rules every path of the HTTP server applies. */
-export function originPolicyOf(config: Config): OriginPolicy {
-  return { baseUrl: config.baseUrl, allowedOrigins: config.callers.allowedOrigins, authEnabled: config.callers.enabled };
-}
+export { authenticatorOf, buildProxy, originPolicyOf } from './proxy-role';
 
 export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
   const { config } = deps;
@@ -127,14 +112,4 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
   });
   return { api, close: temporalReady.close };
-}
-
-export function buildProxy(deps: RoleDeps & { temporal: Client }) {
-  const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
-    ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
-  });
-  const callers = new CallerGate({
-    authenticator: authenticatorOf(deps.config), baseUrl: deps.config.baseUrl, maxStreamsPerOwner: deps.config.callers.maxStreamsPerOwner,
-  });
-  return createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger, metrics: deps.metrics });
 }
