@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     stops.push(() => callers.close());
     const owner = BENCH_OWNER;
     const routes: Record<string, object> = { sse: { kind: 'connected', owner, target: `http://127.0.0.1:${sse.port}/sse` } };
-    for (const [kind, upstream] of upstreams) routes[kind] = { kind: 'connected', owner, target: `http://127.0.0.1:${upstream.port}/mcp`, token: TOKEN };
+    for (const [kind, upstream] of upstreams) routes[kind] = { kind: 'connected', owner, target: `http://127.0.0.1:${upstream.port}/mcp`, token: TOKEN, sealedToken: 'sealed' };
     const proxyArgs = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const proxy = await track(stops, startChild('./proxy-server.ts', proxyEnv(proxyPort, callers, routes), proxyArgs));
     const nginxRoutes = Object.fromEntries([...upstreams].map(([kind, u]) => [`/${kind}`, { port: u.port, path: '/mcp' }]));

@@ -16,7 +16,10 @@ import { originPolicyOf, proxyOptionsOf } from '../../stack/proxy-role';
 
 const config = loadConfig();
 const logger = createLogger('bench-proxy', 'warn');
-const routes = new RouteCache(staticRoutes(JSON.parse(process.env.BENCH_ROUTES ?? '{}') as Record<string, Route>));
+// As in production, the route source can refresh a token, so every request's body is kept for a
+// retry (BodyRecorder); the bench upstreams never answer 401, so it is never called.
+const table = staticRoutes(JSON.parse(process.env.BENCH_ROUTES ?? '{}') as Record<string, Route>);
+const routes = new RouteCache({ ...table, refresh: (id) => table.get(id) });
 const metrics = process.env.BENCH_METRICS === '0' ? undefined : createProcessMetrics();
 const options = proxyOptionsOf(config, logger, routes, metrics);
 const proxy = createMcpProxy(options);
