@@ -7,7 +7,8 @@
 // second and its ratio to the better peer, and the resident memory of each gateway's whole
 // process tree (the gateway and every stdio server it started) while 8 sessions are open.
 //
-// Env: BENCH_ROUNDS (3), BENCH_CALLS per session per round (300).
+// Env: BENCH_ROUNDS (3), BENCH_CALLS per session per round (300), BENCH_GATEWAYS (all three),
+// BENCH_OURS_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" for our gateway's process).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +31,7 @@ interface Gateway { name: string; url: string; pid: number; stop(): Promise<void
 /** How each gateway is started, as its README has a user do it. */
 const GATEWAYS: Record<string, (port: number) => { args: string[]; env?: Record<string, string> }> = {
   ours: (port) => ({
-    args: [OURS, '--', node, EVERYTHING, 'stdio'],
+    args: [...(process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean), OURS, '--', node, EVERYTHING, 'stdio'],
     env: { GATEWAY_PORT: String(port), GATEWAY_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   }),
   supergateway: (port) => ({
@@ -47,7 +48,8 @@ async function main(): Promise<void> {
   if (!existsSync(OURS)) throw new Error('dist/gateway.mjs is missing: run npm run build first');
   const gateways: Gateway[] = [];
   try {
-    for (const name of Object.keys(GATEWAYS)) gateways.push(await startGateway(name));
+    const names = process.env.BENCH_GATEWAYS?.split(',') ?? Object.keys(GATEWAYS);
+    for (const name of names) gateways.push(await startGateway(name));
     const calls = new Map<string, { calls: number; ms: number }>();
     const rss = new Map<string, number>();
     console.log(`echo through each gateway, ${ROUNDS} interleaved rounds of ${CALLS} calls per session (loaded, shared machine)`);
@@ -106,6 +108,10 @@ function print(names: string[], calls: Map<string, { calls: number; ms: number }
     return (s.calls / s.ms) * 1000;
   };
   const peers = names.filter((n) => n !== 'ours');
+  if (!names.includes('ours') || peers.length === 0) {
+    for (const [key, s] of calls) console.log(`  ${key.padEnd(16)} ${((s.calls / s.ms) * 1000).toFixed(0).padStart(6)} calls/s   RSS ${rss.get(key.split('@')[0]!)?.toFixed(0)} MB`);
+    return;
+  }
   for (const sessions of SESSIONS) {
     console.log(`\n${sessions} session${sessions > 1 ? 's' : ''}:`);
     for (const name of names) console.log(`  ${name.padEnd(13)} ${rate(name, sessions).toFixed(0).padStart(6)} calls/s`);

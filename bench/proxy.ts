@@ -11,6 +11,7 @@
 // Env: BENCH_ROUNDS (5), BENCH_REQUESTS per round (4000), BENCH_SEQUENTIAL per round (1000),
 // BENCH_SSE_EVENTS per round (200), BENCH_SSE_STREAMS (1000), BENCH_UPSTREAMS (cheap,sdk),
 // BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'undici';
@@ -129,6 +130,9 @@ async function compare(kind: UpstreamKind, session: { sessionId: string; protoco
 /** SSE_STREAMS streams through the proxy at once: its RSS before, while open, and after they close. */
 async function holdStreams(proxy: { port: number; pid: number }, auth: Record<string, string>): Promise<void> {
   console.log(`\nSSE: ${SSE_STREAMS} concurrent streams through the proxy (one event a second each)`);
+  // This process holds both ends' sockets besides the source's, the proxy two per stream.
+  const limit = openFilesLimit();
+  if (limit < 2 * SSE_STREAMS + 256) console.log(`  the open-files limit is ${limit}: raise it (ulimit -n ${4 * SSE_STREAMS}) or streams will fail`);
   const before = rssMb(proxy.pid);
   const streams = await openStreams(proxy.port, `/api/v1/connectors/sse/mcp?count=100000&interval=1000`, auth, SSE_STREAMS);
   await sleep(3000);
@@ -141,6 +145,12 @@ async function holdStreams(proxy: { port: number; pid: number }, auth: Record<st
   const after = rssMb(proxy.pid);
   console.log(`  opened ${streams.opened} of ${SSE_STREAMS} (${streams.failed} refused or failed); ${flowing} events read in 2 s while open`);
   console.log(`  proxy RSS: before ${before.toFixed(1)} MB, while open ${open.toFixed(1)} MB (target <= 150), 5 s after closing ${after.toFixed(1)} MB`);
+}
+
+/** The soft limit on open files, which the proxy and the upstreams inherit. */
+function openFilesLimit(): number {
+  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  return Number(line?.split(/\s{2,}/)[1] ?? Infinity);
 }
 
 async function track<T extends Pick<Child, 'stop'>>(stops: (() => Promise<void>)[], starting: Promise<T>): Promise<T> {
