@@ -1,5 +1,6 @@
 // Gateway benchmark (npm run bench:gateway): the project's stdio gateway, as the image runs it
-// (dist/gateway.mjs, after `npm run build`), against the two gateways a user would pick
+// (dist/gateway.mjs, after `npm run build`, with the node flags of deploy/gateway.Dockerfile's
+// CMD), against the two gateways a user would pick
 // instead, `supergateway` (stateful Streamable HTTP) and `mcp-proxy` (its stream endpoint), all
 // three serving the same stdio server (@modelcontextprotocol/server-everything) on 127.0.0.1.
 // At 1 and at 8 concurrent MCP sessions (SDK clients), each session calls `echo` in a loop;
@@ -10,7 +11,7 @@
 // Env: BENCH_ROUNDS (3), BENCH_CALLS per session per round (300), BENCH_GATEWAYS (all three),
 // BENCH_OURS_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" for our gateway's process).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -31,7 +32,7 @@ interface Gateway { name: string; url: string; pid: number; stop(): Promise<void
 /** How each gateway is started, as its README has a user do it. */
 const GATEWAYS: Record<string, (port: number) => { args: string[]; env?: Record<string, string> }> = {
   ours: (port) => ({
-    args: [...(process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean), OURS, '--', node, EVERYTHING, 'stdio'],
+    args: [...imageNodeFlags(), ...(process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean), OURS, '--', node, EVERYTHING, 'stdio'],
     env: { GATEWAY_PORT: String(port), GATEWAY_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   }),
   supergateway: (port) => ({
@@ -43,6 +44,13 @@ const GATEWAYS: Record<string, (port: number) => { args: string[]; env?: Record<
       '--server', 'stream', '--', node, EVERYTHING, 'stdio'],
   }),
 };
+
+/** The node flags before dist/gateway.mjs in the gateway image's CMD. */
+function imageNodeFlags(): string[] {
+  const dockerfile = readFileSync(`${ROOT}deploy/gateway.Dockerfile`, 'utf8');
+  const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
+  return cmd.slice(1, cmd.indexOf('dist/gateway.mjs'));
+}
 
 async function main(): Promise<void> {
   if (!existsSync(OURS)) throw new Error('dist/gateway.mjs is missing: run npm run build first');

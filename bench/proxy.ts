@@ -40,7 +40,7 @@ const UPSTREAM_SCRIPTS: Record<UpstreamKind, string> = { cheap: './cheap-upstrea
 interface Stats { latencies: number[]; ms: number; requests: number; bad: number; cpuMs: number }
 
 interface Servers {
-  upstream: number;
+  upstream: { port: number; pid: number };
   proxy: { port: number; pid: number };
   bare: { port: number; pid: number };
   nginx: { port: number; pids: number[] } | null;
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
 
     for (const [kind, upstream] of upstreams) {
       const session = kind === 'sdk' ? await openSession(`http://127.0.0.1:${upstream.port}/mcp`) : { sessionId: 'bench', protocolVersion: '2025-06-18' };
-      const servers = { upstream: upstream.port, proxy, bare, nginx: nginxServer };
+      const servers = { upstream, proxy, bare, nginx: nginxServer };
       await compare(kind, session, servers, callers.authorizations, stops);
     }
 
@@ -172,7 +172,8 @@ function buildTargets(kind: UpstreamKind, session: { sessionId: string; protocol
   const headers = mcpHeaders(session.sessionId, session.protocolVersion);
   const pool = (port: number) => new Pool(`http://127.0.0.1:${port}`, { connections, pipelining: 1 });
   const targets: Target[] = [
-    { name: 'direct', pool: pool(servers.upstream), path: '/mcp', headers: { ...headers, authorization: `Bearer ${TOKEN}` } },
+    // The direct path's CPU is the upstream's own: what one node:http server spends per request.
+    { name: 'direct', pool: pool(servers.upstream.port), path: '/mcp', headers: { ...headers, authorization: `Bearer ${TOKEN}` }, cpuPids: [servers.upstream.pid] },
     { name: 'proxy', pool: pool(servers.proxy.port), path: `/api/v1/connectors/${kind}/mcp`, headers, authorizations, cpuPids: [servers.proxy.pid] },
   ];
   if (servers.nginx) targets.push({ name: 'nginx', pool: pool(servers.nginx.port), path: `/${kind}`, headers, cpuPids: servers.nginx.pids });
@@ -217,7 +218,7 @@ function printLoad(stats: Map<string, Stats>, loaded: boolean): void {
     return { name, rps: (s.requests / s.ms) * 1000, p50: percentile(sorted, 50), p99: percentile(sorted, 99), bad: s.bad, requests: s.requests, cpuUs };
   });
   for (const r of rows) {
-    const cpu = r.name === 'direct' ? '' : `   CPU ${r.cpuUs.toFixed(0)} µs/req`;
+    const cpu = `   CPU ${r.cpuUs.toFixed(0)} µs/req${r.name === 'direct' ? ' (the upstream alone)' : ''}`;
     console.log(`  ${r.name.padEnd(7)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(3)} ms   p99 ${r.p99.toFixed(3)} ms   non-2xx/bad ${r.bad} of ${r.requests}${cpu}`);
   }
   const by = (name: string) => rows.find((r) => r.name === name);
