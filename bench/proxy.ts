@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     const owner = BENCH_OWNER;
     const routes: Record<string, object> = { sse: { kind: 'connected', owner, target: `http://127.0.0.1:${sse.port}/sse` } };
     for (const [kind, upstream] of upstreams) routes[kind] = { kind: 'connected', owner, target: `http://127.0.0.1:${upstream.port}/mcp`, token: TOKEN, sealedToken: 'sealed' };
-    const proxyArgs = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const proxyArgs = ['--expose-gc', ...(process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean)];
     const proxy = await track(stops, startChild('./proxy-server.ts', proxyEnv(proxyPort, callers, routes), proxyArgs));
     const nginxRoutes = Object.fromEntries([...upstreams].map(([kind, u]) => [`/${kind}`, { port: u.port, path: '/mcp' }]));
     const bare = await track(stops, startChild('./bare-relay.ts', { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) }));
@@ -104,7 +104,8 @@ async function main(): Promise<void> {
     }
     printSse(sseLatencies);
 
-    await holdStreams(proxy, auth);
+    // Twice: memory the first wave leaves resident is what the second reuses, unless it leaked.
+    for (const wave of [1, 2]) await holdStreams(proxy, auth, wave);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   }
@@ -128,8 +129,8 @@ async function compare(kind: UpstreamKind, session: { sessionId: string; protoco
 }
 
 /** SSE_STREAMS streams through the proxy at once: its RSS before, while open, and after they close. */
-async function holdStreams(proxy: { port: number; pid: number }, auth: Record<string, string>): Promise<void> {
-  console.log(`\nSSE: ${SSE_STREAMS} concurrent streams through the proxy (one event a second each)`);
+async function holdStreams(proxy: { port: number; pid: number }, auth: Record<string, string>, wave: number): Promise<void> {
+  console.log(`\nSSE: ${SSE_STREAMS} concurrent streams through the proxy (one event a second each), wave ${wave}`);
   // This process holds both ends' sockets besides the source's, the proxy two per stream.
   const limit = openFilesLimit();
   if (limit < 2 * SSE_STREAMS + 256) console.log(`  the open-files limit is ${limit}: raise it (ulimit -n ${4 * SSE_STREAMS}) or streams will fail`);
@@ -141,10 +142,15 @@ async function holdStreams(proxy: { port: number; pid: number }, auth: Record<st
   const open = rssMb(proxy.pid);
   const flowing = streams.events() - eventsBefore;
   streams.close();
-  await sleep(5000);
-  const after = rssMb(proxy.pid);
+  const after: string[] = [];
+  for (const seconds of [5, 15]) {
+    await sleep((seconds - (after.length ? 5 : 0)) * 1000);
+    after.push(`${seconds} s after closing ${rssMb(proxy.pid).toFixed(1)} MB`);
+  }
   console.log(`  opened ${streams.opened} of ${SSE_STREAMS} (${streams.failed} refused or failed); ${flowing} events read in 2 s while open`);
-  console.log(`  proxy RSS: before ${before.toFixed(1)} MB, while open ${open.toFixed(1)} MB (target <= 150), 5 s after closing ${after.toFixed(1)} MB`);
+  console.log(`  proxy RSS: before ${before.toFixed(1)} MB, while open ${open.toFixed(1)} MB (target <= 150), ${after.join(', ')}`);
+  process.kill(proxy.pid, 'SIGUSR2'); // the proxy answers on stderr
+  await sleep(1000);
 }
 
 /** The soft limit on open files, which the proxy and the upstreams inherit. */
