@@ -5,7 +5,8 @@
 // three serving the same stdio server (@modelcontextprotocol/server-everything) on 127.0.0.1.
 // At 1 and at 8 concurrent MCP sessions (SDK clients), each session calls `echo` in a loop;
 // rounds are interleaved so drift on the machine hits every gateway alike. Printed: calls per
-// second and its ratio to the better peer, and the resident memory of each gateway's whole
+// second and its ratio to the better peer, CPU per call of each gateway's process tree (steadier
+// than throughput on a shared machine), and the resident memory of each gateway's whole
 // process tree (the gateway and every stdio server it started) while 8 sessions are open.
 //
 // Env: BENCH_ROUNDS (3), BENCH_CALLS per session per round (300), BENCH_GATEWAYS (all three),
@@ -16,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { stop } from './proxy/child';
-import { treeRssMb, waitForPort } from './gateway/process-tree';
+import { treeCpuMs, treeRssMb, waitForPort } from './gateway/process-tree';
 import { freePort } from '../stack/servers/free-port';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
   try {
     const names = process.env.BENCH_GATEWAYS?.split(',') ?? Object.keys(GATEWAYS);
     for (const name of names) gateways.push(await startGateway(name));
-    const calls = new Map<string, { calls: number; ms: number }>();
+    const calls = new Map<string, { calls: number; ms: number; cpuMs: number }>();
     const rss = new Map<string, number>();
     console.log(`echo through each gateway, ${ROUNDS} interleaved rounds of ${CALLS} calls per session (loaded, shared machine)`);
     for (let round = 0; round < ROUNDS; round++) {
@@ -68,8 +69,8 @@ async function main(): Promise<void> {
           const result = await runSessions(gateway, sessions, () => {
             if (sessions === 8) rss.set(gateway.name, Math.max(rss.get(gateway.name) ?? 0, treeRssMb(gateway.pid)));
           });
-          const sum = calls.get(key) ?? { calls: 0, ms: 0 };
-          calls.set(key, { calls: sum.calls + result.calls, ms: sum.ms + result.ms });
+          const sum = calls.get(key) ?? { calls: 0, ms: 0, cpuMs: 0 };
+          calls.set(key, { calls: sum.calls + result.calls, ms: sum.ms + result.ms, cpuMs: sum.cpuMs + result.cpuMs });
         }
       }
     }
@@ -88,7 +89,7 @@ async function startGateway(name: string): Promise<Gateway> {
 }
 
 /** `sessions` clients at once, each calling echo CALLS times; `whileOpen` runs once all have called. */
-async function runSessions(gateway: Gateway, sessions: number, whileOpen: () => void): Promise<{ calls: number; ms: number }> {
+async function runSessions(gateway: Gateway, sessions: number, whileOpen: () => void): Promise<{ calls: number; ms: number; cpuMs: number }> {
   const clients = await Promise.all(Array.from({ length: sessions }, async () => {
     const client = new Client({ name: 'bench', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
@@ -96,6 +97,7 @@ async function runSessions(gateway: Gateway, sessions: number, whileOpen: () => 
     return client;
   }));
   const started = performance.now();
+  const cpuBefore = treeCpuMs(gateway.pid);
   await Promise.all(clients.map(async (client, i) => {
     for (let call = 0; call < CALLS; call++) {
       const result = await client.callTool({ name: 'echo', arguments: { message: `s${i} c${call}` } });
@@ -103,17 +105,22 @@ async function runSessions(gateway: Gateway, sessions: number, whileOpen: () => 
     }
   }));
   const ms = performance.now() - started;
+  const cpuMs = treeCpuMs(gateway.pid) - cpuBefore;
   whileOpen();
   await Promise.all(clients.map((client) => client.close()));
-  return { calls: sessions * CALLS, ms };
+  return { calls: sessions * CALLS, ms, cpuMs };
 }
 
 const rotate = <T>(list: T[], by: number): T[] => list.map((_, i) => list[(i + by) % list.length]!);
 
-function print(names: string[], calls: Map<string, { calls: number; ms: number }>, rss: Map<string, number>): void {
+function print(names: string[], calls: Map<string, { calls: number; ms: number; cpuMs: number }>, rss: Map<string, number>): void {
   const rate = (name: string, sessions: number) => {
     const s = calls.get(`${name}@${sessions}`)!;
     return (s.calls / s.ms) * 1000;
+  };
+  const cpuUs = (name: string, sessions: number) => {
+    const s = calls.get(`${name}@${sessions}`)!;
+    return (s.cpuMs * 1000) / s.calls;
   };
   const peers = names.filter((n) => n !== 'ours');
   if (!names.includes('ours') || peers.length === 0) {
@@ -122,9 +129,11 @@ function print(names: string[], calls: Map<string, { calls: number; ms: number }
   }
   for (const sessions of SESSIONS) {
     console.log(`\n${sessions} session${sessions > 1 ? 's' : ''}:`);
-    for (const name of names) console.log(`  ${name.padEnd(13)} ${rate(name, sessions).toFixed(0).padStart(6)} calls/s`);
+    for (const name of names) console.log(`  ${name.padEnd(13)} ${rate(name, sessions).toFixed(0).padStart(6)} calls/s   process tree CPU ${cpuUs(name, sessions).toFixed(0)} µs/call`);
     const best = peers.reduce((a, b) => (rate(a, sessions) >= rate(b, sessions) ? a : b));
     console.log(`  ours / ${best} (the better peer): ${(rate('ours', sessions) / rate(best, sessions)).toFixed(2)} (target >= 1.0)`);
+    const leanest = peers.reduce((a, b) => (cpuUs(a, sessions) <= cpuUs(b, sessions) ? a : b));
+    console.log(`  CPU per call, ours / ${leanest} (the leaner peer): ${(cpuUs('ours', sessions) / cpuUs(leanest, sessions)).toFixed(2)}`);
   }
   console.log('\nprocess-tree RSS with 8 sessions open (the gateway and every stdio server it runs):');
   for (const name of names) console.log(`  ${name.padEnd(13)} ${rss.get(name)!.toFixed(0).padStart(6)} MB`);
