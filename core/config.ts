@@ -69,6 +69,8 @@ const EnvSchema = z.object({
   CONNECTOR__ALLOWED_ORIGINS: z.string().optional(),
   CONNECTOR__MAX_CONNECTORS_PER_OWNER: z.coerce.number().int().min(1).max(1_000_000).default(100),
   CONNECTOR__MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).max(100_000).default(64),
+  CONNECTOR__UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(4).max(1_000_000).default(512),
+  PROXY_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
   CONNECTOR__GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_GATEWAY_MAX_SESSIONS),
   CONNECTOR__EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   CONNECTOR__CALL_AUDIT_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
@@ -107,6 +109,10 @@ export interface Config {
   routeCacheTtlMs: number;
   /** How long the proxy waits for the registry's answer about a connector before it answers 503. */
   routeLoadTimeoutMs: number;
+  /** The proxy's sockets per upstream origin (open streams included); a connector may hold a quarter. */
+  upstreamMaxSockets: number;
+  /** Processes the proxy role runs as, on one port (`dist/proxy.mjs`). */
+  proxyProcesses: number;
   bodyLimit: string;
   logLevel: string;
   /** Origins a connect's redirect_url may point to; null: any http(s) URL. */
@@ -197,6 +203,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
     routeLoadTimeoutMs: e.CONNECTOR__ROUTE_LOAD_TIMEOUT_MS,
+    upstreamMaxSockets: e.CONNECTOR__UPSTREAM_MAX_SOCKETS,
+    proxyProcesses: e.PROXY_PROCESSES,
     bodyLimit: e.CONNECTOR__BODY_LIMIT,
     logLevel: e.LOG_LEVEL,
     allowedRedirectOrigins: e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS

@@ -6,16 +6,9 @@ import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { SecretBox } from '../core/secret-box';
 import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
+import { authenticatorOf, policyOf } from './proxy-role';
 import { createApi } from '../api/app';
-import { createAuthenticator } from '../callers/authenticator';
-import type { OriginPolicy } from '../callers/request-origin';
-import { CallerGate } from '../proxy/caller-gate';
 import { ConnectorCommands } from '../api/connector-commands';
-import { createMcpProxy, type McpProxy } from '../proxy/mcp-proxy';
-import { CallAuditQueue } from '../proxy/call-audit-queue';
-import type { CallAuditStore } from '../store/call-audit-store';
-import { RouteCache } from '../proxy/route-cache';
-import { workflowRoutes } from '../proxy/workflow-routes';
 import { createWorkloadActivities } from '../activities/workloads/activities';
 import { createWorkloadRuntime } from '../activities/workloads/create-runtime';
 import { startExpirySweeper } from './expiry-sweeper';
@@ -36,17 +29,7 @@ export interface RoleDeps {
   tracing?: Tracing | null;
 }
 
-const policyOf = (config: Config) => ({ blockPrivateNetworks: config.blockPrivateNetworks, allowedPrivateNetworks: config.allowedPrivateNetworks });
-
-/** The caller check of the API and the proxy; the identity provider is reached through the address guard. */
-export function authenticatorOf(config: Config) {
-  return createAuthenticator(config.callers, createGuardedFetch(policyOf(config), { timeoutMs: 5_000 }));
-}
-
-/** The Origin and Host rules every path of the HTTP server applies. */
-export function originPolicyOf(config: Config): OriginPolicy {
-  return { baseUrl: config.baseUrl, allowedOrigins: config.callers.allowedOrigins, authEnabled: config.callers.enabled };
-}
+export { authenticatorOf, buildProxy, originPolicyOf } from './proxy-role';
 
 export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
   const { config } = deps;
@@ -135,27 +118,4 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
   });
   return { api, close: temporalReady.close };
-}
-
-/** The MCP proxy; with `callStore`, each call is audited there through a bounded queue (closed with the proxy). */
-export function buildProxy(deps: RoleDeps & { temporal: Client; callStore?: CallAuditStore }): McpProxy & { stop(): Promise<void> } {
-  const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
-    ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
-  });
-  const callers = new CallerGate({
-    authenticator: authenticatorOf(deps.config), baseUrl: deps.config.baseUrl, maxStreamsPerOwner: deps.config.callers.maxStreamsPerOwner,
-  });
-  const { callStore } = deps;
-  const audit = callStore && new CallAuditQueue({
-    write: (entries) => callStore.insert(entries), capacity: deps.config.callAudit.queueCapacity, logger: deps.logger, metrics: deps.metrics,
-  });
-  const proxy = createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger, metrics: deps.metrics, tracer: deps.tracing?.tracer, audit });
-  return {
-    ...proxy,
-    /** Closes the proxy and writes the calls still queued (before the database closes). */
-    async stop() {
-      proxy.close();
-      await audit?.close();
-    },
-  };
 }
