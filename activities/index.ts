@@ -8,6 +8,7 @@ import { secretContext } from '../core/secret-box';
 
 import { probeMcpServer, type ProbeResult } from './mcp-probe';
 import type { FetchLike } from './oauth/http';
+import type { Logger } from '../core/logger';
 import type { WorkloadActivityFunctions } from './workloads/activities';
 import { createOAuthActivities, type OAuthActivityDeps } from './oauth-activities';
 
@@ -19,6 +20,8 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
   secrets: SecretBox;
   /** A fetch whose every connection passes the address guard. */
   fetch: FetchLike;
+  /** The process's logger, for the OAuth steps. */
+  logger?: Logger;
   connectTimeoutMs: number;
   /** How long the audit events of a deleted connector are kept (CONNECTOR__EVENTS_RETENTION_DAYS). */
   eventsRetentionDays: number;
@@ -45,7 +48,7 @@ export function createActivities(deps: ActivityDeps) {
       return probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch);
     },
 
-    ...wrapWithHeartbeat(createOAuthActivities({ ...deps, http: { fetch: deps.fetch } })),
+    ...wrapWithHeartbeat(createOAuthActivities({ ...deps, http: { fetch: deps.fetch, logger: deps.logger } })),
 
     startWorkload: (input: Parameters<WorkloadActivities['startWorkload']>[0]) => deps.workloads.startWorkload(input),
     watchWorkload: (input: Parameters<WorkloadActivities['watchWorkload']>[0]) => deps.workloads.watchWorkload(input),

@@ -8,6 +8,7 @@ import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
 import type { Preset } from '../core/schemas';
 import type { ConnectorStore } from '../store/connector-store';
+import type { CallAuditStore } from '../store/call-audit-store';
 import { callerMiddleware } from './caller-middleware';
 import type { ConnectorCommands } from './connector-commands';
 import { openApiDocument } from './openapi';
@@ -21,6 +22,7 @@ import { protectedResourceRoutes } from './routes/protected-resource';
 export interface ApiDeps extends OAuthRouteDeps {
   commands: ConnectorCommands;
   store: ConnectorStore;
+  callStore: CallAuditStore;
   presets: readonly Preset[];
   addressPolicy: AddressPolicy;
   baseUrl: string;

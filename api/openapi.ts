@@ -2,8 +2,10 @@
 import { ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, EventListSchema, AuthRequestSchema } from '../core/connector-record';
 import { z } from 'zod';
 import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
-import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
+import { CallListSchema, CallSchema } from '../core/call-record';
+import { ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
 import { PROTECTED_RESOURCE_PREFIX } from './routes/protected-resource';
+import { METRICS_PATH } from '../core/metrics';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -32,6 +34,7 @@ function components() {
   const named = {
     Connector: ConnectorSchema, ConnectorList: ConnectorListSchema, CreateConnectorRequest: CreateConnectorSchema,
     ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
+    ConnectorCall: CallSchema, ConnectorCallList: CallListSchema,
     Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
   };
   const registry = z.registry<{ id: string }>();
@@ -90,6 +93,14 @@ export function openApiDocument(baseUrl: string) {
         parameters: [idParam],
         get: { summary: 'Audit trail of the connector', parameters: queryParameters(ListEventsQuerySchema), responses: { 200: { description: 'Transitions, oldest first', content: json(ref('ConnectorEventList')) }, 404: problem('Not found') } },
       },
+      '/api/v1/connectors/{id}/calls': {
+        parameters: [idParam],
+        get: {
+          summary: "Per-call audit of the connector's MCP traffic (never arguments or results)",
+          parameters: queryParameters(ListCallsQuerySchema),
+          responses: { 200: { description: 'MCP calls, newest first', content: json(ref('ConnectorCallList')) }, 404: problem('Not found'), 422: problem('Bad query') },
+        },
+      },
       '/api/v1/connectors/{id}/mcp': {
         parameters: [idParam],
         post: mcpOperation('MCP request (JSON-RPC), relayed and streamed'),
@@ -137,6 +148,12 @@ export function openApiDocument(baseUrl: string) {
       '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'Alive' } } } },
       '/readyz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Temporal and the database answer' }, 503: problem('A dependency is down') } } },
+      [METRICS_PATH]: {
+        get: {
+          summary: 'Prometheus metrics of this process (text format). Open on METRICS_PORT when that is set, and then not served here',
+          responses: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: problem('No or a bad credential (WWW-Authenticate: Bearer), while callers are authenticated'), 403: problem('Not an admin credential'), 503: problem('The identity provider cannot be reached') },
+        },
+      },
     },
     // A caller's API key or access token (README, "Callers and security"); off on a loopback default.
     security: [{ bearer: [] }],

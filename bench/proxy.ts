@@ -1,32 +1,65 @@
-// Proxy benchmark (npm run bench:proxy): MCP tools/call against one real MCP server (SDK,
-// own process), directly, through our proxy (createMcpProxy, own process, static routes) and
-// through nginx (one worker) adding the same Authorization header. Rounds are interleaved so
-// that drift on the machine hits every path alike. Traffic stays on 127.0.0.1.
+// Proxy benchmark (npm run bench:proxy): MCP tools/call against two upstreams, each in its own
+// process: the cheapest possible one (a fixed JSON-RPC answer, so the proxies' own cost shows)
+// and a real MCP server (SDK). Each is called directly, through our proxy (the production proxy
+// role with static routes, its own process, caller authentication on: an API key and an access
+// token in turn) and through nginx (one worker, as many cores as our one process) adding the same
+// Authorization header; and through a bare node:http relay (the floor for any Node proxy here).
+// Rounds are interleaved so that drift on the machine hits every path alike.
+// Then SSE: per-event latency, and many streams held open at once (the proxy's RSS before, while
+// and after). Traffic stays on 127.0.0.1.
 //
 // Env: BENCH_ROUNDS (5), BENCH_REQUESTS per round (4000), BENCH_SEQUENTIAL per round (1000),
-// BENCH_SSE_EVENTS per round (200), BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p").
+// BENCH_SSE_EVENTS per round (200), BENCH_SSE_STREAMS (1000), BENCH_UPSTREAMS (cheap,sdk),
+// BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"), BENCH_AUDIT=1 (the proxy with
+// the per-call audit on, into a FerretDB of its own: bench/proxy/audit.ts).
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'undici';
+import { freePort } from '../stack/servers/free-port';
+import { BENCH_OWNER, startBenchCallers, type BenchCallers } from './proxy/bench-callers';
 import { startChild, type Child } from './proxy/child';
 import { cpuMs, withChildren } from './proxy/cpu-time';
 import { mcpHeaders, percentile, runRound, type Target } from './proxy/load';
 import { findOrInstallNginx, startNginx } from './proxy/nginx';
+import { rssMb } from './proxy/proc-memory';
 import { measureSse, startSseSource } from './proxy/sse-latency';
+import { openStreams } from './proxy/sse-streams';
+import { AUDIT_DATABASE, AUDIT_ON, startAuditDatabase, type AuditDatabase } from './proxy/audit';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 1000);
 const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 200);
+const SSE_STREAMS = Number(process.env.BENCH_SSE_STREAMS ?? 1000);
+const UPSTREAMS = (process.env.BENCH_UPSTREAMS ?? 'cheap,sdk').split(',') as UpstreamKind[];
 const CONCURRENCY = 32;
 const TOKEN = 'bench-token';
+
+type UpstreamKind = 'cheap' | 'sdk';
+const UPSTREAM_SCRIPTS: Record<UpstreamKind, string> = { cheap: './cheap-upstream.ts', sdk: './mcp-upstream.ts' };
 
 interface Stats { latencies: number[]; ms: number; requests: number; bad: number; cpuMs: number }
 
 interface Servers {
-  upstream: number;
+  upstream: { port: number; pid: number };
   proxy: { port: number; pid: number };
+  bare: { port: number; pid: number };
   nginx: { port: number; pids: number[] } | null;
+}
+
+/** The bench proxy's configuration: production variables (see bench/proxy/proxy-server.ts). */
+function proxyEnv(port: number, callers: BenchCallers, routes: object, audit: AuditDatabase | null): Record<string, string> {
+  return {
+    ...callers.env,
+    ...(audit ? { MONGODB_URI: audit.uri, MONGODB_DATABASE: AUDIT_DATABASE } : {}),
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BENCH_ROUTES: JSON.stringify(routes),
+    // SSE_STREAMS streams of one owner to one connector: both caps raised above them (README).
+    CONNECTOR__MAX_STREAMS_PER_OWNER: String(SSE_STREAMS + 64),
+    CONNECTOR__UPSTREAM_MAX_SOCKETS: String(4 * (SSE_STREAMS + 64)),
+  };
 }
 
 async function main(): Promise<void> {
@@ -34,50 +67,112 @@ async function main(): Promise<void> {
   try {
     const nginxBinary = findOrInstallNginx();
     if (!nginxBinary) console.log('nginx not found and not root: the nginx comparison is skipped');
-    const upstream = await track(stops, startChild('./mcp-upstream.ts', { BENCH_TOKEN: TOKEN }));
+    const upstreams = new Map<UpstreamKind, Child>();
+    for (const kind of UPSTREAMS) upstreams.set(kind, await track(stops, startChild(UPSTREAM_SCRIPTS[kind], { BENCH_TOKEN: TOKEN })));
     const sse = await startSseSource();
     stops.push(() => sse.close());
-    const routes = {
-      bench: { kind: 'connected', target: `http://127.0.0.1:${upstream.port}/mcp`, token: TOKEN },
-      sse: { kind: 'connected', target: `http://127.0.0.1:${sse.port}/sse` },
-    };
-    const proxyArgs = (process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const proxy = await track(stops, startChild('./proxy-server.ts', { BENCH_ROUTES: JSON.stringify(routes) }, proxyArgs));
+    const proxyPort = await freePort();
+    const callers = await startBenchCallers(`http://127.0.0.1:${proxyPort}`);
+    stops.push(() => callers.close());
+    const owner = BENCH_OWNER;
+    const routes: Record<string, object> = { sse: { kind: 'connected', owner, target: `http://127.0.0.1:${sse.port}/sse` } };
+    for (const [kind, upstream] of upstreams) routes[kind] = { kind: 'connected', owner, target: `http://127.0.0.1:${upstream.port}/mcp`, token: TOKEN, sealedToken: 'sealed' };
+    const proxyArgs = ['--expose-gc', ...(process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+    const audit = AUDIT_ON ? await track(stops, startAuditDatabase()) : null;
+    const proxy = await track(stops, startChild('./proxy-server.ts', proxyEnv(proxyPort, callers, routes, audit), proxyArgs));
+    const nginxRoutes = Object.fromEntries([...upstreams].map(([kind, u]) => [`/${kind}`, { port: u.port, path: '/mcp' }]));
+    const bare = await track(stops, startChild('./bare-relay.ts', { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) }));
     const nginx = nginxBinary
-      ? await track(stops, startNginx(nginxBinary, { '/mcp': { port: upstream.port, path: '/mcp' }, '/sse': { port: sse.port, path: '/sse' } }, TOKEN))
+      ? await track(stops, startNginx(nginxBinary, { ...nginxRoutes, '/sse': { port: sse.port, path: '/sse' } }, TOKEN))
       : null;
+    const nginxServer = nginx && { port: nginx.port, pids: withChildren(nginx.pid) };
+    console.log(`proxy: one process, caller authentication on (API key and JWT in turn), per-call audit ${audit ? 'on' : 'off'}; nginx: ${nginxServer ? `one worker (pids ${nginxServer.pids.join(', ')})` : 'skipped'}`);
 
-    const session = await openSession(`http://127.0.0.1:${upstream.port}/mcp`);
-    const servers = { upstream: upstream.port, proxy, nginx: nginx && { port: nginx.port, pids: withChildren(nginx.pid) } };
-    const targets = buildTargets(session, servers, CONCURRENCY);
-    stops.push(async () => void (await Promise.all(targets.map((t) => t.pool.close()))));
-
-    console.log(`MCP tools/call, ${CONCURRENCY} connections, ${ROUNDS} interleaved rounds of ${REQUESTS} requests per path`);
-    for (const target of targets) await runRound(target, 500, CONCURRENCY); // warm-up: JIT, pools
-    const loaded = await interleave(targets, ROUNDS, (t) => runRound(t, REQUESTS, CONCURRENCY));
-    printLoad(loaded, true);
-
-    console.log(`\nMCP tools/call, 1 connection, sequential, ${ROUNDS} interleaved rounds of ${SEQUENTIAL} requests per path`);
-    const sequentialTargets = buildTargets(session, servers, 1);
-    stops.push(async () => void (await Promise.all(sequentialTargets.map((t) => t.pool.close()))));
-    const sequential = await interleave(sequentialTargets, ROUNDS, (t) => runRound(t, SEQUENTIAL, 1));
-    printLoad(sequential, false);
+    const databaseCpu = audit ? cpuMs([audit.pid]) : 0;
+    let proxied = 0;
+    for (const [kind, upstream] of upstreams) {
+      const session = kind === 'sdk' ? await openSession(`http://127.0.0.1:${upstream.port}/mcp`) : { sessionId: 'bench', protocolVersion: '2025-06-18' };
+      const servers = { upstream, proxy, bare, nginx: nginxServer };
+      proxied += await compare(kind, session, servers, callers.authorizations, stops);
+    }
+    if (audit) await printAudit(audit, proxied, databaseCpu);
 
     console.log(`\nSSE: time from the upstream writing an event to the client reading it (${SSE_EVENTS} events, 5 ms apart, per round)`);
+    const auth = { authorization: callers.authorizations[0]! };
     const sseTargets = sseTargetsOf(sse.port, proxy.port, nginx?.port);
     stops.push(async () => void (await Promise.all(sseTargets.map((t) => t.pool.close()))));
     const sseLatencies = new Map<string, number[]>();
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of rotate(sseTargets, round)) {
         const list = sseLatencies.get(t.name) ?? [];
-        list.push(...(await measureSse(t.pool, t.path, {}, SSE_EVENTS, 5)));
+        list.push(...(await measureSse(t.pool, t.path, t.name === 'proxy' ? auth : {}, SSE_EVENTS, 5)));
         sseLatencies.set(t.name, list);
       }
     }
     printSse(sseLatencies);
+
+    // Twice: memory the first wave leaves resident is what the second reuses, unless it leaked.
+    for (const wave of [1, 2]) await holdStreams(proxy, auth, wave);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   }
+}
+
+/** One upstream: 32 connections, then one request at a time, each path in interleaved rounds. */
+async function compare(kind: UpstreamKind, session: { sessionId: string; protocolVersion: string }, servers: Servers, authorizations: string[], stops: (() => Promise<void>)[]): Promise<number> {
+  const label = kind === 'cheap' ? 'cheap upstream (fixed JSON-RPC answer)' : 'SDK upstream (McpServer, echo tool)';
+  console.log(`\n== ${label}: MCP tools/call, ${CONCURRENCY} connections, ${ROUNDS} interleaved rounds of ${REQUESTS} requests per path`);
+  const targets = buildTargets(kind, session, servers, CONCURRENCY, authorizations);
+  stops.push(async () => void (await Promise.all(targets.map((t) => t.pool.close()))));
+  for (const target of targets) await runRound(target, 500, CONCURRENCY); // warm-up: JIT, pools
+  const loaded = await interleave(targets, ROUNDS, (t) => runRound(t, REQUESTS, CONCURRENCY));
+  printLoad(loaded, true);
+
+  console.log(`\n== ${label}: 1 connection, sequential, ${ROUNDS} interleaved rounds of ${SEQUENTIAL} requests per path`);
+  const sequentialTargets = buildTargets(kind, session, servers, 1, authorizations);
+  stops.push(async () => void (await Promise.all(sequentialTargets.map((t) => t.pool.close()))));
+  const sequential = await interleave(sequentialTargets, ROUNDS, (t) => runRound(t, SEQUENTIAL, 1));
+  printLoad(sequential, false);
+  // Warm-up rounds included: every request through the proxy is a call the audit records.
+  return 500 + loaded.get('proxy')!.requests + sequential.get('proxy')!.requests;
+}
+
+/** What the audit wrote of the calls sent through the proxy, and what it cost the database. */
+async function printAudit(audit: AuditDatabase, sent: number, cpuBefore: number): Promise<void> {
+  const written = await audit.written();
+  const perCall = ((cpuMs([audit.pid]) - cpuBefore) * 1000) / sent;
+  console.log(`\naudit: ${written} calls written of ${sent} sent (the rest dropped by a full queue); FerretDB CPU ${perCall.toFixed(0)} µs/call`);
+}
+
+/** SSE_STREAMS streams through the proxy at once: its RSS before, while open, and after they close. */
+async function holdStreams(proxy: { port: number; pid: number }, auth: Record<string, string>, wave: number): Promise<void> {
+  console.log(`\nSSE: ${SSE_STREAMS} concurrent streams through the proxy (one event a second each), wave ${wave}`);
+  // This process holds both ends' sockets besides the source's, the proxy two per stream.
+  const limit = openFilesLimit();
+  if (limit < 2 * SSE_STREAMS + 256) console.log(`  the open-files limit is ${limit}: raise it (ulimit -n ${4 * SSE_STREAMS}) or streams will fail`);
+  const before = rssMb(proxy.pid);
+  const streams = await openStreams(proxy.port, `/api/v1/connectors/sse/mcp?count=100000&interval=1000`, auth, SSE_STREAMS);
+  await sleep(3000);
+  const eventsBefore = streams.events();
+  await sleep(2000);
+  const open = rssMb(proxy.pid);
+  const flowing = streams.events() - eventsBefore;
+  streams.close();
+  const after: string[] = [];
+  for (const seconds of [5, 15]) {
+    await sleep((seconds - (after.length ? 5 : 0)) * 1000);
+    after.push(`${seconds} s after closing ${rssMb(proxy.pid).toFixed(1)} MB`);
+  }
+  console.log(`  opened ${streams.opened} of ${SSE_STREAMS} (${streams.failed} refused or failed); ${flowing} events read in 2 s while open`);
+  console.log(`  proxy RSS: before ${before.toFixed(1)} MB, while open ${open.toFixed(1)} MB (target <= 150), ${after.join(', ')}`);
+  process.kill(proxy.pid, 'SIGUSR2'); // the proxy answers on stderr
+  await sleep(1000);
+}
+
+/** The soft limit on open files, which the proxy and the upstreams inherit. */
+function openFilesLimit(): number {
+  const line = readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+  return Number(line?.split(/\s{2,}/)[1] ?? Infinity);
 }
 
 async function track<T extends Pick<Child, 'stop'>>(stops: (() => Promise<void>)[], starting: Promise<T>): Promise<T> {
@@ -95,14 +190,16 @@ async function openSession(url: string): Promise<{ sessionId: string; protocolVe
   return session;
 }
 
-function buildTargets(session: { sessionId: string; protocolVersion: string }, servers: Servers, connections: number): Target[] {
+function buildTargets(kind: UpstreamKind, session: { sessionId: string; protocolVersion: string }, servers: Servers, connections: number, authorizations: string[]): Target[] {
   const headers = mcpHeaders(session.sessionId, session.protocolVersion);
   const pool = (port: number) => new Pool(`http://127.0.0.1:${port}`, { connections, pipelining: 1 });
   const targets: Target[] = [
-    { name: 'direct', pool: pool(servers.upstream), path: '/mcp', headers: { ...headers, authorization: `Bearer ${TOKEN}` } },
-    { name: 'proxy', pool: pool(servers.proxy.port), path: '/api/v1/connectors/bench/mcp', headers, cpuPids: [servers.proxy.pid] },
+    // The direct path's CPU is the upstream's own: what one node:http server spends per request.
+    { name: 'direct', pool: pool(servers.upstream.port), path: '/mcp', headers: { ...headers, authorization: `Bearer ${TOKEN}` }, cpuPids: [servers.upstream.pid] },
+    { name: 'proxy', pool: pool(servers.proxy.port), path: `/api/v1/connectors/${kind}/mcp`, headers, authorizations, cpuPids: [servers.proxy.pid] },
   ];
-  if (servers.nginx) targets.push({ name: 'nginx', pool: pool(servers.nginx.port), path: '/mcp', headers, cpuPids: servers.nginx.pids });
+  if (servers.nginx) targets.push({ name: 'nginx', pool: pool(servers.nginx.port), path: `/${kind}`, headers, cpuPids: servers.nginx.pids });
+  targets.push({ name: 'bare', pool: pool(servers.bare.port), path: `/${kind}`, headers, cpuPids: [servers.bare.pid] });
   return targets;
 }
 
@@ -134,24 +231,31 @@ async function interleave(targets: Target[], rounds: number, run: (t: Target) =>
 }
 
 const rotate = <T>(list: T[], by: number): T[] => list.map((_, i) => list[(i + by) % list.length]!);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function printLoad(stats: Map<string, Stats>, withRatios: boolean): void {
+function printLoad(stats: Map<string, Stats>, loaded: boolean): void {
   const rows = [...stats].map(([name, s]) => {
     const sorted = [...s.latencies].sort((a, b) => a - b);
-    const cpu = name === 'direct' ? '' : `   middle CPU ${((s.cpuMs * 1000) / s.requests).toFixed(0)} µs/req`;
-    return { name, rps: (s.requests / s.ms) * 1000, p50: percentile(sorted, 50), p99: percentile(sorted, 99), bad: s.bad, requests: s.requests, cpu };
+    const cpuUs = (s.cpuMs * 1000) / s.requests;
+    return { name, rps: (s.requests / s.ms) * 1000, p50: percentile(sorted, 50), p99: percentile(sorted, 99), bad: s.bad, requests: s.requests, cpuUs };
   });
   for (const r of rows) {
-    console.log(`  ${r.name.padEnd(7)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(3)} ms   p99 ${r.p99.toFixed(3)} ms   non-2xx/bad ${r.bad} of ${r.requests}${r.cpu}`);
+    const cpu = `   CPU ${r.cpuUs.toFixed(0)} µs/req${r.name === 'direct' ? ' (the upstream alone)' : ''}`;
+    console.log(`  ${r.name.padEnd(7)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(3)} ms   p99 ${r.p99.toFixed(3)} ms   non-2xx/bad ${r.bad} of ${r.requests}${cpu}`);
   }
   const by = (name: string) => rows.find((r) => r.name === name);
   const direct = by('direct')!;
   const proxy = by('proxy')!;
   const nginx = by('nginx');
-  console.log(`  proxy p50 added latency vs direct: ${(proxy.p50 - direct.p50).toFixed(3)} ms${withRatios ? '' : ' (target < 0.3 ms)'}`);
-  if (nginx) console.log(`  nginx p50 added latency vs direct: ${(nginx.p50 - direct.p50).toFixed(3)} ms`);
-  if (withRatios && nginx) console.log(`  proxy/nginx throughput: ${(proxy.rps / nginx.rps).toFixed(3)} (target >= 0.8)`);
-  if (withRatios) console.log(`  proxy/direct throughput: ${(proxy.rps / direct.rps).toFixed(3)}`);
+  const bare = by('bare')!;
+  const added = (r: typeof proxy) => `p50 ${(r.p50 - direct.p50).toFixed(3)} ms, p99 ${(r.p99 - direct.p99).toFixed(3)} ms`;
+  console.log(`  proxy added latency vs direct: ${added(proxy)}${loaded ? '' : ' (targets: p50 <= 0.3 ms, p99 <= 2 ms)'}`);
+  if (nginx) console.log(`  nginx added latency vs direct: ${added(nginx)}`);
+  if (nginx) console.log(`  proxy/nginx CPU per request: ${(proxy.cpuUs / nginx.cpuUs).toFixed(2)}${loaded ? ' (target <= 1.5)' : ''}`);
+  if (loaded && nginx) console.log(`  proxy/nginx throughput: ${(proxy.rps / nginx.rps).toFixed(3)} (target >= 0.75)`);
+  if (loaded) console.log(`  proxy/direct throughput: ${(proxy.rps / direct.rps).toFixed(3)}`);
+  const bareVsNginx = nginx ? `; bare/nginx CPU ${(bare.cpuUs / nginx.cpuUs).toFixed(2)}${loaded ? `, throughput ${(bare.rps / nginx.rps).toFixed(3)}` : ''}` : '';
+  console.log(`  bare node:http relay: proxy/bare CPU per request ${(proxy.cpuUs / bare.cpuUs).toFixed(2)}${bareVsNginx}`);
 }
 
 function printSse(latencies: Map<string, number[]>): void {
@@ -159,6 +263,8 @@ function printSse(latencies: Map<string, number[]>): void {
     const sorted = [...list].sort((a, b) => a - b);
     console.log(`  ${name.padEnd(7)} events ${String(list.length).padStart(5)}   p50 ${percentile(sorted, 50).toFixed(3)} ms   p99 ${percentile(sorted, 99).toFixed(3)} ms   max ${sorted.at(-1)!.toFixed(3)} ms`);
   }
+  const p99 = (name: string) => percentile([...(latencies.get(name) ?? [])].sort((a, b) => a - b), 99);
+  console.log(`  proxy added p99 per event vs direct: ${(p99('proxy') - p99('direct')).toFixed(3)} ms (target <= 1 ms)`);
 }
 
 main().then(

@@ -18,6 +18,11 @@ export interface Authenticator {
   readonly enabled: boolean;
   /** The caller behind an Authorization header; throws Unauthenticated or IdentityProviderUnavailable. */
   authenticate(authorization: string | undefined, extraAudiences?: readonly string[]): Promise<Caller>;
+  /**
+   * The caller when it is known without waiting (an API key, an access token verified before),
+   * else null, and `authenticate` decides (it also gives the reason for a refusal).
+   */
+  known(authorization: string | undefined, extraAudiences?: readonly string[]): Caller | null;
 }
 
 // RFC 6750 b64token, one credential, nothing else in the header.
@@ -39,11 +44,16 @@ export function authorizationOf(rawHeaders: readonly string[]): string | undefin
 }
 
 export function createAuthenticator(settings: CallerAuthSettings, fetch: FetchLike): Authenticator {
-  if (!settings.enabled) return { enabled: false, authenticate: async () => OPEN_CALLER };
+  if (!settings.enabled) return { enabled: false, authenticate: async () => OPEN_CALLER, known: () => OPEN_CALLER };
   const keys = new ApiKeys(settings.apiKeys);
   const jwt = settings.jwt ? new JwtVerifier(settings.jwt, fetch) : null;
   return {
     enabled: true,
+    known(authorization, extraAudiences = []) {
+      const credential = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
+      if (!credential) return null;
+      return keys.match(credential) ?? (jwt && JWT_SHAPE.test(credential) ? jwt.cached(credential, extraAudiences) : null);
+    },
     async authenticate(authorization, extraAudiences = []) {
       if (!authorization) throw new Unauthenticated(false, 'this request needs a Bearer credential');
       const credential = BEARER.exec(authorization)?.[1];

@@ -6,6 +6,7 @@
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Caller } from './caller';
 import { IdentityProviderUnavailable, Unauthenticated } from './caller';
+import { VerifiedTokens } from './verified-tokens';
 
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -28,18 +29,34 @@ type KeySet = ReturnType<typeof createRemoteJWKSet>;
 
 export class JwtVerifier {
   private keySet: Promise<KeySet> | null = null;
+  private readonly verified: VerifiedTokens;
 
-  constructor(private readonly settings: JwtSettings, private readonly fetch: FetchLike) {}
+  constructor(private readonly settings: JwtSettings, private readonly fetch: FetchLike, verified?: VerifiedTokens) {
+    this.verified = verified ?? new VerifiedTokens();
+  }
+
+  /**
+   * The caller a token verified before still names (see verified-tokens.ts), or null; synchronous,
+   * so that a cached caller costs the MCP path no promise.
+   */
+  cached(token: string, extraAudiences: readonly string[] = []): Caller | null {
+    if (token.length > MAX_TOKEN_BYTES) return null;
+    return this.verified.lookup(VerifiedTokens.keyOf(token), this.accepted(extraAudiences));
+  }
 
   /** The caller a token names; `extraAudiences` are accepted here too (a connector's mcp_url). */
   async verify(token: string, extraAudiences: readonly string[] = []): Promise<Caller> {
     if (token.length > MAX_TOKEN_BYTES) throw new Unauthenticated(true, 'the access token is too large');
+    const key = VerifiedTokens.keyOf(token);
+    const audience = this.accepted(extraAudiences);
+    const known = this.verified.lookup(key, audience);
+    if (known) return known;
     const keys = await this.keys();
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
         issuer: this.settings.issuer,
-        audience: [...this.settings.audiences, ...extraAudiences],
+        audience,
         algorithms: ALGORITHMS,
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ['exp'],
@@ -51,7 +68,16 @@ export class JwtVerifier {
     if (typeof subject !== 'string' || subject.length === 0 || subject.length > 256) {
       throw new Unauthenticated(true, `the access token has no usable ${this.settings.subjectClaim} claim`);
     }
-    return { subject, admin: rolesOf(payload[this.settings.rolesClaim]).includes(this.settings.adminRole) };
+    const caller = { subject, admin: rolesOf(payload[this.settings.rolesClaim]).includes(this.settings.adminRole) };
+    const audiences = typeof payload.aud === 'string' ? [payload.aud] : payload.aud ?? [];
+    // exp is required above; the key set is trusted for KEYS_MAX_AGE_MS before jose refetches it.
+    const validUntilMs = Math.min(payload.exp! * 1000, Date.now() + KEYS_MAX_AGE_MS);
+    this.verified.remember(key, { caller, audiences, validUntilMs });
+    return caller;
+  }
+
+  private accepted(extraAudiences: readonly string[]): string[] {
+    return extraAudiences.length ? [...this.settings.audiences, ...extraAudiences] : this.settings.audiences;
   }
 
   /** Discovery once (again after a failure), then jose's cached, rotating key set. */

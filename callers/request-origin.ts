@@ -15,7 +15,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Why the request is refused (a 403 detail), or null when it may go on. */
 export function originRefusal(headers: IncomingHttpHeaders, policy: OriginPolicy): string | null {
-  const base = new URL(policy.baseUrl);
+  const base = parsedBase(policy.baseUrl);
   const origin = headers.origin;
   if (origin !== undefined && origin !== base.origin && !policy.allowedOrigins.includes(origin)) {
     return 'requests from this Origin are not allowed';
@@ -27,6 +27,13 @@ export function originRefusal(headers: IncomingHttpHeaders, policy: OriginPolicy
     }
   }
   return null;
+}
+
+// Asked on every request of every path: BASE_URL is parsed once, not per request.
+let lastBase: { url: string; parsed: URL } | null = null;
+function parsedBase(url: string): URL {
+  if (lastBase?.url !== url) lastBase = { url, parsed: new URL(url) };
+  return lastBase.parsed;
 }
 
 function hostnameOf(host: string | undefined): string | null {

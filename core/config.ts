@@ -88,8 +88,12 @@ const EnvSchema = z.object({
   CONNECTOR__ALLOWED_ORIGINS: z.string().optional(),
   CONNECTOR__MAX_CONNECTORS_PER_OWNER: z.coerce.number().int().min(1).max(1_000_000).default(100),
   CONNECTOR__MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).max(100_000).default(64),
+  CONNECTOR__UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(4).max(1_000_000).default(512),
+  PROXY_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
   CONNECTOR__GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_GATEWAY_MAX_SESSIONS),
   CONNECTOR__EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  CONNECTOR__CALL_AUDIT_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  CONNECTOR__CALL_AUDIT_QUEUE: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   CONNECTOR__MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   CONNECTOR__HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
   CONNECTOR__REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
@@ -128,6 +132,10 @@ export interface Config {
   routeCacheTtlMs: number;
   /** How long the proxy waits for the registry's answer about a connector before it answers 503. */
   routeLoadTimeoutMs: number;
+  /** The proxy's sockets per upstream origin (open streams included); a connector may hold a quarter. */
+  upstreamMaxSockets: number;
+  /** Processes the proxy role runs as, on one port (`dist/proxy.mjs`). */
+  proxyProcesses: number;
   bodyLimit: string;
   logLevel: string;
   /** Origins a connect's redirect_url may point to; null: any http(s) URL. */
@@ -137,6 +145,10 @@ export interface Config {
   http: ServerLimits;
   /** How long the audit events of a deleted connector are kept. */
   eventsRetentionDays: number;
+  /** OpenTelemetry traces over OTLP/HTTP; null (no SDK at all) unless an OTLP endpoint is set. */
+  tracing: TracingConfig | null;
+  /** The per-call audit of MCP traffic: how long it is kept, and how many calls wait for the database at most. */
+  callAudit: { days: number; queueCapacity: number };
   stdio: {
     runtime: 'local' | 'kubernetes';
     readyTimeoutMs: number;
@@ -174,6 +186,14 @@ export interface TemporalAccess {
   apiKey: string | null;
 }
 
+export interface TracingConfig {
+  /** Where spans are posted: the traces endpoint itself (`…/v1/traces`). */
+  url: string;
+  protocol: 'http/protobuf' | 'http/json';
+  /** OTEL_SERVICE_NAME; unset: each process names itself (connector-registry, -api, -proxy, -worker). */
+  serviceName?: string;
+}
+
 export class ConfigError extends Error {}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -209,6 +229,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
     routeLoadTimeoutMs: e.CONNECTOR__ROUTE_LOAD_TIMEOUT_MS,
+    upstreamMaxSockets: e.CONNECTOR__UPSTREAM_MAX_SOCKETS,
+    proxyProcesses: e.PROXY_PROCESSES,
     bodyLimit: e.CONNECTOR__BODY_LIMIT,
     logLevel: e.LOG_LEVEL,
     allowedRedirectOrigins: e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS
@@ -217,6 +239,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callers,
     http: serverLimitsOf(e),
     eventsRetentionDays: e.CONNECTOR__EVENTS_RETENTION_DAYS,
+    tracing: tracingConfig(stripEmpty(env)),
+    callAudit: { days: e.CONNECTOR__CALL_AUDIT_DAYS, queueCapacity: e.CONNECTOR__CALL_AUDIT_QUEUE },
     stdio: {
       runtime: e.CONNECTOR__STDIO_RUNTIME,
       readyTimeoutMs: e.CONNECTOR__STDIO_READY_TIMEOUT_MS,
@@ -309,6 +333,32 @@ function callerConfig(e: Env, baseUrl: string): CallerConfig {
     maxConnectorsPerOwner: e.CONNECTOR__MAX_CONNECTORS_PER_OWNER,
     maxStreamsPerOwner: e.CONNECTOR__MAX_STREAMS_PER_OWNER,
   };
+}
+
+/**
+ * OpenTelemetry's own variables (the OTLP exporter specification), so that a platform's usual
+ * settings apply: the signal-specific endpoint is used as given, the general one gets
+ * `/v1/traces`. Only OTLP over HTTP is built in; grpc is refused rather than silently ignored.
+ * The SDK itself reads the rest (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, OTEL_TRACES_SAMPLER,
+ * OTEL_BSP_*, OTEL_RESOURCE_ATTRIBUTES).
+ */
+function tracingConfig(env: Record<string, string>): TracingConfig | null {
+  if (['true', '1'].includes(env.OTEL_SDK_DISABLED?.toLowerCase() ?? '')) return null;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
+  if (exporter === 'none') return null;
+  if (exporter !== undefined && exporter !== 'otlp') throw new ConfigError(`OTEL_TRACES_EXPORTER: only otlp (or none) is supported, not ${exporter}`);
+  const signal = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  const general = env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (!signal && !general) return null;
+  const [name, url] = signal
+    ? ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', signal]
+    : ['OTEL_EXPORTER_OTLP_ENDPOINT', `${general!.replace(/\/+$/, '')}/v1/traces`];
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new ConfigError(`${name}: must be an http(s) URL`);
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new ConfigError(`OTEL_EXPORTER_OTLP_PROTOCOL: ${protocol} is not supported; use http/protobuf or http/json`);
+  }
+  return { url, protocol, ...(env.OTEL_SERVICE_NAME ? { serviceName: env.OTEL_SERVICE_NAME } : {}) };
 }
 
 function wrap<T>(name: string, fn: () => T): T {

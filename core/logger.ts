@@ -18,7 +18,7 @@ export const SECRET_FIELDS = [
   'gatewaySecret', 'gateway_secret', 'GATEWAY_SECRET', 'secret',
   'apiKey', 'api_key', 'TEMPORAL_API_KEY', 'encryptionKey', 'CONNECTOR__ENCRYPTION_KEY', 'clientKey', 'password',
   'authorization', 'Authorization', 'proxy-authorization', 'cookie', 'Cookie', 'set-cookie', 'x-connector-gateway-secret', 'x-api-key',
-  'authorizationUrl', 'authorization_url', 'env',
+  'authorizationUrl', 'authorization_url', 'env', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
 ] as const;
 
 /** Where an OAuth callback's code and state would be logged: the parsed query of a request. */

@@ -19,6 +19,10 @@ export interface Metrics {
   readonly mcpRequests: Counter<'connector_id' | 'rpc_method' | 'status'>;
   readonly mcpDuration: Histogram<'connector_id' | 'rpc_method' | 'status'>;
   readonly mcpOpenStreams: Gauge<'connector_id'>;
+  readonly mcpRequestBytes: Counter<'connector_id'>;
+  readonly mcpResponseBytes: Counter<'connector_id'>;
+  readonly callAuditWritten: Counter;
+  readonly callAuditDropped: Counter<'reason'>;
   readonly workloadStarts: Counter<'outcome'>;
   readonly workloadReadiness: Histogram<'outcome'>;
   readonly tokenRefreshes: Counter<'outcome'>;
@@ -31,9 +35,13 @@ export function createMetrics(registry = new Registry()): Metrics {
     registry,
     httpRequests: new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route template and status', labelNames: ['method', 'route', 'status'], registers }),
     httpDuration: new Histogram({ name: 'http_request_duration_seconds', help: 'From a request\'s arrival to its response\'s end, by route template and status', labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers }),
-    mcpRequests: new Counter({ name: 'mcp_proxy_requests_total', help: 'MCP requests through the proxy, by connector, JSON-RPC method (Mcp-Method header) and status', labelNames: ['connector_id', 'rpc_method', 'status'], registers }),
+    mcpRequests: new Counter({ name: 'mcp_proxy_requests_total', help: 'MCP requests through the proxy, by connector, JSON-RPC method (Mcp-Method header, else the body) and status', labelNames: ['connector_id', 'rpc_method', 'status'], registers }),
     mcpDuration: new Histogram({ name: 'mcp_proxy_request_duration_seconds', help: 'From an MCP request\'s arrival to its response\'s end (an SSE stream\'s whole life)', labelNames: ['connector_id', 'rpc_method', 'status'], buckets: SECONDS, registers }),
     mcpOpenStreams: new Gauge({ name: 'mcp_proxy_open_streams', help: 'MCP requests and streams relayed to an upstream right now', labelNames: ['connector_id'], registers }),
+    mcpRequestBytes: new Counter({ name: 'mcp_proxy_request_bytes_total', help: 'Bytes of MCP request bodies relayed to upstreams, by connector', labelNames: ['connector_id'], registers }),
+    mcpResponseBytes: new Counter({ name: 'mcp_proxy_response_bytes_total', help: 'Bytes of MCP response bodies relayed from upstreams, by connector', labelNames: ['connector_id'], registers }),
+    callAuditWritten: new Counter({ name: 'mcp_call_audit_written_total', help: 'MCP calls written to the per-call audit', registers }),
+    callAuditDropped: new Counter({ name: 'mcp_call_audit_dropped_total', help: 'MCP calls left out of the per-call audit: queue_full (the queue was at capacity) or write_failed (the database refused the batch)', labelNames: ['reason'], registers }),
     workloadStarts: new Counter({ name: 'workload_starts_total', help: 'Managed stdio workload starts, by outcome', labelNames: ['outcome'], registers }),
     workloadReadiness: new Histogram({ name: 'workload_readiness_seconds', help: 'From a workload start to its readiness (or its failure)', labelNames: ['outcome'], buckets: SLOW_SECONDS, registers }),
     tokenRefreshes: new Counter({ name: 'token_refreshes_total', help: 'OAuth token refreshes, by outcome', labelNames: ['outcome'], registers }),

@@ -68,6 +68,22 @@ export const ListEventsQuerySchema = z
   })
   .meta({ id: 'ListEventsQuery' });
 
+const InstantSchema = z.iso.datetime({ offset: true }).transform((s) => new Date(s));
+
+export const ListCallsQuerySchema = z
+  .strictObject({
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    page_token: z.string().max(512).optional(),
+    since: InstantSchema.optional().meta({ description: 'Calls at or after this time (RFC 3339)' }),
+    until: InstantSchema.optional().meta({ description: 'Calls at or before this time (RFC 3339)' }),
+    method: z.string().min(1).max(128).optional().meta({ description: 'JSON-RPC method, e.g. tools/call' }),
+    status: z.string().regex(/^[1-5](\d\d|xx)$/, 'must be an HTTP status such as 404, or a class such as 5xx').optional()
+      .meta({ description: 'HTTP status (404) or class (5xx)' }),
+    error: z.enum(['true', 'false']).transform((v) => v === 'true').optional()
+      .meta({ description: 'true: HTTP status 400 or above, or a JSON-RPC error; false: neither' }),
+  })
+  .meta({ id: 'ListCallsQuery' });
+
 const positive = (resource: ResourceName) => (q: string) => quantityValue(resource, q) > 0;
 
 const ResourceListSchema = z.strictObject({

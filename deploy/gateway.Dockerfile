@@ -24,4 +24,6 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/gateway.mjs /app/dist/gateway.mjs.map ./dist/
 USER 1000:1000
 EXPOSE 8080
-CMD ["node", "dist/gateway.mjs"]
+# A young generation of 2 MB instead of V8's 32: about 30 MB less resident memory per workload,
+# at no cost seen at a stdio server's pace (npm run bench:gateway runs the gateway with this CMD).
+CMD ["node", "--max-semi-space-size=2", "dist/gateway.mjs"]

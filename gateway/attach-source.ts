@@ -3,7 +3,9 @@
 // The container must be started with `stdin: true` and `tty: false`; the pod's service account
 // needs `create` on `pods/attach` for its own pod.
 import { PassThrough } from 'node:stream';
-import { Attach, KubeConfig } from '@kubernetes/client-node';
+// Types only here: the library is loaded when an attach starts (see kubernetes()), so that a
+// gateway running its server as a child process never holds it (about 70 MB of memory).
+import type { Attach, KubeConfig } from '@kubernetes/client-node';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -67,7 +69,7 @@ export class AttachSource implements StdioSource {
     stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
     stderr.resume();
     try {
-      const attach = this.attachWithStatus();
+      const attach = await this.attachWithStatus();
       const socket = await attach.attach(namespace, pod, container, stdout, stderr, this.stdin, false);
       this.socket = socket as unknown as AttachSocket;
     } catch (error) {
@@ -97,8 +99,9 @@ export class AttachSource implements StdioSource {
   }
 
   /** The library's Attach, with its frame handler wrapped to read the exit status. */
-  private attachWithStatus(): Attach {
-    const kubeConfig = this.options.kubeConfig ?? defaultKubeConfig();
+  private async attachWithStatus(): Promise<Attach> {
+    const { Attach, KubeConfig } = await import('@kubernetes/client-node');
+    const kubeConfig = this.options.kubeConfig ?? defaultKubeConfig(new KubeConfig());
     const inner = new Attach(kubeConfig).handler;
     return new Attach(kubeConfig, {
       connect: (path, text, binary) => inner.connect(path, text, this.statusReader(binary)),
@@ -131,8 +134,7 @@ export class AttachSource implements StdioSource {
   }
 }
 
-function defaultKubeConfig(): KubeConfig {
-  const config = new KubeConfig();
+function defaultKubeConfig(config: KubeConfig): KubeConfig {
   config.loadFromDefault();
   return config;
 }

@@ -31,13 +31,24 @@ export class CallerGate {
     return this.options.authenticator.enabled;
   }
 
+  /** The caller when the credential is known without waiting (see Authenticator.known), else null: ask `admit`. */
+  known(req: IncomingMessage, connectorId: string): Caller | null {
+    if (!this.enabled) return OPEN_CALLER;
+    let authorization: string | undefined;
+    try {
+      authorization = authorizationOf(req.rawHeaders);
+    } catch {
+      return null; // admit gives the refusal
+    }
+    return this.options.authenticator.known(authorization, [this.mcpUrl(connectorId)]);
+  }
+
   /** The caller; a GateRefusal (401 with the RFC 9728 challenge, or 503) otherwise. */
   async admit(req: IncomingMessage, connectorId: string): Promise<Caller> {
     if (!this.enabled) return OPEN_CALLER;
-    const mcpUrl = `${this.options.baseUrl}/api/v1/connectors/${connectorId}/mcp`;
     try {
       // A token minted for this connector's MCP URL (RFC 8707 resource) is accepted here.
-      return await this.options.authenticator.authenticate(authorizationOf(req.rawHeaders), [mcpUrl]);
+      return await this.options.authenticator.authenticate(authorizationOf(req.rawHeaders), [this.mcpUrl(connectorId)]);
     } catch (err) {
       if (err instanceof Unauthenticated) {
         const metadata = `${this.options.baseUrl}/.well-known/oauth-protected-resource/api/v1/connectors/${connectorId}/mcp`;
@@ -49,6 +60,10 @@ export class CallerGate {
       }
       throw err;
     }
+  }
+
+  private mcpUrl(connectorId: string): string {
+    return `${this.options.baseUrl}/api/v1/connectors/${connectorId}/mcp`;
   }
 
   /** Whether the caller may see this connector at all (a not-found route is nobody's). */

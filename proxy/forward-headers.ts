@@ -3,7 +3,9 @@
 // forwarding headers (X-Forwarded-*, Forwarded) are the caller's word and not ours to vouch
 // for, and hop-by-hop headers describe the other connection. The connector's own token is the
 // only credential sent upstream, with a managed workload's gateway secret: the gateway's header
-// is never on the list, so a caller cannot supply it.
+// is never on the list, so a caller cannot supply it. Nor are the caller's trace headers
+// (traceparent, tracestate, baggage): with traces on, the proxy sends its own traceparent
+// (mcp-trace.ts); the caller's tracestate and baggage never cross.
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { GATEWAY_SECRET_HEADER } from '../core/gateway-secret';
 

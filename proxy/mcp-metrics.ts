@@ -1,9 +1,11 @@
-// The proxy's series for one MCP request: counted with its duration when the response closes,
-// and an open stream from the moment it is relayed upstream until then. The connector label is
-// set only once the route says the caller sees an existing connector (an unknown or hidden id is
-// `unknown`), and the method only from the `Mcp-Method` header naming a method MCP defines, so a
-// caller cannot make new series. The body is never read for it.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// The proxy's series for one MCP request (counted by call-observer.ts when the response closes):
+// requests and their duration, body bytes each way, and an open stream from the moment it is
+// relayed upstream until then. The connector label is set only once the route says the caller
+// sees an existing connector (an unknown or hidden id is `unknown`), and the method label only
+// ever names a method MCP defines (from the `Mcp-Method` header, else the request body's first
+// bytes), so a caller cannot make new series.
+import type { ServerResponse } from 'node:http';
+import type { BodyShape } from '../core/call-record';
 import { statusLabel, type Metrics } from '../core/metrics';
 
 const MCP_METHODS = new Set([
@@ -13,38 +15,33 @@ const MCP_METHODS = new Set([
   'tasks/get', 'tasks/result', 'tasks/list', 'tasks/cancel',
 ]);
 
-export type McpMetrics = Pick<Metrics, 'mcpRequests' | 'mcpDuration' | 'mcpOpenStreams'>;
+export type McpMetrics = Pick<Metrics, 'mcpRequests' | 'mcpDuration' | 'mcpOpenStreams' | 'mcpRequestBytes' | 'mcpResponseBytes'>;
 
-export function rpcMethodLabel(req: IncomingMessage): string {
-  const header = req.headers['mcp-method'];
-  if (typeof header !== 'string') return 'unknown';
-  return MCP_METHODS.has(header) ? header : 'other';
+/**
+ * The rpc_method label: an MCP method by name, `other` for any other method, a batch or a body
+ * that is not JSON-RPC, and `unknown` when nothing names one (a GET stream, a DELETE).
+ */
+export function rpcMethodLabel(method: string | null, body: BodyShape): string {
+  if (method === null) return body === 'none' ? 'unknown' : 'other';
+  return MCP_METHODS.has(method) ? method : 'other';
 }
 
-export class McpObservation {
-  private connectorId = 'unknown';
-  private streaming = false;
+export interface CountedCall {
+  connectorId: string;
+  method: string;
+  startedMs: number;
+  streaming: boolean;
+  requestBytes: number;
+  responseBytes: number;
+}
 
-  constructor(private readonly metrics: McpMetrics, req: IncomingMessage, res: ServerResponse) {
-    const started = performance.now();
-    const method = rpcMethodLabel(req);
-    res.once('close', () => {
-      const labels = { connector_id: this.connectorId, rpc_method: method, status: statusLabel(res) };
-      metrics.mcpRequests.inc(labels);
-      metrics.mcpDuration.observe(labels, (performance.now() - started) / 1000);
-      if (this.streaming) metrics.mcpOpenStreams.dec({ connector_id: this.connectorId });
-    });
-  }
-
-  /** The caller sees this connector: its id may label the series. */
-  known(connectorId: string): void {
-    this.connectorId = connectorId;
-  }
-
-  /** The request goes upstream: an open stream until the response closes. */
-  relaying(res: ServerResponse): void {
-    if (this.streaming || res.destroyed) return;
-    this.streaming = true;
-    this.metrics.mcpOpenStreams.inc({ connector_id: this.connectorId });
-  }
+/** One closed MCP request in every series. */
+export function countCall(metrics: McpMetrics, res: ServerResponse, call: CountedCall): void {
+  const connector = { connector_id: call.connectorId };
+  const labels = { connector_id: call.connectorId, rpc_method: call.method, status: statusLabel(res) };
+  metrics.mcpRequests.inc(labels);
+  metrics.mcpDuration.observe(labels, (performance.now() - call.startedMs) / 1000);
+  if (call.requestBytes > 0) metrics.mcpRequestBytes.inc(connector, call.requestBytes);
+  if (call.responseBytes > 0) metrics.mcpResponseBytes.inc(connector, call.responseBytes);
+  if (call.streaming) metrics.mcpOpenStreams.dec(connector);
 }

@@ -14,6 +14,7 @@
 // scope is reported to it (upstream-auth.ts, relay-exchange.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
+import { context, type Tracer } from '@opentelemetry/api';
 import httpProxy from 'http-proxy';
 import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
@@ -24,7 +25,10 @@ import { queryOf } from './mcp-path';
 import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { Route, RouteSource } from './route';
-import { McpObservation, type McpMetrics } from './mcp-metrics';
+import type { McpMetrics } from './mcp-metrics';
+import { McpTrace } from './mcp-trace';
+import { CallObserver } from './call-observer';
+import type { CallSink } from './call-audit-queue';
 import { OpenExchanges } from './open-exchanges';
 import { agentFor, createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
 import { TargetPolicy } from './upstream-policy';
@@ -55,8 +59,12 @@ export interface McpProxyOptions {
    * route is invalidated too; when it can, the refresh replaces it.
    */
   onUpstreamUnauthorized?(connectorId: string): void;
-  /** Where MCP requests, their latency and open streams are counted. */
+  /** Where MCP requests, their latency, bytes and open streams are counted. */
   metrics?: McpMetrics;
+  /** A server and a client span per MCP request; absent: tracing is off, nothing is made. */
+  tracer?: Tracer | null;
+  /** Where each call to a connector the caller sees is recorded (the per-call audit). */
+  audit?: CallSink;
 }
 
 export interface McpProxy {
@@ -72,6 +80,8 @@ export interface McpProxy {
 const EXCHANGE = Symbol('relay-exchange');
 type WithExchange = IncomingMessage & { [EXCHANGE]?: RelayExchange };
 const exchangeOf = (req: IncomingMessage) => (req as WithExchange)[EXCHANGE];
+const TRACE = Symbol('mcp-trace');
+type WithTrace = IncomingMessage & { [TRACE]?: McpTrace };
 
 const ALLOWED_METHODS = new Set(['POST', 'GET', 'DELETE']);
 const ALLOW = 'GET, POST, DELETE';
@@ -88,10 +98,21 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
   server.on('proxyRes', (proxyRes, req) => exchangeOf(req)?.onUpstreamResponse(proxyRes));
+  const tracer = options.tracer;
+  if (tracer) server.on('proxyRes', (proxyRes, req) => (req as WithTrace)[TRACE]?.answered(proxyRes.statusCode));
   // Never reached while every call passes its own callback; http-proxy throws without it.
   server.on('error', (err, req) => {
     logger.error({ err, connectorId: req && exchangeOf(req)?.connectorId }, 'http-proxy error');
   });
+
+  /**
+   * Traced, the request runs inside its server span's context, which AsyncLocalStorage carries
+   * through the caller check and the route lookup: a cache miss's workflow query is its child.
+   */
+  function traced(req: IncomingMessage, res: ServerResponse, connectorId: string): void {
+    const trace = ((req as WithTrace)[TRACE] = new McpTrace(tracer!, req, res));
+    context.with(trace.context, handle, null, req, res, connectorId);
+  }
 
   function handle(req: IncomingMessage, res: ServerResponse, connectorId: string): void {
     if (!ALLOWED_METHODS.has(req.method ?? '')) {
@@ -99,35 +120,55 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       return;
     }
     const gate = options.callers;
-    const observed = options.metrics ? new McpObservation(options.metrics, req, res) : null;
-    const routed = (caller: Caller) => routes.get(connectorId)
-      .catch((err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)))
-      .then((route) => {
-        // Another owner's connector is answered exactly as one that does not exist.
-        if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
-        if (route.kind !== 'not_found') observed?.known(connectorId);
-        if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
-          throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
-        }
-        gate?.hold(caller, res);
-        return relay(req, res, connectorId, route, observed);
-      });
-    (gate?.enabled ? gate.admit(req, connectorId).then(routed) : routed(OPEN_CALLER))
-      .catch((err: unknown) => {
-        if (err instanceof GateRefusal) return sendProblem(res, err.problem, err.headers);
-        if (!(err instanceof ProblemError)) logger.error({ err, connectorId }, 'proxy failure');
-        const problem = err instanceof ProblemError ? err : new ProblemError(500, 'The proxy failed to relay the request.');
-        sendProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {});
-      });
+    const observed = options.metrics || options.audit ? new CallObserver(options, req, res) : null;
+    // The usual case: a caller known without waiting (an API key, an access token verified
+    // before) and a fresh cached route are relayed in this tick, with no promise in between.
+    const caller = gate?.enabled ? gate.known(req, connectorId) : OPEN_CALLER;
+    const route = caller ? routes.peek?.(connectorId) : undefined;
+    if (caller && route) {
+      try {
+        return admitted(req, res, connectorId, caller, route, observed);
+      } catch (err) {
+        return failed(res, connectorId, err);
+      }
+    }
+    (caller ? Promise.resolve(caller) : gate!.admit(req, connectorId))
+      .then((known) => routes.get(connectorId).then(
+        (found) => admitted(req, res, connectorId, known, found, observed),
+        (err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)),
+      ))
+      .catch((err: unknown) => failed(res, connectorId, err));
   }
 
-  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: McpObservation | null = null): void {
+  function admitted(req: IncomingMessage, res: ServerResponse, connectorId: string, caller: Caller, route: Route, observed: CallObserver | null): void {
+    const gate = options.callers;
+    // Another owner's connector is answered exactly as one that does not exist.
+    if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
+    if (route.kind !== 'not_found') observed?.seen(connectorId, caller.subject);
+    if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
+      throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
+    }
+    gate?.hold(caller, res);
+    relay(req, res, connectorId, route, observed);
+  }
+
+  function failed(res: ServerResponse, connectorId: string, err: unknown): void {
+    if (err instanceof GateRefusal) return sendProblem(res, err.problem, err.headers);
+    if (!(err instanceof ProblemError)) logger.error({ err, connectorId }, 'proxy failure');
+    const problem = err instanceof ProblemError ? err : new ProblemError(500, 'The proxy failed to relay the request.');
+    sendProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {});
+  }
+
+  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null = null): void {
     if (res.destroyed) return; // the client left while the route was looked up
+    const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
+    trace?.routed(connectorId, route.kind);
     if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
     if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state));
     const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
     const refused = targets.refusal(target, route);
     if (refused) {
+      trace?.routed(connectorId, 'refused');
       logger.warn({ connectorId, upstream: target.origin, why: refused.why }, 'upstream address refused');
       return sendProblem(res, new ProblemError(502, refused.token
         ? "The connector's token is not sent over plain http to this MCP server's address."
@@ -136,8 +177,9 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     // http-proxy copies req.headers into the upstream request; replacing them here is the only
     // way to drop the caller's headers before anything is written.
     req.headers = upstreamRequestHeaders(req.headers, target.host, route.token, route.gatewaySecret);
+    trace?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
-      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized,
+      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined,
     });
     (req as WithExchange)[EXCHANGE] = exchange;
     observed?.relaying(res);
@@ -170,7 +212,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   }
 
   return {
-    handle,
+    handle: tracer ? traced : handle,
     invalidate: (connectorId) => routes.invalidate?.(connectorId),
     close() {
       server.close();

@@ -17,6 +17,7 @@ import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Logger } from '../core/logger';
 import { BodyRecorder } from './body-recorder';
+import type { CallObserver } from './call-observer';
 import { clientResponseHeaders } from './forward-headers';
 import { ProblemError } from '../core/problem';
 import { refusalProblem, sendProblem } from './problem-response';
@@ -40,6 +41,8 @@ export interface ExchangeOptions {
   dispatch(exchange: RelayExchange, body: Readable | undefined, onError: (err: Error) => void): void;
   /** Every upstream 401; `refreshing` says whether a refresh will follow. */
   onUnauthorized(connectorId: string, refreshing: boolean): void;
+  /** Watches both bodies for the metrics and the audit. */
+  observer?: CallObserver;
 }
 
 export class RelayExchange {
@@ -85,6 +88,7 @@ export class RelayExchange {
   start(): void {
     this.send(undefined);
     // After dispatch: http-proxy has piped the request, so the copy misses no chunk.
+    this.o.observer?.watchRequest(this.o.req);
     if (this.o.auth.canRefresh(this.route)) this.body = new BodyRecorder(this.o.req, this.o.retryBodyLimit);
   }
 
@@ -204,6 +208,7 @@ export class RelayExchange {
       if (!proxyRes.complete) res.destroy(); // the upstream broke off: a cut stream tells the client
     });
     proxyRes.pipe(res);
+    this.o.observer?.watchAnswer(proxyRes);
   }
 
   /** Errors of the upstream request or of the client's request, as http-proxy reports them. */

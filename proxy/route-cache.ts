@@ -95,6 +95,19 @@ export class RouteCache implements RouteSource {
     return this.entries.size;
   }
 
+  /** The fresh (or stale-within-grace, refreshing) entry, synchronously; undefined where get would wait or fail. */
+  peek(id: string): Route | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    const age = this.now() - entry.loadedAt;
+    if (age < this.ttl) return entry.route;
+    if (age < this.ttl + this.staleGrace) {
+      this.refreshInBackground(id);
+      return entry.route;
+    }
+    return undefined;
+  }
+
   get(id: string): Promise<Route> {
     const entry = this.entries.get(id);
     if (!entry) return this.load(id).catch(() => this.fallback(undefined));

@@ -41,6 +41,8 @@ export interface UpstreamRefusalReport {
 
 export interface RouteSource {
   get(connectorId: string): Promise<Route>;
+  /** The route when it is known without waiting (a fresh cache entry), else undefined: ask `get`. */
+  peek?(connectorId: string): Route | undefined;
   /** Forget what is known about a connector, so the next request asks the registry again. */
   invalidate?(connectorId: string): void;
   /**

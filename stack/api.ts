@@ -5,13 +5,13 @@ import { createProcessMetrics, serveMetrics } from './metrics';
 import { authenticatorOf, buildApi, originPolicyOf } from './roles';
 import { openMongo, openTemporal, secretBox } from './services';
 
-await runProcess('api', { mongo: true }, async (config, logger) => {
-  const mongo = await openMongo(config.mongo.uri!, config.mongo.database);
+await runProcess('api', { mongo: true }, async (config, logger, tracing) => {
+  const mongo = await openMongo(config.mongo.uri!, config.mongo.database, config.callAudit.days);
   const metrics = createProcessMetrics();
   const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
-  const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access);
+  const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access, tracing?.clientInterceptors);
   const { api, close: closeApi } = buildApi({ config, logger, secrets: secretBox(config.encryptionKey), mongo, temporal, temporalAddress: config.temporal.address!, metrics });
-  const server = createHttpServer({ api, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint });
+  const server = createHttpServer({ api, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint, tracer: tracing?.tracer });
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `api listening on ${config.host}:${port}`);
   return async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { bundleWorkflows } from './bundle-workflows';
+import { workflowBundleName } from './workflow-bundle';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIST = join(ROOT, 'dist');
@@ -17,8 +18,6 @@ export const ENTRY_POINTS = {
   proxy: 'stack/proxy.ts',
   gateway: 'gateway/main.ts',
 } as const;
-/** Beside dist/worker.mjs, where the worker looks for it (stack/worker-runtime.ts). */
-export const WORKFLOW_BUNDLE = 'workflow-bundle.js';
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -36,8 +35,10 @@ async function main(): Promise<void> {
     sourcemap: true,
     logLevel: 'warning',
   });
-  await writeFile(join(DIST, WORKFLOW_BUNDLE), await bundleWorkflows());
-  process.stdout.write(`built ${Object.keys(ENTRY_POINTS).map((n) => `dist/${n}.mjs`).join(', ')} and dist/${WORKFLOW_BUNDLE} in ${Date.now() - started} ms\n`);
+  // Beside dist/worker.mjs, where the worker looks for them (stack/worker-runtime.ts).
+  const bundles = [false, true].map((traced) => workflowBundleName(traced));
+  for (const traced of [false, true]) await writeFile(join(DIST, workflowBundleName(traced)), await bundleWorkflows(traced));
+  process.stdout.write(`built ${Object.keys(ENTRY_POINTS).map((n) => `dist/${n}.mjs`).join(', ')} and ${bundles.map((b) => `dist/${b}`).join(', ')} in ${Date.now() - started} ms\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

@@ -14,6 +14,7 @@ import { closeServer, createHttpServer, listen } from './http-server';
 import { createProcessMetrics, serveMetrics } from './metrics';
 import { authenticatorOf, buildApi, buildProxy, originPolicyOf, startWorkerRole } from './roles';
 import { encryptionKey, openMongo, openTemporal, secretBox } from './services';
+import { startTracing } from './tracing';
 
 export interface EmbeddedStack {
   config: Config;
@@ -52,6 +53,8 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
   };
   try {
     const secrets = secretBox(encryptionKey(config, logger));
+    const tracing = await startTracing(config.tracing, 'connector-registry', logger);
+    if (tracing) stops.push(() => tracing.flush());
     const temporalServer = config.temporal.address
       ? null
       : await onFreePorts(async (fallback) => startTemporalDevServer({
@@ -67,9 +70,9 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     const temporalAddress = config.temporal.address ?? temporalServer!.address;
     const mongoUri = config.mongo.uri ?? ferret!.uri;
 
-    const mongo = await openMongo(mongoUri, config.mongo.database);
+    const mongo = await openMongo(mongoUri, config.mongo.database, config.callAudit.days);
     stops.push(() => mongo.client.close());
-    const temporal = await openTemporal(temporalAddress, config.temporal.namespace);
+    const temporal = await openTemporal(temporalAddress, config.temporal.namespace, undefined, tracing?.clientInterceptors);
     stops.push(() => temporal.connection.close());
 
     const metrics = createProcessMetrics();
@@ -77,15 +80,15 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     stops.push(metricsServing.close);
     // Before the HTTP server listens: /readyz answering means the worker polls too. (The Temporal
     // SDK's metrics exporter it starts takes a port below the ephemeral range, never PORT's.)
-    const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics });
+    const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
     stops.push(() => worker.stop());
-    const proxy = buildProxy({ config, logger, secrets, temporal, metrics });
-    stops.push(async () => proxy.close());
+    const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore });
+    stops.push(() => proxy.stop());
     // One process: a change the API made is seen by the proxy at once, not after its route TTL.
     const onChanged = (connectorId: string) => proxy.invalidate(connectorId);
     const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged, metrics });
     stops.push(closeApi);
-    const server = createHttpServer({ api, proxy, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint });
+    const server = createHttpServer({ api, proxy, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint, tracer: tracing?.tracer });
     const port = await listen(server, config.port, config.host);
     stops.push(() => closeServer(server));
 

@@ -4,12 +4,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
+import type { Tracer } from '@opentelemetry/api';
 import { MCP_ROUTE, METRICS_PATH, statusLabel, type Metrics } from '../core/metrics';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../core/problem';
 import { capConnections, serverOptions, type ServerLimits } from '../core/server-limits';
 import { originRefusal, type OriginPolicy } from '../callers/request-origin';
 import { connectorIdFromPath } from '../proxy/mcp-path';
 import type { McpProxy } from '../proxy/mcp-proxy';
+import { traced } from './http-trace';
 
 export interface Handlers {
   api?: Koa;
@@ -22,11 +24,14 @@ export interface Handlers {
   metrics?: Metrics;
   /** GET /metrics on this server; absent when METRICS_PORT serves it apart. */
   metricsEndpoint?: http.RequestListener;
+  /** A server span per REST request (the proxy makes its own); absent: tracing is off. */
+  tracer?: Tracer | null;
 }
 
 export function createHttpServer(handlers: Handlers): http.Server {
-  if (handlers.metrics && handlers.api) handlers.api.middleware.unshift(keepRouteTemplate);
+  if ((handlers.metrics || handlers.tracer) && handlers.api) handlers.api.middleware.unshift(keepRouteTemplate);
   const api = handlers.api?.callback();
+  const tracer = handlers.tracer;
   const server = http.createServer(serverOptions(handlers.limits), (req, res) => {
     if (handlers.metrics) observe(req, res, handlers.metrics);
     const refused = originRefusal(req.headers, handlers.origin);
@@ -44,6 +49,7 @@ export function createHttpServer(handlers: Handlers): http.Server {
       setRoute(req, METRICS_PATH);
       return handlers.metricsEndpoint(req, res);
     }
+    if (api && tracer) return traced(tracer, req, res, () => (req as WithRoute)[ROUTE], () => void api(req, res));
     if (api) return void api(req, res);
     res.writeHead(404, { 'content-type': PROBLEM_CONTENT_TYPE });
     res.end(JSON.stringify(problemBody(404, 'this process serves only the MCP path')));

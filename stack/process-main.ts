@@ -2,17 +2,24 @@
 // servers, a logger, clean shutdown on SIGINT/SIGTERM, and a clear message on failure.
 import { ConfigError, loadConfig, requireExternal, type Config } from '../core/config';
 import { createLogger, type Logger } from '../core/logger';
+import { startTracing, type Tracing } from './tracing';
 
 export type Stop = () => Promise<void>;
 
-export async function runProcess(role: string, needs: { mongo: boolean }, start: (config: Config & { encryptionKey: Buffer }, logger: Logger) => Promise<Stop>): Promise<void> {
-  const logger = createLogger(`connector-registry-${role}`);
+type Start = (config: Config & { encryptionKey: Buffer }, logger: Logger, tracing: Tracing | null) => Promise<Stop>;
+
+export async function runProcess(role: string, needs: { mongo: boolean }, start: Start): Promise<void> {
+  const name = `connector-registry-${role}`;
+  const logger = createLogger(name);
   let stop: Stop;
   try {
     const config = loadConfig();
     requireExternal(config, needs);
     logger.level = config.logLevel;
-    stop = await start(config, logger);
+    const tracing = await startTracing(config.tracing, name, logger);
+    const stopRole = await start(config, logger, tracing);
+    // The last spans (the shutdown's own requests included) leave before the process does.
+    stop = tracing ? () => stopRole().finally(() => tracing.flush()) : stopRole;
   } catch (err) {
     if (err instanceof ConfigError) logger.fatal(`configuration error: ${err.message}`);
     else logger.fatal({ err }, `the ${role} failed to start`);

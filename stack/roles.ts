@@ -6,14 +6,9 @@ import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { SecretBox } from '../core/secret-box';
 import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
+import { authenticatorOf, policyOf } from './proxy-role';
 import { createApi } from '../api/app';
-import { createAuthenticator } from '../callers/authenticator';
-import type { OriginPolicy } from '../callers/request-origin';
-import { CallerGate } from '../proxy/caller-gate';
 import { ConnectorCommands } from '../api/connector-commands';
-import { createMcpProxy } from '../proxy/mcp-proxy';
-import { RouteCache } from '../proxy/route-cache';
-import { workflowRoutes } from '../proxy/workflow-routes';
 import { createWorkloadActivities } from '../activities/workloads/activities';
 import { createWorkloadRuntime } from '../activities/workloads/create-runtime';
 import { startExpirySweeper } from './expiry-sweeper';
@@ -22,6 +17,7 @@ import { startReconciler } from './reconciler';
 import { registerConnectorStates } from '../core/metrics';
 import { sdkMetrics, type ProcessMetrics } from './metrics';
 import { temporalCheck, type Mongo } from './services';
+import type { Tracing } from './tracing';
 import { createWorker } from './worker-runtime';
 
 export interface RoleDeps {
@@ -30,19 +26,11 @@ export interface RoleDeps {
   secrets: SecretBox;
   /** The process's series; absent in tests that build a role alone. */
   metrics?: ProcessMetrics;
+  /** The process's traces; null or absent: off. */
+  tracing?: Tracing | null;
 }
 
-const policyOf = (config: Config) => ({ blockPrivateNetworks: config.blockPrivateNetworks, allowedPrivateNetworks: config.allowedPrivateNetworks });
-
-/** The caller check of the API and the proxy; the identity provider is reached through the address guard. */
-export function authenticatorOf(config: Config) {
-  return createAuthenticator(config.callers, createGuardedFetch(policyOf(config), { timeoutMs: 5_000 }));
-}
-
-/** The Origin and Host rules every path of the HTTP server applies. */
-export function originPolicyOf(config: Config): OriginPolicy {
-  return { baseUrl: config.baseUrl, allowedOrigins: config.callers.allowedOrigins, authEnabled: config.callers.enabled };
-}
+export { authenticatorOf, buildProxy, originPolicyOf } from './proxy-role';
 
 export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
   const { config } = deps;
@@ -58,12 +46,14 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     taskQueue: config.temporal.taskQueue,
     maxCachedWorkflows: config.temporal.maxCachedWorkflows,
     logger: deps.logger,
+    tracing: deps.tracing,
     activities: {
       store: deps.mongo.store,
       oauthStore: deps.mongo.oauthStore,
       secrets: deps.secrets,
       // The configured connect timeout bounds every outbound request, not a fixed default.
       fetch: createGuardedFetch(policyOf(config), { timeoutMs: config.connectTimeoutMs }),
+      logger: deps.logger,
       addressPolicy: policyOf(config),
       connectTimeoutMs: config.connectTimeoutMs,
       eventsRetentionDays: config.eventsRetentionDays,
@@ -117,6 +107,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     commands,
     store: deps.mongo.store,
     oauthStore: deps.mongo.oauthStore,
+    callStore: deps.mongo.callStore,
     temporal: deps.temporal,
     secrets: deps.secrets,
     allowedRedirectOrigins: config.allowedRedirectOrigins,
@@ -131,14 +122,4 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
   });
   return { api, close: temporalReady.close };
-}
-
-export function buildProxy(deps: RoleDeps & { temporal: Client }) {
-  const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
-    ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
-  });
-  const callers = new CallerGate({
-    authenticator: authenticatorOf(deps.config), baseUrl: deps.config.baseUrl, maxStreamsPerOwner: deps.config.callers.maxStreamsPerOwner,
-  });
-  return createMcpProxy({ routes, callers, policy: policyOf(deps.config), logger: deps.logger, metrics: deps.metrics });
 }

@@ -4,10 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { MongoClient } from 'mongodb';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { Config, TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
 import { SecretBox, parseKey } from '../core/secret-box';
+import { CallAuditStore } from '../store/call-audit-store';
 import { ConnectorStore } from '../store/connector-store';
 import { OAuthStore } from '../store/oauth-store';
 
@@ -15,16 +16,20 @@ export interface Mongo {
   client: MongoClient;
   store: ConnectorStore;
   oauthStore: OAuthStore;
+  /** The per-call audit of MCP traffic. */
+  callStore: CallAuditStore;
 }
 
-export async function openMongo(uri: string, database: string): Promise<Mongo> {
+export async function openMongo(uri: string, database: string, callAuditDays: number): Promise<Mongo> {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000, appName: 'connector-registry' });
   await client.connect();
   const store = new ConnectorStore(client.db(database));
   await store.ensureIndexes();
   const oauthStore = new OAuthStore(client.db(database));
   await oauthStore.ensureIndexes();
-  return { client, store, oauthStore };
+  const callStore = new CallAuditStore(client.db(database), callAuditDays);
+  await callStore.ensureIndexes();
+  return { client, store, oauthStore, callStore };
 }
 
 /** Connection options for Temporal's clients (the worker's native one takes the same fields). */
@@ -43,9 +48,10 @@ export function temporalConnectOptions(address: string, access: TemporalAccess =
 
 const NO_ACCESS: TemporalAccess = { tls: null, apiKey: null };
 
-export async function openTemporal(address: string, namespace: string, access?: TemporalAccess): Promise<Client> {
+/** `interceptors`: the tracing ones when traces are on (stack/tracing.ts). */
+export async function openTemporal(address: string, namespace: string, access?: TemporalAccess, interceptors: WorkflowClientInterceptor[] = []): Promise<Client> {
   const connection = await Connection.connect(temporalConnectOptions(address, access));
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, interceptors: { workflow: interceptors } });
 }
 
 /**

@@ -5,13 +5,15 @@ import {
   DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption,
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { workflowBundleName } from './workflow-bundle';
 import type { TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
 import { bundleWorkflowsApart } from './bundle-workflows';
 import { freePortBelowEphemeral } from './servers/free-port';
 import { temporalConnectOptions } from './services';
+import type { Tracing } from './tracing';
 
-let bundle: Promise<WorkflowBundleOption> | undefined;
+const bundles = new Map<boolean, Promise<WorkflowBundleOption>>();
 let runtimeInstalled: Promise<string> | undefined;
 
 /**
@@ -43,16 +45,22 @@ function installWith(logger: Logger, metricsPort: number): void {
   });
 }
 
-// `npm run build` writes the bundle beside the compiled worker (dist/); from source there is none.
-const PREBUILT_BUNDLE = fileURLToPath(new URL('./workflow-bundle.js', import.meta.url));
+// `npm run build` writes the bundles beside the compiled worker (dist/); from source there are none.
+const prebuilt = (traced: boolean) => fileURLToPath(new URL(`./${workflowBundleName(traced)}`, import.meta.url));
 
 /**
  * The compiled worker's prebuilt bundle, else the workflow code bundled once per process by
- * webpack in a child process (a few seconds; see bundle-workflows.ts for why apart).
+ * webpack in a child process (a few seconds; see bundle-workflows.ts for why apart). With
+ * tracing, the bundle holding the Temporal workflow interceptors; without, the one that has
+ * none, so that workflows make no spans when traces are off.
  */
-function workflowBundle(): Promise<WorkflowBundleOption> {
-  if (existsSync(PREBUILT_BUNDLE)) return Promise.resolve({ codePath: PREBUILT_BUNDLE });
-  bundle ??= bundleWorkflowsApart().then((code) => ({ code }));
+function workflowBundle(traced: boolean): Promise<WorkflowBundleOption> {
+  if (existsSync(prebuilt(traced))) return Promise.resolve({ codePath: prebuilt(traced) });
+  let bundle = bundles.get(traced);
+  if (!bundle) {
+    bundle = bundleWorkflowsApart(traced).then((code) => ({ code }));
+    bundles.set(traced, bundle);
+  }
   return bundle;
 }
 
@@ -65,6 +73,8 @@ export interface WorkerOptions {
   maxCachedWorkflows: number;
   activities: ActivityDeps;
   logger: Logger;
+  /** Activity spans and the workflows' span sink; absent: tracing is off. */
+  tracing?: Tracing | null;
 }
 
 export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; sdkMetricsUrl: string }> {
@@ -74,8 +84,9 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await workflowBundle(Boolean(options.tracing)),
     activities: createActivities(options.activities),
+    ...(options.tracing ? options.tracing.worker : {}),
     // All pollers also serve the normal queue: bursts of new workflows no longer wait for a
     // sticky poller (measured: ~2x connectors/s on the dev server, see toolchain notes).
     nonStickyToStickyPollRatio: 1,

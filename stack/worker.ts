@@ -8,8 +8,8 @@ import { createProcessMetrics, serveMetrics } from './metrics';
 import { authenticatorOf, originPolicyOf, startWorkerRole } from './roles';
 import { openMongo, secretBox, temporalCheck } from './services';
 
-await runProcess('worker', { mongo: true }, async (config, logger) => {
-  const mongo = await openMongo(config.mongo.uri!, config.mongo.database);
+await runProcess('worker', { mongo: true }, async (config, logger, tracing) => {
+  const mongo = await openMongo(config.mongo.uri!, config.mongo.database, config.callAudit.days);
   const metrics = createProcessMetrics();
   const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
   const temporalReady = temporalCheck(config.temporal.address!, config.temporal.access);
@@ -24,7 +24,7 @@ await runProcess('worker', { mongo: true }, async (config, logger) => {
   // The port is held before the worker starts: the Temporal SDK's metrics exporter takes a free
   // port then, and must not take this one.
   const port = await listen(server, config.port, config.host);
-  worker = await startWorkerRole({ config, logger, secrets: secretBox(config.encryptionKey), mongo, temporalAddress: config.temporal.address!, metrics });
+  worker = await startWorkerRole({ config, logger, secrets: secretBox(config.encryptionKey), mongo, temporalAddress: config.temporal.address!, metrics, tracing });
   logger.info({ taskQueue: config.temporal.taskQueue, port }, 'worker running');
   return async () => {
     await closeServer(server);

@@ -21,7 +21,7 @@ export async function probeForChallenge(
   http: OAuthHttp,
 ): Promise<AuthProbeResult> {
   const url = canonicalServerUri(input.serverUrl);
-  return inStep('the MCP initialize probe', async () => {
+  return inStep('the MCP initialize probe', http.logger, async () => {
     const response = await http.fetch(url, {
       method: 'POST',
       headers: probeHeaders(input.accessToken),

@@ -71,7 +71,7 @@ export async function fetchAuthorizationServerMetadata(
 
 async function readAt(url: string, issuer: string, rule: IssuerRule, http: OAuthHttp): Promise<AuthorizationServerMetadata | null> {
   const step = `reading the authorization server metadata at ${url}`;
-  const raw = await inStep(step, async () => {
+  const raw = await inStep(step, http.logger, async () => {
     const response = await http.fetch(url, { headers: { accept: 'application/json' } });
     if (response.status >= 400 && response.status < 500 && response.status !== 429) {
       await response.body?.cancel();

@@ -3,7 +3,7 @@
 // are kept; the foreign error itself is dropped, because its cause may hold a response body with
 // tokens in it.
 import * as oauth from 'oauth4webapi';
-import { createLogger } from '../../core/logger';
+import type { Logger } from '../../core/logger';
 import { networkFailure } from '../../core/network-error';
 import {
   AuthorizationDeniedError, AuthorizationServerError, ForbiddenAddressError, InvalidGrantError,
@@ -11,10 +11,8 @@ import {
 } from './errors';
 import { OAUTH_ERROR_CODE } from './schemas';
 
-const logger = createLogger('oauth');
-
-/** Maps any error thrown while doing `step` (e.g. "the token request") to the typed family. */
-export function classifyError(err: unknown, step: string): OAuthError {
+/** Maps any error thrown while doing `step` (e.g. "the token request") to the typed family; `logger` hears of the unexpected ones. */
+export function classifyError(err: unknown, step: string, logger?: Logger): OAuthError {
   if (err instanceof OAuthError) return err;
   const network = networkFailure(err);
   if (network?.kind === 'blocked') return new ForbiddenAddressError(`${step} was refused: ${network.guardMessage}`);
@@ -32,16 +30,16 @@ export function classifyError(err: unknown, step: string): OAuthError {
   if (err instanceof TypeError && err.message === 'fetch failed') {
     return new UpstreamUnavailableError(`${step} failed: the server could not be reached`);
   }
-  logger.error({ step, errorName: (err as Error)?.name, errorMessage: (err as Error)?.message }, 'unexpected error in an OAuth step');
+  logger?.error({ step, errorName: (err as Error)?.name, errorMessage: (err as Error)?.message }, 'unexpected error in an OAuth step');
   return new OAuthInternalError(`${step} failed unexpectedly`);
 }
 
 /** Runs one step and throws only typed errors out of it. */
-export async function inStep<T>(step: string, run: () => Promise<T>): Promise<T> {
+export async function inStep<T>(step: string, logger: Logger | undefined, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    throw classifyError(err, step);
+    throw classifyError(err, step, logger);
   }
 }
 

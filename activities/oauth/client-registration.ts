@@ -32,7 +32,7 @@ export async function registerClient(
   assertSecureUrl(as.registration_endpoint, http, 'registration endpoint');
   const requested = registrationAuthMethod(as);
   const step = `registering a client at ${as.issuer}`;
-  const body = await inStep(step, async () => {
+  const body = await inStep(step, http.logger, async () => {
     const response = await http.fetch(as.registration_endpoint!, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },

@@ -29,7 +29,7 @@ export async function exchangeCode(input: ExchangeCodeInput, http: OAuthHttp): P
   const params = checkCallback(as, callbackParams(input.callback), input.expectedState);
   assertSecureUrl(as.token_endpoint, http, 'token endpoint');
   const client = oauthClient(input.client);
-  const response = await inStep('the authorization code exchange', async () => {
+  const response = await inStep('the authorization code exchange', http.logger, async () => {
     const validated = oauth.validateAuthResponse(asOAuthServer(as), client, params, input.expectedState);
     const request = await oauth.authorizationCodeGrantRequest(
       asOAuthServer(as), client, clientAuthentication(input.client), validated, input.redirectUri, input.codeVerifier,

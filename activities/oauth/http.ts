@@ -1,10 +1,11 @@
 // What every OAuth step gets injected: a fetch (in production the guarded fetch, so every
-// address is checked) and the transport-security rule. oauth4webapi's own https check is
+// address is checked), the process's logger and the transport-security rule. oauth4webapi's own https check is
 // all-or-nothing, so it is switched off and this module applies the finer rule instead:
 // authorization-server endpoints must use https (MCP 2025-11-25, Communication Security),
 // except on loopback hosts, which only local development and tests can reach.
 import net from 'node:net';
 import * as oauth from 'oauth4webapi';
+import type { Logger } from '../../core/logger';
 import { InsecureUrlError, UpstreamResponseError } from './errors';
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -13,6 +14,8 @@ export interface OAuthHttp {
   fetch: FetchLike;
   /** Allows plain http to any host, not only loopback ones. Never set in production. */
   allowInsecureHttp?: boolean;
+  /** The process's logger (debug lines of discovery, unexpected errors); absent: silent. */
+  logger?: Logger;
 }
 
 /** The options oauth4webapi's request functions take, wired to the injected fetch. */

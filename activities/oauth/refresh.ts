@@ -22,7 +22,7 @@ export async function refreshTokens(input: RefreshInput, http: OAuthHttp): Promi
   const as = asOAuthServer(input.authorizationServer);
   assertSecureUrl(input.authorizationServer.token_endpoint, http, 'token endpoint');
   const client = oauthClient(input.client);
-  const response = await inStep('the token refresh', async () => {
+  const response = await inStep('the token refresh', http.logger, async () => {
     const request = await oauth.refreshTokenGrantRequest(
       as, client, clientAuthentication(input.client), input.refreshToken,
       { ...requestOptions(http), additionalParameters: { resource: input.resource } },

@@ -63,7 +63,7 @@ function challengeUrl(value: string, serverUri: string): string {
 
 async function readAt(url: string, serverUri: string, http: OAuthHttp): Promise<ResourceMetadataFound | 'absent'> {
   const step = `reading the protected resource metadata at ${url}`;
-  const body = await inStep(step, async () => {
+  const body = await inStep(step, http.logger, async () => {
     const response = await http.fetch(url, { headers: { accept: 'application/json' } });
     if (response.status >= 400 && response.status < 500 && response.status !== 429) {
       await response.body?.cancel();

@@ -55,7 +55,7 @@ async function revokeOne(input: RevokeInput, hint: RevocableToken, token: string
 }
 
 async function send(input: RevokeInput, hint: RevocableToken, token: string, http: OAuthHttp): Promise<void> {
-  await inStep(`revoking the ${hint.replace('_', ' ')}`, async () => {
+  await inStep(`revoking the ${hint.replace('_', ' ')}`, http.logger, async () => {
     const response = await oauth.revocationRequest(
       asOAuthServer(input.authorizationServer), oauthClient(input.client), clientAuthentication(input.client), token,
       { ...requestOptions(http), additionalParameters: { token_type_hint: hint } },

@@ -1,4 +1,4 @@
-// /api/v1/connectors: create, list, get, delete, connect, disconnect, events.
+// /api/v1/connectors: create, list, get, delete, connect, disconnect, events, calls.
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { presentConnector, type ConnectorRecord } from '../../core/connector-record';
@@ -7,8 +7,9 @@ import { BlockedAddressError, checkHost, type AddressPolicy } from '../../core/a
 import { isStdioUrl } from '../../core/connector-url';
 import { clearTextRefusal, urlTokenTransportRefusal } from '../../core/token-transport';
 import { findPreset } from '../../core/presets';
-import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, ListEventsQuerySchema, type Preset } from '../../core/schemas';
+import { ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema, type Preset } from '../../core/schemas';
 import type { ConnectorStore } from '../../store/connector-store';
+import type { CallAuditStore } from '../../store/call-audit-store';
 import { InvalidPageToken } from '../../store/page-token';
 import type { ConnectorCommands } from '../connector-commands';
 import { actorOf, mayAccess, type Caller } from '../../callers/caller';
@@ -19,6 +20,7 @@ import { isConnectorId } from '../../core/connector-id';
 export interface ConnectorRouteDeps {
   commands: ConnectorCommands;
   store: ConnectorStore;
+  callStore: CallAuditStore;
   presets: readonly Preset[];
   addressPolicy: AddressPolicy;
   baseUrl: string;
@@ -96,6 +98,13 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
     const query = parseWith(ListEventsQuerySchema, queryObject(ctx), 'query');
     const page = await pageOr422(() => deps.store.listEvents(id, { limit: query.limit, pageToken: query.page_token }));
     ctx.body = { ...page, items: page.items.map(({ connectorId, ...e }) => e) };
+  });
+
+  // The per-call audit of the connector's MCP traffic, newest first.
+  router.get('/:id/calls', async (ctx) => {
+    const id = (await existing(ctx, deps)).id;
+    const { page_token, ...query } = parseWith(ListCallsQuerySchema, queryObject(ctx), 'query');
+    ctx.body = await pageOr422(() => deps.callStore.list(id, { ...query, pageToken: page_token }));
   });
 
   return router;

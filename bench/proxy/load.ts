@@ -7,6 +7,8 @@ export interface Target {
   pool: Pool;
   path: string;
   headers: Record<string, string>;
+  /** Caller credentials (Authorization values) used in turn, request by request; none: `headers` alone. */
+  authorizations?: string[];
   /** Processes whose CPU time is charged to this path (the proxy in the middle), if any. */
   cpuPids?: number[];
 }
@@ -24,13 +26,15 @@ export async function runRound(target: Target, requests: number, concurrency: nu
   const latenciesMs: number[] = [];
   let bad = 0;
   let issued = 0;
+  const headerSets = target.authorizations?.map((authorization) => ({ ...target.headers, authorization })) ?? [target.headers];
   const worker = async () => {
     while (issued < requests) {
       issued++;
       const id = nextId++; // one MCP session serves all workers: ids must not collide
       const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`;
       const start = performance.now();
-      const res = await target.pool.request({ method: 'POST', path: target.path, headers: target.headers, body });
+      const headers = headerSets[id % headerSets.length]!;
+      const res = await target.pool.request({ method: 'POST', path: target.path, headers, body });
       const text = await res.body.text();
       latenciesMs.push(performance.now() - start);
       if (res.statusCode < 200 || res.statusCode > 299 || !text.includes(`"id":${id}`) || !text.includes('"result"')) bad++;

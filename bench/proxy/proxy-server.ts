@@ -1,26 +1,42 @@
-// Bench proxy: createMcpProxy with a static route table, in its own process, as the service runs
-// it (one node http server dispatching the MCP path, recording the proxy's series unless
-// BENCH_METRICS=0). Routes come from BENCH_ROUTES (JSON).
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Bench proxy: the production proxy role in its own process, built from configuration as
+// dist/proxy.mjs builds it (stack/proxy-role.ts: the same caller gate, pools and policy; the
+// same HTTP server with its Origin rule and series), except that routes come from a static table
+// (BENCH_ROUTES, JSON) behind the same RouteCache instead of from Temporal. Configured by the
+// production variables the bench sets (PORT, BASE_URL, CONNECTOR__*); BENCH_METRICS=0 records
+// no series. With MONGODB_URI set (BENCH_AUDIT=1) every call is audited there, through the
+// service's queue and store.
+import { loadConfig } from '../../core/config';
 import { createLogger } from '../../core/logger';
-import { createMetrics } from '../../core/metrics';
-import { connectorIdFromPath } from '../../proxy/mcp-path';
 import { createMcpProxy } from '../../proxy/mcp-proxy';
 import type { Route } from '../../proxy/route';
+import { RouteCache } from '../../proxy/route-cache';
 import { staticRoutes } from '../../proxy/static-routes';
+import { createHttpServer, listen } from '../../stack/http-server';
+import { createProcessMetrics } from '../../stack/metrics';
+import { auditQueueOf, originPolicyOf, proxyOptionsOf } from '../../stack/proxy-role';
+import { openMongo } from '../../stack/services';
 
-const routes = staticRoutes(JSON.parse(process.env.BENCH_ROUTES ?? '{}') as Record<string, Route>);
-const metrics = process.env.BENCH_METRICS === '0' ? undefined : createMetrics();
-const proxy = createMcpProxy({ routes, policy: { blockPrivateNetworks: false }, logger: createLogger('bench-proxy', 'warn'), metrics });
-const server = http.createServer((req, res) => {
-  const id = connectorIdFromPath(req.url ?? '/');
-  if (id === null) res.writeHead(404).end();
-  else proxy.handle(req, res, id);
-});
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
+const config = loadConfig();
+const logger = createLogger('bench-proxy', 'warn');
+// As in production, the route source can refresh a token, so every request's body is kept for a
+// retry (BodyRecorder); the bench upstreams never answer 401, so it is never called.
+const table = staticRoutes(JSON.parse(process.env.BENCH_ROUTES ?? '{}') as Record<string, Route>);
+const routes = new RouteCache({ ...table, refresh: (id) => table.get(id) });
+const metrics = process.env.BENCH_METRICS === '0' ? undefined : createProcessMetrics();
+const mongo = config.mongo.uri ? await openMongo(config.mongo.uri, config.mongo.database, config.callAudit.days) : null;
+const audit = mongo ? auditQueueOf(config, logger, mongo.callStore, metrics) : undefined;
+const proxy = createMcpProxy({ ...proxyOptionsOf(config, logger, routes, metrics), audit });
+const server = createHttpServer({ proxy, origin: originPolicyOf(config), limits: config.http, metrics });
+const port = await listen(server, config.port, config.host);
+console.log(`READY ${port}`);
 process.on('SIGTERM', () => {
   proxy.close();
   process.exit(0);
+});
+// SIGUSR2 (the bench, after streams closed): a full GC, then the heap and RSS on stderr, to tell
+// memory still in use (a leak) from memory V8 keeps until its next major GC.
+process.on('SIGUSR2', () => {
+  (globalThis as { gc?: () => void }).gc?.();
+  const { heapUsed, rss } = process.memoryUsage();
+  process.stderr.write(`  after a forced full GC: proxy heap used ${(heapUsed / 1048576).toFixed(1)} MB, RSS ${(rss / 1048576).toFixed(1)} MB\n`);
 });

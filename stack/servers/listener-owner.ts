@@ -11,8 +11,11 @@ const LISTEN = '0A';
 export async function listensOn(pid: number, port: number): Promise<boolean | null> {
   const listening = await listeningInodes(port);
   if (listening === null) return null;
+  // With /proc there, an unreadable fd folder means the child has just exited (it lost the
+  // race for the port): it listens nowhere. Seen under load: the probe was answered by the
+  // winner in the moment the loser exited, and "cannot tell" made it ready.
   const fds = await readdir(`/proc/${pid}/fd`).catch(() => null);
-  if (fds === null) return null;
+  if (fds === null) return false;
   for (const fd of fds) {
     const target = await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
     const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];

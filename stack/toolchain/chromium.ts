@@ -45,7 +45,10 @@ export async function locateChromium(options: { log: Logger; install?: boolean }
 }
 
 function cached(root: string, source: 'cache' | 'fetched'): LocatedChromium {
-  const libs = ['usr/lib/x86_64-linux-gnu', 'lib/x86_64-linux-gnu', 'usr/lib/aarch64-linux-gnu', 'lib/aarch64-linux-gnu', 'usr/lib/chromium'];
+  // libpulse keeps libpulsecommon in a private directory: fetched (not installed), it is not
+  // found there without naming it (seen on a machine without libpulse0).
+  const arches = ['x86_64-linux-gnu', 'aarch64-linux-gnu'];
+  const libs = [...arches.flatMap((a) => [`usr/lib/${a}`, `lib/${a}`, `usr/lib/${a}/pulseaudio`]), 'usr/lib/chromium'];
   const inherited = process.env.LD_LIBRARY_PATH ? [process.env.LD_LIBRARY_PATH] : [];
   return {
     path: join(root, 'usr/lib/chromium/chromium'),

@@ -155,3 +155,23 @@ test('the workflow cache is sized from the worker memory budget, or given', (t) 
   t.throws(() => loadConfig({ TEMPORAL_MAX_CACHED_WORKFLOWS: '0' }), { message: /TEMPORAL_MAX_CACHED_WORKFLOWS/ });
   t.throws(() => loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: 'lots' }), { message: /CONNECTOR__WORKER_MEMORY_BUDGET_MB/ });
 });
+
+test('traces are off without an OTLP endpoint, and read from the OpenTelemetry variables with one', (t) => {
+  t.is(loadConfig({}).tracing, null);
+  t.is(loadConfig({ OTEL_SERVICE_NAME: 'x', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing, null, 'no endpoint, no SDK');
+  t.deepEqual(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing, { url: 'http://collector:4318/v1/traces', protocol: 'http/protobuf' });
+  t.deepEqual(loadConfig({
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector.example.com/otlp/traces',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'registry-eu',
+  }).tracing, { url: 'https://collector.example.com/otlp/traces', protocol: 'http/json', serviceName: 'registry-eu' });
+  t.is(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing, null);
+  t.is(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing, null);
+});
+
+test('an OTLP setting the service cannot honour stops start-up naming the variable', (t) => {
+  const refused = (env: Record<string, string>) => t.throws(() => loadConfig(env))!.message;
+  t.regex(refused({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }), /^OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/);
+  t.regex(refused({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://collector:4317' }), /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT:/);
+  t.regex(refused({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /^OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported/);
+  t.regex(refused({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'zipkin' }), /^OTEL_TRACES_EXPORTER:/);
+});

@@ -2,7 +2,6 @@
 // state, the status label never invents a code, METRICS_PORT is read and checked, and the
 // proxy's method label takes only MCP's method names from the Mcp-Method header.
 import test from 'ava';
-import type { IncomingMessage } from 'node:http';
 import { loadConfig, ConfigError } from '../../core/config';
 import { STATES } from '../../core/connector-states';
 import { createMetrics, registerConnectorStates, statusLabel } from '../../core/metrics';
@@ -39,9 +38,10 @@ test('METRICS_PORT: absent by default, read when set, refused by name when not a
   t.regex(err!.message, /^METRICS_PORT:/);
 });
 
-test('the MCP method label: a method MCP defines, else `other`; `unknown` without the header', (t) => {
-  const req = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
-  t.is(rpcMethodLabel(req({ 'mcp-method': 'tools/call' })), 'tools/call');
-  t.is(rpcMethodLabel(req({ 'mcp-method': '/api/v1/connectors/abc' })), 'other');
-  t.is(rpcMethodLabel(req({})), 'unknown');
+test('the MCP method label: a method MCP defines, else `other`; `unknown` when no body names one', (t) => {
+  t.is(rpcMethodLabel('tools/call', 'message'), 'tools/call');
+  t.is(rpcMethodLabel('/api/v1/connectors/abc', 'message'), 'other');
+  t.is(rpcMethodLabel(null, 'batch'), 'other');
+  t.is(rpcMethodLabel(null, 'unreadable'), 'other');
+  t.is(rpcMethodLabel(null, 'none'), 'unknown');
 });

@@ -65,7 +65,9 @@ for (const file of ['deploy/Dockerfile', 'deploy/gateway.Dockerfile']) {
     t.true(final.runs.some((r) => r.startsWith('npm ci --omit=dev')), 'the final stage holds production dependencies only');
     t.true(final.copies.some((c) => c.startsWith('--from=build /app/dist')), 'the final stage takes dist/ from the build stage');
     t.is(final.cmd?.[0], 'node');
-    const entry = final.cmd?.[1]?.match(/^dist\/(\w+)\.mjs$/)?.[1];
+    const script = final.cmd?.findIndex((arg, i) => i > 0 && !arg.startsWith('--')) ?? -1;
+    t.true(final.cmd!.slice(1, script).every((arg) => /^--[\w-]+(=\w+)?$/.test(arg)), 'only node flags before the script');
+    const entry = final.cmd?.[script]?.match(/^dist\/(\w+)\.mjs$/)?.[1];
     t.true(entry !== undefined && entry in ENTRY_POINTS, `CMD runs a built entry point: ${final.cmd?.join(' ')}`);
   });
 }

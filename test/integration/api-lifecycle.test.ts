@@ -249,8 +249,8 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   t.is(res.body.openapi, '3.1.0');
   t.deepEqual(Object.keys(res.body.paths).sort(), [
     '/.well-known/oauth-protected-resource/api/v1/connectors/{id}/mcp', '/api/v1/connectors', '/api/v1/connectors/oauth/authorize', '/api/v1/connectors/oauth/callback', '/api/v1/connectors/presets', '/api/v1/connectors/{id}',
-    '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/{id}/events',
-    '/api/v1/connectors/{id}/mcp', '/api/v1/oauth/client-metadata.json', '/api/v1/openapi.json', '/healthz', '/readyz',
+    '/api/v1/connectors/{id}/calls', '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/{id}/events',
+    '/api/v1/connectors/{id}/mcp', '/api/v1/oauth/client-metadata.json', '/api/v1/openapi.json', '/healthz', '/metrics', '/readyz',
   ], 'every path the service answers, and nothing else');
   t.deepEqual(Object.keys(res.body.paths['/api/v1/connectors/oauth/callback'].get.responses).sort(), ['200', '302', '400']);
   const createSchema = res.body.components.schemas.CreateConnectorRequest;
@@ -259,6 +259,10 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   t.truthy(res.body.components.schemas.Connector.properties.disconnect_reason);
   const listParameters = res.body.paths['/api/v1/connectors'].get.parameters.map((p: { name: string }) => p.name).sort();
   t.deepEqual(listParameters, ['created_by', 'limit', 'page_token', 'state'], 'query parameters come from the schema the route validates with');
+  const callParameters = res.body.paths['/api/v1/connectors/{id}/calls'].get.parameters.map((p: { name: string }) => p.name).sort();
+  t.deepEqual(callParameters, ['error', 'limit', 'method', 'page_token', 'since', 'status', 'until']);
+  t.truthy(res.body.components.schemas.ConnectorCall.properties.rpc_error_code);
+  t.deepEqual(res.body.components.schemas.ConnectorCallList.properties.items.items, { $ref: '#/components/schemas/ConnectorCall' });
   t.deepEqual(res.body.components.securitySchemes, { bearer: { type: 'http', scheme: 'bearer' } });
 });
 

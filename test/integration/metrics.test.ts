@@ -108,6 +108,40 @@ test.serial('a scripted workload shows in every series, by route template and wi
   }
 });
 
+test.serial('without an Mcp-Method header the method label comes from the body; body bytes are counted by connector', async (t) => {
+  const { body: c } = await stack.api('POST', '/api/v1/connectors', { url: upstream.url }, as(KEYS.alice));
+  t.is((await stack.api('POST', `/api/v1/connectors/${c.id}/connect`, { access_token: TOKEN }, as(KEYS.alice))).status, 200);
+  // What the client sends and reads, counted on its side of the proxy.
+  const sent = { request: 0, response: 0 };
+  const counting: typeof fetch = async (input, init) => {
+    if (typeof init?.body === 'string') sent.request += Buffer.byteLength(init.body);
+    const res = await fetch(input, init);
+    if (init?.method === 'POST') sent.response += (await res.clone().arrayBuffer()).byteLength;
+    return res;
+  };
+  const client = new Client({ name: 'metrics-body-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(c.mcp_url), { fetch: counting, requestInit: { headers: as(KEYS.alice) } });
+  await client.connect(transport);
+  await client.listTools();
+  await client.callTool({ name: 'echo', arguments: { text: 'x'.repeat(10_000) } }); // a body past the prefix the proxy reads
+  await client.callTool({ name: 'echo', arguments: { text: 'short' } });
+  await client.close();
+
+  const text = await eventually(async () => {
+    const scraped = await scrape();
+    return valueOf(scraped, 'mcp_proxy_open_streams', { connector_id: c.id }) === 0 ? scraped : undefined;
+  }, 10_000, 'every stream closed');
+  const mcp = (rpc_method: string, status: string) => valueOf(text, 'mcp_proxy_requests_total', { connector_id: c.id, rpc_method, status });
+  t.is(mcp('initialize', '200'), 1);
+  t.is(mcp('notifications/initialized', '202'), 1);
+  t.is(mcp('tools/list', '200'), 1);
+  t.is(mcp('tools/call', '200'), 2, 'the large body too');
+  t.is(mcp('unknown', '200'), 1, 'the GET stream names no method');
+  t.is(valueOf(text, 'mcp_proxy_request_bytes_total', { connector_id: c.id }), sent.request, 'every request body byte the client sent');
+  t.true(sent.response > 10_000);
+  t.true(valueOf(text, 'mcp_proxy_response_bytes_total', { connector_id: c.id })! >= sent.response, 'every response body byte the client read');
+});
+
 test.serial('a workload that never becomes ready is counted as a failed start, with its time', async (t) => {
   const { body: c } = await stack.api('POST', '/api/v1/connectors', { url: 'mcp+stdio://silent' }, as(KEYS.alice));
   t.is((await stack.api('POST', `/api/v1/connectors/${c.id}/connect`, {}, as(KEYS.alice))).status, 504);

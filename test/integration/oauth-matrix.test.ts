@@ -277,7 +277,10 @@ test('no scope in the challenge nor in the resource metadata: the scope paramete
 
 test('a grant without refresh token stays connected past the token\'s expiry', async (t) => {
   // No offline_access on offer: the service cannot ask for it, and no refresh token is issued.
-  const noOffline = await authorizationServer({ accessTokenTtl: SHORT_TTL_S, metadata: { scopes_supported: ['openid'] } });
+  // Long enough for the first MCP call below to come before the expiry on a loaded machine
+  // (with 4 s, a CI run once saw the token expire before it).
+  const ttlS = 12;
+  const noOffline = await authorizationServer({ accessTokenTtl: ttlS, metadata: { scopes_supported: ['openid'] } });
   const seen = observeAuthorizationServer(noOffline);
   const mcp = await mcpServer(noOffline);
   const { id, authorizationUrl, record } = await connectThroughConsent(t, { url: mcp.url });
@@ -290,7 +293,7 @@ test('a grant without refresh token stays connected past the token\'s expiry', a
 
   // Nothing can be refreshed, so nothing is scheduled: the connector stays connected until the
   // server rejects the token, even past the token's lifetime.
-  await new Promise((resolve) => setTimeout(resolve, (SHORT_TTL_S + 2) * 1000));
+  await new Promise((resolve) => setTimeout(resolve, (ttlS + 2) * 1000));
   const later = (await main.api('GET', `/api/v1/connectors/${id}`)).body;
   t.is(later.state, 'connected');
   t.is(later.updated_at, record.updated_at, 'no transition since');

@@ -2,53 +2,20 @@
 // and the database as external servers, two API processes, two workers and one proxy, each its
 // own process. A connector created through one API is served by the other and by the proxy; a
 // worker killed mid-connect loses nothing.
-import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createLogger } from '../../core/logger';
-import { startFerretDb } from '../../stack/servers/ferretdb-server';
-import { freePort } from '../../stack/servers/free-port';
-import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { eventually } from '../helpers/test-stack';
 import { samples, valueOf } from '../helpers/prometheus-text';
-import { startStackProcess, type StackProcess } from '../helpers/stack-process';
+import { startSplitProcesses } from '../helpers/split-processes';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
 const TOKEN = 'split-token-31c0';
 
 test('two APIs, two workers and a proxy as separate processes share one truth', async (t) => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-split-'));
-  const log = createLogger('split-test', 'warn', path.join(dataDir, 'logs', 'servers.log'));
-  const temporal = await startTemporalDevServer({ dataDir, headless: true, log });
-  const mongo = await startFerretDb({ dataDir, log });
   const upstream = await startTokenMcpServer({ token: TOKEN });
-  const processes: StackProcess[] = [];
-  t.teardown(async () => {
-    for (const p of processes) await p.stop().catch(() => undefined);
-    await upstream.close();
-    await mongo.stop();
-    await temporal.stop();
-  });
-
-  const proxyPort = await freePort();
-  const common = {
-    TEMPORAL_ADDRESS: temporal.address, MONGODB_URI: mongo.uri, HOST: '127.0.0.1', LOG_LEVEL: 'info',
-    CONNECTOR__ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'), CONNECTOR__CONNECT_TIMEOUT_MS: '30000',
-    BASE_URL: `http://127.0.0.1:${proxyPort}`,
-  };
-  const start = async (entry: string, name: string, extra: Record<string, string> = {}) => {
-    const port = extra.PORT ?? String(await freePort());
-    const p = await startStackProcess({
-      // Every role, the worker included, is ready when its /readyz answers 200 (the chart's probes).
-      entry, env: { ...common, PORT: port, ...extra }, logFile: path.join(dataDir, 'logs', `${name}.log`),
-    });
-    processes.push(p);
-    return p;
-  };
+  t.teardown(() => upstream.close());
+  const { start, proxyPort } = await startSplitProcesses(t, { CONNECTOR__CONNECT_TIMEOUT_MS: '30000' });
 
   const workerA = await start('dist/worker.mjs', 'worker-a');
   const workerReady = await workerA.api('GET', '/readyz');
@@ -91,9 +58,18 @@ test('two APIs, two workers and a proxy as separate processes share one truth', 
   const [apiText, proxyText, workerText] = await Promise.all([api1, proxy, workerB].map(async (p) => (await p.api('GET', '/metrics')).text));
   t.is(valueOf(apiText!, 'connectors', { state: 'connected' }), 1);
   t.is(valueOf(apiText!, 'http_requests_total', { method: 'POST', route: '/api/v1/connectors', status: '201' }), 1);
-  const relayed = (status: string) => valueOf(proxyText!, 'mcp_proxy_requests_total', { connector_id: c.id, rpc_method: 'unknown', status });
-  t.is(relayed('200'), 3, 'initialize, the GET stream and tools/call, without an Mcp-Method header');
-  t.is(relayed('202'), 1, 'the initialized notification');
+  const relayed = (rpc_method: string, status: string) => valueOf(proxyText!, 'mcp_proxy_requests_total', { connector_id: c.id, rpc_method, status });
+  t.is(relayed('initialize', '200'), 1, 'methods from the bodies, without an Mcp-Method header');
+  t.is(relayed('tools/call', '200'), 1);
+  t.is(relayed('unknown', '200'), 1, 'the GET stream');
+  t.is(relayed('notifications/initialized', '202'), 1);
+  // The proxy process wrote the per-call audit; an API process reads it.
+  const audited = await eventually(async () => {
+    const items = (await api2.api('GET', `/api/v1/connectors/${c.id}/calls?method=tools/call`)).body?.items;
+    return items?.length ? items : undefined;
+  }, 20_000, 'the proxy\'s audit of the call');
+  t.is(audited[0].rpc_name, 'echo');
+  t.is(audited[0].status, 200);
   t.is(valueOf(workerText!, 'connectors', { state: 'connected' }), undefined, 'not counted twice');
   t.true(samples(workerText!).some((sample) => sample.name.startsWith('temporal_worker')), 'the Temporal SDK\'s worker series');
   t.truthy(workerB);

@@ -130,3 +130,23 @@ test('a RouteSource can be the loader', async (t) => {
   const cache = new RouteCache({ get: async (id) => connected(id) });
   t.deepEqual(await cache.get('x'), connected('x'));
 });
+
+test('peek answers a fresh entry synchronously, a stale one while refreshing it, and nothing it would have to wait for', async (t) => {
+  let now = 0;
+  let loads = 0;
+  const cache = new RouteCache(async () => {
+    loads++;
+    return { kind: 'connected', target: `http://127.0.0.1:1/mcp?v=${loads}` };
+  }, { ttlMs: 1000, staleGraceMs: 500, now: () => now });
+  t.is(cache.peek('a'), undefined, 'not cached: get must load it');
+  await cache.get('a');
+  t.is((cache.peek('a') as { target: string }).target, 'http://127.0.0.1:1/mcp?v=1');
+  now = 1200;
+  t.is((cache.peek('a') as { target: string }).target, 'http://127.0.0.1:1/mcp?v=1', 'stale within the grace');
+  await new Promise((resolve) => setImmediate(resolve));
+  t.is(loads, 2, 'and refreshed in the background');
+  now = 5000;
+  t.is(cache.peek('a'), undefined, 'past the grace: get decides');
+  cache.invalidate('a');
+  t.is(cache.peek('a'), undefined);
+});

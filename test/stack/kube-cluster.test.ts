@@ -55,7 +55,7 @@ async function readyPod(core: CoreV1Api, timeoutMs: number): Promise<V1Pod | und
   return undefined;
 }
 
-test('creates a kwok cluster where a Deployment gets a Ready pod, then deletes it', async (t) => {
+test.serial('creates a kwok cluster where a Deployment gets a Ready pod, then deletes it', async (t) => {
   const cluster = await createKubeCluster({ workDir, name: 'stack-test', log, install: false });
   const clusterDir = join(workDir, 'clusters', 'stack-test');
   const apiserverPid = Number(readFileSync(join(clusterDir, 'pids', 'kube-apiserver.pid'), 'utf8'));
@@ -78,7 +78,7 @@ test('creates a kwok cluster where a Deployment gets a Ready pod, then deletes i
   t.true(await waitUntilGone(apiserverPid, 10_000), 'kube-apiserver stopped');
 });
 
-test('creating a cluster over a leftover one of the same name deletes the leftover first', async (t) => {
+test.serial('creating a cluster over a leftover one of the same name deletes the leftover first', async (t) => {
   const pidFile = join(workDir, 'clusters', 'leftover', 'pids', 'kube-apiserver.pid');
   // Never deleted by us, as if the process that created it had died.
   await createKubeCluster({ workDir, name: 'leftover', log, install: false });

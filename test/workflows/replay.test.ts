@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import proto from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
+import { Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { workflowBundleOptions } from '../../stack/workflow-bundle';
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
 const { History } = proto.temporal.api.history.v1;
@@ -26,6 +27,30 @@ test('every recorded history replays against the current workflow code', async (
   for await (const result of Worker.runReplayHistories({
     workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
     replayName: 'connector-workflow-replay',
+  }, histories)) {
+    replayed += 1;
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  }
+  t.is(replayed, files.length);
+  t.deepEqual(failures, []);
+});
+
+// Traces can be turned on and off while connectors run: histories recorded without the
+// OpenTelemetry workflow interceptors replay on the traced bundle too (its extra yields are gated
+// by SDK flags that these histories predate).
+test('every recorded history replays against the traced workflow bundle', async (t) => {
+  const histories = files.map((file) => ({
+    workflowId: file.replace(/\.binpb$/, ''),
+    history: History.decode(fs.readFileSync(path.join(DIR, file))),
+  }));
+  const { code } = await bundleWorkflowCode(workflowBundleOptions(fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)), true));
+  t.true(code.includes('OpenTelemetryInboundInterceptor'), 'the bundle holds the interceptors');
+  const failures: string[] = [];
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories({
+    workflowBundle: { code },
+    replayName: 'connector-workflow-replay-traced',
+    sinks: { exporter: { export: { fn: () => undefined } } },
   }, histories)) {
     replayed += 1;
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);

@@ -1,0 +1,61 @@
+// One MCP request through the proxy, as the per-call audit keeps it: who called which connector
+// in which session, the JSON-RPC method and the tool, resource or prompt it named, how it ended,
+// how long it took and how many bytes went each way. Never the arguments or the result: the
+// proxy reads only a method, a name and an error code out of the bodies' first bytes.
+// The proxy produces CallEntry, store/ keeps it, the API answers CallSchema.
+import { z } from 'zod';
+
+/** What the request's body turned out to be, as far as its first bytes tell. */
+export const BODY_SHAPES = ['message', 'batch', 'unreadable', 'none'] as const;
+export type BodyShape = (typeof BODY_SHAPES)[number];
+
+/** Longest method and name kept: a caller must not fill the audit through them. */
+export const MAX_METHOD_LENGTH = 128;
+export const MAX_NAME_LENGTH = 512;
+
+export interface CallEntry {
+  at: Date;
+  connectorId: string;
+  /** The caller's subject; null with caller authentication off. */
+  caller: string | null;
+  sessionId: string | null;
+  httpMethod: string;
+  rpcMethod: string | null;
+  /** params.name (tools/call, prompts/get) or params.uri (resources/read and the like). */
+  rpcName: string | null;
+  body: BodyShape;
+  /** The HTTP status answered; null when the client left before one was sent. */
+  status: number | null;
+  /** The JSON-RPC error code of the answer, when it was an error. */
+  rpcErrorCode: number | null;
+  durationMs: number;
+  requestBytes: number;
+  responseBytes: number;
+}
+
+export const CallSchema = z
+  .object({
+    id: z.string(),
+    time: z.string().meta({ description: 'When the request arrived (RFC 3339)' }),
+    caller: z.string().nullable(),
+    session_id: z.string().nullable().meta({ description: 'Mcp-Session-Id of the request, or the one the answer gave' }),
+    http_method: z.string(),
+    rpc_method: z.string().nullable(),
+    rpc_name: z.string().nullable().meta({ description: 'params.name, else params.uri, of the request' }),
+    body: z.enum(BODY_SHAPES).meta({ description: 'message: one JSON-RPC message; batch: an array; unreadable: neither; none: no body (GET, DELETE)' }),
+    status: z.number().int().nullable().meta({ description: 'HTTP status; null when the client left before it was answered' }),
+    rpc_error_code: z.number().int().nullable(),
+    duration_ms: z.number(),
+    request_bytes: z.number().int(),
+    response_bytes: z.number().int(),
+  })
+  .meta({ id: 'ConnectorCall' });
+export type Call = z.infer<typeof CallSchema>;
+
+export const CallListSchema = z
+  .object({
+    items: z.array(CallSchema),
+    has_more: z.boolean(),
+    next_page_token: z.string().nullable(),
+  })
+  .meta({ id: 'ConnectorCallList' });

@@ -1,0 +1,113 @@
+// What is seen of one MCP request, for the metrics and the per-call audit: made when the request
+// arrives, told by the proxy who the caller and the connector are, fed by the exchange with both
+// bodies' bytes, and read once when the response closes. The bodies are watched through 'data'
+// listeners beside http-proxy's pipe: nothing is buffered beyond a bounded prefix, nothing waits
+// on it, and the prefix is read (rpc-prefix.ts) only after the response has closed.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MAX_METHOD_LENGTH, MAX_NAME_LENGTH, type CallEntry } from '../core/call-record';
+import type { CallSink } from './call-audit-queue';
+import { countCall, rpcMethodLabel, type McpMetrics } from './mcp-metrics';
+import { BodyPrefix, NO_BODY, readAnswerError, readRequest, type RequestFacts } from './rpc-prefix';
+
+export interface CallObserverSinks {
+  metrics?: McpMetrics;
+  audit?: CallSink;
+}
+
+const header = (value: string | string[] | undefined): string | null => (typeof value === 'string' ? value : null);
+
+export class CallObserver {
+  /** The metrics' label until the caller is known to see an existing connector. */
+  connectorId = 'unknown';
+  /** The rpc_method label, set when the response closes. */
+  method = 'unknown';
+  streaming = false;
+  readonly startedMs = performance.now();
+  private readonly at = Date.now();
+  private known = false;
+  private caller: string | null = null;
+  private readonly methodHeader: string | null;
+  private readonly nameHeader: string | null;
+  private readonly sessionHeader: string | null;
+  private readonly httpMethod: string;
+  private request?: BodyPrefix;
+  private answer?: BodyPrefix;
+  private answerType?: string;
+  private answerSession: string | null = null;
+
+  constructor(private readonly sinks: CallObserverSinks, req: IncomingMessage, private readonly res: ServerResponse) {
+    // Read now: the proxy replaces req.headers with the upstream's before relaying.
+    this.methodHeader = header(req.headers['mcp-method']);
+    this.nameHeader = header(req.headers['mcp-name']);
+    this.sessionHeader = header(req.headers['mcp-session-id']);
+    this.httpMethod = req.method ?? '';
+    res.once('close', () => this.closed());
+  }
+
+  get requestBytes(): number {
+    return this.request?.total ?? 0;
+  }
+
+  get responseBytes(): number {
+    if (this.answer) return this.answer.total;
+    const length = this.res.getHeader('content-length'); // a problem of the proxy's own
+    return typeof length === 'number' ? length : Number(length ?? 0) || 0;
+  }
+
+  /** The caller sees this connector: its id may label the series, and the call is audited. */
+  seen(connectorId: string, caller: string | null): void {
+    this.connectorId = connectorId;
+    this.caller = caller;
+    this.known = true;
+  }
+
+  /** The request goes upstream: an open stream until the response closes. */
+  relaying(res: ServerResponse): void {
+    if (this.streaming || res.destroyed || !this.sinks.metrics) return;
+    this.streaming = true;
+    this.sinks.metrics.mcpOpenStreams.inc({ connector_id: this.connectorId });
+  }
+
+  /** After http-proxy has piped the request (so no chunk is missed): counts and keeps its first bytes. */
+  watchRequest(req: IncomingMessage): void {
+    if (this.request || req.readableEnded) return;
+    // The method header spares reading the body, unless the audit wants the name or the id too.
+    const keep = this.sinks.audit || this.methodHeader === null ? undefined : 0;
+    this.request = new BodyPrefix(keep);
+    req.on('data', this.request.add);
+  }
+
+  /** The upstream's answer, as it is relayed: its session, its type, its bytes and first ones. */
+  watchAnswer(proxyRes: IncomingMessage): void {
+    this.answerSession = header(proxyRes.headers['mcp-session-id']);
+    this.answerType = header(proxyRes.headers['content-type']) ?? undefined;
+    this.answer = new BodyPrefix(this.sinks.audit ? undefined : 0);
+    proxyRes.on('data', this.answer.add);
+  }
+
+  private closed(): void {
+    // With the method named by its header and no audit, the body has nothing to tell.
+    const facts = this.sinks.audit || this.methodHeader === null ? readRequest(this.request) : NO_BODY;
+    this.method = rpcMethodLabel(this.methodHeader ?? facts.method, facts.body);
+    if (this.sinks.metrics) countCall(this.sinks.metrics, this.res, this);
+    if (this.sinks.audit && this.known) this.sinks.audit.record(this.entry(facts));
+  }
+
+  private entry(facts: RequestFacts): CallEntry {
+    return {
+      at: new Date(this.at),
+      connectorId: this.connectorId,
+      caller: this.caller,
+      sessionId: this.sessionHeader ?? this.answerSession,
+      httpMethod: this.httpMethod,
+      rpcMethod: this.methodHeader?.slice(0, MAX_METHOD_LENGTH) ?? facts.method,
+      rpcName: this.nameHeader?.slice(0, MAX_NAME_LENGTH) ?? facts.name,
+      body: facts.body,
+      status: this.res.headersSent ? this.res.statusCode : null,
+      rpcErrorCode: readAnswerError(this.answer, this.answerType, facts.id),
+      durationMs: Math.round((performance.now() - this.startedMs) * 1000) / 1000,
+      requestBytes: this.requestBytes,
+      responseBytes: this.responseBytes,
+    };
+  }
+}

@@ -1,0 +1,71 @@
+// The proxy role, built from configuration: kept apart from roles.ts so that a proxy process
+// (and the proxy bench) loads neither the Temporal worker nor the API.
+import type { Client } from '@temporalio/client';
+import type { Config } from '../core/config';
+import type { Logger } from '../core/logger';
+import type { SecretBox } from '../core/secret-box';
+import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
+import { createAuthenticator } from '../callers/authenticator';
+import type { OriginPolicy } from '../callers/request-origin';
+import { CallerGate } from '../proxy/caller-gate';
+import { createMcpProxy, type McpProxy, type McpProxyOptions } from '../proxy/mcp-proxy';
+import { CallAuditQueue } from '../proxy/call-audit-queue';
+import type { CallAuditStore } from '../store/call-audit-store';
+import { RouteCache } from '../proxy/route-cache';
+import type { RouteSource } from '../proxy/route';
+import { workflowRoutes } from '../proxy/workflow-routes';
+import type { ProcessMetrics } from './metrics';
+import type { Tracing } from './tracing';
+
+export const policyOf = (config: Config) => ({ blockPrivateNetworks: config.blockPrivateNetworks, allowedPrivateNetworks: config.allowedPrivateNetworks });
+
+/** The caller check of the API and the proxy; the identity provider is reached through the address guard. */
+export function authenticatorOf(config: Config) {
+  return createAuthenticator(config.callers, createGuardedFetch(policyOf(config), { timeoutMs: 5_000 }));
+}
+
+/** The Origin and Host rules every path of the HTTP server applies. */
+export function originPolicyOf(config: Config): OriginPolicy {
+  return { baseUrl: config.baseUrl, allowedOrigins: config.callers.allowedOrigins, authEnabled: config.callers.enabled };
+}
+
+/** Everything of the proxy that configuration decides, for any route source (the bench passes a static one). */
+export function proxyOptionsOf(config: Config, logger: Logger, routes: RouteSource, metrics?: ProcessMetrics): McpProxyOptions {
+  const callers = new CallerGate({
+    authenticator: authenticatorOf(config), baseUrl: config.baseUrl, maxStreamsPerOwner: config.callers.maxStreamsPerOwner,
+  });
+  return { routes, callers, policy: policyOf(config), logger, metrics, pool: { maxSockets: config.upstreamMaxSockets } };
+}
+
+export interface ProxyRoleDeps {
+  config: Config;
+  logger: Logger;
+  secrets: SecretBox;
+  temporal: Client;
+  metrics?: ProcessMetrics;
+  /** The process's traces; null or absent: off. */
+  tracing?: Tracing | null;
+  /** Where the per-call audit goes, through a bounded queue; absent: no audit. */
+  callStore?: CallAuditStore;
+}
+
+/** The MCP proxy; `stop` closes it and writes the calls still queued (before the database closes). */
+export function buildProxy(deps: ProxyRoleDeps): McpProxy & { stop(): Promise<void> } {
+  const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
+    ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
+  });
+  const audit = deps.callStore && auditQueueOf(deps.config, deps.logger, deps.callStore, deps.metrics);
+  const proxy = createMcpProxy({ ...proxyOptionsOf(deps.config, deps.logger, routes, deps.metrics), tracer: deps.tracing?.tracer, audit });
+  return {
+    ...proxy,
+    async stop() {
+      proxy.close();
+      await audit?.close();
+    },
+  };
+}
+
+/** The per-call audit's queue in front of its store, sized by configuration. */
+export function auditQueueOf(config: Config, logger: Logger, store: CallAuditStore, metrics?: ProcessMetrics): CallAuditQueue {
+  return new CallAuditQueue({ write: (entries) => store.insert(entries), capacity: config.callAudit.queueCapacity, logger, metrics });
+}

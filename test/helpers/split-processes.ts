@@ -1,0 +1,50 @@
+// The production shape for a test: Temporal and FerretDB as external servers under a temporary
+// DATA_DIR, and the roles started from dist/ as processes of their own, each logging to a file
+// of its own there. Everything stops when the test ends.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ExecutionContext } from 'ava';
+import { createLogger } from '../../core/logger';
+import { startFerretDb } from '../../stack/servers/ferretdb-server';
+import { freePort } from '../../stack/servers/free-port';
+import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
+import { startStackProcess, type StackProcess } from './stack-process';
+
+export interface SplitProcesses {
+  dataDir: string;
+  /** The port the proxy is to take: BASE_URL (and so every mcp_url) names it. */
+  proxyPort: number;
+  /** `entry` (dist/<role>.mjs) as a process, ready; `extra` adds to or overrides the shared variables. */
+  start(entry: string, name: string, extra?: Record<string, string>): Promise<StackProcess>;
+}
+
+export async function startSplitProcesses(t: ExecutionContext, env: Record<string, string> = {}): Promise<SplitProcesses> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-split-'));
+  const log = createLogger('split-test', 'warn', path.join(dataDir, 'logs', 'servers.log'));
+  const temporal = await startTemporalDevServer({ dataDir, headless: true, log });
+  const mongo = await startFerretDb({ dataDir, log });
+  const processes: StackProcess[] = [];
+  t.teardown(async () => {
+    for (const p of processes) await p.stop().catch(() => undefined);
+    await mongo.stop();
+    await temporal.stop();
+  });
+  const proxyPort = await freePort();
+  const common = {
+    TEMPORAL_ADDRESS: temporal.address, MONGODB_URI: mongo.uri, HOST: '127.0.0.1', LOG_LEVEL: 'info',
+    CONNECTOR__ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'), BASE_URL: `http://127.0.0.1:${proxyPort}`, ...env,
+  };
+  return {
+    dataDir,
+    proxyPort,
+    async start(entry, name, extra = {}) {
+      const port = extra.PORT ?? String(await freePort());
+      // Every role, the worker included, is ready when its /readyz answers 200 (the chart's probes).
+      const p = await startStackProcess({ entry, env: { ...common, PORT: port, ...extra }, logFile: path.join(dataDir, 'logs', `${name}.log`) });
+      processes.push(p);
+      return p;
+    },
+  };
+}
