@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     for (const name of names) gateways.push(await startGateway(name));
     const calls = new Map<string, { calls: number; ms: number; cpuMs: number }>();
     const rss = new Map<string, number>();
-    console.log(`echo through each gateway, ${ROUNDS} interleaved rounds of ${CALLS} calls per session (loaded, shared machine)`);
+    console.log(`echo through each gateway, ${ROUNDS} interleaved rounds of ${CALLS} calls per session`);
     for (let round = 0; round < ROUNDS; round++) {
       for (const gateway of rotate(gateways, round)) {
         for (const sessions of SESSIONS) {
