@@ -10,7 +10,8 @@
 // cached one (its replay), the refresh lag distribution, and the refreshes across a restart of
 // the service (worker included) in the middle. Traffic stays on 127.0.0.1. BENCH_MEMORY_ONLY=1
 // stops after the memory figures (to compare CONNECTOR__WORKER_MEMORY_BUDGET_MB or
-// TEMPORAL_MAX_CACHED_WORKFLOWS settings, which the run passes on to the service).
+// TEMPORAL_MAX_CACHED_WORKFLOWS settings, which the run passes on to the service); BENCH_LISTS_ONLY=1
+// after the lists and the replay.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../callers/api-keys';
 import { freePort } from '../stack/servers/free-port';
 import { startStackProcess, type StackProcess } from '../test/helpers/stack-process';
+import { apiClient } from '../test/helpers/test-stack';
 import { samples } from '../test/helpers/prometheus-text';
 import { percentile } from './lifecycle/rounds';
 import { startUpstreamProcess } from './lifecycle/upstream-process';
@@ -29,13 +31,30 @@ const OAUTH_SHARE = Number(process.env.BENCH_OAUTH_SHARE ?? 0.05);
 const TTL_S = Number(process.env.BENCH_TOKEN_TTL_S ?? 300);
 const OWNERS = Number(process.env.BENCH_OWNERS ?? 10);
 const CONCURRENCY = 20;
-const SAMPLES = 50;
+const REQUEST_TIMEOUT_MS = 60_000;
+const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 30);
+/** Requests per list view: with 200, p99 is the third-slowest, not the slowest as it is with 50. */
+const SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 200);
 const TOKEN = 'bench-scale-token';
 
 const keyOf = (name: string) => ({ name, key: randomBytes(24).toString('base64url') });
 const owners = Array.from({ length: OWNERS }, (_, i) => keyOf(`owner-${i}`));
 const admin = keyOf('admin');
 const auth = (k: { key: string }) => ({ authorization: `Bearer ${k.key}` });
+
+/** The node flags of package.json's `npm start`, with `${VAR:-default}` expanded as the shell would. */
+function startNodeFlags(): string {
+  const script = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start as string;
+  const flags = /\bnode ((?:--\S+ )*)dist\/embedded\.mjs/.exec(script)?.[1] ?? '';
+  return flags.replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, fallback: string) => process.env[name] ?? fallback).trim();
+}
+
+/** The item's result, or a failure once `ms` have passed (the OAuth walk's own fetches have no deadline). */
+function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms); });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 /** Runs `work(i)` for i < count, `CONCURRENCY` at a time; answers each item's milliseconds and the failures. */
 async function pool(count: number, work: (i: number) => Promise<void>) {
@@ -48,7 +67,7 @@ async function pool(count: number, work: (i: number) => Promise<void>) {
       const i = next++;
       const t0 = performance.now();
       try {
-        await work(i);
+        await withDeadline(work(i), 2 * REQUEST_TIMEOUT_MS);
         ms.push(performance.now() - t0);
       } catch (err) {
         const m = (err as Error).message.slice(0, 120);
@@ -72,17 +91,26 @@ async function timed(n: number, fn: () => Promise<{ status: number }>) {
 
 /** Where the Node process's memory is (V8 heap, external) and the worker's workflow cache, from /metrics. */
 async function memoryFigures(baseUrl: string): Promise<string> {
-  const all = samples(await (await fetch(`${baseUrl}/metrics`, { headers: auth(admin) })).text());
+  const all = samples(await (await fetch(`${baseUrl}/metrics`, { headers: auth(admin), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })).text());
   const mb = (name: string) => ((all.find((s) => s.name === name)?.value ?? NaN) / 1048576).toFixed(0);
   const cache = all.find((s) => s.name === 'temporal_sticky_cache_size')?.value;
   return `V8 heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')} MB, external ${mb('nodejs_external_memory_bytes')} MB; workflows cached ${cache ?? '?'}`;
 }
 
-const fmtTree = (t: Tree) => `node ${t.node.toFixed(0)} MB, temporal ${t.temporal?.toFixed(0) ?? '?'} MB, ferretdb ${t.ferretdb?.toFixed(0) ?? '?'} MB`;
+const fmtTree = (t: Tree) => `node ${t.node.toFixed(0)} MB (peak so far ${t.nodePeak.toFixed(0)}), temporal ${t.temporal?.toFixed(0) ?? '?'} MB, ferretdb ${t.ferretdb?.toFixed(0) ?? '?'} MB`;
+
+/** Waits `ms`, printing the Node process's RSS every minute: growth under refresh churn shows here. */
+async function watchingMemory(pid: number, ms: number): Promise<void> {
+  const samples: string[] = [];
+  const timer = setInterval(() => samples.push(treeRss(pid).node.toFixed(0)), 60_000);
+  await new Promise((r) => setTimeout(r, ms));
+  clearInterval(timer);
+  console.log(`  node RSS each minute meanwhile (MB): ${samples.join(', ')}`);
+}
 
 /** The refresh lag histogram and outcomes from /metrics (counters start at 0 in a new process). */
 async function refreshFigures(baseUrl: string) {
-  const text = await (await fetch(`${baseUrl}/metrics`, { headers: auth(admin) })).text();
+  const text = await (await fetch(`${baseUrl}/metrics`, { headers: auth(admin), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })).text();
   const all = samples(text);
   const buckets = all.filter((s) => s.name === 'token_refresh_lag_seconds_bucket').map((s) => [s.labels.le!, s.value] as const);
   const outcomes = Object.fromEntries(all.filter((s) => s.name === 'token_refreshes_total').map((s) => [s.labels.outcome!, s.value]));
@@ -91,7 +119,7 @@ async function refreshFigures(baseUrl: string) {
   return { count, within5, buckets: buckets.map(([le, v]) => `≤${le}s:${v}`).join(' '), outcomes };
 }
 
-async function statesOf(api: StackProcess['api'], ids: string[]): Promise<Map<string, number>> {
+async function statesOf(api: ReturnType<typeof apiClient>, ids: string[]): Promise<Map<string, number>> {
   const states = new Map<string, number>();
   for (const id of ids) {
     const s = (await api('GET', `/api/v1/connectors/${id}`, undefined, auth(admin))).body?.state ?? 'missing';
@@ -108,7 +136,9 @@ async function main(): Promise<void> {
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'warn', LOG_FORMAT: 'json',
     CONNECTOR__API_KEYS: JSON.stringify([...owners.map((o) => ({ subject: o.name, sha256: sha256Hex(o.key) })), { subject: 'admin', sha256: sha256Hex(admin.key), admin: true }]),
     CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'false', CONNECTOR__MAX_CONNECTORS_PER_OWNER: '1000000',
-    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2', // as `npm start` runs it
+    // as `npm start` runs it: two malloc arenas, and its node flags (V8's heap limits)
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    NODE_OPTIONS: `${startNodeFlags()} ${process.env.BENCH_NODE_OPTIONS ?? ''}`.trim(),
     ...Object.fromEntries(['CONNECTOR__WORKER_MEMORY_BUDGET_MB', 'TEMPORAL_MAX_CACHED_WORKFLOWS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   };
   const logFile = path.join(dataDir, 'logs', 'service.log');
@@ -118,9 +148,11 @@ async function main(): Promise<void> {
     stops.push(() => upstream.stop());
     const world = await startOAuthWorld(TTL_S);
     stops.push(() => world.close());
-    let service: StackProcess = await startStackProcess({ env, logFile });
+    const entry = process.env.BENCH_ENTRY ?? 'dist/embedded.mjs'; // `npm start`'s, built by npm run bench:scale
+    let service: StackProcess = await startStackProcess({ env, logFile, entry });
     stops.push(() => service.stop());
-    const api = service.api;
+    // Every call has a deadline: an overloaded service makes the run fail, not hang.
+    const api = apiClient(baseUrl, { timeoutMs: REQUEST_TIMEOUT_MS });
     const rssStart = treeRss(service.child.pid!);
     const nOAuth = Math.round(N * OAUTH_SHARE);
     const nToken = N - nOAuth;
@@ -150,6 +182,10 @@ async function main(): Promise<void> {
     console.log(`with all ${ids.length + oauthIds.length} connected: ${fmtTree(rssAll)}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB; node per connector ${((rssAll.node - rssStart.node) * 1024 / N).toFixed(0)} KB`);
     console.log(`  ${await memoryFigures(baseUrl)}`);
 
+    // The figure above holds the garbage of the burst of creates; this one what stays.
+    await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
+    console.log(`${SETTLE_S} s later, idle: ${fmtTree(treeRss(service.child.pid!))}; ${await memoryFigures(baseUrl)}`);
+    if (process.env.BENCH_HOLD_S) await new Promise((r) => setTimeout(r, Number(process.env.BENCH_HOLD_S) * 1000));
     if (process.env.BENCH_MEMORY_ONLY) return; // comparing workflow cache sizes: memory is all that is asked
 
     // Lists: walk every page as the admin to find a deep page (90 % in).
@@ -191,25 +227,26 @@ async function main(): Promise<void> {
       }
     }
     console.log(`connect on a connected connector: first (evicted, replayed) p50 ${percentile(evicted, 50).toFixed(0)} ms, again (cached) p50 ${percentile(cached, 50).toFixed(0)} ms: replay ≈ ${(percentile(evicted, 50) - percentile(cached, 50)).toFixed(0)} ms`);
+    if (process.env.BENCH_LISTS_ONLY) return; // the lists again, without the refresh part
 
     // Refreshes: one whole token lifetime, then a restart of the service in the middle of the next.
     const waitMs = Math.max(0, connectedAt + TTL_S * 1000 - Date.now()) + 5_000;
     console.log(`waiting ${(waitMs / 1000).toFixed(0)} s for a token lifetime of refreshes...`);
-    await new Promise((r) => setTimeout(r, waitMs));
+    await watchingMemory(service.child.pid!, waitMs);
     const before = await refreshFigures(baseUrl);
     console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}`);
     console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.child.pid!))}; ${await memoryFigures(baseUrl)}`);
 
-    const connectedBefore = await statesOf(service.api, oauthIds);
+    const connectedBefore = await statesOf(apiClient(service.baseUrl, { timeoutMs: REQUEST_TIMEOUT_MS }), oauthIds);
     await new Promise((r) => setTimeout(r, (TTL_S * 1000) / 3));
     const down = performance.now();
     await service.stop();
-    service = await startStackProcess({ env, logFile });
+    service = await startStackProcess({ env, logFile, entry });
     const downS = (performance.now() - down) / 1000;
     console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s`);
-    await new Promise((r) => setTimeout(r, TTL_S * 1000 + 10_000));
+    await watchingMemory(service.child.pid!, TTL_S * 1000 + 10_000);
     const afterRestart = await refreshFigures(service.baseUrl);
-    const states = await statesOf(service.api, oauthIds);
+    const states = await statesOf(apiClient(service.baseUrl, { timeoutMs: REQUEST_TIMEOUT_MS }), oauthIds);
     console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}`);
     const expected = connectedBefore.get('connected') ?? 0;
     console.log(`OAuth connectors before the restart: ${JSON.stringify(Object.fromEntries(connectedBefore))}; after: ${JSON.stringify(Object.fromEntries(states))}; ` +

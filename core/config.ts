@@ -54,7 +54,7 @@ const EnvSchema = z.object({
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(1).max(100_000).optional(),
-  CONNECTOR__WORKER_MEMORY_BUDGET_MB: z.coerce.number().int().min(16).max(1_048_576).default(128),
+  CONNECTOR__WORKER_MEMORY_BUDGET_MB: z.coerce.number().int().min(16).max(1_048_576).default(64),
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
   MONGODB_DATABASE: z.string().min(1).default('connector_registry'),
   CONNECTOR__PRESETS: z.string().optional(),

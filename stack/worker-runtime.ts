@@ -9,6 +9,7 @@ import { workflowBundleName } from './workflow-bundle';
 import type { TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
 import { bundleWorkflowsApart } from './bundle-workflows';
+import { assertHeapHoldsCache } from './heap-fit';
 import { freePortBelowEphemeral } from './servers/free-port';
 import { temporalConnectOptions } from './services';
 import type { Tracing } from './tracing';
@@ -78,6 +79,7 @@ export interface WorkerOptions {
 }
 
 export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; sdkMetricsUrl: string }> {
+  assertHeapHoldsCache(options.maxCachedWorkflows);
   const sdkMetricsUrl = await installRuntime(options.logger);
   const connection = await NativeConnection.connect(temporalConnectOptions(options.address, options.access));
   const worker = await Worker.create({

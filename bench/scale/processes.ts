@@ -3,12 +3,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export interface Tree { node: number; temporal: number | null; ferretdb: number | null }
+export interface Tree { node: number; nodePeak: number; temporal: number | null; ferretdb: number | null }
 
-/** VmRSS in MB of one process, or null when it is gone. */
-export function rssMb(pid: number): number | null {
+/** VmRSS (or VmHWM, its peak so far) in MB of one process, or null when it is gone. */
+export function rssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number | null {
   try {
-    const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    const kb = new RegExp(`${field}:\\s+(\\d+)`).exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb ? Number(kb) / 1024 : null;
   } catch {
     return null;
@@ -36,7 +36,7 @@ export function serviceTree(nodePid: number): { node: number; temporal?: number;
 
 export function treeRss(nodePid: number): Tree {
   const t = serviceTree(nodePid);
-  return { node: rssMb(t.node) ?? NaN, temporal: t.temporal ? rssMb(t.temporal) : null, ferretdb: t.ferretdb ? rssMb(t.ferretdb) : null };
+  return { node: rssMb(t.node) ?? NaN, nodePeak: rssMb(t.node, 'VmHWM') ?? NaN, temporal: t.temporal ? rssMb(t.temporal) : null, ferretdb: t.ferretdb ? rssMb(t.ferretdb) : null };
 }
 
 export function dirSizeMb(dir: string): number {

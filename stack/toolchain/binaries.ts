@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../core/logger';
 import { withFileLock } from './build-lock';
 import { cacheBinDir, cacheRoot } from './cache-dir';
@@ -16,6 +15,7 @@ import { downloadBinary } from './download';
 import { releaseFor } from './releases';
 import { findOnPath, isExecutableFile } from './executable';
 import { runGoBuild, type BuildTarget } from './go-build';
+import { toolchainFile } from './own-file';
 
 export type BinaryName =
   | 'temporal' | 'ferretdb' | 'etcd' | 'kwok' | 'kwokctl'
@@ -100,7 +100,7 @@ async function lookWithoutInstalling(name: BinaryName): Promise<ResolvedBinary |
   return undefined;
 }
 
-const FERRETDB_PATCH = fileURLToPath(new URL('./ferretdb.patch', import.meta.url));
+const FERRETDB_PATCH = toolchainFile('ferretdb.patch');
 /** Written by build.sh beside a FerretDB it built: the SHA-256 of the ferretdb.patch it applied. */
 export const FERRETDB_PATCH_STAMP = 'ferretdb.patch-sha256';
 

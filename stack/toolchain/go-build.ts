@@ -2,14 +2,14 @@
 // silent wait that long looks like a hang. Go is quiet while compiling, hence the heartbeat.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../core/logger';
 import { cacheRoot } from './cache-dir';
+import { toolchainFile } from './own-file';
 import { VERSIONS } from './versions';
 
 export type BuildTarget = 'temporal' | 'ferretdb' | 'etcd' | 'kwok' | 'kube' | 'helm';
 
-const BUILD_SCRIPT = fileURLToPath(new URL('./build.sh', import.meta.url));
+const BUILD_SCRIPT = toolchainFile('build.sh');
 const HEARTBEAT_MS = 20_000;
 const TAIL_LINES = 30;
 

@@ -147,7 +147,7 @@ test('CONNECTOR__KUBE_RECONCILE_GRACE_MS: by default a whole start and a minute 
 
 test('the workflow cache is sized from the worker memory budget, or given', (t) => {
   const byDefault = loadConfig({}).temporal.maxCachedWorkflows;
-  t.is(byDefault, cachedWorkflowsFor(128));
+  t.is(byDefault, cachedWorkflowsFor(64));
   t.is(loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: '256' }).temporal.maxCachedWorkflows, cachedWorkflowsFor(256));
   t.true(cachedWorkflowsFor(256) > byDefault);
   t.is(loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: '16' }).temporal.maxCachedWorkflows, Math.max(10, Math.floor((16 * 1024) / CACHED_WORKFLOW_KB)));

@@ -36,9 +36,11 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   return { ...stack, dataDir, logFile, api: apiClient(`http://127.0.0.1:${stack.port}`) };
 }
 
-export function apiClient(base: string): ApiCall {
+/** `timeoutMs`: each call fails after that long rather than waiting for ever (benchmarks under overload). */
+export function apiClient(base: string, options: { timeoutMs?: number } = {}): ApiCall {
   return async (method, urlPath, body, headers = {}) => {
     const init: RequestInit = { method, headers: { ...headers } };
+    if (options.timeoutMs) init.signal = AbortSignal.timeout(options.timeoutMs);
     if (body !== undefined) {
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] ??= 'application/json';

@@ -1,6 +1,7 @@
 // `npm start` killed with SIGKILL (the whole process tree, no handler runs) and started again on
 // the same DATA_DIR: every connector comes back as it was, with its token, and no secret is
-// anywhere on disk or in the logs in plaintext.
+// anywhere on disk or in the logs in plaintext. The compiled stack, which `npm start` runs
+// (npm test builds it first).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { startStackProcess } from '../helpers/stack-process';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
 const TOKEN = 'crash-token-5f1e9a7c';
+const entry = 'dist/embedded.mjs';
 
 async function echoThroughProxy(mcpUrl: string): Promise<string> {
   const client = new Client({ name: 'crash-test', version: '1.0.0' });
@@ -30,14 +32,14 @@ test.serial('a SIGKILL of the whole stack loses no connector and no token', asyn
   const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'debug' };
   t.teardown(() => upstream.close());
 
-  const first = await startStackProcess({ env, logFile });
+  const first = await startStackProcess({ env, logFile, entry });
   const { body: c } = await first.api('POST', '/api/v1/connectors', { url: upstream.url, client_id: 'crash-client', client_secret: 'crash-secret-77aa' });
   t.is((await first.api('POST', `/api/v1/connectors/${c.id}/connect`, { access_token: TOKEN })).status, 200);
   const { body: other } = await first.api('POST', '/api/v1/connectors', { url: upstream.url, metadata: { name: 'never connected' } });
   t.is(await echoThroughProxy(c.mcp_url), 'still here');
   await first.kill();
 
-  const second = await startStackProcess({ env, logFile });
+  const second = await startStackProcess({ env, logFile, entry });
   t.teardown(() => second.stop());
   const after = await second.api('GET', `/api/v1/connectors/${c.id}`);
   t.is(after.status, 200);
@@ -66,7 +68,7 @@ test.serial('a restart brings back the stdio processes of connectors that were c
     DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`,
     CONNECTOR__PRESETS: JSON.stringify([{ url: 'mcp+stdio://memory', stdio: { image: 'mcp/memory', command: [process.execPath], args: [memory], env: { PRESET_MARKER: marker.split('=')[1] } } }]),
   };
-  const first = await startStackProcess({ env, logFile });
+  const first = await startStackProcess({ env, logFile, entry });
   const { body: c } = await first.api('POST', '/api/v1/connectors', { url: 'mcp+stdio://memory' });
   t.is((await first.api('POST', `/api/v1/connectors/${c.id}/connect`, {})).status, 200);
   const before = pidsWithEnv(marker);
@@ -75,7 +77,7 @@ test.serial('a restart brings back the stdio processes of connectors that were c
   // The stdio server's stdin closed with its gateway: it goes too.
   await eventually(async () => (pidsWithEnv(marker).length === 0 ? true : undefined), 10_000, 'the old stdio process to end');
 
-  const second = await startStackProcess({ env, logFile });
+  const second = await startStackProcess({ env, logFile, entry });
   t.teardown(() => second.stop());
   const after = await eventually(async () => {
     const pids = pidsWithEnv(marker);
@@ -95,7 +97,7 @@ test.serial('a restart brings back the stdio processes of connectors that were c
   // their preset; its config is the worker's): disconnected for good, the reason names the preset.
   await second.kill();
   await eventually(async () => (pidsWithEnv(marker).length === 0 ? true : undefined), 10_000, 'the stdio process to end again');
-  const third = await startStackProcess({ env: { ...env, CONNECTOR__PRESETS: JSON.stringify([{ url: 'https://other.example/mcp' }]) }, logFile });
+  const third = await startStackProcess({ env: { ...env, CONNECTOR__PRESETS: JSON.stringify([{ url: 'https://other.example/mcp' }]) }, logFile, entry });
   t.teardown(() => third.stop());
   const lost = await eventually(async () => {
     const record = (await third.api('GET', `/api/v1/connectors/${c.id}`)).body;

@@ -117,7 +117,7 @@ test.serial('the reconciler removes a workload whose connector is not connected'
   // A workload left behind by nobody: started with the runtime itself for a connector id the
   // registry has never seen (as a crashed worker could leave one).
   const config = loadConfig({ CONNECTOR__STDIO_RUNTIME: 'kubernetes', KUBECONFIG: workerKubeconfig, CONNECTOR__KUBE_NAMESPACE: NAMESPACE });
-  const runtime = createWorkloadRuntime(config.stdio, log);
+  const runtime = await createWorkloadRuntime(config.stdio, log);
   t.teardown(() => runtime.close());
   const orphan = '0193a0c4-0000-7000-8000-00000000beef';
   await runtime.start({ connectorId: orphan, stdio: PRESET.stdio, token: null }, { readinessTimeoutMs: 60_000 });
