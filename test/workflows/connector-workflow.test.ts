@@ -233,12 +233,19 @@ test.serial('a connect refused once an earlier one holds the connector does not 
   const id = (await handle.query(viewQuery)).id;
   const connect = () => handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given' as never }] });
   t.is((await connect()).state, 'connected');
+  // The accepted connect's probe holds until the other has been answered, however slow the
+  // machine; a fixed pause let a loaded CI run deliver the other after the first had finished,
+  // when connecting again is allowed. The deadline only turns a hang into a failure.
+  let answered!: () => void;
+  const otherAnswered = new Promise<void>((resolve) => (answered = resolve));
   h.stubs.behaviour.probeServer = async () => {
-    await sleep(1_000);
+    await Promise.race([otherAnswered, sleep(30_000)]);
     return { serverName: 'stub', protocolVersion: '2025-06-18' };
   };
-  const [second, third] = await Promise.allSettled([connect(), connect()]);
-  const outcomes = [second, third].map((o) => (o.status === 'fulfilled' ? o.value.state : ((o.reason as WorkflowUpdateFailedError).cause as ApplicationFailure).type));
+  const updates = [connect(), connect()];
+  for (const update of updates) update.then(answered, answered);
+  const settled = await Promise.allSettled(updates);
+  const outcomes = settled.map((o) => (o.status === 'fulfilled' ? o.value.state : ((o.reason as WorkflowUpdateFailedError).cause as ApplicationFailure).type));
   t.deepEqual(outcomes.sort(), ['InvalidTransition', 'connected'], 'one connects, the other is refused as the state machine says');
   t.is((await handle.query(viewQuery)).state, 'connected');
   t.is(recordOf(id)?.state, 'connected', 'and the record agrees');
