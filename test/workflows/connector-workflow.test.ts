@@ -235,11 +235,12 @@ test.serial('a connect refused once an earlier one holds the connector does not 
   t.is((await connect()).state, 'connected');
   // The accepted connect's probe holds until the other has been answered, however slow the
   // machine; a fixed pause let a loaded CI run deliver the other after the first had finished,
-  // when connecting again is allowed. The deadline only turns a hang into a failure.
+  // when connecting again is allowed. The probe is a local activity, so that answer leaves with
+  // the workflow task's heartbeat (about 8 s in). The deadline only turns a hang into a failure.
   let answered!: () => void;
   const otherAnswered = new Promise<void>((resolve) => (answered = resolve));
   h.stubs.behaviour.probeServer = async () => {
-    await Promise.race([otherAnswered, sleep(30_000)]);
+    await Promise.race([otherAnswered, sleep(60_000)]);
     return { serverName: 'stub', protocolVersion: '2025-06-18' };
   };
   const updates = [connect(), connect()];
