@@ -7,7 +7,7 @@ import type { WorkloadRuntime } from './runtime';
 
 export async function createWorkloadRuntime(config: Config['stdio'], logger: Logger): Promise<WorkloadRuntime> {
   if (config.runtime === 'kubernetes') {
-    // Loaded only here: the Kubernetes client's code is about 30 MB of a worker's heap, which a
+    // Loaded only here: the Kubernetes client's code took about 30 MB of a worker's memory, which a
     // worker running workloads as local processes (the embedded stack) has no use for.
     const { KubeRuntime } = await import('./kube-runtime');
     return new KubeRuntime({
