@@ -237,7 +237,7 @@ async function main(): Promise<void> {
     console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}`);
     console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.child.pid!))}; ${await memoryFigures(baseUrl)}`);
 
-    const connectedBefore = await statesOf(apiClient(service.baseUrl, { timeoutMs: REQUEST_TIMEOUT_MS }), oauthIds);
+    const connectedBefore = await statesOf(api, oauthIds);
     await new Promise((r) => setTimeout(r, (TTL_S * 1000) / 3));
     const down = performance.now();
     await service.stop();
@@ -246,7 +246,7 @@ async function main(): Promise<void> {
     console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s`);
     await watchingMemory(service.child.pid!, TTL_S * 1000 + 10_000);
     const afterRestart = await refreshFigures(service.baseUrl);
-    const states = await statesOf(apiClient(service.baseUrl, { timeoutMs: REQUEST_TIMEOUT_MS }), oauthIds);
+    const states = await statesOf(api, oauthIds);
     console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}`);
     const expected = connectedBefore.get('connected') ?? 0;
     console.log(`OAuth connectors before the restart: ${JSON.stringify(Object.fromEntries(connectedBefore))}; after: ${JSON.stringify(Object.fromEntries(states))}; ` +

@@ -6,6 +6,8 @@ import test from 'ava';
 import type { Route, RouteSource } from '../../proxy/route';
 import { startProxy } from './proxy-harness';
 
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 const A = '11111111-1111-4111-8111-111111111111';
 const B = '22222222-2222-4222-8222-222222222222';
 
@@ -32,12 +34,12 @@ test('past its share of the pool a connector gets 429; another on the same origi
     method: 'POST', signal, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
   });
   const pending = [post(A, controller.signal), post(A, controller.signal)].map((p) => p.catch(() => undefined));
-  while (seen < 2) await new Promise((r) => setTimeout(r, 20));
+  while (seen < 2) await pause(20);
   const third = await post(A);
   t.is(third.status, 429);
   t.is((await third.json() as { type: string }).type, 'https://connector-registry.dev/problems/connector-busy');
   void post(B, controller.signal).catch(() => undefined);
-  while (seen < 3) await new Promise((r) => setTimeout(r, 20));
+  while (seen < 3) await pause(20);
   t.is(seen, 3, "another connector's request reached the same origin");
   controller.abort();
   await Promise.all(pending);
@@ -50,11 +52,11 @@ test('past its share of the pool a connector gets 429; another on the same origi
   while (seen < 4 && refusals < 100) {
     let status: number | undefined;
     void post(A, later.signal).then((r) => { status = r.status; }, () => undefined);
-    while (seen < 4 && status === undefined) await new Promise((r) => setTimeout(r, 20));
+    while (seen < 4 && status === undefined) await pause(20);
     if (status === undefined) break;
     t.is(status, 429, 'refused while the share is still taken, never anything else');
     refusals += 1;
-    await new Promise((r) => setTimeout(r, 50));
+    await pause(50);
   }
   t.is(seen, 4, `A reached the origin again (after ${refusals} refusals)`);
 });
