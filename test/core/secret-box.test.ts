@@ -42,3 +42,16 @@ test('keys are accepted as hex or base64 of 32 bytes, and refused otherwise', (t
   t.throws(() => parseKey('abc'));
   t.throws(() => new SecretBox(crypto.randomBytes(16)));
 });
+
+test('a ciphertext whose tag was cut short does not open (the tag is pinned to 16 bytes)', (t) => {
+  const sealed = box.seal('secret', 'ctx');
+  const parts = sealed.split('.');
+  t.is(Buffer.from(parts[3]!, 'base64url').length, 16, 'seal writes a 16-byte tag');
+  // GCM's tag is a prefix-truncatable MAC: without the pin, the first 4, 8 or 12 bytes of a
+  // genuine tag verify, and a short tag takes far fewer guesses to forge.
+  for (const bytes of [4, 8, 12, 15]) {
+    const cut = [...parts.slice(0, 3), Buffer.from(parts[3]!, 'base64url').subarray(0, bytes).toString('base64url')].join('.');
+    t.throws(() => box.open(cut, 'ctx'), { message: /tag is not 16 bytes/ }, `${bytes} bytes`);
+  }
+  t.is(box.open(sealed, 'ctx'), 'secret');
+});
