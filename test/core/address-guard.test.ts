@@ -48,6 +48,54 @@ test('addresses that embed an IPv4 address are judged by it: NAT64, 6to4, Teredo
   t.is(refusalReason('::1', open), null, '::1 is loopback, not an IPv4-compatible 0.0.0.1');
 });
 
+test('an IPv4-translated address (::ffff:0:a.b.c.d, RFC 6145) is judged as the IPv4 address inside', (t) => {
+  for (const a of ['::ffff:0:a9fe:a9fe', '::ffff:0:169.254.169.254', '0:0:0:0:ffff:0:a9fe:a9fe', '::ffff:0:6464:64c8']) {
+    t.regex(refusalReason(a, open) ?? '', /linkLocal|metadata/, a);
+    t.regex(refusalReason(a, strict) ?? '', /linkLocal|metadata/, `${a} with private networks blocked`);
+  }
+  for (const a of ['::ffff:0:a00:1', '::ffff:0:7f00:1']) {
+    t.is(refusalReason(a, open), null, a);
+    t.regex(refusalReason(a, strict) ?? '', /private|loopback/, a);
+  }
+  t.is(refusalReason('::ffff:0:5db8:d822', strict), null, 'a public address inside is fine');
+  t.true(isPrivateAddress('::ffff:0:a00:1'));
+  const listed = { blockPrivateNetworks: true, allowedPrivateNetworks: parseNetworks('10.20.0.0/16') };
+  t.is(refusalReason('::ffff:0:a14:1', listed), null, 'the allowed networks apply to the address inside');
+  t.deepEqual(parseNetworks('::ffff:0:10.20.0.0/112'), ['10.20.0.0/16']);
+});
+
+test('site-local (fec0::/10) counts as private; discard-only (100::/64) and the other unroutable IPv6 blocks are never contacted', (t) => {
+  for (const a of ['fec0::1', 'feff:ffff::1', '5f00::1']) {
+    t.is(refusalReason(a, open), null, a);
+    t.truthy(refusalReason(a, strict), a);
+    t.true(isPrivateAddress(a), a);
+  }
+  for (const a of ['100::', '100::1', '100::ffff:ffff:ffff:ffff', '2001:2::1', '2001:10::1', '2001:20::1', '2001:30::1']) {
+    t.regex(refusalReason(a, open) ?? '', /never contacted/, a);
+  }
+  t.is(refusalReason('100:0:0:1::1', strict), null, 'just past the discard block (a global unicast address)');
+});
+
+test('every other known IPv4-in-IPv6 embedding is judged by the IPv4 address inside', (t) => {
+  const inside = (a: string, policy = open) => refusalReason(a, policy) ?? '';
+  // local-use NAT64 (64:ff9b:1::/48) at each RFC 6052 length that fits: /48, /56, /64, /96.
+  for (const a of ['64:ff9b:1:a9fe:a9:fe00::', '64:ff9b:1:a9:fe:a9fe::', '64:ff9b:1:0:a9:fea9:fe00:0', '64:ff9b:1::a9fe:a9fe', '64:ff9b:1:a9fe:a9:fe00:0:1']) {
+    t.regex(inside(a), /embedding 169\.254\.169\.254/, a);
+  }
+  t.is(refusalReason('64:ff9b:1::5db8:d822', strict), null, 'a public address behind local-use NAT64 (/96) is fine: no layout reads a refused one');
+  t.regex(inside('64:ff9b:1::a00:1', strict), /embedding 10\.0\.0\.1/);
+  t.regex(inside('64:ff9b:1::', open), /never contacted/, 'nothing but 0.0.0.0 inside');
+  // ISATAP, with and without the u bit, behind any prefix.
+  for (const a of ['2001:db9::5efe:a9fe:a9fe', '2606:4700::200:5efe:a9fe:a9fe']) t.regex(inside(a), /embedding 169\.254\.169\.254/, a);
+  t.regex(inside('2606:4700::5efe:a00:1', strict), /embedding 10\.0\.0\.1/, 'an ISATAP host on a private IPv4 network');
+  // Teredo client inverted, 6to4 and IPv4-compatible under the private policy.
+  t.regex(inside('2001:0:5db8:d822:0:0:f5ff:fffe', strict), /embedding 10\.0\.0\.1/, 'Teredo client 10.0.0.1');
+  t.regex(inside('2002:c0a8:101::1', strict), /embedding 192\.168\.1\.1/);
+  t.regex(inside('::a00:1', strict), /embedding 10\.0\.0\.1/);
+  // Nothing is read into an address that merely looks alike.
+  for (const a of ['2606:4700::1:5efe:a9fe:a9fe', '64:ff9b:2::a9fe:a9fe', '2003::a9fe:a9fe', '::ffff:1:a9fe:a9fe']) t.is(refusalReason(a, open), null, a);
+});
+
 test('an allowed network lets private addresses through while private networks are blocked, and nothing always refused', (t) => {
   const listed = { blockPrivateNetworks: true, allowedPrivateNetworks: parseNetworks('10.20.0.0/16, 127.0.0.0/8, fd00:1::/64, 100.64.0.0/10, 169.254.0.0/16, 192.0.2.0/24, fe80::/10') };
   for (const a of ['10.20.3.4', '127.0.0.1', '127.9.9.9', 'fd00:1::5', '::ffff:10.20.0.1', '100.64.0.1', '64:ff9b::a14:304', '2002:a14:304::1']) {
