@@ -3,6 +3,7 @@
 // deployment that has since dropped the preset cannot serve the connector: a permanent failure
 // that names the preset, which the workflow records as the reason it is disconnected.
 import { ApplicationFailure } from '@temporalio/common';
+import { displayUrl } from '../core/display-url';
 import { FAILURE } from '../core/failures';
 import { findPreset } from '../core/presets';
 import type { Preset } from '../core/schemas';
@@ -13,6 +14,6 @@ export function configuredPreset(presets: readonly Preset[], url: string): Prese
   throw ApplicationFailure.create({
     type: FAILURE.unprocessable,
     nonRetryable: true,
-    message: `the preset ${url} is no longer configured (CONNECTOR__PRESETS); connectors made from it cannot connect`,
+    message: `the preset ${displayUrl(url)} is no longer configured (CONNECTOR__PRESETS); connectors made from it cannot connect`,
   });
 }

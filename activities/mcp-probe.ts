@@ -8,6 +8,7 @@ import {
   InitializeResultSchema, LATEST_PROTOCOL_VERSION, McpError, SUPPORTED_PROTOCOL_VERSIONS, type InitializeResult,
 } from '@modelcontextprotocol/sdk/types.js';
 
+import { displayUrl } from '../core/display-url';
 import { networkFailure } from '../core/network-error';
 import type { FetchLike } from './oauth/http';
 
@@ -64,11 +65,12 @@ function initialize(transport: StreamableHTTPClientTransport, signal: AbortSigna
   });
 }
 
+/** The failure, naming the server by origin and path only: it becomes the disconnect reason. */
 function classify(err: unknown, url: string, timedOut: boolean): ApplicationFailure {
   const network = networkFailure(err);
   // -32001 is the SDK's own request timeout.
   if (timedOut || network?.kind === 'timeout' || (err as { code?: unknown }).code === -32001) {
-    return ApplicationFailure.nonRetryable(`the MCP server at ${url} did not answer in time`, FAILURE.upstreamTimeout);
+    return ApplicationFailure.nonRetryable(`the MCP server at ${displayUrl(url)} did not answer in time`, FAILURE.upstreamTimeout);
   }
   const status = (err as { code?: unknown }).code;
   if (typeof status === 'number' && status >= 400) {
@@ -76,5 +78,5 @@ function classify(err: unknown, url: string, timedOut: boolean): ApplicationFail
     return ApplicationFailure.nonRetryable(`the MCP server ${what} (HTTP ${status})`, FAILURE.upstreamError);
   }
   const detail = network?.kind === 'blocked' ? network.guardMessage : network?.code ?? (err as Error).message;
-  return ApplicationFailure.nonRetryable(`the MCP server at ${url} could not be reached (${detail})`, FAILURE.upstreamError);
+  return ApplicationFailure.nonRetryable(`the MCP server at ${displayUrl(url)} could not be reached (${detail})`, FAILURE.upstreamError);
 }

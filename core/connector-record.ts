@@ -3,6 +3,7 @@
 // shows a connector derives from these schemas, so the layers cannot drift apart.
 import { z } from 'zod';
 import { STATES } from './connector-states';
+import { maskedUrl } from './display-url';
 
 export const AuthRequestSchema = z
   .object({
@@ -15,7 +16,7 @@ export const AuthRequestSchema = z
 /** What the workflow projects: the connector as of its transition number `version`. */
 export const ConnectorRecordSchema = z.object({
   id: z.uuid(),
-  url: z.string(),
+  url: z.string().meta({ description: 'As given at creation, normalised; in answers, user info and the values of query parameters named like secrets (api_key, token, signature, ...) read ***' }),
   state: z.enum(STATES),
   metadata: z.record(z.string(), z.string()),
   auth_request: AuthRequestSchema.nullable(),
@@ -35,9 +36,18 @@ export const ConnectorSchema = ConnectorRecordSchema.omit({ version: true })
   .meta({ id: 'Connector' });
 export type Connector = z.infer<typeof ConnectorSchema>;
 
+/**
+ * The record as the API answers it. The stored record keeps the URL whole (the service reaches
+ * the server with it); the answer masks what the query or user info may hold (maskedUrl).
+ */
 export function presentConnector(record: ConnectorRecord, baseUrl: string): Connector {
   const { version: _version, ...rest } = record;
-  return { ...rest, mcp_url: `${baseUrl}/api/v1/connectors/${record.id}/mcp` };
+  return {
+    ...rest,
+    url: maskedUrl(record.url),
+    preset: record.preset && { ...record.preset, url: maskedUrl(record.preset.url) },
+    mcp_url: `${baseUrl}/api/v1/connectors/${record.id}/mcp`,
+  };
 }
 
 export const ConnectorEventSchema = z

@@ -2,6 +2,7 @@
 // defence; the first is that code never logs a secret at all.
 import pino from 'pino';
 import pretty from 'pino-pretty';
+import { displayUrl } from './display-url';
 
 export const REDACTION_MARKER = '[redacted]';
 
@@ -25,11 +26,13 @@ export const SECRET_FIELDS = [
 const CALLBACK_PATHS = ['query.code', 'query.state', '*.query.code', '*.query.state'];
 
 /**
- * Fields holding a URL: kept, but with user info (MONGODB_URI's credentials) and secret query
- * parameters (an OAuth callback's code and state, a token in the query) replaced by the marker.
+ * Fields holding a URL: kept as origin and path only (displayUrl), without user info (MONGODB_URI's
+ * credentials), query or fragment (an OAuth callback's code and state, a connector's API key).
  */
-const URL_FIELDS = ['url', 'uri', 'href', 'mongoUri', 'mongodb', 'MONGODB_URI'];
-const SECRET_QUERY_PARAMS = new Set(['code', 'state', 'access_token', 'refresh_token', 'token', 'client_secret', 'code_verifier', 'api_key', 'key', 'password']);
+const URL_FIELDS = [
+  'url', 'uri', 'href', 'mongoUri', 'mongodb', 'MONGODB_URI',
+  'serverUrl', 'serverUri', 'metadataUrl', 'resourceMetadataUrl', 'presetUrl', 'connectorUrl', 'upstreamUrl',
+];
 
 // Up to four levels deep (`req.headers.authorization`, `err.cause.headers.cookie`, an array of objects).
 const DEPTHS = ['', '*', '*.*', '*.*.*'];
@@ -44,16 +47,8 @@ export const REDACTED_PATHS = [...[...SECRET_FIELDS, ...URL_FIELDS].flatMap(path
 const URL_FIELD_SET = new Set<string>(URL_FIELDS);
 
 function censor(value: unknown, path: string[]): unknown {
-  return URL_FIELD_SET.has(String(path.at(-1))) ? maskUrl(value) : REDACTION_MARKER;
-}
-
-/** A URL with its user info and secret query values replaced; anything not a URL is left alone. */
-export function maskUrl(value: unknown): unknown {
-  const text = value instanceof URL ? value.href : value;
-  if (typeof text !== 'string') return value;
-  const withoutUserInfo = text.replace(/^([a-z][a-z\d+.-]*:\/\/)[^/?#@]*@/i, `$1${REDACTION_MARKER}@`);
-  return withoutUserInfo.replace(/([?&])([^=&#]+)=([^&#]*)/g, (whole, sep: string, name: string) =>
-    (SECRET_QUERY_PARAMS.has(decodeURIComponent(name).toLowerCase()) ? `${sep}${name}=${REDACTION_MARKER}` : whole));
+  if (!URL_FIELD_SET.has(String(path.at(-1)))) return REDACTION_MARKER;
+  return typeof value === 'string' || value instanceof URL ? displayUrl(value) : value;
 }
 
 export type Logger = pino.Logger;

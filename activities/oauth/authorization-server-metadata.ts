@@ -8,6 +8,7 @@ import {
   AuthorizationServerMetadataError, IssuerMismatchError, UpstreamUnavailableError, type OAuthError,
 } from './errors';
 import { assertSecureUrl, readJsonLimited, type OAuthHttp } from './http';
+import { displayUrl } from '../../core/display-url';
 
 export type MetadataKind = 'oauth' | 'oidc';
 
@@ -70,7 +71,7 @@ export async function fetchAuthorizationServerMetadata(
 }
 
 async function readAt(url: string, issuer: string, rule: IssuerRule, http: OAuthHttp): Promise<AuthorizationServerMetadata | null> {
-  const step = `reading the authorization server metadata at ${url}`;
+  const step = `reading the authorization server metadata at ${displayUrl(url)}`;
   const raw = await inStep(step, http.logger, async () => {
     const response = await http.fetch(url, { headers: { accept: 'application/json' } });
     if (response.status >= 400 && response.status < 500 && response.status !== 429) {
@@ -113,7 +114,7 @@ async function checkIssuer(body: unknown, issuer: string, url: string): Promise<
 function validate(raw: oauth.AuthorizationServer, url: string, http: OAuthHttp): AuthorizationServerMetadata {
   const parsed = AuthorizationServerMetadataSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new AuthorizationServerMetadataError(`the authorization server metadata at ${url} is not usable: ${describeIssues(parsed.error)}`);
+    throw new AuthorizationServerMetadataError(`the authorization server metadata at ${displayUrl(url)} is not usable: ${describeIssues(parsed.error)}`);
   }
   const metadata = parsed.data;
   if (metadata.response_types_supported && !metadata.response_types_supported.includes('code')) {

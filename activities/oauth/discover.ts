@@ -12,6 +12,7 @@ import { AuthorizationServerMetadataError, OAuthError } from './errors';
 import type { BearerChallenge } from '../../core/www-authenticate';
 import type { ProtectedResourceMetadata } from './schemas';
 import type { OAuthHttp } from './http';
+import { displayUrl } from '../../core/display-url';
 
 export interface AuthorizationDiscovery {
   /** Canonical URI of the MCP server. */
@@ -36,7 +37,7 @@ export async function discoverAuthorization(
   if (!found) {
     const authorizationServer = await legacyAuthorizationServer({ serverUrl: serverUri }, http);
     assertPkceS256(authorizationServer.metadata);
-    http.logger?.debug({ serverUri, source: authorizationServer.kind }, 'discovered a 2025-03-26 authorization server');
+    http.logger?.debug({ server: displayUrl(serverUri), source: authorizationServer.kind }, 'discovered a 2025-03-26 authorization server');
     return {
       serverUri, resource: serverUri, protocol: '2025-03-26', challengeScope,
       resourceMetadata: null, resourceMetadataUrl: null, authorizationServer,
@@ -44,7 +45,7 @@ export async function discoverAuthorization(
   }
   const authorizationServer = await firstUsableServer(found.metadata.authorization_servers, http);
   assertPkceS256(authorizationServer.metadata);
-  http.logger?.debug({ serverUri, metadataUrl: authorizationServer.url }, 'discovered the authorization server');
+  http.logger?.debug({ server: displayUrl(serverUri), metadataUrl: authorizationServer.url && displayUrl(authorizationServer.url) }, 'discovered the authorization server');
   return {
     serverUri,
     resource: canonicalServerUri(found.metadata.resource),

@@ -6,6 +6,7 @@ import { inStep, statusError } from './classify-error';
 import { ResourceMetadataError, ResourceMismatchError, UpstreamUnavailableError, type OAuthError } from './errors';
 import { canonicalServerUri, resourceCovers } from './canonical-uri';
 import { isJsonContentType, readJsonLimited, type OAuthHttp } from './http';
+import { displayUrl } from '../../core/display-url';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
@@ -35,7 +36,7 @@ export async function fetchResourceMetadata(
   if (input.resourceMetadataUrl) {
     const url = challengeUrl(input.resourceMetadataUrl, serverUri);
     const found = await readAt(url, serverUri, http);
-    if (found === 'absent') throw new ResourceMetadataError(`the resource metadata the MCP server points to (${url}) was not found`);
+    if (found === 'absent') throw new ResourceMetadataError(`the resource metadata the MCP server points to (${displayUrl(url)}) was not found`);
     return found;
   }
   let transient: OAuthError | null = null;
@@ -56,13 +57,14 @@ export async function fetchResourceMetadata(
 function challengeUrl(value: string, serverUri: string): string {
   const url = URL.parse(value, serverUri);
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
-    throw new ResourceMetadataError(`the MCP server points to resource metadata at ${JSON.stringify(value.slice(0, 200))}, which is not an http(s) URL`);
+    throw new ResourceMetadataError(`the MCP server points to resource metadata at ${JSON.stringify(displayUrl(value).slice(0, 200))}, which is not an http(s) URL`);
   }
   return url.href;
 }
 
 async function readAt(url: string, serverUri: string, http: OAuthHttp): Promise<ResourceMetadataFound | 'absent'> {
-  const step = `reading the protected resource metadata at ${url}`;
+  // Origin and path: the path-aware location carries the connector URL's query, which may hold a key.
+  const step = `reading the protected resource metadata at ${displayUrl(url)}`;
   const body = await inStep(step, http.logger, async () => {
     const response = await http.fetch(url, { headers: { accept: 'application/json' } });
     if (response.status >= 400 && response.status < 500 && response.status !== 429) {
@@ -75,7 +77,7 @@ async function readAt(url: string, serverUri: string, http: OAuthHttp): Promise<
     }
     if (!isJsonContentType(response)) {
       await response.body?.cancel();
-      throw new ResourceMetadataError(`the protected resource metadata at ${url} is not JSON`);
+      throw new ResourceMetadataError(`the protected resource metadata at ${displayUrl(url)} is not JSON`);
     }
     return readJsonLimited(response);
   });
@@ -86,11 +88,11 @@ async function readAt(url: string, serverUri: string, http: OAuthHttp): Promise<
 function validate(body: unknown, url: string, serverUri: string): ProtectedResourceMetadata {
   const parsed = ProtectedResourceMetadataSchema.safeParse(body);
   if (!parsed.success) {
-    throw new ResourceMetadataError(`the protected resource metadata at ${url} is not usable: ${describeIssues(parsed.error)}`);
+    throw new ResourceMetadataError(`the protected resource metadata at ${displayUrl(url)} is not usable: ${describeIssues(parsed.error)}`);
   }
   if (!resourceCovers(parsed.data.resource, serverUri)) {
     throw new ResourceMismatchError(
-      `the protected resource metadata at ${url} describes ${parsed.data.resource}, not the MCP server ${serverUri}`,
+      `the protected resource metadata at ${displayUrl(url)} describes ${displayUrl(parsed.data.resource)}, not the MCP server ${displayUrl(serverUri)}`,
     );
   }
   return parsed.data;
