@@ -4,6 +4,7 @@
 // proxy reads only a method, a name and an error code out of the bodies' first bytes.
 // The proxy produces CallEntry, store/ keeps it, the API answers CallSchema.
 import { z } from 'zod';
+import { displayUrl } from './display-url';
 
 /** What the request's body turned out to be, as far as its first bytes tell. */
 export const BODY_SHAPES = ['message', 'batch', 'unreadable', 'none'] as const;
@@ -13,6 +14,16 @@ export type BodyShape = (typeof BODY_SHAPES)[number];
 export const MAX_METHOD_LENGTH = 128;
 export const MAX_NAME_LENGTH = 512;
 
+/**
+ * The name kept for a request: a resource URI (resources/read and the like, or any name with a
+ * scheme) loses its user info, query and fragment, which may hold a key or the user's own data
+ * (`db://orders?customer=...`); the rest of the URI still says which resource was read.
+ */
+export function auditedName(rpcMethod: string | null, name: string | null): string | null {
+  if (name === null) return null;
+  return rpcMethod?.startsWith('resources/') || /^[a-z][a-z\d+.-]*:/i.test(name) ? displayUrl(name) : name;
+}
+
 export interface CallEntry {
   at: Date;
   connectorId: string;
@@ -21,7 +32,7 @@ export interface CallEntry {
   sessionId: string | null;
   httpMethod: string;
   rpcMethod: string | null;
-  /** params.name (tools/call, prompts/get) or params.uri (resources/read and the like). */
+  /** params.name (tools/call, prompts/get) or params.uri (resources/read and the like), as auditedName keeps it. */
   rpcName: string | null;
   body: BodyShape;
   /** The HTTP status answered; null when the client left before one was sent. */
@@ -41,7 +52,7 @@ export const CallSchema = z
     session_id: z.string().nullable().meta({ description: 'Mcp-Session-Id of the request, or the one the answer gave' }),
     http_method: z.string(),
     rpc_method: z.string().nullable(),
-    rpc_name: z.string().nullable().meta({ description: 'params.name, else params.uri, of the request' }),
+    rpc_name: z.string().nullable().meta({ description: 'params.name, else params.uri, of the request; a URI without user info, query or fragment' }),
     body: z.enum(BODY_SHAPES).meta({ description: 'message: one JSON-RPC message; batch: an array; unreadable: neither; none: no body (GET, DELETE)' }),
     status: z.number().int().nullable().meta({ description: 'HTTP status; null when the client left before it was answered' }),
     rpc_error_code: z.number().int().nullable(),

@@ -4,7 +4,7 @@
 // listeners beside http-proxy's pipe: nothing is buffered beyond a bounded prefix, nothing waits
 // on it, and the prefix is read (rpc-prefix.ts) only after the response has closed.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MAX_METHOD_LENGTH, MAX_NAME_LENGTH, type CallEntry } from '../core/call-record';
+import { auditedName, MAX_METHOD_LENGTH, MAX_NAME_LENGTH, type CallEntry } from '../core/call-record';
 import type { CallSink } from './call-audit-queue';
 import { countCall, rpcMethodLabel, type McpMetrics } from './mcp-metrics';
 import { BodyPrefix, NO_BODY, readAnswerError, readRequest, type RequestFacts } from './rpc-prefix';
@@ -94,14 +94,15 @@ export class CallObserver {
   }
 
   private entry(facts: RequestFacts): CallEntry {
+    const rpcMethod = this.methodHeader?.slice(0, MAX_METHOD_LENGTH) ?? facts.method;
     return {
       at: new Date(this.at),
       connectorId: this.connectorId,
       caller: this.caller,
       sessionId: this.sessionHeader ?? this.answerSession,
       httpMethod: this.httpMethod,
-      rpcMethod: this.methodHeader?.slice(0, MAX_METHOD_LENGTH) ?? facts.method,
-      rpcName: this.nameHeader?.slice(0, MAX_NAME_LENGTH) ?? facts.name,
+      rpcMethod,
+      rpcName: auditedName(rpcMethod, this.nameHeader?.slice(0, MAX_NAME_LENGTH) ?? facts.name),
       body: facts.body,
       status: this.res.headersSent ? this.res.statusCode : null,
       rpcErrorCode: readAnswerError(this.answer, this.answerType, facts.id),
