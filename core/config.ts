@@ -54,6 +54,7 @@ const EnvSchema = z.object({
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TEMPORAL_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(1).max(100_000).optional(),
+  CONNECTOR__TEMPORAL_UI: bool.default(false),
   CONNECTOR__WORKER_MEMORY_BUDGET_MB: z.coerce.number().int().min(16).max(1_048_576).default(64),
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
   MONGODB_DATABASE: z.string().min(1).default('connector_registry'),
@@ -115,6 +116,11 @@ export interface Config {
     address?: string; namespace: string; taskQueue: string; access: TemporalAccess;
     /** Connector workflows a worker keeps in memory (the rest are replayed from history when they next run). */
     maxCachedWorkflows: number;
+    /**
+     * The embedded dev server's Web UI (CONNECTOR__TEMPORAL_UI, default off). It has no sign-in and
+     * can read, signal and terminate every connector workflow: only on a single-user machine.
+     */
+    webUi: boolean;
   };
   mongo: { uri?: string; database: string };
   presets: Preset[];
@@ -213,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporal: {
       address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, access: temporalAccess(e),
       maxCachedWorkflows: e.TEMPORAL_MAX_CACHED_WORKFLOWS ?? cachedWorkflowsFor(e.CONNECTOR__WORKER_MEMORY_BUDGET_MB),
+      webUi: e.CONNECTOR__TEMPORAL_UI,
     },
     mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
     presets: wrap('CONNECTOR__PRESETS', () => parsePresets(e.CONNECTOR__PRESETS)),

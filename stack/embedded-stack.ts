@@ -39,6 +39,7 @@ export interface EmbeddedOptions {
   temporalPort?: number;
   temporalUiPort?: number;
   mongoPort?: number;
+  /** No Temporal Web UI whatever CONNECTOR__TEMPORAL_UI says; absent: as it says (default off). */
   headless?: boolean;
 }
 
@@ -58,7 +59,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     const temporalServer = config.temporal.address
       ? null
       : await onFreePorts(async (fallback) => startTemporalDevServer({
-          dataDir, headless: options.headless, log: logger,
+          dataDir, headless: options.headless ?? !config.temporal.webUi, log: logger,
           port: fallback ? 0 : await preferredOrFree(options.temporalPort ?? 7233),
           uiPort: fallback ? 0 : await preferredOrFree(options.temporalUiPort ?? 8233),
         }));

@@ -5,7 +5,7 @@ import type { EmbeddedStack } from './embedded-stack';
 export interface ReadyAddresses {
   api: string;
   openapi: string;
-  /** Absent with an external Temporal or a headless dev server. */
+  /** Only when CONNECTOR__TEMPORAL_UI asked for it: absent with an external Temporal or a headless dev server. */
   temporalUi?: string;
 }
 
@@ -20,7 +20,7 @@ export function readyBanner(addresses: ReadyAddresses): string {
   const rows: [string, string][] = [
     ['API', addresses.api],
     ['OpenAPI', addresses.openapi],
-    ['Temporal Web UI', addresses.temporalUi ?? '(none: external or headless Temporal)'],
+    ...(addresses.temporalUi ? [['Temporal Web UI', addresses.temporalUi] as [string, string]] : []),
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
   return ['connector registry ready', ...rows.map(([label, value]) => `    ${label.padEnd(width)}  ${value}`)].join('\n');
@@ -32,5 +32,5 @@ export function logReady(logger: Logger, format: LogFormat, stack: ReadyStack): 
   // The MongoDB URI's credentials, if any, are masked by the logger's redaction (field `mongodb`).
   const servers = { temporal: stack.temporalAddress, mongodb: stack.mongoUri };
   if (format === 'pretty') logger.info(servers, readyBanner(addresses));
-  else logger.info({ ...addresses, ...servers }, `connector registry ready at ${stack.baseUrl} (Temporal Web UI: ${stack.temporalUiUrl ?? 'external Temporal'})`);
+  else logger.info({ ...addresses, ...servers }, `connector registry ready at ${stack.baseUrl}${stack.temporalUiUrl ? ` (Temporal Web UI: ${stack.temporalUiUrl})` : ''}`);
 }

@@ -145,6 +145,13 @@ test('CONNECTOR__KUBE_RECONCILE_GRACE_MS: by default a whole start and a minute 
   t.throws(() => loadConfig({ CONNECTOR__KUBE_RECONCILE_GRACE_MS: '-1' }), { message: /^CONNECTOR__KUBE_RECONCILE_GRACE_MS/ });
 });
 
+test('CONNECTOR__TEMPORAL_UI: the embedded Temporal Web UI is off unless asked for', (t) => {
+  t.false(loadConfig({}).temporal.webUi);
+  t.true(loadConfig({ CONNECTOR__TEMPORAL_UI: 'true' }).temporal.webUi);
+  t.false(loadConfig({ CONNECTOR__TEMPORAL_UI: 'false' }).temporal.webUi);
+  t.throws(() => loadConfig({ CONNECTOR__TEMPORAL_UI: 'sometimes' }), { message: /CONNECTOR__TEMPORAL_UI/ });
+});
+
 test('the workflow cache is sized from the worker memory budget, or given', (t) => {
   const byDefault = loadConfig({}).temporal.maxCachedWorkflows;
   t.is(byDefault, cachedWorkflowsFor(64));

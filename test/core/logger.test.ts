@@ -108,6 +108,21 @@ test('the ready banner names the API, OpenAPI and Temporal Web UI addresses', (t
   t.false(text().includes('banner-pass'));
 });
 
+test('without the Web UI (the default) the banner and the ready line name no Temporal Web UI', (t) => {
+  const headless = { ...stack, temporalUiUrl: undefined };
+  const banner = readyBanner({ api: headless.baseUrl, openapi: `${headless.baseUrl}/api/v1/openapi.json` });
+  t.regex(banner, /API\s+http:\/\/localhost:18080\n/);
+  t.notRegex(banner, /Temporal Web UI/);
+  const pretty = capture('pretty');
+  logReady(pretty.logger, 'pretty', headless);
+  t.notRegex(pretty.text(), /Web UI/);
+  const json = capture('json');
+  logReady(json.logger, 'json', headless);
+  const line = lastJson(json.text());
+  t.is(line.temporalUi, undefined);
+  t.is(line.msg, `connector registry ready at ${headless.baseUrl}`);
+});
+
 test('the ready line in JSON carries the addresses as fields', (t) => {
   const { logger, text } = capture('json');
   logReady(logger, 'json', stack);

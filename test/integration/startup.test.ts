@@ -1,6 +1,6 @@
 // Start-up: a bad configuration stops `npm start` at once with a message naming the variable;
 // CONNECTOR__BLOCK_PRIVATE_NETWORKS refuses loopback connector URLs; the readable log's banner
-// names addresses that answer.
+// names addresses that answer; the Temporal Web UI (no sign-in) runs only when asked for.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
@@ -9,6 +9,8 @@ import path from 'node:path';
 import test from 'ava';
 import { freePort } from '../../stack/servers/free-port';
 import { startStackProcess } from '../helpers/stack-process';
+import { createLogger } from '../../core/logger';
+import { startEmbeddedStack } from '../../stack/embedded-stack';
 import { startTestStack } from '../helpers/test-stack';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -52,12 +54,25 @@ test('CONNECTOR__BLOCK_PRIVATE_NETWORKS=true refuses loopback and private connec
   }
 });
 
-test('npm start with readable logs prints a banner whose API, OpenAPI and Temporal Web UI addresses answer', async (t) => {
+test('by default the embedded Temporal runs without its Web UI, and nothing names one', async (t) => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-headless-'));
+  const logFile = path.join(dataDir, 'logs', 'stack.log');
+  const port = await freePort();
+  const env = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}` };
+  const stack = await startEmbeddedStack({ env, logger: createLogger('headless-test', 'info', logFile), temporalPort: 0, mongoPort: 0 });
+  t.teardown(() => stack.stop());
+  t.is(stack.temporalUiUrl, undefined);
+  const log = fs.readFileSync(logFile, 'utf8');
+  t.regex(log, /Temporal dev server at 127\.0\.0\.1:\d+"/, 'the dev server says where it is, and no Web UI after it');
+  t.notRegex(log, /Web UI|uiUrl/);
+});
+
+test('npm start with CONNECTOR__TEMPORAL_UI=true and readable logs prints a banner whose API, OpenAPI and Temporal Web UI addresses answer', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-banner-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
   const port = await freePort();
   // LOG_FORMAT=pretty stands in for a terminal (test/stack/log-format.test.ts runs one).
-  const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_FORMAT: 'pretty' };
+  const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_FORMAT: 'pretty', CONNECTOR__TEMPORAL_UI: 'true' };
   const stack = await startStackProcess({ env, logFile, readyLogLine: 'Temporal Web UI' });
   t.teardown(() => stack.stop());
   const log = fs.readFileSync(logFile, 'utf8').replace(/\u001b\[[0-9;]*m/g, '');
