@@ -29,7 +29,7 @@ export function readyBanner(addresses: ReadyAddresses): string {
 /** The ready line: the banner for a person; for a machine, one line with the addresses as fields. */
 export function logReady(logger: Logger, format: LogFormat, stack: ReadyStack): void {
   const addresses = readyAddresses(stack);
-  // The MongoDB URI's credentials, if any, are masked by the logger's redaction (field `mongodb`).
+  // The MongoDB URI's credentials and options, if any, are dropped by the logger's redaction (field `mongodb`: origin and path).
   const servers = { temporal: stack.temporalAddress, mongodb: stack.mongoUri };
   if (format === 'pretty') logger.info(servers, readyBanner(addresses));
   else logger.info({ ...addresses, ...servers }, `connector registry ready at ${stack.baseUrl}${stack.temporalUiUrl ? ` (Temporal Web UI: ${stack.temporalUiUrl})` : ''}`);
