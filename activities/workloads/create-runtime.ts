@@ -4,6 +4,7 @@ import { DEFAULT_STDIO_UID_RANGE, parseUidRange, type Config } from '../../core/
 import type { Logger } from '../../core/logger';
 import { localIsolation } from './local-isolation';
 import { LocalRuntime } from './local-runtime';
+import { commandClosedToOthers } from './others-can-reach';
 import type { WorkloadRuntime } from './runtime';
 import { checkUidSwitching, type UidSwitchCheck } from './uid-switching';
 
@@ -32,5 +33,9 @@ export async function createWorkloadRuntime(config: RuntimeConfig, logger: Logge
   const uidRange = localIsolation({
     ...settings, callersEnabled: context.callersEnabled ?? true, check: context.checkUidSwitching ?? checkUidSwitching, logger: local,
   });
+  // Said at start rather than at each connect: a node under /root (or a version manager's home) runs the
+  // service fine, yet no server of another uid can run it.
+  const nodeClosed = uidRange ? commandClosedToOthers(process.execPath, [], '', '/') : null;
+  if (nodeClosed) local.warn(`${nodeClosed}: stdio servers that run this node will be refused at connect`);
   return new LocalRuntime({ logger: local, gatewayMaxSessions: config.gatewayMaxSessions, ...(uidRange ? { uidRange } : {}) });
 }

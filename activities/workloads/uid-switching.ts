@@ -15,7 +15,13 @@ const NEEDED = { CHOWN: 0, DAC_OVERRIDE: 1, KILL: 5, SETGID: 6, SETUID: 7 } as c
 export type UidSwitchCheck = (range: UidRange) => string | null;
 
 export const checkUidSwitching: UidSwitchCheck = (range) => {
-  const status = readFileSync('/proc/self/status', 'utf8');
+  let status: string;
+  try {
+    status = readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    // The runtime finds and ends a server's processes through /proc as well.
+    return 'isolating servers by uid needs Linux (/proc)';
+  }
   const effective = BigInt(`0x${/^CapEff:\s*([0-9a-f]+)$/m.exec(status)?.[1] ?? '0'}`);
   const missing = Object.entries(NEEDED).filter(([, bit]) => (effective & (1n << BigInt(bit))) === 0n).map(([name]) => `CAP_${name}`);
   if (missing.length > 0) return `the service lacks ${missing.join(', ')} (run it as root, or grant them)`;
