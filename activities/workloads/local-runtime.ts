@@ -21,7 +21,7 @@ import { untilAborted } from './until-aborted';
 import { removeFilesOf } from './uid-leftovers';
 import { UidPool } from './uid-pool';
 import { endProcessesOf } from './uid-processes';
-import { isolatedBaseEnv, workloadEnv } from './workload-env';
+import { isolatedBaseEnv, isolatedPath, workloadEnv } from './workload-env';
 
 export interface LocalRuntimeOptions {
   logger: Logger;
@@ -163,7 +163,7 @@ export class LocalRuntime implements WorkloadRuntime {
 
   /** A uid for a new server, once its command is known to be within a foreign uid's reach. */
   private takeUid(program: string, args: string[], env: Record<string, string>): number {
-    const closed = commandClosedToOthers(program, args, env.PATH ?? isolatedBaseEnv('').PATH!, '/');
+    const closed = commandClosedToOthers(program, args, env.PATH ?? isolatedPath(), '/');
     if (closed) throw new WorkloadSpecError(closed);
     const uid = this.uids!.acquire();
     // Left over from a worker that ended without cleaning up: never the next server's to read.
