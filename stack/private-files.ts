@@ -6,9 +6,18 @@ import fs from 'node:fs';
 
 export function ensurePrivateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  fs.chmodSync(dir, 0o700);
+  closeTo(dir, 0o700);
 }
 
 export function ensurePrivateFile(file: string): void {
-  fs.chmodSync(file, 0o600);
+  closeTo(file, 0o600);
+}
+
+function closeTo(path: string, mode: number): void {
+  try {
+    fs.chmodSync(path, mode);
+  } catch (error) {
+    // Another user's (a volume mounted as root, say): who owns it may also swap the key.
+    throw new Error(`${path} must belong to the user the service runs as, to be made private (mode ${mode.toString(8)}): ${(error as Error).message}`);
+  }
 }
