@@ -37,6 +37,12 @@ export function cachedWorkflowsFor(budgetMb: number): number {
   return Math.max(10, Math.floor((budgetMb * 1024) / CACHED_WORKFLOW_KB));
 }
 
+/**
+ * Above the 16-bit ids of ordinary accounts (and of most distributions' subuid ranges, which start
+ * at 100000 and span 65536), and 65536 wide: room for as many local servers as any one machine runs.
+ */
+export const DEFAULT_STDIO_UID_RANGE = '200000-265535';
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -72,6 +78,8 @@ const EnvSchema = z.object({
   CONNECTOR__ALLOWED_REDIRECT_ORIGINS: z.string().optional(),
   CONNECTOR__STDIO_RUNTIME: z.enum(['local', 'kubernetes']).default('local'),
   CONNECTOR__STDIO_READY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  CONNECTOR__STDIO_UID_RANGE: z.string().default(DEFAULT_STDIO_UID_RANGE),
+  CONNECTOR__STDIO_SINGLE_TENANT: bool.default(false),
   CONNECTOR__KUBE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name').default('connector-workloads'),
   CONNECTOR__KUBE_PROXY_SELECTOR: z.string().default(DEFAULT_KUBE_PROXY_SELECTOR),
   CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR: z.string().default(DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR),
@@ -160,6 +168,12 @@ export interface Config {
     readyTimeoutMs: number;
     /** Open MCP sessions one stdio gateway serves at once (503 beyond). */
     gatewayMaxSessions: number;
+    local: {
+      /** The uids (and as many gids) the local runtime gives its servers, one each, while they run. */
+      uidRange: UidRange;
+      /** The operator's word that every caller may see every local server's secrets (no uid switching needed). */
+      singleTenant: boolean;
+    };
     kube: {
       namespace: string;
       gatewayImage: string;
@@ -184,6 +198,23 @@ export interface CallerConfig {
   allowedOrigins: string[];
   maxConnectorsPerOwner: number;
   maxStreamsPerOwner: number;
+}
+
+/** Inclusive bounds; the same numbers serve as gids. */
+export interface UidRange {
+  first: number;
+  last: number;
+}
+
+/** "first-last": never root or a system account (below 1000), never the kernel's "no id" (2^32 - 1). */
+export function parseUidRange(text: string): UidRange {
+  const match = /^\s*(\d{1,10})\s*-\s*(\d{1,10})\s*$/.exec(text);
+  if (!match) throw new Error('must look like 200000-265535 (first-last)');
+  const [first, last] = [Number(match[1]), Number(match[2])];
+  if (first < 1000) throw new Error('must start at 1000 or above (never root or a system account)');
+  if (last > 4_294_967_294) throw new Error('must end at 4294967294 or below');
+  if (last < first) throw new Error('the first id must not exceed the last');
+  return { first, last };
 }
 
 /** How to reach an external Temporal beyond its address: TLS (with an optional client certificate) and an API key. */
@@ -252,6 +283,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       runtime: e.CONNECTOR__STDIO_RUNTIME,
       readyTimeoutMs: e.CONNECTOR__STDIO_READY_TIMEOUT_MS,
       gatewayMaxSessions: e.CONNECTOR__GATEWAY_MAX_SESSIONS,
+      local: {
+        uidRange: wrap('CONNECTOR__STDIO_UID_RANGE', () => parseUidRange(e.CONNECTOR__STDIO_UID_RANGE)),
+        singleTenant: e.CONNECTOR__STDIO_SINGLE_TENANT,
+      },
       kube: {
         namespace: e.CONNECTOR__KUBE_NAMESPACE,
         gatewayImage: e.CONNECTOR__KUBE_GATEWAY_IMAGE,

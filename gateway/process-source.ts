@@ -13,6 +13,14 @@ export interface ProcessSourceOptions {
   args?: string[];
   /** Added to a minimal environment (PATH, HOME, ...): the gateway's own env is not passed on. */
   env?: Record<string, string>;
+  /**
+   * False: `env` is the whole environment, nothing is taken from this process's (not even PATH
+   * or HOME): for a server run as another uid, whose HOME and PATH are not this process's.
+   */
+  inheritDefaults?: boolean;
+  /** Run the server as this uid and gid (this process needs CAP_SETUID and CAP_SETGID); default: this process's. */
+  uid?: number;
+  gid?: number;
   cwd?: string;
   /** Where the server's stderr goes; default 'inherit'. */
   stderr?: 'inherit' | 'ignore';
@@ -46,12 +54,16 @@ export class ProcessSource implements StdioSource {
 
   async start(): Promise<void> {
     if (this.child) throw new Error('process source already started');
-    const { command, args = [], env = {}, cwd, stderr = 'inherit' } = this.options;
+    const { command, args = [], env = {}, cwd, stderr = 'inherit', inheritDefaults = true, uid, gid } = this.options;
+    // With a uid or gid given, libuv also drops the supplementary groups (setgroups(0)) before
+    // exec, so the server keeps none of this process's groups.
     const child = spawn(command, args, {
       detached: true,
       stdio: ['pipe', 'pipe', stderr],
-      env: { ...getDefaultEnvironment(), ...env },
+      env: inheritDefaults ? { ...getDefaultEnvironment(), ...env } : env,
       cwd,
+      uid,
+      gid,
       windowsHide: true,
     });
     this.child = child;

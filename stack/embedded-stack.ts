@@ -1,12 +1,12 @@
 // The embedded stack: a Temporal dev server and FerretDB under DATA_DIR (unless external ones
 // are configured), and the worker, API and proxy in this process on one port.
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../core/config';
 import { createLogger, type Logger } from '../core/logger';
 import type { ConnectorStore } from '../store/connector-store';
 import { startFerretDb } from './servers/ferretdb-server';
+import { ensurePrivateDir } from './private-files';
 import { onFreePorts } from './preferred-port';
 import { preferredOrFree } from './servers/free-port';
 import { startTemporalDevServer } from './servers/temporal-dev-server';
@@ -47,7 +47,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
   const config = loadConfig(options.env ?? process.env);
   const logger = options.logger ?? createLogger('connector-registry', config.logLevel);
   const dataDir = path.resolve(config.dataDir);
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ensurePrivateDir(dataDir);
   const stops: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'stop failed'));

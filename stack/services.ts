@@ -8,6 +8,7 @@ import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/
 import type { Config, TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
 import { SecretBox, parseKey } from '../core/secret-box';
+import { ensurePrivateDir, ensurePrivateFile } from './private-files';
 import { CallAuditStore } from '../store/call-audit-store';
 import { ConnectorStore } from '../store/connector-store';
 import { OAuthStore } from '../store/oauth-store';
@@ -83,9 +84,12 @@ export function temporalCheck(address: string, access?: TemporalAccess) {
 export function encryptionKey(config: Config, logger: Logger): Buffer {
   if (config.encryptionKey) return config.encryptionKey;
   const file = path.join(config.dataDir, 'encryption.key');
-  if (fs.existsSync(file)) return parseKey(fs.readFileSync(file, 'utf8'));
+  ensurePrivateDir(config.dataDir);
+  if (fs.existsSync(file)) {
+    ensurePrivateFile(file);
+    return parseKey(fs.readFileSync(file, 'utf8'));
+  }
   const key = crypto.randomBytes(32);
-  fs.mkdirSync(config.dataDir, { recursive: true });
   fs.writeFileSync(file, key.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   logger.warn({ file }, 'CONNECTOR__ENCRYPTION_KEY is not set: generated a key and kept it in DATA_DIR; set the variable in production and keep the key safe');
   return key;

@@ -1,11 +1,25 @@
 // Chooses the workload runtime from configuration. In its own file so that the runtime contract
 // (runtime.ts) and the runtimes that implement it do not import each other.
-import type { Config } from '../../core/config';
+import { DEFAULT_STDIO_UID_RANGE, parseUidRange, type Config } from '../../core/config';
 import type { Logger } from '../../core/logger';
+import { localIsolation } from './local-isolation';
 import { LocalRuntime } from './local-runtime';
+import { commandClosedToOthers } from './others-can-reach';
 import type { WorkloadRuntime } from './runtime';
+import { checkUidSwitching, type UidSwitchCheck } from './uid-switching';
 
-export async function createWorkloadRuntime(config: Config['stdio'], logger: Logger): Promise<WorkloadRuntime> {
+export interface RuntimeContext {
+  /** Whether callers are authenticated (several owners share the service); unsaid, they count as authenticated. */
+  callersEnabled?: boolean;
+  /** Whether this process can run servers as other uids; the kernel is asked unless a test says. */
+  checkUidSwitching?: UidSwitchCheck;
+}
+
+/** The stdio settings; without `local`, the configuration's defaults. */
+export type RuntimeConfig = Omit<Config['stdio'], 'local'> & Partial<Pick<Config['stdio'], 'local'>>;
+
+/** Unless told otherwise, callers count as authenticated: the local runtime then refuses to run servers it cannot isolate. */
+export async function createWorkloadRuntime(config: RuntimeConfig, logger: Logger, context: RuntimeContext = {}): Promise<WorkloadRuntime> {
   if (config.runtime === 'kubernetes') {
     // Loaded only here: the Kubernetes client's code took about 30 MB of a worker's memory, which a
     // worker running workloads as local processes (the embedded stack) has no use for.
@@ -14,5 +28,14 @@ export async function createWorkloadRuntime(config: Config['stdio'], logger: Log
       ...config.kube, gatewayMaxSessions: config.gatewayMaxSessions, logger: logger.child({ runtime: 'kubernetes' }),
     });
   }
-  return new LocalRuntime({ logger: logger.child({ runtime: 'local' }), gatewayMaxSessions: config.gatewayMaxSessions });
+  const local = logger.child({ runtime: 'local' });
+  const settings = config.local ?? { uidRange: parseUidRange(DEFAULT_STDIO_UID_RANGE), singleTenant: false };
+  const uidRange = localIsolation({
+    ...settings, callersEnabled: context.callersEnabled ?? true, check: context.checkUidSwitching ?? checkUidSwitching, logger: local,
+  });
+  // Said at start rather than at each connect: a node under /root (or a version manager's home) runs the
+  // service fine, yet no server of another uid can run it.
+  const nodeClosed = uidRange ? commandClosedToOthers(process.execPath, [], '', '/') : null;
+  if (nodeClosed) local.warn(`${nodeClosed}: stdio servers that run this node will be refused at connect`);
+  return new LocalRuntime({ logger: local, gatewayMaxSessions: config.gatewayMaxSessions, ...(uidRange ? { uidRange } : {}) });
 }

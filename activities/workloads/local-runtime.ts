@@ -2,18 +2,26 @@
 // Streamable HTTP by the project's gateway on a free loopback port. The registry lives in memory
 // only: after a worker restart nothing is known here, watch answers 'missing', and the workflow
 // (which owns the connector's state) starts the workload again.
+//
+// Given a uid range, each server runs as a uid of its own (local-isolation.ts says why and when):
+// its scratch folder is its HOME and working directory, its environment only its own, and what
+// it leaves behind (processes, files in the shared temporary directories) is gone before its
+// uid goes to another connector. The gateway stays in this process: it holds nothing the worker
+// does not hold already (the token, the gateway secret), and the server cannot read this process.
 import { createHash } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { UidRange } from '../../core/config';
 import type { Logger } from '../../core/logger';
 import { ProcessSource, startGateway, type Gateway } from '../../gateway';
 import { readinessTimeoutMessage, WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
 import { newGatewaySecret } from './gateway-secret';
 import type { StartedRuntimeWorkload, StartOptions, WatchResult, WorkloadRuntime, WorkloadSpec } from './runtime';
+import { commandClosedToOthers } from './others-can-reach';
+import { makeScratchDir, removeScratchDir } from './scratch-dir';
 import { untilAborted } from './until-aborted';
-import { workloadEnv } from './workload-env';
+import { removeFilesOf } from './uid-leftovers';
+import { UidPool } from './uid-pool';
+import { endProcessesOf } from './uid-processes';
+import { isolatedBaseEnv, isolatedPath, workloadEnv } from './workload-env';
 
 export interface LocalRuntimeOptions {
   logger: Logger;
@@ -27,12 +35,19 @@ export interface LocalRuntimeOptions {
   reconcileGraceMs?: number;
   /** Open MCP sessions each gateway serves at once; default the gateway's (256). */
   gatewayMaxSessions?: number;
+  /**
+   * Each server runs as its own uid (and gid) from this range; this process must be able to
+   * switch uids (uid-switching.ts). Absent: servers run as this process's uid, not isolated.
+   */
+  uidRange?: UidRange;
 }
 
 interface LocalWorkload {
   source: ProcessSource;
   /** The server's own scratch directory: never the service's working directory or DATA_DIR (the key lives there). */
   scratchDir: string;
+  /** The server's own uid (also its gid), when servers are isolated. */
+  uid?: number;
   /** A digest of the env it was started with: a different env (a new token) needs a new server. */
   envDigest: string;
   gateway: Promise<Gateway>;
@@ -44,8 +59,11 @@ interface LocalWorkload {
 
 export class LocalRuntime implements WorkloadRuntime {
   private readonly workloads = new Map<string, LocalWorkload>();
+  private readonly uids?: UidPool;
 
-  constructor(private readonly options: LocalRuntimeOptions) {}
+  constructor(private readonly options: LocalRuntimeOptions) {
+    if (options.uidRange) this.uids = new UidPool(options.uidRange);
+  }
 
   async start(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload> {
     const [program, ...commandArgs] = spec.stdio.command ?? [];
@@ -60,19 +78,28 @@ export class LocalRuntime implements WorkloadRuntime {
       if (existing.envDigest === digest && !(await hasExited(existing))) return existing.started;
       await this.remove(spec.connectorId);
     }
-    const scratchDir = mkdtempSync(join(tmpdir(), 'connector-workload-'));
+    const args = [...commandArgs, ...(spec.stdio.args ?? [])];
+    const uid = this.uids ? this.takeUid(program, args, env) : undefined;
+    let scratchDir: string;
+    try {
+      scratchDir = makeScratchDir(uid === undefined ? undefined : { uid, gid: uid });
+    } catch (error) {
+      if (uid !== undefined) this.uids!.release(uid);
+      throw error;
+    }
     const source = new ProcessSource({
       cwd: scratchDir,
       command: program,
-      args: [...commandArgs, ...(spec.stdio.args ?? [])],
-      env,
+      args,
+      // Isolated, the server starts from nothing of this process's; else from the SDK's minimal set.
+      ...(uid === undefined ? { env } : { env: { ...isolatedBaseEnv(scratchDir), ...env }, inheritDefaults: false, uid, gid: uid }),
       stderr: this.options.serverStderr ?? 'inherit',
     });
     const logger = this.options.logger.child({ connectorId: spec.connectorId });
     // Loopback is open to every local process: the secret keeps them from driving the server.
     const gatewaySecret = newGatewaySecret();
     const gateway = startGateway({ source, host: '127.0.0.1', port: 0, maxSessions: this.options.gatewayMaxSessions, logger, secret: gatewaySecret });
-    const workload: LocalWorkload = { source, scratchDir, envDigest: digest, gateway, started: Promise.resolve({ target: '', gatewaySecret }) };
+    const workload: LocalWorkload = { source, scratchDir, uid, envDigest: digest, gateway, started: Promise.resolve({ target: '', gatewaySecret }) };
     workload.started = this.bringUp(spec.connectorId, workload, gatewaySecret, options);
     this.workloads.set(spec.connectorId, workload);
     return workload.started;
@@ -98,10 +125,7 @@ export class LocalRuntime implements WorkloadRuntime {
     const workload = this.workloads.get(connectorId);
     if (!workload) return;
     this.workloads.delete(connectorId);
-    const gateway = await workload.gateway.catch(() => undefined);
-    // Kills the server's whole process group; a start still waiting sees the exit and fails.
-    await gateway?.close();
-    await rm(workload.scratchDir, { recursive: true, force: true });
+    await this.dispose(workload);
   }
 
   /** The server's working directory: for tests and diagnostics. */
@@ -132,6 +156,42 @@ export class LocalRuntime implements WorkloadRuntime {
     return this.workloads.get(connectorId)?.source.pid;
   }
 
+  /** The stdio server's own uid, when servers are isolated: for tests and diagnostics. */
+  uid(connectorId: string): number | undefined {
+    return this.workloads.get(connectorId)?.uid;
+  }
+
+  /** A uid for a new server, once its command is known to be within a foreign uid's reach. */
+  private takeUid(program: string, args: string[], env: Record<string, string>): number {
+    const closed = commandClosedToOthers(program, args, env.PATH ?? isolatedPath(), '/');
+    if (closed) throw new WorkloadSpecError(closed);
+    const uid = this.uids!.acquire();
+    // Left over from a worker that ended without cleaning up: never the next server's to read.
+    removeFilesOf(uid);
+    return uid;
+  }
+
+  /**
+   * Stops the server and removes what it had. Its gateway kills the server's process group; the
+   * uid's other processes (escaped from the group) die here, and only then may the uid serve
+   * another connector. A uid whose processes outlive the wait is never given out again.
+   */
+  private async dispose(workload: LocalWorkload): Promise<void> {
+    const gateway = await workload.gateway.catch(() => undefined);
+    // A start still waiting sees the exit and fails.
+    await gateway?.close();
+    if (workload.uid !== undefined && !(await endProcessesOf(workload.uid))) {
+      this.options.logger.error({ uid: workload.uid }, 'processes of a stopped stdio server would not die; its uid is not reused');
+      await removeScratchDir(workload.scratchDir);
+      return;
+    }
+    await removeScratchDir(workload.scratchDir);
+    if (workload.uid !== undefined) {
+      removeFilesOf(workload.uid);
+      this.uids!.release(workload.uid);
+    }
+  }
+
   private async bringUp(connectorId: string, workload: LocalWorkload, gatewaySecret: string, options: StartOptions): Promise<StartedRuntimeWorkload> {
     try {
       const gateway = await workload.gateway;
@@ -142,9 +202,7 @@ export class LocalRuntime implements WorkloadRuntime {
     } catch (error) {
       // Only this attempt's workload: a remove() and a newer start may have replaced it already.
       if (this.workloads.get(connectorId) === workload) this.workloads.delete(connectorId);
-      const gateway = await workload.gateway.catch(() => undefined);
-      await gateway?.close();
-      await rm(workload.scratchDir, { recursive: true, force: true });
+      await this.dispose(workload);
       throw error;
     }
   }

@@ -182,3 +182,14 @@ test('an OTLP setting the service cannot honour stops start-up naming the variab
   t.regex(refused({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /^OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported/);
   t.regex(refused({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'zipkin' }), /^OTEL_TRACES_EXPORTER:/);
 });
+
+test('CONNECTOR__STDIO_UID_RANGE: 200000-265535 by default, never root, a system account or the "no id" value; the single-tenant opt-in is off', (t) => {
+  t.deepEqual(loadConfig({}).stdio.local, { uidRange: { first: 200_000, last: 265_535 }, singleTenant: false });
+  t.deepEqual(loadConfig({ CONNECTOR__STDIO_UID_RANGE: ' 100000 - 100009 ' }).stdio.local.uidRange, { first: 100_000, last: 100_009 });
+  t.deepEqual(loadConfig({ CONNECTOR__STDIO_UID_RANGE: '5000-5000' }).stdio.local.uidRange, { first: 5000, last: 5000 }, 'one uid: one server at a time');
+  for (const value of ['0-65535', '999-2000', '300000-200000', '200000', '200000-4294967295', 'a-b', '-5-10', '200000-265535,300000-300001']) {
+    t.throws(() => loadConfig({ CONNECTOR__STDIO_UID_RANGE: value }), { message: /^CONNECTOR__STDIO_UID_RANGE: / }, value);
+  }
+  t.true(loadConfig({ CONNECTOR__STDIO_SINGLE_TENANT: 'true' }).stdio.local.singleTenant);
+  t.throws(() => loadConfig({ CONNECTOR__STDIO_SINGLE_TENANT: 'sure' }), { message: /^CONNECTOR__STDIO_SINGLE_TENANT/ });
+});
