@@ -27,6 +27,25 @@ export interface LocalRuntimeOptions {
   reconcileGraceMs?: number;
   /** Open MCP sessions each gateway serves at once; default the gateway's (256). */
   gatewayMaxSessions?: number;
+  /** How a spec becomes the process the gateway runs; default: the preset's command, on this host. */
+  launcher?: ServerLauncher;
+}
+
+/** The process behind one workload's gateway: the server itself, or an engine that runs it in a container. */
+export interface ServerLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+export type ServerLauncher = (spec: WorkloadSpec) => ServerLaunch;
+
+/** The local runtime's own launcher: the preset's command as a child process of this worker. */
+export function hostProcessLauncher(spec: WorkloadSpec): ServerLaunch {
+  const [program, ...commandArgs] = spec.stdio.command ?? [];
+  if (!program) {
+    throw new WorkloadSpecError('a preset without command cannot run as a local process: it needs the container or the Kubernetes runtime (CONNECTOR__STDIO_RUNTIME)');
+  }
+  return { command: program, args: [...commandArgs, ...(spec.stdio.args ?? [])], env: workloadEnv(spec.stdio, spec.token) };
 }
 
 interface LocalWorkload {
@@ -48,10 +67,8 @@ export class LocalRuntime implements WorkloadRuntime {
   constructor(private readonly options: LocalRuntimeOptions) {}
 
   async start(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload> {
-    const [program, ...commandArgs] = spec.stdio.command ?? [];
-    if (!program) throw new WorkloadSpecError('a preset without command cannot run locally');
-    const env = workloadEnv(spec.stdio, spec.token);
-    const digest = envDigest(env);
+    const launch = (this.options.launcher ?? hostProcessLauncher)(spec);
+    const digest = envDigest(launch.env);
     for (;;) {
       const existing = this.workloads.get(spec.connectorId);
       if (!existing) break;
@@ -63,9 +80,9 @@ export class LocalRuntime implements WorkloadRuntime {
     const scratchDir = mkdtempSync(join(tmpdir(), 'connector-workload-'));
     const source = new ProcessSource({
       cwd: scratchDir,
-      command: program,
-      args: [...commandArgs, ...(spec.stdio.args ?? [])],
-      env,
+      command: launch.command,
+      args: launch.args,
+      env: launch.env,
       stderr: this.options.serverStderr ?? 'inherit',
     });
     const logger = this.options.logger.child({ connectorId: spec.connectorId });
@@ -102,6 +119,11 @@ export class LocalRuntime implements WorkloadRuntime {
     // Kills the server's whole process group; a start still waiting sees the exit and fails.
     await gateway?.close();
     await rm(workload.scratchDir, { recursive: true, force: true });
+  }
+
+  /** Whether a workload of this connector is known here (starting or running). */
+  has(connectorId: string): boolean {
+    return this.workloads.has(connectorId);
   }
 
   /** The server's working directory: for tests and diagnostics. */
