@@ -6,6 +6,7 @@ import { bodyParser } from '@koa/bodyparser';
 import type { Authenticator } from '../callers/authenticator';
 import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
+import type { StdioRuntimeKind } from '../core/presets';
 import type { Preset } from '../core/schemas';
 import type { ConnectorStore } from '../store/connector-store';
 import type { CallAuditStore } from '../store/call-audit-store';
@@ -24,6 +25,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   store: ConnectorStore;
   callStore: CallAuditStore;
   presets: readonly Preset[];
+  /** Where stdio servers run here (GET /presets says which presets can run). */
+  stdioRuntime: () => Promise<StdioRuntimeKind>;
   addressPolicy: AddressPolicy;
   baseUrl: string;
   bodyLimit: string;
@@ -53,7 +56,7 @@ export function createApi(deps: ApiDeps): Koa {
   // Presets before the connector routes, so that /presets is not read as a connector id.
   const connectorDeps = { ...deps, callersAuthenticated: deps.authenticator.enabled };
   const routers = [
-    healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(deps.presets), oauthRoutes(deps), connectorRoutes(connectorDeps),
+    healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(deps.presets, deps.stdioRuntime), oauthRoutes(deps), connectorRoutes(connectorDeps),
   ];
   for (const router of routers) {
     app.use(router.routes());

@@ -1,6 +1,8 @@
 // Configuration from environment variables, validated once at start-up. A bad value stops the
 // process with a message naming the variable.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseNetworks } from './address-guard';
 import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, parseLabelSelector } from './kube-labels';
@@ -76,7 +78,9 @@ const EnvSchema = z.object({
   CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   CONNECTOR__BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
   CONNECTOR__ALLOWED_REDIRECT_ORIGINS: z.string().optional(),
-  CONNECTOR__STDIO_RUNTIME: z.enum(['local', 'kubernetes']).default('local'),
+  CONNECTOR__STDIO_RUNTIME: z.enum(['auto', 'container', 'local', 'kubernetes']).default('auto'),
+  CONNECTOR__CONTAINER_ENGINE: z.enum(['podman', 'docker']).optional(),
+  CONNECTOR__CONTAINER_NETWORK: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a network name').default('none'),
   CONNECTOR__STDIO_READY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   CONNECTOR__STDIO_UID_RANGE: z.string().default(DEFAULT_STDIO_UID_RANGE),
   CONNECTOR__STDIO_SINGLE_TENANT: bool.default(false),
@@ -164,8 +168,17 @@ export interface Config {
   /** The per-call audit of MCP traffic: how long it is kept, and how many calls wait for the database at most. */
   callAudit: { days: number; queueCapacity: number };
   stdio: {
-    runtime: 'local' | 'kubernetes';
+    /** `auto`: containers when podman or Docker answers on this machine, else local processes. */
+    runtime: 'auto' | 'container' | 'local' | 'kubernetes';
     readyTimeoutMs: number;
+    container: {
+      /** Unset: podman, then Docker, whichever answers first. */
+      engine?: 'podman' | 'docker';
+      /** The network server containers join; `none` leaves them with loopback only. */
+      network: string;
+      /** Labels this deployment's containers, so that its reconciler never reaps another's on a shared engine. */
+      owner: string;
+    };
     /** Open MCP sessions one stdio gateway serves at once (503 beyond). */
     gatewayMaxSessions: number;
     local: {
@@ -233,6 +246,12 @@ export interface TracingConfig {
 
 export class ConfigError extends Error {}
 
+/** One deployment's name on shared infrastructure: its Temporal (or embedded data folder), namespace and task queue. */
+function deploymentTag(e: { TEMPORAL_ADDRESS?: string; DATA_DIR: string; TEMPORAL_NAMESPACE: string; TEMPORAL_TASK_QUEUE: string }): string {
+  const temporal = e.TEMPORAL_ADDRESS ?? `embedded:${resolve(e.DATA_DIR)}`;
+  return createHash('sha256').update(`${temporal}|${e.TEMPORAL_NAMESPACE}|${e.TEMPORAL_TASK_QUEUE}`).digest('hex').slice(0, 16);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(stripEmpty(env));
   if (!parsed.success) {
@@ -287,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         uidRange: wrap('CONNECTOR__STDIO_UID_RANGE', () => parseUidRange(e.CONNECTOR__STDIO_UID_RANGE)),
         singleTenant: e.CONNECTOR__STDIO_SINGLE_TENANT,
       },
+      container: { engine: e.CONNECTOR__CONTAINER_ENGINE, network: e.CONNECTOR__CONTAINER_NETWORK, owner: deploymentTag(e) },
       kube: {
         namespace: e.CONNECTOR__KUBE_NAMESPACE,
         gatewayImage: e.CONNECTOR__KUBE_GATEWAY_IMAGE,

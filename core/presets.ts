@@ -45,12 +45,24 @@ export function findPreset(url: string, presets: readonly Preset[]): Preset | un
   return presets.find((p) => matchKey(p.url) === key);
 }
 
-export function publicPreset(preset: Preset) {
+/** Where this deployment runs stdio servers: `auto` resolved against the machine. */
+export type StdioRuntimeKind = 'container' | 'local' | 'kubernetes';
+
+export function publicPreset(preset: Preset, runtime: StdioRuntimeKind) {
+  const reason = unrunnableReason(preset, runtime);
   return {
     url: preset.url,
     metadata: { ...(preset.metadata ?? {}) } as Record<string, string>,
     ...(preset.stdio ? { stdio: { image: preset.stdio.image } } : {}),
+    runnable: reason === null,
+    ...(reason === null ? {} : { reason }),
   };
+}
+
+/** Why this deployment cannot run a preset, or null. Only a stdio preset without command on local processes. */
+export function unrunnableReason(preset: Preset, runtime: StdioRuntimeKind): string | null {
+  if (!preset.stdio || preset.stdio.command || runtime !== 'local') return null;
+  return 'defined by its image only: it runs on the container or the Kubernetes runtime, and this deployment runs stdio servers as local processes';
 }
 
 export type { Preset };

@@ -139,6 +139,9 @@ export const PublicPresetSchema = z
     url: z.string(),
     metadata: z.record(z.string(), z.string()),
     stdio: z.object({ image: z.string() }).optional(),
+    /** False when no stdio runtime of this deployment can run it; `reason` says why. */
+    runnable: z.boolean(),
+    reason: z.string().optional(),
   })
   .meta({ id: 'Preset' });
 

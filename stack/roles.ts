@@ -10,7 +10,7 @@ import { authenticatorOf, policyOf } from './proxy-role';
 import { createApi } from '../api/app';
 import { ConnectorCommands } from '../api/connector-commands';
 import { createWorkloadActivities } from '../activities/workloads/activities';
-import { createWorkloadRuntime } from '../activities/workloads/create-runtime';
+import { createWorkloadRuntime, resolvedRuntimeKind } from '../activities/workloads/create-runtime';
 import { startExpirySweeper } from './expiry-sweeper';
 import { startListIndexRepair } from './list-index-repair';
 import { startReconciler } from './reconciler';
@@ -112,6 +112,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     secrets: deps.secrets,
     allowedRedirectOrigins: config.allowedRedirectOrigins,
     presets: config.presets,
+    stdioRuntime: () => resolvedRuntimeKind(config.stdio),
     addressPolicy: policyOf(config),
     baseUrl: config.baseUrl,
     bodyLimit: config.bodyLimit,

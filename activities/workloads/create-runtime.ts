@@ -2,6 +2,9 @@
 // (runtime.ts) and the runtimes that implement it do not import each other.
 import { DEFAULT_STDIO_UID_RANGE, parseUidRange, type Config } from '../../core/config';
 import type { Logger } from '../../core/logger';
+import type { StdioRuntimeKind } from '../../core/presets';
+import { detectContainerEngine, type ContainerEngine } from './container-engine';
+import { ContainerRuntime } from './container-runtime';
 import { localIsolation } from './local-isolation';
 import { LocalRuntime } from './local-runtime';
 import { commandClosedToOthers } from './others-can-reach';
@@ -28,7 +31,17 @@ export async function createWorkloadRuntime(config: RuntimeConfig, logger: Logge
       ...config.kube, gatewayMaxSessions: config.gatewayMaxSessions, logger: logger.child({ runtime: 'kubernetes' }),
     });
   }
-  const local = logger.child({ runtime: 'local' });
+  const engine = await containerEngineFor(config);
+  if (engine) {
+    return new ContainerRuntime({
+      engine, owner: config.container.owner, network: config.container.network,
+      gatewayMaxSessions: config.gatewayMaxSessions, logger: logger.child({ runtime: 'container', engine: engine.program }),
+    });
+  }
+  return localRuntime(config, logger.child({ runtime: 'local' }), context);
+}
+
+function localRuntime(config: RuntimeConfig, local: Logger, context: RuntimeContext): LocalRuntime {
   const settings = config.local ?? { uidRange: parseUidRange(DEFAULT_STDIO_UID_RANGE), singleTenant: false };
   const uidRange = localIsolation({
     ...settings, callersEnabled: context.callersEnabled ?? true, check: context.checkUidSwitching ?? checkUidSwitching, logger: local,
@@ -38,4 +51,20 @@ export async function createWorkloadRuntime(config: RuntimeConfig, logger: Logge
   const nodeClosed = uidRange ? commandClosedToOthers(process.execPath, [], '', '/') : null;
   if (nodeClosed) local.warn(`${nodeClosed}: stdio servers that run this node will be refused at connect`);
   return new LocalRuntime({ logger: local, gatewayMaxSessions: config.gatewayMaxSessions, ...(uidRange ? { uidRange } : {}) });
+}
+
+/** The engine to use, or null for local processes; `container` without an answering engine is a configuration error. */
+async function containerEngineFor(config: RuntimeConfig): Promise<ContainerEngine | null> {
+  if (config.runtime === 'local') return null;
+  const engine = await detectContainerEngine(config.container.engine ? [config.container.engine] : undefined);
+  if (!engine && config.runtime === 'container') {
+    throw new Error(`CONNECTOR__STDIO_RUNTIME=container, but ${config.container.engine ?? 'neither podman nor Docker'} answers on this machine`);
+  }
+  return engine;
+}
+
+/** Which runtime a configuration resolves to on this machine (for GET /presets and the start banner). */
+export async function resolvedRuntimeKind(config: RuntimeConfig): Promise<StdioRuntimeKind> {
+  if (config.runtime === 'kubernetes') return 'kubernetes';
+  return (await containerEngineFor(config)) ? 'container' : 'local';
 }

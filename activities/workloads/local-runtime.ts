@@ -40,6 +40,25 @@ export interface LocalRuntimeOptions {
    * switch uids (uid-switching.ts). Absent: servers run as this process's uid, not isolated.
    */
   uidRange?: UidRange;
+  /** How a spec becomes the process the gateway runs; default: the preset's command, on this host. */
+  launcher?: ServerLauncher;
+}
+
+/** The process behind one workload's gateway: the server itself, or an engine that runs it in a container. */
+export interface ServerLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+export type ServerLauncher = (spec: WorkloadSpec) => ServerLaunch;
+
+/** The local runtime's own launcher: the preset's command as a child process of this worker. */
+export function hostProcessLauncher(spec: WorkloadSpec): ServerLaunch {
+  const [program, ...commandArgs] = spec.stdio.command ?? [];
+  if (!program) {
+    throw new WorkloadSpecError('a preset without command cannot run as a local process: it needs the container or the Kubernetes runtime (CONNECTOR__STDIO_RUNTIME)');
+  }
+  return { command: program, args: [...commandArgs, ...(spec.stdio.args ?? [])], env: workloadEnv(spec.stdio, spec.token) };
 }
 
 interface LocalWorkload {
@@ -66,10 +85,8 @@ export class LocalRuntime implements WorkloadRuntime {
   }
 
   async start(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload> {
-    const [program, ...commandArgs] = spec.stdio.command ?? [];
-    if (!program) throw new WorkloadSpecError('a preset without command cannot run locally');
-    const env = workloadEnv(spec.stdio, spec.token);
-    const digest = envDigest(env);
+    const launch = (this.options.launcher ?? hostProcessLauncher)(spec);
+    const digest = envDigest(launch.env);
     for (;;) {
       const existing = this.workloads.get(spec.connectorId);
       if (!existing) break;
@@ -78,8 +95,7 @@ export class LocalRuntime implements WorkloadRuntime {
       if (existing.envDigest === digest && !(await hasExited(existing))) return existing.started;
       await this.remove(spec.connectorId);
     }
-    const args = [...commandArgs, ...(spec.stdio.args ?? [])];
-    const uid = this.uids ? this.takeUid(program, args, env) : undefined;
+    const uid = this.uids ? this.takeUid(launch.command, launch.args, launch.env) : undefined;
     let scratchDir: string;
     try {
       scratchDir = makeScratchDir(uid === undefined ? undefined : { uid, gid: uid });
@@ -89,10 +105,10 @@ export class LocalRuntime implements WorkloadRuntime {
     }
     const source = new ProcessSource({
       cwd: scratchDir,
-      command: program,
-      args,
+      command: launch.command,
+      args: launch.args,
       // Isolated, the server starts from nothing of this process's; else from the SDK's minimal set.
-      ...(uid === undefined ? { env } : { env: { ...isolatedBaseEnv(scratchDir), ...env }, inheritDefaults: false, uid, gid: uid }),
+      ...(uid === undefined ? { env: launch.env } : { env: { ...isolatedBaseEnv(scratchDir), ...launch.env }, inheritDefaults: false, uid, gid: uid }),
       stderr: this.options.serverStderr ?? 'inherit',
     });
     const logger = this.options.logger.child({ connectorId: spec.connectorId });
@@ -126,6 +142,11 @@ export class LocalRuntime implements WorkloadRuntime {
     if (!workload) return;
     this.workloads.delete(connectorId);
     await this.dispose(workload);
+  }
+
+  /** Whether a workload of this connector is known here (starting or running). */
+  has(connectorId: string): boolean {
+    return this.workloads.has(connectorId);
   }
 
   /** The server's working directory: for tests and diagnostics. */

@@ -1,12 +1,14 @@
 import Router from '@koa/router';
-import { publicPreset } from '../../core/presets';
+import { publicPreset, type StdioRuntimeKind } from '../../core/presets';
 import type { Preset } from '../../core/schemas';
 
-export function presetRoutes(presets: readonly Preset[]): Router {
+/** `runtime` is asked once, at the first request: finding a container engine takes a process start. */
+export function presetRoutes(presets: readonly Preset[], runtime: () => Promise<StdioRuntimeKind>): Router {
   const router = new Router();
-  const body = { items: presets.map(publicPreset) };
-  router.get('/api/v1/connectors/presets', (ctx) => {
-    ctx.body = body;
+  let body: Promise<{ items: Array<ReturnType<typeof publicPreset>> }> | undefined;
+  router.get('/api/v1/connectors/presets', async (ctx) => {
+    body ??= runtime().then((kind) => ({ items: presets.map((p) => publicPreset(p, kind)) }));
+    ctx.body = await body;
   });
   return router;
 }

@@ -1,13 +1,14 @@
-// `tsx stack/toolchain/ensure.ts [--kube] [--helm] [--chromium] [--node24]`: makes sure the real
+// `tsx stack/toolchain/ensure.ts [--kube] [--helm] [--chromium] [--node24] [--containers]`: makes sure the real
 // servers' binaries (and, for the tests, Chromium and Node 24) exist, downloading or building each
 // once with visible progress, and prints where each was found. `npm test` runs it before ava so that a
 // first install never happens inside a test's timeout.
 import { createLogger } from '../../core/logger';
 import { KUBE_BINARIES, locateBinary, SERVER_BINARIES, type BinaryName } from './binaries';
 import { locateChromium } from './chromium';
+import { ensureNodeBaseImage, locateContainerEngine } from './container-images';
 import { locateNode24 } from './node24';
 
-const FLAGS = ['--kube', '--helm', '--chromium', '--node24'];
+const FLAGS = ['--kube', '--helm', '--chromium', '--node24', '--containers'];
 
 async function main(argv: string[]): Promise<number> {
   const unknown = argv.filter((arg) => !FLAGS.includes(arg));
@@ -24,6 +25,7 @@ async function main(argv: string[]): Promise<number> {
   const steps: Step[] = names.map((name) => () => locateBinary(name, { log }).then((found) => [name, found] as const));
   if (argv.includes('--chromium')) steps.push(() => locateChromium({ log }).then((found) => ['chromium', found] as const));
   if (argv.includes('--node24')) steps.push(() => locateNode24({ log }).then((found) => ['node24', found] as const));
+  if (argv.includes('--containers')) steps.push(() => containers(log));
   for (const step of steps) {
     try {
       const [name, found] = await step();
@@ -34,6 +36,14 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   return 0;
+}
+
+/** A container engine and the Node base image; without an engine the container tests skip, saying why. */
+async function containers(log: ReturnType<typeof createLogger>): Promise<readonly [string, { source: string; path: string }]> {
+  const found = await locateContainerEngine({ log });
+  if (!found.engine) return ['containers', { source: 'skipped', path: found.reason }] as const;
+  const image = await ensureNodeBaseImage(found.engine, { log });
+  return [`containers (${found.engine.program})`, { source: found.source, path: image }] as const;
 }
 
 process.exitCode = await main(process.argv.slice(2));

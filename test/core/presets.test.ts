@@ -41,11 +41,20 @@ test('the public view never shows credentials or env values', (t) => {
     metadata: { name: 'Everything', description: 'd' },
     stdio: { image: 'img:1', command: ['node'], env: { API_KEY: 'envsecret' }, access_token_env_name: 'TOKEN' },
   }]));
-  const shown = JSON.stringify(publicPreset(preset!));
+  const shown = JSON.stringify(publicPreset(preset!, 'local'));
   t.false(shown.includes('csecret'));
   t.false(shown.includes('cid'));
   t.false(shown.includes('envsecret'));
-  t.deepEqual(publicPreset(preset!), { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'd' }, stdio: { image: 'img:1' } });
+  t.deepEqual(publicPreset(preset!, 'local'), { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'd' }, stdio: { image: 'img:1' }, runnable: true });
+});
+
+test('a stdio preset defined by its image only is runnable on containers and Kubernetes, not on local processes', (t) => {
+  const [imageOnly, remote] = parsePresets(JSON.stringify([{ url: 'mcp+stdio://img', stdio: { image: 'mcp/x:1' } }, { url: 'https://mcp.example.com/mcp' }]));
+  for (const runtime of ['container', 'kubernetes'] as const) t.true(publicPreset(imageOnly!, runtime).runnable, runtime);
+  const local = publicPreset(imageOnly!, 'local');
+  t.false(local.runnable);
+  t.regex(local.reason ?? '', /container or the Kubernetes runtime/);
+  t.true(publicPreset(remote!, 'local').runnable, 'a remote preset runs anywhere');
 });
 
 test("a stdio preset's resources are Kubernetes quantities, requests not above limits", (t) => {

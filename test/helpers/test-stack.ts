@@ -29,7 +29,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   const logFile = path.join(dataDir, 'logs', 'service.log');
   const fullEnv = {
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'info', ...env,
+    LOG_LEVEL: 'info', CONNECTOR__STDIO_RUNTIME: 'local', ...env,
   };
   const logger = createLogger('test-stack', fullEnv.LOG_LEVEL, logFile);
   const stack = await startEmbeddedStack({ env: fullEnv, logger, headless: true, temporalPort: 0, mongoPort: 0 });

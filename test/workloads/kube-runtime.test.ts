@@ -356,7 +356,7 @@ test.serial('reconciliation removes the workloads of connectors that are not con
 
 test.serial('from config: a kubeconfig file; young workloads survive reconciliation; bad env names fail early', async (t) => {
   const fromConfig = await createWorkloadRuntime({
-    runtime: 'kubernetes', readyTimeoutMs: 60_000, gatewayMaxSessions: 17,
+    runtime: 'kubernetes', readyTimeoutMs: 60_000, gatewayMaxSessions: 17, container: { network: 'none', owner: 'unused' },
     kube: {
       namespace, gatewayImage, reconcileIntervalMs: 60_000, reconcileGraceMs: 120_000, kubeconfig: cluster.kubeconfigPath,
       proxySelector: { app: 'proxy' }, proxyNamespaceSelector: { 'kubernetes.io/metadata.name': 'elsewhere' },

@@ -20,7 +20,7 @@ function recordingLogger() {
 }
 
 const config = (local: RuntimeConfig['local']): RuntimeConfig => ({
-  runtime: 'local', readyTimeoutMs: 60_000, gatewayMaxSessions: 8, local,
+  runtime: 'local', readyTimeoutMs: 60_000, gatewayMaxSessions: 8, local, container: { network: 'none', owner: 'unused' },
   kube: { namespace: 'unused', gatewayImage: 'unused', reconcileIntervalMs: 60_000, reconcileGraceMs: 120_000, proxySelector: {}, proxyNamespaceSelector: {} },
 });
 

@@ -1,0 +1,89 @@
+// The container engine on this machine, driven through its CLI. podman and Docker share the verbs
+// and flags used here. Why the CLI and not the Engine API: podman is daemonless, and its API
+// exists only while `podman system service` runs, which nothing here would start or supervise;
+// the CLI works the same for both engines with nothing running, and the one long-lived call
+// (`run --interactive`) is exactly the stdio pipe the gateway needs. Every call is execFile with
+// an argument array: no shell ever sees a preset's or a registry's string.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const exec = promisify(execFile);
+const ENGINES = ['podman', 'docker'] as const;
+export type EngineProgram = (typeof ENGINES)[number];
+
+export class ContainerEngine {
+  constructor(readonly program: EngineProgram, private readonly timeoutMs = 30_000) {}
+
+  async run(args: string[]): Promise<string> {
+    const { stdout } = await exec(this.program, args, { timeout: this.timeoutMs, maxBuffer: 16 * 1024 * 1024 });
+    return stdout;
+  }
+
+  async imageExists(image: string): Promise<boolean> {
+    return this.run(['image', 'inspect', '--format', '{{.Id}}', image]).then(() => true, () => false);
+  }
+
+  /** Pulls an image; the error carries the engine's own words (which registry, which failure). */
+  async pull(image: string): Promise<void> {
+    try {
+      await this.run(['pull', '--quiet', image]);
+    } catch (error) {
+      throw new Error(engineMessage(error));
+    }
+  }
+
+  /** Names of the containers carrying every label given (`key=value`), running or not. */
+  async containersLabelled(labels: string[]): Promise<Array<{ name: string; labels: Record<string, string> }>> {
+    const filters = labels.flatMap((l) => ['--filter', `label=${l}`]);
+    const out = await this.run(['ps', '--all', '--no-trunc', ...filters, '--format', '{{json .}}']);
+    return parseContainerList(out);
+  }
+
+  /** Idempotent: a container that is already gone is fine. */
+  async remove(name: string): Promise<void> {
+    await this.run(['rm', '--force', '--ignore', name]).catch(async (error: unknown) => {
+      // Docker has no --ignore; it answers "No such container" instead.
+      if (this.program === 'docker' && /No such container/i.test(engineMessage(error))) return;
+      throw error;
+    });
+  }
+}
+
+/** The first engine that answers `version` (a Docker client without a daemon does not). */
+export async function detectContainerEngine(programs: readonly EngineProgram[] = ENGINES): Promise<ContainerEngine | null> {
+  for (const program of programs) {
+    const answered = await exec(program, ['version', '--format', '{{.Server.Version}}'], { timeout: 10_000 }).then(
+      ({ stdout }) => stdout.trim() !== '',
+      () => false,
+    );
+    if (answered) return new ContainerEngine(program);
+  }
+  return null;
+}
+
+/** `ps --format '{{json .}}'`: podman prints one JSON array, Docker one object per line. */
+export function parseContainerList(out: string): Array<{ name: string; labels: Record<string, string> }> {
+  const text = out.trim();
+  if (!text) return [];
+  const rows: unknown[] = text.startsWith('[') ? JSON.parse(text) as unknown[] : text.split('\n').map((l) => JSON.parse(l) as unknown);
+  return rows.map((row) => {
+    const r = row as { Names?: string[] | string; Labels?: Record<string, string> | string | null };
+    const name = Array.isArray(r.Names) ? r.Names[0] ?? '' : String(r.Names ?? '');
+    return { name, labels: labelsOf(r.Labels) };
+  });
+}
+
+function labelsOf(labels: Record<string, string> | string | null | undefined): Record<string, string> {
+  if (!labels) return {};
+  if (typeof labels === 'object') return labels;
+  // Docker: "k=v,k2=v2"
+  return Object.fromEntries(labels.split(',').filter(Boolean).map((pair) => {
+    const eq = pair.indexOf('=');
+    return [pair.slice(0, eq), pair.slice(eq + 1)];
+  }));
+}
+
+export function engineMessage(error: unknown): string {
+  const e = error as { stderr?: string; message?: string };
+  return (e.stderr?.trim() || e.message || String(error)).split('\n').filter(Boolean).at(-1) ?? 'unknown error';
+}
