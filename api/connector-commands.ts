@@ -25,6 +25,7 @@ export interface CreateInput {
   clientSecret?: string;
   preset?: Preset;
   createdBy: string | null;
+  createdByName: string | null;
 }
 
 export class ConnectorCommands {
@@ -44,6 +45,7 @@ export class ConnectorCommands {
       preset: preset ? { url: preset.url } : null,
       ...(!input.clientId && preset?.client_id ? { presetClient: true } : {}),
       createdBy: input.createdBy,
+      createdByName: input.createdByName,
       clientId: input.clientId ?? null,
       clientSecret: clientSecret ? this.deps.secrets.seal(clientSecret, secretContext(id, 'client_secret')) : null,
       settings: this.deps.settings,

@@ -210,7 +210,7 @@ async function main(): Promise<void> {
     console.log(`  owner (own key)       ${await timed(SAMPLES, list('', owners[3]!))}`);
     console.log(`  owner, last page      ${await timed(SAMPLES, list(after(ownerDeep), owners[3]!))}`);
     console.log(`  owner + state         ${await timed(SAMPLES, list('&state=connected', owners[3]!))}`);
-    console.log(`  admin created_by=     ${await timed(SAMPLES, list('&created_by=owner-5', admin))}`);
+    console.log(`  admin created_by=     ${await timed(SAMPLES, list('&created_by=key:owner-5', admin))}`);
     let g = 0;
     console.log(`  GET by id             ${await timed(200, () => api('GET', `/api/v1/connectors/${ids[(g++ * 7919) % ids.length]}`, undefined, auth(admin)))}`);
 

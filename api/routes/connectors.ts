@@ -44,7 +44,7 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
     await refuseOverQuota(caller, deps);
     const view = await deps.commands.create({
       url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
-      preset, createdBy: caller.subject,
+      preset, createdBy: caller.subject, createdByName: caller.displayName,
     });
     ctx.status = 201;
     ctx.set('Location', `/api/v1/connectors/${view.id}`);
