@@ -1,9 +1,11 @@
 // Who may use a connector's MCP path: the caller's credential is checked (and consumed: it is
 // never forwarded), another owner's connector answers 404 as if it did not exist, and an owner's
-// concurrent requests and streams are capped (CONNECTOR__MAX_STREAMS_PER_OWNER).
+// request rate (CONNECTOR__RATE_LIMIT_PER_OWNER) and concurrent requests and streams
+// (CONNECTOR__MAX_STREAMS_PER_OWNER) are capped.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
+import type { OwnerRateLimit } from '../callers/owner-rate-limit';
 import { ProblemError } from '../core/problem';
 import { OpenExchanges } from './open-exchanges';
 import type { Route } from './route';
@@ -12,6 +14,8 @@ export interface CallerGateOptions {
   authenticator: Authenticator;
   baseUrl: string;
   maxStreamsPerOwner: number;
+  /** Null or absent: no rate limit (callers off, or CONNECTOR__RATE_LIMIT_PER_OWNER=off). */
+  rateLimit?: OwnerRateLimit | null;
 }
 
 export class GateRefusal extends Error {
@@ -72,10 +76,16 @@ export class CallerGate {
     return mayAccess(caller, route.owner ?? null);
   }
 
-  /** Counts the exchange against the owner's streams until the response closes; 429 past the cap. */
+  /** Counts the exchange against the owner's rate and streams (until the response closes); 429 past either. */
   hold(caller: Caller, res: ServerResponse): void {
     const owner = caller.subject;
-    if (owner === null || this.open.take(owner, res)) return;
+    if (owner === null) return;
+    const limited = this.options.rateLimit?.take(owner);
+    if (limited) {
+      const detail = 'This owner sends more MCP requests than it may (CONNECTOR__RATE_LIMIT_PER_OWNER); try again after Retry-After.';
+      throw new GateRefusal(new ProblemError(429, detail, 'rate-limited'), limited.headers);
+    }
+    if (this.open.take(owner, res)) return;
     const detail = `This owner already has ${this.open.count(owner)} MCP requests or streams open, the most allowed.`;
     throw new GateRefusal(new ProblemError(429, detail, 'quota-exceeded'), { 'retry-after': '1' });
   }

@@ -17,7 +17,7 @@ import { startOidcServer, startProtectedMcpServer } from '../fixtures/oauth';
 import { openConsentPage } from '../helpers/oauth-service';
 
 const UPSTREAM_TOKEN = 'upstream-token-for-callers-5e1f';
-const KEYS = { alice: 'alice-key-0a1b2c3d4e5f', bob: 'bob-key-9f8e7d6c5b4a', ops: 'ops-key-7c6b5a4d3e2f', dave: 'dave-key-1122334455', carol: 'carol-key-5566778899' };
+const KEYS = { alice: 'alice-key-0a1b2c3d4e5f', bob: 'bob-key-9f8e7d6c5b4a', ops: 'ops-key-7c6b5a4d3e2f', dave: 'dave-key-1122334455', carol: 'carol-key-5566778899', gus: 'gus-key-a1b2c3d4e5' };
 const MCP_INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 
@@ -36,6 +36,7 @@ test.before(async () => {
       { subject: 'dave', sha256: sha256Hex(KEYS.dave) },
       // Named like the identity provider's user carol: another owner all the same.
       { subject: 'carol', sha256: sha256Hex(KEYS.carol) },
+      { subject: 'gus', sha256: sha256Hex(KEYS.gus) }, // the concurrent quota test's
       { subject: 'ops', sha256: sha256Hex(KEYS.ops), admin: true },
     ]),
     CONNECTOR__AUTH_ISSUER: idp.issuer,
@@ -163,7 +164,8 @@ test('the MCP path without a credential: 401 with resource_metadata, whose docum
   t.deepEqual(document.body.authorization_servers, [idp.issuer]);
 });
 
-test('quotas: connectors per owner, and concurrent MCP requests per owner (429 beyond)', async (t) => {
+test('quotas: connectors per owner, and concurrent MCP requests per owner (429 beyond); the request rate limit is on by default', async (t) => {
+  t.deepEqual(stack.config.callers.rateLimitPerOwner, { perSecond: 50, burst: 100 }, 'CONNECTOR__RATE_LIMIT_PER_OWNER unset, callers authenticated');
   // Its own MCP server: the one the other tests share is never made to hang.
   const slow = await startTokenMcpServer({ token: UPSTREAM_TOKEN });
   t.teardown(() => slow.close());
@@ -225,6 +227,24 @@ test('the consent and callback pages: never framed; the consent page names the o
   t.is(callback.status, 400);
   t.regex(callback.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
   t.is(callback.headers.get('x-frame-options'), 'DENY');
+});
+
+test('the connector quota holds under concurrent creates: 14 at once against 6 give 6 × 201 and 8 × 429; a delete gives one back', async (t) => {
+  const statuses = await Promise.all(Array.from({ length: 14 }, (_, i) =>
+    stack.api('POST', '/api/v1/connectors', { url: upstream.url, metadata: { name: `gus-${i}` } }, as(KEYS.gus))));
+  const count = (status: number) => statuses.filter((r) => r.status === status).length;
+  t.is(count(201), 6, statuses.map((r) => r.status).join(' '));
+  t.is(count(429), 8);
+  const listed = await stack.api('GET', '/api/v1/connectors?limit=100', undefined, as(KEYS.gus));
+  t.is(listed.body.items.length, 6, 'six connectors, not more');
+  const first = statuses.find((r) => r.status === 201)!.body.id as string;
+  t.is((await stack.api('DELETE', `/api/v1/connectors/${first}`, undefined, as(KEYS.gus))).status, 202);
+  // The slot comes back once the record is removed (the workflow's deletion, a moment later).
+  const again = await eventually(async () => {
+    const res = await stack.api('POST', '/api/v1/connectors', { url: upstream.url, metadata: { name: 'gus-again' } }, as(KEYS.gus));
+    return res.status === 201 ? res : undefined;
+  }, 30_000, 'a create after the delete');
+  t.is(again.status, 201);
 });
 
 test('with callers authenticated, a redirect_url must be on CONNECTOR__ALLOWED_REDIRECT_ORIGINS (none set: none accepted)', async (t) => {
