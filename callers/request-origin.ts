@@ -57,11 +57,12 @@ function parsedBase(url: string): URL {
 }
 
 // host [":" port], with an IPv6 literal in brackets (RFC 9110 §7.2); lower-cased.
-const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/;
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/;
 
 /** The host part of a Host header as sent, or null when it is not a well-formed one. */
 function hostnameOf(host: string | undefined): string | null {
   if (!host) return null;
   const match = HOST_HEADER.exec(host.toLowerCase());
-  return match ? match[1]! : null;
+  if (!match || (match[2] !== undefined && Number(match[2]) > 65535)) return null;
+  return match[1]!;
 }

@@ -17,7 +17,7 @@ test('open mode: exact loopback literals (with or without a port) and BASE_URL\'
 test('open mode: a name that only looks like loopback, or a non-canonical address, is refused', (t) => {
   for (const host of [
     '127.attacker.example', '127.0.0.1.attacker.example', '127.0.0.1.nip.io:8080', 'localhost.attacker.example', 'attacker.example',
-    '127.1', '0x7f.0.0.1', '127.000.000.001', '2130706433', '10.0.0.1', '[::ffff:127.0.0.1]', 'localhost.', '127.0.0.1:8080@evil',
+    '127.1', '0x7f.0.0.1', '127.000.000.001', '2130706433', '10.0.0.1', '[::ffff:127.0.0.1]', 'localhost.', '127.0.0.1:8080@evil', '[::1]:99999',
     '', undefined,
   ]) {
     t.true(refusedHost(host), String(host));
