@@ -21,12 +21,13 @@ interface SlotDoc {
 
 /** Longer than any create (the API's call to Temporal gives up well before). */
 export const HOLD_MS = 10 * 60_000;
+const RANDOM_TRIES = 3;
 
 const DUPLICATE_KEY = 11000;
 const isDuplicate = (err: unknown) => (err as { code?: number }).code === DUPLICATE_KEY;
 const owner64 = (owner: string) => Buffer.from(owner, 'utf8').toString('base64url');
 const prefixOf = (owner: string) => `${owner64(owner)}|`;
-const slotId = (owner: string, n: number) => prefixOf(owner) + String(n).padStart(6, '0');
+const slotId = (owner: string, n: number) => prefixOf(owner) + String(n).padStart(7, '0');
 
 /** Which of these connectors still have a record. */
 export type RecordsPresent = (connectorIds: readonly string[]) => Promise<ReadonlySet<string>>;
@@ -38,41 +39,62 @@ export class OwnerSlots {
     this.slots = db.collection<SlotDoc>('connector_owner_slots');
   }
 
-  /** Holds a slot for `connectorId`; false when the owner already has `limit` connectors. */
-  async reserve(owner: string, connectorId: string, limit: number): Promise<boolean> {
+  /** Holds a slot for `connectorId`: its id, or null when the owner already has `limit` connectors. */
+  async reserve(owner: string, connectorId: string, limit: number): Promise<string | null> {
+    // Few slots taken (the usual case, and the only one with a large quota): a random number is
+    // free at the first try, without reading the owner's slots.
+    for (let attempt = 0; attempt < RANDOM_TRIES; attempt++) {
+      const slot = await this.insert(owner, Math.floor(Math.random() * limit), connectorId);
+      if (slot) return slot;
+    }
+    return this.reserveAmongTaken(owner, connectorId, limit);
+  }
+
+  /** Many slots taken: read them, and aim at the free ones. */
+  private async reserveAmongTaken(owner: string, connectorId: string, limit: number): Promise<string | null> {
     let cleaned = false;
     // Each failed insert means another create took that slot: bounded, with room for frees racing in.
     for (let attempt = 0; attempt < 2 * limit + 10; attempt++) {
       const taken = await this.taken(owner);
-      if (taken.some((s) => s.connector === connectorId)) return true; // a retried reserve
       const free = freeSlots(taken, limit);
       if (free.length === 0) {
-        if (cleaned || !(await this.freeOrphans(taken))) return false;
+        if (cleaned || !(await this.freeOrphans(taken))) return null;
         cleaned = true;
         continue;
       }
       // A random free slot, so that concurrent creates rarely aim at the same one.
-      const n = free[Math.floor(Math.random() * free.length)]!;
-      try {
-        await this.slots.insertOne({ _id: slotId(owner, n), connector: connectorId, at: new Date(this.now()), confirmed: false });
-        return true;
-      } catch (err) {
-        if (!isDuplicate(err)) throw err;
-      }
+      const slot = await this.insert(owner, free[Math.floor(Math.random() * free.length)]!, connectorId);
+      if (slot) return slot;
     }
-    return false;
+    return null;
+  }
+
+  /** Slot `n`'s id when it was free and is now the connector's, else null. */
+  private async insert(owner: string, n: number, connectorId: string): Promise<string | null> {
+    const id = slotId(owner, n);
+    try {
+      await this.slots.insertOne({ _id: id, connector: connectorId, at: new Date(this.now()), confirmed: false });
+      return id;
+    } catch (err) {
+      if (isDuplicate(err)) return null;
+      throw err;
+    }
   }
 
   /** The create wrote its record: the slot is the connector's until the record is removed. */
-  async confirm(owner: string, connectorId: string): Promise<void> {
-    const slot = (await this.taken(owner)).find((s) => s.connector === connectorId);
-    if (slot) await this.slots.updateOne({ _id: slot._id, connector: connectorId }, { $set: { confirmed: true } });
+  async confirm(slot: string, connectorId: string): Promise<void> {
+    await this.slots.updateOne({ _id: slot, connector: connectorId }, { $set: { confirmed: true } });
   }
 
-  /** Frees the connector's slot (its record was removed, or its create failed); idempotent. */
+  /** Frees the slot a create held (the create failed); idempotent. */
+  async releaseSlot(slot: string, connectorId: string): Promise<void> {
+    await this.slots.deleteOne({ _id: slot, connector: connectorId });
+  }
+
+  /** Frees the connector's slot, wherever it is among the owner's (its record was removed); idempotent. */
   async release(owner: string, connectorId: string): Promise<void> {
     const slot = (await this.taken(owner)).find((s) => s.connector === connectorId);
-    if (slot) await this.slots.deleteOne({ _id: slot._id, connector: connectorId });
+    if (slot) await this.releaseSlot(slot._id, connectorId);
   }
 
   /** How many slots the owner holds. */

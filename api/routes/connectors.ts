@@ -148,7 +148,8 @@ async function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRoute
   const owner = caller.subject;
   if (owner === null) return create();
   const limit = deps.maxConnectorsPerOwner;
-  if ((await deps.store.countOwnedBy(owner)) >= limit || !(await deps.store.slots.reserve(owner, id, limit))) {
+  const slot = (await deps.store.countOwnedBy(owner)) < limit ? await deps.store.slots.reserve(owner, id, limit) : null;
+  if (slot === null) {
     throw new ProblemError(429, `this owner already has ${limit} connectors, the most allowed (CONNECTOR__MAX_CONNECTORS_PER_OWNER)`, 'quota-exceeded');
   }
   let created: T;
@@ -156,10 +157,10 @@ async function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRoute
     created = await create();
   } catch (err) {
     // A create that failed after all may have written its record: then the slot stays its own.
-    if (!(await deps.store.get(id))) await deps.store.slots.release(owner, id);
+    if (!(await deps.store.get(id))) await deps.store.slots.releaseSlot(slot, id);
     throw err;
   }
-  await deps.store.slots.confirm(owner, id);
+  await deps.store.slots.confirm(slot, id);
   return created;
 }
 

@@ -46,46 +46,50 @@ function record(n: number, owner: string): ConnectorRecord {
 test('concurrent reserves against a quota of 5: exactly 5 succeed, whatever the interleaving', async (t) => {
   const store = freshStore('slots_concurrent');
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => store.slots.reserve('key:a', id(i), 5)));
-  t.is(answers.filter(Boolean).length, 5);
+  t.is(answers.filter((slot) => slot !== null).length, 5);
   t.is(await store.slots.count('key:a'), 5);
-  t.true(await store.slots.reserve('key:b', id(100), 5), 'another owner has slots of its own');
+  t.truthy(await store.slots.reserve('key:b', id(100), 5), 'another owner has slots of its own');
 });
 
-test('a retried reserve keeps its one slot; release gives it back, twice is harmless', async (t) => {
+test('release gives a slot back, twice is harmless; a large quota costs no read of the owner\'s slots', async (t) => {
   const store = freshStore('slots_release');
-  t.true(await store.slots.reserve('key:a', id(1), 1));
-  t.true(await store.slots.reserve('key:a', id(1), 1), 'the same connector again');
-  t.false(await store.slots.reserve('key:a', id(2), 1));
-  await store.slots.release('key:a', id(1));
-  await store.slots.release('key:a', id(1));
-  t.true(await store.slots.reserve('key:a', id(2), 1));
+  const slot = await store.slots.reserve('key:a', id(1), 1);
+  t.truthy(slot);
+  t.is(await store.slots.reserve('key:a', id(2), 1), null);
+  await store.slots.releaseSlot(slot!, id(1)); // a failed create
+  await store.slots.releaseSlot(slot!, id(1));
+  t.truthy(await store.slots.reserve('key:a', id(2), 1));
+  await store.slots.release('key:a', id(2)); // a removed record
+  t.is(await store.slots.count('key:a'), 0);
+  for (let i = 0; i < 50; i++) t.truthy(await store.slots.reserve('key:big', id(i), 1_000_000), `reserve ${i}`);
+  t.is(await store.slots.count('key:big'), 50);
 });
 
 test('removing the record frees its slot', async (t) => {
   const store = freshStore('slots_remove');
-  t.true(await store.slots.reserve('oidc:x', id(1), 1));
+  const slot = await store.slots.reserve('oidc:x', id(1), 1);
   await store.project(record(1, 'oidc:x'));
-  await store.slots.confirm('oidc:x', id(1));
-  t.false(await store.slots.reserve('oidc:x', id(2), 1), 'the confirmed slot counts');
+  await store.slots.confirm(slot!, id(1));
+  t.is(await store.slots.reserve('oidc:x', id(2), 1), null, 'the confirmed slot counts');
   await store.remove(id(1), new Date());
   t.is(await store.slots.count('oidc:x'), 0);
-  t.true(await store.slots.reserve('oidc:x', id(2), 1));
+  t.truthy(await store.slots.reserve('oidc:x', id(2), 1));
 });
 
 test('after a crash: a held slot without a record is freed once older than a create can take; one whose record went first, at once', async (t) => {
   const clock = { now: Date.now() };
   const store = freshStore('slots_crash', clock);
   // A create that reserved and died before its workflow started: no record, never confirmed.
-  t.true(await store.slots.reserve('key:a', id(1), 2));
+  t.truthy(await store.slots.reserve('key:a', id(1), 2));
   // A connector whose record was removed, the process dying before its slot was freed.
-  t.true(await store.slots.reserve('key:a', id(2), 2));
+  const removed = await store.slots.reserve('key:a', id(2), 2);
   await store.project(record(2, 'key:a'));
-  await store.slots.confirm('key:a', id(2));
+  await store.slots.confirm(removed!, id(2));
   await client.db('slots_crash').collection('connectors').deleteOne({ _id: id(2) as never });
-  t.true(await store.slots.reserve('key:a', id(3), 2), 'the removed connector\'s slot is freed');
+  t.truthy(await store.slots.reserve('key:a', id(3), 2), 'the removed connector\'s slot is freed');
   await store.project(record(3, 'key:a')); // that create completes
-  t.false(await store.slots.reserve('key:a', id(4), 2), 'a young held slot may still be a create under way');
+  t.is(await store.slots.reserve('key:a', id(4), 2), null, 'a young held slot may still be a create under way');
   clock.now += HOLD_MS + 1;
-  t.true(await store.slots.reserve('key:a', id(4), 2), 'past HOLD_MS the dead create\'s slot is freed');
+  t.truthy(await store.slots.reserve('key:a', id(4), 2), 'past HOLD_MS the dead create\'s slot is freed');
   t.is(await store.slots.count('key:a'), 2, 'the count converged: the live connector and the new reservation');
 });
