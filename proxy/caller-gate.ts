@@ -70,22 +70,29 @@ export class CallerGate {
     return `${this.options.baseUrl}/api/v1/connectors/${connectorId}/mcp`;
   }
 
-  /** Whether the caller may see this connector at all (a not-found route is nobody's). */
+  /**
+   * Whether the caller may see this connector at all (a not-found route is nobody's). Asked once
+   * for every request the proxy admits, whoever's connector it names, so the owner's request rate
+   * is counted here (a GateRefusal past it): counted only for its own connectors, a 429 would tell
+   * another owner's existing connector (404) from an id that exists nowhere (429).
+   */
   sees(caller: Caller, route: Route): boolean {
+    this.countRate(caller);
     if (route.kind === 'not_found') return true;
     return mayAccess(caller, route.owner ?? null);
   }
 
-  /** Counts the exchange against the owner's rate and streams (until the response closes); 429 past either. */
+  private countRate(caller: Caller): void {
+    const limited = caller.subject === null ? null : this.options.rateLimit?.take(caller.subject);
+    if (!limited) return;
+    const detail = 'This owner sends more MCP requests than it may (CONNECTOR__RATE_LIMIT_PER_OWNER); try again after Retry-After.';
+    throw new GateRefusal(new ProblemError(429, detail, 'rate-limited'), limited.headers);
+  }
+
+  /** Counts the exchange against the owner's streams until the response closes; 429 past the cap. */
   hold(caller: Caller, res: ServerResponse): void {
     const owner = caller.subject;
-    if (owner === null) return;
-    const limited = this.options.rateLimit?.take(owner);
-    if (limited) {
-      const detail = 'This owner sends more MCP requests than it may (CONNECTOR__RATE_LIMIT_PER_OWNER); try again after Retry-After.';
-      throw new GateRefusal(new ProblemError(429, detail, 'rate-limited'), limited.headers);
-    }
-    if (this.open.take(owner, res)) return;
+    if (owner === null || this.open.take(owner, res)) return;
     const detail = `This owner already has ${this.open.count(owner)} MCP requests or streams open, the most allowed.`;
     throw new GateRefusal(new ProblemError(429, detail, 'quota-exceeded'), { 'retry-after': '1' });
   }

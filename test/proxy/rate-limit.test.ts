@@ -49,4 +49,9 @@ test('past its burst an owner gets 429 with Retry-After, RateLimit-Policy and Ra
   t.regex(refused.headers.get('ratelimit') ?? '', /^"owner";r=0;t=\d+$/);
   t.is(upstream.seenAuthorization.length, seen, 'the refused request never reached the MCP server');
   t.is((await post('cb', 'key-b-rate')).status, 200, 'another owner is not affected');
+  // Past its rate, an owner learns nothing about ids: another's connector and none at all answer alike.
+  const foreign = await post('cb', 'key-a-rate');
+  const nowhere = await post('00000000-0000-4000-8000-000000000000', 'key-a-rate');
+  t.is(foreign.status, 429);
+  t.is(nowhere.status, 429);
 });
