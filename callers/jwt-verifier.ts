@@ -116,10 +116,16 @@ export class JwtVerifier {
   }
 }
 
-/** The token's `email`, else its `name` (OpenID Connect standard claims), when usable. */
+/**
+ * The token's `email`, else its `name` (OpenID Connect standard claims), when usable. Control and
+ * format characters (bidi overrides among them) are dropped: the name is shown to other people
+ * on the consent page, and must read as what it is.
+ */
 function displayNameOf(payload: JWTPayload): string | null {
   for (const claim of [payload.email, payload.name]) {
-    if (typeof claim === 'string' && claim.trim().length > 0 && claim.length <= 256) return claim.trim();
+    if (typeof claim !== 'string' || claim.length > 256) continue;
+    const readable = claim.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
+    if (readable.length > 0) return readable;
   }
   return null;
 }

@@ -59,6 +59,7 @@ test('the display name is the token\'s email, else its name, else the subject', 
   t.is(await named({ email: 'ann@example.com', name: 'Ann Lee' }), 'ann@example.com');
   t.is(await named({ name: 'Ann Lee' }), 'Ann Lee');
   t.is(await named({ email: 42, name: '' }), 'u-7f3a');
+  t.is(await named({ name: 'moc.elpmaxe@\u202eann' }), 'moc.elpmaxe@ann', 'no bidi override reaches the page');
 });
 
 test('a key and an identity provider\'s user of the same name are two owners that never meet', async (t) => {
