@@ -4,6 +4,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Authenticator } from '../callers/authenticator';
+import type { OwnerRateLimit } from '../callers/owner-rate-limit';
 import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
 import type { StdioRuntimeKind } from '../core/presets';
@@ -37,6 +38,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   /** The platform's identity provider, named in the MCP paths' protected-resource metadata. */
   issuer: string | null;
   maxConnectorsPerOwner: number;
+  /** CONNECTOR__RATE_LIMIT_PER_OWNER; null or absent: none. */
+  rateLimit?: OwnerRateLimit | null;
 }
 
 export function createApi(deps: ApiDeps): Koa {
@@ -44,7 +47,7 @@ export function createApi(deps: ApiDeps): Koa {
   app.proxy = false;
   app.silent = true; // errors are answered and logged by the problem middleware
   app.use(problemMiddleware(deps.logger));
-  app.use(callerMiddleware(deps.authenticator));
+  app.use(callerMiddleware(deps.authenticator, deps.rateLimit ?? null));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.bodyLimit, encoding: 'utf-8' }));
 
   const docs = new Router();

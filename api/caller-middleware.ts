@@ -1,9 +1,11 @@
 // Authenticates every request of the REST API except the few that must stay open (health, the
 // OpenAPI document, the OAuth callback, the client metadata document, well-known documents), and
-// keeps the caller on the context for the routes' ownership checks.
+// keeps the caller on the context for the routes' ownership checks; an owner past its request
+// rate (CONNECTOR__RATE_LIMIT_PER_OWNER) gets 429 before any route runs.
 import type { Context, Next } from 'koa';
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
+import type { OwnerRateLimit } from '../callers/owner-rate-limit';
 import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
 import { ProblemError } from '../core/problem';
 
@@ -11,11 +13,22 @@ import { ProblemError } from '../core/problem';
 const OPEN_PATHS = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', CONSENT_PATH, OAUTH_CALLBACK_PATH, CLIENT_METADATA_PATH]);
 const isOpen = (path: string) => OPEN_PATHS.has(path) || path.startsWith('/.well-known/');
 
-export function callerMiddleware(auth: Authenticator) {
+export function callerMiddleware(auth: Authenticator, rateLimit: OwnerRateLimit | null = null) {
   return async (ctx: Context, next: Next) => {
-    if (!isOpen(ctx.path)) ctx.state.caller = await authenticate(ctx, auth, ctx.req.rawHeaders);
+    if (!isOpen(ctx.path)) {
+      const caller = await authenticate(ctx, auth, ctx.req.rawHeaders);
+      if (rateLimit && caller.subject !== null) refuseOverRate(ctx, rateLimit, caller.subject);
+      ctx.state.caller = caller;
+    }
     await next();
   };
+}
+
+function refuseOverRate(ctx: Context, rateLimit: OwnerRateLimit, owner: string): void {
+  const refused = rateLimit.take(owner);
+  if (!refused) return;
+  ctx.set(refused.headers);
+  throw new ProblemError(429, 'this owner sends more requests than it may (CONNECTOR__RATE_LIMIT_PER_OWNER); try again after Retry-After', 'rate-limited');
 }
 
 export function callerOf(ctx: Context): Caller {

@@ -19,12 +19,15 @@ export interface CommandDeps {
 }
 
 export interface CreateInput {
+  /** Chosen by the caller when it must be known before the workflow starts (the quota's slot); else a new one. */
+  id?: string;
   url: string;
   metadata?: Record<string, string>;
   clientId?: string;
   clientSecret?: string;
   preset?: Preset;
   createdBy: string | null;
+  createdByName: string | null;
 }
 
 export class ConnectorCommands {
@@ -32,7 +35,7 @@ export class ConnectorCommands {
 
   /** Starting the workflow and writing the record are one step: the Update returns once it is written. */
   async create(input: CreateInput): Promise<ConnectorRecord> {
-    const id = randomUUID();
+    const id = input.id ?? randomUUID();
     const preset = input.preset;
     const clientSecret = input.clientId ? input.clientSecret : undefined;
     // A preset's credentials and env values stay in the worker's configuration: history only
@@ -44,6 +47,7 @@ export class ConnectorCommands {
       preset: preset ? { url: preset.url } : null,
       ...(!input.clientId && preset?.client_id ? { presetClient: true } : {}),
       createdBy: input.createdBy,
+      createdByName: input.createdByName,
       clientId: input.clientId ?? null,
       clientSecret: clientSecret ? this.deps.secrets.seal(clientSecret, secretContext(id, 'client_secret')) : null,
       settings: this.deps.settings,

@@ -28,6 +28,7 @@ function queryParameters(schema: z.ZodObject) {
 const CALLER_ANSWERS = {
   401: problem('No or a bad credential (WWW-Authenticate: Bearer)'),
   403: problem('A foreign Origin'),
+  429: problem('The owner is past its request rate (CONNECTOR__RATE_LIMIT_PER_OWNER; Retry-After, RateLimit-Policy and RateLimit say when to come back)'),
 };
 
 function components() {
@@ -57,7 +58,7 @@ export function openApiDocument(baseUrl: string) {
       '/api/v1/connectors': {
         post: {
           summary: 'Create a connector', requestBody: { required: true, content: json(ref('CreateConnectorRequest')) },
-          responses: { 201: { description: 'Created', content: json(ref('Connector')) }, 400: problem('Unparsable JSON'), 413: problem('Body too large'), 415: problem('Not JSON'), 422: problem('Invalid body'), 429: problem('The owner has as many connectors as allowed') },
+          responses: { 201: { description: 'Created', content: json(ref('Connector')) }, 400: problem('Unparsable JSON'), 413: problem('Body too large'), 415: problem('Not JSON'), 422: problem('Invalid body'), 429: problem('The owner has as many connectors as allowed, or is past its request rate') },
         },
         get: {
           summary: 'List connectors',
@@ -166,7 +167,7 @@ function mcpOperation(summary: string) {
     summary,
     responses: {
       200: { description: 'Relayed from the MCP server (application/json or text/event-stream)' },
-      ...CALLER_ANSWERS, 429: problem("The owner's concurrent MCP requests are at the limit"),
+      ...CALLER_ANSWERS, 429: problem("The owner is past its request rate, or its concurrent MCP requests are at the limit"),
       404: problem('Unknown connector, or another owner\'s'), 409: problem('Not connected (connector_state says what it is), also after the MCP server asked for authorization'), 502: problem('Upstream unreachable'), 504: problem('Upstream timed out'),
     },
   };

@@ -2,13 +2,13 @@
 // every entry, so neither the key nor which entry matched shows in the answer's timing.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyEntry } from '../core/config';
-import type { Caller } from './caller';
+import { keyOwner, type Caller } from './caller';
 
 export class ApiKeys {
   private readonly entries: { digest: Buffer; caller: Caller }[];
 
   constructor(entries: readonly ApiKeyEntry[]) {
-    this.entries = entries.map((e) => ({ digest: Buffer.from(e.sha256, 'hex'), caller: { subject: e.subject, admin: e.admin } }));
+    this.entries = entries.map((e) => ({ digest: Buffer.from(e.sha256, 'hex'), caller: { subject: keyOwner(e.subject), displayName: e.subject, admin: e.admin } }));
   }
 
   get size(): number {

@@ -5,7 +5,7 @@
 // used as a shared secret), `exp` is required, `nbf` and `exp` get a small leeway.
 import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Caller } from './caller';
-import { IdentityProviderUnavailable, Unauthenticated } from './caller';
+import { IdentityProviderUnavailable, Unauthenticated, oidcOwner } from './caller';
 import { VerifiedTokens } from './verified-tokens';
 
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
@@ -68,7 +68,11 @@ export class JwtVerifier {
     if (typeof subject !== 'string' || subject.length === 0 || subject.length > 256) {
       throw new Unauthenticated(true, `the access token has no usable ${this.settings.subjectClaim} claim`);
     }
-    const caller = { subject, admin: rolesOf(payload[this.settings.rolesClaim]).includes(this.settings.adminRole) };
+    const caller: Caller = {
+      subject: oidcOwner(subject),
+      displayName: displayNameOf(payload) ?? subject,
+      admin: rolesOf(payload[this.settings.rolesClaim]).includes(this.settings.adminRole),
+    };
     const audiences = typeof payload.aud === 'string' ? [payload.aud] : payload.aud ?? [];
     // exp is required above; the key set is trusted for KEYS_MAX_AGE_MS before jose refetches it.
     const validUntilMs = Math.min(payload.exp! * 1000, Date.now() + KEYS_MAX_AGE_MS);
@@ -110,6 +114,20 @@ export class JwtVerifier {
       [customFetch]: (input: string, init: RequestInit) => fetchKeys(input, init),
     });
   }
+}
+
+/**
+ * The token's `email`, else its `name` (OpenID Connect standard claims), when usable. Control and
+ * format characters (bidi overrides among them) are dropped: the name is shown to other people
+ * on the consent page, and must read as what it is.
+ */
+function displayNameOf(payload: JWTPayload): string | null {
+  for (const claim of [payload.email, payload.name]) {
+    if (typeof claim !== 'string' || claim.length > 256) continue;
+    const readable = claim.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
+    if (readable.length > 0) return readable;
+  }
+  return null;
 }
 
 function rolesOf(claim: unknown): string[] {

@@ -101,6 +101,7 @@ const EnvSchema = z.object({
   CONNECTOR__ALLOWED_ORIGINS: z.string().optional(),
   CONNECTOR__MAX_CONNECTORS_PER_OWNER: z.coerce.number().int().min(1).max(1_000_000).default(100),
   CONNECTOR__MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).max(100_000).default(64),
+  CONNECTOR__RATE_LIMIT_PER_OWNER: z.string().optional(),
   CONNECTOR__UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(4).max(1_000_000).default(512),
   PROXY_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
   CONNECTOR__GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_GATEWAY_MAX_SESSIONS),
@@ -211,8 +212,11 @@ export interface CallerConfig {
   allowedOrigins: string[];
   maxConnectorsPerOwner: number;
   maxStreamsPerOwner: number;
+  /** Requests per second and burst per owner, REST and MCP alike; null: no limit (off, or callers not authenticated). */
+  rateLimitPerOwner: RateLimitSettings | null;
 }
 
+<<<<<<< HEAD
 /** Inclusive bounds; the same numbers serve as gids. */
 export interface UidRange {
   first: number;
@@ -229,6 +233,16 @@ export function parseUidRange(text: string): UidRange {
   if (last < first) throw new Error('the first id must not exceed the last');
   return { first, last };
 }
+=======
+/** A token bucket: refilled at `perSecond`, holding at most `burst`. */
+export interface RateLimitSettings {
+  perSecond: number;
+  burst: number;
+}
+
+/** Generous for an agent platform's busy owner, yet a ceiling on any one owner's share. */
+export const DEFAULT_RATE_LIMIT_PER_OWNER = '50/s,burst=100';
+>>>>>>> callers
 
 /** How to reach an external Temporal beyond its address: TLS (with an optional client certificate) and an API key. */
 export interface TemporalAccess {
@@ -384,8 +398,9 @@ function callerConfig(e: Env, baseUrl: string): CallerConfig {
       'CONNECTOR__API_KEYS, or CONNECTOR__AUTH_DISABLED=true to run open on purpose',
     );
   }
+  const enabled = configured && !e.CONNECTOR__AUTH_DISABLED;
   return {
-    enabled: configured && !e.CONNECTOR__AUTH_DISABLED,
+    enabled,
     apiKeys,
     jwt: issuer ? {
       issuer, audiences: [e.CONNECTOR__AUTH_AUDIENCE ?? baseUrl], subjectClaim: e.CONNECTOR__AUTH_SUBJECT_CLAIM,
@@ -394,7 +409,24 @@ function callerConfig(e: Env, baseUrl: string): CallerConfig {
     allowedOrigins: e.CONNECTOR__ALLOWED_ORIGINS ? wrap('CONNECTOR__ALLOWED_ORIGINS', () => parseOrigins(e.CONNECTOR__ALLOWED_ORIGINS!)) : [],
     maxConnectorsPerOwner: e.CONNECTOR__MAX_CONNECTORS_PER_OWNER,
     maxStreamsPerOwner: e.CONNECTOR__MAX_STREAMS_PER_OWNER,
+    // Checked even while callers are off, so that a typo shows before authentication is turned on.
+    rateLimitPerOwner: ((limit) => (enabled ? limit : null))(
+      wrap('CONNECTOR__RATE_LIMIT_PER_OWNER', () => parseRateLimit(e.CONNECTOR__RATE_LIMIT_PER_OWNER ?? DEFAULT_RATE_LIMIT_PER_OWNER)),
+    ),
   };
+}
+
+/** `20/s`, `20/s,burst=40` (burst defaults to twice the rate), or `off`. */
+export function parseRateLimit(text: string): RateLimitSettings | null {
+  const value = text.trim().toLowerCase();
+  if (value === 'off') return null;
+  const match = /^(\d+(?:\.\d+)?)\s*\/\s*s(?:\s*,\s*burst\s*=\s*(\d+))?$/.exec(value);
+  if (!match) throw new Error('must look like 20/s or 20/s,burst=40, or be off');
+  const perSecond = Number(match[1]);
+  const burst = match[2] === undefined ? Math.max(1, Math.ceil(2 * perSecond)) : Number(match[2]);
+  if (perSecond <= 0 || perSecond > 1_000_000) throw new Error('the rate must be above 0 and at most 1000000/s');
+  if (burst < 1 || burst > 10_000_000) throw new Error('burst must be between 1 and 10000000');
+  return { perSecond, burst };
 }
 
 /**

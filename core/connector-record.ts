@@ -25,14 +25,19 @@ export const ConnectorRecordSchema = z.object({
   preset: z.object({ url: z.string() }).nullable(),
   created_at: z.string(),
   updated_at: z.string(),
-  created_by: z.string().nullable(),
+  created_by: z.string().nullable().meta({ description: 'The owner, qualified by where its identity comes from: key:<subject> (an API key), oidc:<subject> (the identity provider)' }),
+  /** Absent in records projected before it existed. */
+  created_by_name: z.string().nullable().optional(),
   version: z.number().int(),
 });
 export type ConnectorRecord = z.infer<typeof ConnectorRecordSchema>;
 
 /** The record as the API answers it: its MCP address instead of the projection's version. */
 export const ConnectorSchema = ConnectorRecordSchema.omit({ version: true })
-  .extend({ mcp_url: z.string() })
+  .extend({
+    created_by_name: z.string().nullable().meta({ description: "The owner's readable name, captured at creation (the token's email or name claim, else the key's subject)" }),
+    mcp_url: z.string(),
+  })
   .meta({ id: 'Connector' });
 export type Connector = z.infer<typeof ConnectorSchema>;
 
@@ -42,12 +47,16 @@ export type Connector = z.infer<typeof ConnectorSchema>;
  */
 export function presentConnector(record: ConnectorRecord, baseUrl: string): Connector {
   const { version: _version, ...rest } = record;
+<<<<<<< HEAD
   return {
     ...rest,
     url: maskedUrl(record.url),
     preset: record.preset && { ...record.preset, url: maskedUrl(record.preset.url) },
     mcp_url: `${baseUrl}/api/v1/connectors/${record.id}/mcp`,
   };
+=======
+  return { ...rest, created_by_name: rest.created_by_name ?? null, mcp_url: `${baseUrl}/api/v1/connectors/${record.id}/mcp` };
+>>>>>>> callers
 }
 
 export const ConnectorEventSchema = z

@@ -56,7 +56,7 @@ export const ListConnectorsQuerySchema = z
     limit: z.coerce.number().int().min(1).max(100).default(20),
     page_token: z.string().max(512).optional(),
     state: z.enum(STATES).optional(),
-    created_by: z.string().min(1).max(256).optional().meta({ description: "Admins only: one owner's connectors." }),
+    created_by: z.string().min(1).max(256).optional().meta({ description: "Admins only: one owner's connectors, by its qualified name as created_by shows it (key:<subject> or oidc:<subject>)." }),
   })
   .meta({ id: 'ListConnectorsQuery' });
 export type ListConnectorsQuery = z.infer<typeof ListConnectorsQuerySchema>;

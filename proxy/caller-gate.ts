@@ -1,9 +1,11 @@
 // Who may use a connector's MCP path: the caller's credential is checked (and consumed: it is
 // never forwarded), another owner's connector answers 404 as if it did not exist, and an owner's
-// concurrent requests and streams are capped (CONNECTOR__MAX_STREAMS_PER_OWNER).
+// request rate (CONNECTOR__RATE_LIMIT_PER_OWNER) and concurrent requests and streams
+// (CONNECTOR__MAX_STREAMS_PER_OWNER) are capped.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
+import type { OwnerRateLimit } from '../callers/owner-rate-limit';
 import { ProblemError } from '../core/problem';
 import { OpenExchanges } from './open-exchanges';
 import type { Route } from './route';
@@ -12,6 +14,8 @@ export interface CallerGateOptions {
   authenticator: Authenticator;
   baseUrl: string;
   maxStreamsPerOwner: number;
+  /** Null or absent: no rate limit (callers off, or CONNECTOR__RATE_LIMIT_PER_OWNER=off). */
+  rateLimit?: OwnerRateLimit | null;
 }
 
 export class GateRefusal extends Error {
@@ -66,10 +70,23 @@ export class CallerGate {
     return `${this.options.baseUrl}/api/v1/connectors/${connectorId}/mcp`;
   }
 
-  /** Whether the caller may see this connector at all (a not-found route is nobody's). */
+  /**
+   * Whether the caller may see this connector at all (a not-found route is nobody's). Asked once
+   * for every request the proxy admits, whoever's connector it names, so the owner's request rate
+   * is counted here (a GateRefusal past it): counted only for its own connectors, a 429 would tell
+   * another owner's existing connector (404) from an id that exists nowhere (429).
+   */
   sees(caller: Caller, route: Route): boolean {
+    this.countRate(caller);
     if (route.kind === 'not_found') return true;
     return mayAccess(caller, route.owner ?? null);
+  }
+
+  private countRate(caller: Caller): void {
+    const limited = caller.subject === null ? null : this.options.rateLimit?.take(caller.subject);
+    if (!limited) return;
+    const detail = 'This owner sends more MCP requests than it may (CONNECTOR__RATE_LIMIT_PER_OWNER); try again after Retry-After.';
+    throw new GateRefusal(new ProblemError(429, detail, 'rate-limited'), limited.headers);
   }
 
   /** Counts the exchange against the owner's streams until the response closes; 429 past the cap. */

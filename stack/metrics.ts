@@ -2,7 +2,8 @@
 // /metrics is a route like the API's: with caller authentication on it needs an admin credential
 // (metrics name every connector and how it is used, which only an admin may see). With
 // METRICS_PORT set it moves to a server of its own on that port, unauthenticated there (a
-// scraper on the cluster's network, behind its NetworkPolicy), and the main port no longer has it.
+// scraper on the cluster's network, behind its NetworkPolicy), and the main port no longer has it;
+// there a Host that is not an address is refused (callers/request-origin.ts: DNS rebinding).
 import http from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
 import type { Config } from '../core/config';
@@ -12,6 +13,7 @@ import { PROBLEM_CONTENT_TYPE, problemBody } from '../core/problem';
 import { capConnections, serverOptions } from '../core/server-limits';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import { IdentityProviderUnavailable, Unauthenticated } from '../callers/caller';
+import { metricsHostRefusal } from '../callers/request-origin';
 import { closeServer, listen } from './http-server';
 
 /** Text appended to every scrape (the Temporal SDK's own series, fetched at scrape time). */
@@ -90,6 +92,8 @@ export async function serveMetrics(config: Config, metrics: ProcessMetrics, auth
   if (config.metricsPort === undefined) return { endpoint: metricsEndpoint(metrics, auth, logger), close: async () => undefined };
   const open = metricsEndpoint(metrics, null, logger);
   const server = http.createServer(serverOptions(config.http), (req, res) => {
+    const refused = metricsHostRefusal(req.headers, config.baseUrl);
+    if (refused) return sendProblem(res, 403, refused);
     if (new URL(req.url ?? '/', 'http://x').pathname === METRICS_PATH) return open(req, res);
     sendProblem(res, 404, 'this port serves only /metrics');
   });

@@ -7,6 +7,7 @@ import type { SecretBox } from '../core/secret-box';
 import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
 import { createAuthenticator } from '../callers/authenticator';
 import type { OriginPolicy } from '../callers/request-origin';
+import { OwnerRateLimit } from '../callers/owner-rate-limit';
 import { CallerGate } from '../proxy/caller-gate';
 import { createMcpProxy, type McpProxy, type McpProxyOptions } from '../proxy/mcp-proxy';
 import { CallAuditQueue } from '../proxy/call-audit-queue';
@@ -24,6 +25,14 @@ export function authenticatorOf(config: Config) {
   return createAuthenticator(config.callers, createGuardedFetch(policyOf(config), { timeoutMs: 5_000 }));
 }
 
+/**
+ * The per-owner rate limit of one half (REST API or MCP path) of this process: each keeps its own
+ * buckets, so an owner may use the rate on each, and on each process (README).
+ */
+export function rateLimitOf(config: Config): OwnerRateLimit | null {
+  return config.callers.rateLimitPerOwner ? new OwnerRateLimit(config.callers.rateLimitPerOwner) : null;
+}
+
 /** The Origin and Host rules every path of the HTTP server applies. */
 export function originPolicyOf(config: Config): OriginPolicy {
   return { baseUrl: config.baseUrl, allowedOrigins: config.callers.allowedOrigins, authEnabled: config.callers.enabled };
@@ -33,6 +42,7 @@ export function originPolicyOf(config: Config): OriginPolicy {
 export function proxyOptionsOf(config: Config, logger: Logger, routes: RouteSource, metrics?: ProcessMetrics): McpProxyOptions {
   const callers = new CallerGate({
     authenticator: authenticatorOf(config), baseUrl: config.baseUrl, maxStreamsPerOwner: config.callers.maxStreamsPerOwner,
+    rateLimit: rateLimitOf(config),
   });
   return { routes, callers, policy: policyOf(config), logger, metrics, pool: { maxSockets: config.upstreamMaxSockets } };
 }

@@ -6,7 +6,7 @@ import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { SecretBox } from '../core/secret-box';
 import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
-import { authenticatorOf, policyOf } from './proxy-role';
+import { authenticatorOf, policyOf, rateLimitOf } from './proxy-role';
 import { createApi } from '../api/app';
 import { ConnectorCommands } from '../api/connector-commands';
 import { createWorkloadActivities } from '../activities/workloads/activities';
@@ -121,6 +121,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     authenticator: authenticatorOf(config),
     issuer: config.callers.jwt?.issuer ?? null,
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
+    rateLimit: rateLimitOf(config),
   });
   return { api, close: temporalReady.close };
 }

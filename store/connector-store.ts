@@ -8,6 +8,7 @@ import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
 import { ListIndex } from './list-index';
 import { inView, listKeysOf, positionOf, type ListView } from './list-keys';
 import { InvalidPageToken, decodePageToken, encodePageToken } from './page-token';
+import { OwnerSlots } from './owner-slots';
 
 type RecordDoc = Omit<ConnectorRecord, 'id'> & { _id: string };
 /** `expires_at` is set when the connector's record is removed: the events are kept until then. */
@@ -34,11 +35,14 @@ export class ConnectorStore {
   private readonly records: Collection<RecordDoc>;
   private readonly events: Collection<EventDoc>;
   private readonly index: ListIndex;
+  /** The per-owner quota's slots (owner-slots.ts); freed here when a record is removed. */
+  readonly slots: OwnerSlots;
 
-  constructor(private readonly db: Db) {
+  constructor(private readonly db: Db, now: () => number = Date.now) {
     this.records = db.collection<RecordDoc>('connectors');
     this.events = db.collection<EventDoc>('connector_events');
     this.index = new ListIndex(db);
+    this.slots = new OwnerSlots(db, (ids) => this.present(ids), now);
   }
 
   /** Lists use the list index (list-keys.ts), found by `_id` alone: no index on records but `_id`. */
@@ -100,6 +104,8 @@ export class ConnectorStore {
     const doc = await this.records.findOne({ _id: connectorId });
     if (doc) await this.index.remove(listKeysOf(toView(doc)));
     await this.records.deleteOne({ _id: connectorId });
+    // A crash before this leaves the slot to OwnerSlots' own repair (no record behind it).
+    if (doc?.created_by) await this.slots.release(doc.created_by, connectorId);
   }
 
   /** Deletes the events the TTL index would have (those of connectors removed long enough ago). */
@@ -142,7 +148,14 @@ export class ConnectorStore {
     return this.index.countsUnder('s|');
   }
 
-  /** How many connectors `owner` has (the per-owner quota). */
+  /** Which of these connectors have a record (one `$in` on `_id`, served from the index). */
+  private async present(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    if (ids.length === 0) return new Set();
+    const docs = await this.records.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray();
+    return new Set(docs.map((d) => d._id));
+  }
+
+  /** How many connectors `owner` has (the list index's count: a floor for the quota, see owner-slots.ts). */
   async countOwnedBy(owner: string): Promise<number> {
     return this.index.count({ owner });
   }

@@ -109,6 +109,7 @@ export class ConnectorEntity {
       created_at: d.createdAt,
       updated_at: d.updatedAt,
       created_by: d.init.createdBy,
+      created_by_name: d.init.createdByName ?? null,
       version: d.seq,
     };
   }

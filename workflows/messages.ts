@@ -24,6 +24,8 @@ export interface ConnectorInit {
   /** The OAuth client is the preset's: the activities take its client_id and client_secret from `preset.url`. */
   presetClient?: boolean;
   createdBy: string | null;
+  /** The owner's readable name at creation (absent in workflows started before it existed). */
+  createdByName?: string | null;
   /** Client credentials given in the create request (or, in older workflows, copied from the preset). */
   clientId: string | null;
   clientSecret: Ciphertext | null;

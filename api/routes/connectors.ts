@@ -1,4 +1,5 @@
 // /api/v1/connectors: create, list, get, delete, connect, disconnect, events, calls.
+import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { presentConnector, type ConnectorRecord } from '../../core/connector-record';
@@ -41,11 +42,11 @@ export function connectorRoutes(deps: ConnectorRouteDeps): Router {
     }
     if (!isStdioUrl(body.url)) await refuseForbiddenHost(body.url, deps.addressPolicy);
     const caller = callerOf(ctx);
-    await refuseOverQuota(caller, deps);
-    const view = await deps.commands.create({
-      url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
-      preset, createdBy: caller.subject,
-    });
+    const id = randomUUID();
+    const view = await withQuotaSlot(caller, id, deps, () => deps.commands.create({
+      id, url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
+      preset, createdBy: caller.subject, createdByName: caller.displayName,
+    }));
     ctx.status = 201;
     ctx.set('Location', `/api/v1/connectors/${view.id}`);
     ctx.body = present(view);
@@ -137,13 +138,30 @@ async function ownedId(ctx: Context, deps: ConnectorRouteDeps): Promise<string> 
   return (await existing(ctx, deps)).id;
 }
 
-/** CONNECTOR__MAX_CONNECTORS_PER_OWNER; an open caller (authentication off) has no quota. */
-async function refuseOverQuota(caller: Caller, deps: ConnectorRouteDeps): Promise<void> {
-  if (caller.subject === null) return;
-  const owned = await deps.store.countOwnedBy(caller.subject);
-  if (owned >= deps.maxConnectorsPerOwner) {
-    throw new ProblemError(429, `this owner already has ${owned} connectors, the most allowed (CONNECTOR__MAX_CONNECTORS_PER_OWNER)`, 'quota-exceeded');
+/**
+ * CONNECTOR__MAX_CONNECTORS_PER_OWNER, held under concurrent creates by a slot per connector
+ * (store/owner-slots.ts), taken before the workflow starts and given back if the create fails.
+ * The list index's count is asked first as well: it also counts connectors made before slots
+ * existed. An open caller (authentication off) has no quota.
+ */
+async function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, create: () => Promise<T>): Promise<T> {
+  const owner = caller.subject;
+  if (owner === null) return create();
+  const limit = deps.maxConnectorsPerOwner;
+  const slot = (await deps.store.countOwnedBy(owner)) < limit ? await deps.store.slots.reserve(owner, id, limit) : null;
+  if (slot === null) {
+    throw new ProblemError(429, `this owner already has ${limit} connectors, the most allowed (CONNECTOR__MAX_CONNECTORS_PER_OWNER)`, 'quota-exceeded');
   }
+  let created: T;
+  try {
+    created = await create();
+  } catch (err) {
+    // A create that failed after all may have written its record: then the slot stays its own.
+    if (!(await deps.store.get(id))) await deps.store.slots.releaseSlot(slot, id);
+    throw err;
+  }
+  await deps.store.slots.confirm(slot, id);
+  return created;
 }
 
 async function refuseForbiddenHost(url: string, policy: AddressPolicy): Promise<void> {

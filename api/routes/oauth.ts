@@ -50,10 +50,11 @@ export function oauthRoutes(deps: OAuthRouteDeps): Router {
     ];
     ctx.append('Set-Cookie', `${consentCookieName(hash)}=${deps.secrets.seal(hash, 'oauth_consent')}; ${attributes.join('; ')}`);
     ctx.set('Cache-Control', 'no-store');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    setPageHeaders(ctx);
     ctx.type = 'text/html; charset=utf-8';
-    ctx.body = renderConsentPage({ serverUrl: record.url, owner: record.created_by, connectorName: record.metadata.name ?? null, authorizationUrl });
+    ctx.body = renderConsentPage({
+      serverUrl: record.url, ownerName: record.created_by_name ?? record.created_by, connectorName: record.metadata.name ?? null, authorizationUrl,
+    });
   });
 
   router.get(OAUTH_CALLBACK_PATH, async (ctx) => {
@@ -96,7 +97,7 @@ export function oauthRoutes(deps: OAuthRouteDeps): Router {
 
 function respond(ctx: Context, outcome: { connectorId: string | null; redirectUrl: string | null; error: string | null; errorDescription: string | null }) {
   ctx.set('Cache-Control', 'no-store');
-  ctx.set('Referrer-Policy', 'no-referrer');
+  setPageHeaders(ctx);
   if (outcome.redirectUrl) {
     const target = new URL(outcome.redirectUrl);
     if (outcome.connectorId) target.searchParams.set('connector_id', outcome.connectorId);
@@ -110,8 +111,17 @@ function respond(ctx: Context, outcome: { connectorId: string | null; redirectUr
   }
   ctx.status = outcome.error ? 400 : 200;
   ctx.type = 'text/html; charset=utf-8';
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
   ctx.body = renderCallbackPage(outcome);
+}
+
+/**
+ * The consent and callback pages are never framed (a page that overlays them could steal the
+ * click that grants access): CSP frame-ancestors, and X-Frame-Options for browsers without it.
+ */
+function setPageHeaders(ctx: Context): void {
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+  ctx.set('X-Frame-Options', 'DENY');
 }
 
 /** Whether the browser holds the consent page's cookie for this state. */

@@ -33,9 +33,9 @@ async function refused(t: import('ava').ExecutionContext, header: string | undef
   return error!;
 }
 
-test('API keys: the right key names its subject and role; a wrong or near key is refused', async (t) => {
-  t.deepEqual(await auth.authenticate(bearer('key-of-team-a')), { subject: 'team-a', admin: false });
-  t.deepEqual(await auth.authenticate(bearer('key-of-ops')), { subject: 'ops', admin: true });
+test('API keys: the right key names its qualified subject and role; a wrong or near key is refused', async (t) => {
+  t.deepEqual(await auth.authenticate(bearer('key-of-team-a')), { subject: 'key:team-a', displayName: 'team-a', admin: false });
+  t.deepEqual(await auth.authenticate(bearer('key-of-ops')), { subject: 'key:ops', displayName: 'ops', admin: true });
   await refused(t, bearer('key-of-team-b'), /not valid/);
   await refused(t, bearer('key-of-team-a '.trim() + 'x'), /not valid/);
 });
@@ -48,17 +48,34 @@ test('no header, another scheme, two credentials, garbage: 401 without echoing a
   }
 });
 
-test('a valid access token names its subject; the admin role makes an admin', async (t) => {
-  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'alice', aud: BASE }))), { subject: 'alice', admin: false });
-  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'root', aud: BASE, roles: ['x', 'connector-admin'] }))), { subject: 'root', admin: true });
-  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'root', aud: BASE, roles: 'a connector-admin' }))), { subject: 'root', admin: true });
+test('a valid access token names its qualified subject; the admin role makes an admin', async (t) => {
+  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'alice', aud: BASE }))), { subject: 'oidc:alice', displayName: 'alice', admin: false });
+  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'root', aud: BASE, roles: ['x', 'connector-admin'] }))), { subject: 'oidc:root', displayName: 'root', admin: true });
+  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'root', aud: BASE, roles: 'a connector-admin' }))), { subject: 'oidc:root', displayName: 'root', admin: true });
+});
+
+test('the display name is the token\'s email, else its name, else the subject', async (t) => {
+  const named = async (claims: Record<string, unknown>) => (await auth.authenticate(bearer(await idp.sign({ sub: 'u-7f3a', aud: BASE, ...claims })))).displayName;
+  t.is(await named({ email: 'ann@example.com', name: 'Ann Lee' }), 'ann@example.com');
+  t.is(await named({ name: 'Ann Lee' }), 'Ann Lee');
+  t.is(await named({ email: 42, name: '' }), 'u-7f3a');
+  t.is(await named({ name: 'moc.elpmaxe@\u202eann' }), 'moc.elpmaxe@ann', 'no bidi override reaches the page');
+});
+
+test('a key and an identity provider\'s user of the same name are two owners that never meet', async (t) => {
+  // The shared authenticator: a verifier of its own would fetch the JWKS beside the rotation test's count.
+  const key = await auth.authenticate(bearer('key-of-team-a'));
+  const user = await auth.authenticate(bearer(await idp.sign({ sub: 'team-a', aud: BASE })));
+  t.not(key.subject, user.subject);
+  t.false(mayAccess(key, user.subject), 'the key cannot act on the user\'s connectors');
+  t.false(mayAccess(user, key.subject), 'nor the user on the key\'s');
 });
 
 test('audience: another is refused; the connector\'s mcp_url only where it is offered (its MCP path)', async (t) => {
   await refused(t, bearer(await idp.sign({ sub: 'alice', aud: 'https://other.example' })), /aud/);
   const forResource = await idp.sign({ sub: 'alice', aud: MCP_URL });
   await refused(t, bearer(forResource), /aud/);
-  t.is((await auth.authenticate(bearer(forResource), [MCP_URL])).subject, 'alice');
+  t.is((await auth.authenticate(bearer(forResource), [MCP_URL])).subject, 'oidc:alice');
 });
 
 test('expired, not yet valid, no exp, wrong issuer, no subject: refused', async (t) => {
@@ -94,7 +111,7 @@ test('key rotation: a token signed with a new key is accepted once the JWKS publ
   // A fresh verifier (as after the cooldown) sees the published rotation.
   idp.published = [...idp.published, rotated];
   const fresh = createAuthenticator({ enabled: true, apiKeys: [], jwt: { issuer: idp.issuer, audiences: [BASE], subjectClaim: 'sub', rolesClaim: 'roles', adminRole: 'connector-admin' } }, (i, init) => fetch(i, init));
-  t.is((await fresh.authenticate(bearer(await idp.sign({ sub: 'alice', aud: BASE }, { key: rotated })))).subject, 'alice');
+  t.is((await fresh.authenticate(bearer(await idp.sign({ sub: 'alice', aud: BASE }, { key: rotated })))).subject, 'oidc:alice');
 });
 
 test('an oversized token is refused before it is parsed', async (t) => {
@@ -110,7 +127,7 @@ test('with authentication off every caller is the open caller, who sees everythi
   const off = createAuthenticator({ enabled: false, apiKeys: [], jwt: null }, fetch);
   t.is(await off.authenticate(undefined), OPEN_CALLER);
   t.true(mayAccess(OPEN_CALLER, 'anyone') && mayAccess(OPEN_CALLER, null));
-  t.true(mayAccess({ subject: 'a', admin: false }, 'a'));
-  t.false(mayAccess({ subject: 'a', admin: false }, 'b'));
-  t.false(mayAccess({ subject: 'a', admin: false }, null), 'records made with authentication off are for admins');
+  t.true(mayAccess({ subject: 'a', displayName: 'a', admin: false }, 'a'));
+  t.false(mayAccess({ subject: 'a', displayName: 'a', admin: false }, 'b'));
+  t.false(mayAccess({ subject: 'a', displayName: 'a', admin: false }, null), 'records made with authentication off are for admins');
 });

@@ -7,7 +7,7 @@ import { VerifiedTokens } from '../../callers/verified-tokens';
 import { startJwtIssuer } from '../fixtures/jwt-issuer';
 
 const BASE = 'http://127.0.0.1:8080';
-const alice = { subject: 'alice', admin: false };
+const alice = { subject: 'oidc:alice', displayName: 'alice', admin: false };
 
 test('an entry answers for the same token only, until its end, for an audience it names', (t) => {
   let now = 1_000;

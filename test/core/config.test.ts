@@ -193,3 +193,16 @@ test('CONNECTOR__STDIO_UID_RANGE: 200000-265535 by default, never root, a system
   t.true(loadConfig({ CONNECTOR__STDIO_SINGLE_TENANT: 'true' }).stdio.local.singleTenant);
   t.throws(() => loadConfig({ CONNECTOR__STDIO_SINGLE_TENANT: 'sure' }), { message: /^CONNECTOR__STDIO_SINGLE_TENANT/ });
 });
+
+test('CONNECTOR__RATE_LIMIT_PER_OWNER: on by default with callers authenticated, off without; parsed and checked', (t) => {
+  t.deepEqual(loadConfig({ CONNECTOR__API_KEYS: KEYS }).callers.rateLimitPerOwner, { perSecond: 50, burst: 100 }, 'the default');
+  t.is(loadConfig({}).callers.rateLimitPerOwner, null, 'callers not authenticated: no owner to limit');
+  t.deepEqual(loadConfig({ CONNECTOR__API_KEYS: KEYS, CONNECTOR__RATE_LIMIT_PER_OWNER: '20/s,burst=40' }).callers.rateLimitPerOwner, { perSecond: 20, burst: 40 });
+  t.deepEqual(loadConfig({ CONNECTOR__API_KEYS: KEYS, CONNECTOR__RATE_LIMIT_PER_OWNER: '5/s' }).callers.rateLimitPerOwner, { perSecond: 5, burst: 10 }, 'burst: twice the rate');
+  t.is(loadConfig({ CONNECTOR__API_KEYS: KEYS, CONNECTOR__RATE_LIMIT_PER_OWNER: 'off' }).callers.rateLimitPerOwner, null);
+  for (const bad of ['20', '20/m', '0/s', '20/s,burst=0', 'fast', '20/s,burst=x']) {
+    const err = t.throws(() => loadConfig({ CONNECTOR__API_KEYS: KEYS, CONNECTOR__RATE_LIMIT_PER_OWNER: bad }), undefined, bad);
+    t.regex(err!.message, /^CONNECTOR__RATE_LIMIT_PER_OWNER: /, bad);
+  }
+  t.throws(() => loadConfig({ CONNECTOR__RATE_LIMIT_PER_OWNER: 'fast' }), undefined, 'checked even while callers are off');
+});

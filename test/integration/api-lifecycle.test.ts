@@ -31,7 +31,7 @@ test('create: 201 with the record, Location header and normalised URL', async (t
   const res = await create({ url: upstream.url.replace('http://', 'HTTP://'), metadata: { name: 'Mine' } });
   t.is(res.status, 201);
   t.is(res.headers.get('location'), `/api/v1/connectors/${res.body.id}`);
-  t.like(res.body, { url: upstream.url, state: 'created', metadata: { name: 'Mine' }, auth_request: null, disconnect_reason: null, preset: null, created_by: null });
+  t.like(res.body, { url: upstream.url, state: 'created', metadata: { name: 'Mine' }, auth_request: null, disconnect_reason: null, preset: null, created_by: null, created_by_name: null });
   t.regex(res.body.id, /^[0-9a-f-]{36}$/);
   t.is(res.body.mcp_url, `${stack.baseUrl}/api/v1/connectors/${res.body.id}/mcp`);
   t.false('client_secret' in res.body);
@@ -257,6 +257,7 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   t.deepEqual(createSchema.required, ['url']);
   t.truthy(createSchema.properties.match_preset);
   t.truthy(res.body.components.schemas.Connector.properties.disconnect_reason);
+  t.truthy(res.body.components.schemas.Connector.properties.created_by_name, 'the owner\'s readable name is in the schema');
   const listParameters = res.body.paths['/api/v1/connectors'].get.parameters.map((p: { name: string }) => p.name).sort();
   t.deepEqual(listParameters, ['created_by', 'limit', 'page_token', 'state'], 'query parameters come from the schema the route validates with');
   const callParameters = res.body.paths['/api/v1/connectors/{id}/calls'].get.parameters.map((p: { name: string }) => p.name).sort();

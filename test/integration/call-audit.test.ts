@@ -87,7 +87,7 @@ test.serial('each call the SDK client made is listed, newest first, with caller,
   t.is(error[0]!.status, 200);
   t.true(calls.some((c) => c.http_method === 'DELETE' && c.body === 'none' && c.session_id === session));
   for (const call of calls.filter((c) => c.http_method === 'POST')) {
-    t.is(call.caller, 'alice');
+    t.is(call.caller, 'key:alice', 'the qualified owner');
     t.is(call.body, 'message');
     t.true(call.request_bytes > 0, `${call.rpc_method} request bytes`);
     t.true(call.response_bytes > 0 || call.status === 202, `${call.rpc_method} response bytes`);

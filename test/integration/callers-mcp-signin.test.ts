@@ -2,18 +2,23 @@
 // the MCP SDK's own OAuth support, starting from the proxy's 401 alone, against oidc-provider as
 // the platform's identity provider (discovery from resource_metadata, dynamic registration,
 // PKCE, `resource` = the connector's mcp_url, a JWT access token for that resource).
+import crypto from 'node:crypto';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { ConnectorCommands } from '../../api/connector-commands';
 import { sha256Hex } from '../../callers/api-keys';
+import { parseKey, SecretBox } from '../../core/secret-box';
 import { createConsentAgent, startOidcServer, type OidcServer } from '../fixtures/oauth';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 
 const UPSTREAM_TOKEN = 'upstream-token-signin-2b7e';
 const ALICE_KEY = 'alice-key-signin-4d3c2b1a';
+const OPS_KEY = 'ops-key-signin-8e9f0a1b';
+const ENCRYPTION_KEY = crypto.randomBytes(32).toString('hex');
 const REDIRECT_URI = 'http://127.0.0.1:9/client-callback'; // never contacted: the consent agent stops at it
 
 let idp: OidcServer;
@@ -25,7 +30,9 @@ test.before(async () => {
   upstream = await startTokenMcpServer({ token: UPSTREAM_TOKEN });
   stack = await startTestStack({
     CONNECTOR__AUTH_ISSUER: idp.issuer,
-    CONNECTOR__API_KEYS: JSON.stringify([{ subject: 'alice', sha256: sha256Hex(ALICE_KEY) }]),
+    // A key named like the identity provider's user alice: another owner (key:alice, not oidc:alice).
+    CONNECTOR__API_KEYS: JSON.stringify([{ subject: 'alice', sha256: sha256Hex(ALICE_KEY) }, { subject: 'ops', sha256: sha256Hex(OPS_KEY), admin: true }]),
+    CONNECTOR__ENCRYPTION_KEY: ENCRYPTION_KEY,
     // Authentication on blocks private networks; the issuer and the MCP server here are on loopback.
     CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8,::1/128',
   });
@@ -57,10 +64,19 @@ class MemoryClientProvider implements OAuthClientProvider {
 }
 
 test('an MCP SDK client signs its user in from the 401 alone and lists the tools through the proxy', async (t) => {
-  const created = await stack.api('POST', '/api/v1/connectors', { url: upstream.url }, { authorization: `Bearer ${ALICE_KEY}` });
-  t.is(created.status, 201);
-  const { id, mcp_url: mcpUrl } = created.body;
-  t.is((await stack.api('POST', `/api/v1/connectors/${id}/connect`, { access_token: UPSTREAM_TOKEN }, { authorization: `Bearer ${ALICE_KEY}` })).status, 200);
+  // The identity provider's alice owns the connector, made the way the API makes one for her
+  // (her REST token would need a sign-in of its own); the admin key connects it.
+  const commands = new ConnectorCommands({
+    temporal: stack.temporal,
+    taskQueue: stack.config.temporal.taskQueue,
+    secrets: new SecretBox(parseKey(ENCRYPTION_KEY)),
+    settings: { historyLimit: stack.config.historyLimit, authTimeoutSeconds: stack.config.authTimeoutSeconds, connectTimeoutMs: stack.config.connectTimeoutMs },
+  });
+  const { id } = await commands.create({ url: upstream.url, createdBy: 'oidc:alice', createdByName: 'alice' });
+  const mcpUrl = `${stack.baseUrl}/api/v1/connectors/${id}/mcp`;
+  t.is((await stack.api('POST', `/api/v1/connectors/${id}/connect`, { access_token: UPSTREAM_TOKEN }, { authorization: `Bearer ${OPS_KEY}` })).status, 200);
+  const asKey = await stack.api('GET', `/api/v1/connectors/${id}`, undefined, { authorization: `Bearer ${ALICE_KEY}` });
+  t.is(asKey.status, 404, 'the key named alice is not the identity provider\'s alice');
 
   const provider = new MemoryClientProvider();
   const first = new Client({ name: 'stock-client', version: '1.0.0' });

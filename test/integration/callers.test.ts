@@ -13,9 +13,11 @@ import { sha256Hex } from '../../callers/api-keys';
 import { startJwtIssuer, type JwtIssuer } from '../fixtures/jwt-issuer';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { eventually, filesContaining, startTestStack, type ApiAnswer, type TestStack } from '../helpers/test-stack';
+import { startOidcServer, startProtectedMcpServer } from '../fixtures/oauth';
+import { openConsentPage } from '../helpers/oauth-service';
 
 const UPSTREAM_TOKEN = 'upstream-token-for-callers-5e1f';
-const KEYS = { alice: 'alice-key-0a1b2c3d4e5f', bob: 'bob-key-9f8e7d6c5b4a', ops: 'ops-key-7c6b5a4d3e2f', dave: 'dave-key-1122334455' };
+const KEYS = { alice: 'alice-key-0a1b2c3d4e5f', bob: 'bob-key-9f8e7d6c5b4a', ops: 'ops-key-7c6b5a4d3e2f', dave: 'dave-key-1122334455', carol: 'carol-key-5566778899', gus: 'gus-key-a1b2c3d4e5' };
 const MCP_INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 const MCP_HEADERS = { accept: 'application/json, text/event-stream' };
 
@@ -32,6 +34,9 @@ test.before(async () => {
       { subject: 'alice', sha256: sha256Hex(KEYS.alice) },
       { subject: 'bob', sha256: sha256Hex(KEYS.bob) },
       { subject: 'dave', sha256: sha256Hex(KEYS.dave) },
+      // Named like the identity provider's user carol: another owner all the same.
+      { subject: 'carol', sha256: sha256Hex(KEYS.carol) },
+      { subject: 'gus', sha256: sha256Hex(KEYS.gus) }, // the concurrent quota test's
       { subject: 'ops', sha256: sha256Hex(KEYS.ops), admin: true },
     ]),
     CONNECTOR__AUTH_ISSUER: idp.issuer,
@@ -49,7 +54,7 @@ test.after.always(async () => {
 });
 
 const as = (credential: string | null, extra: Record<string, string> = {}) => (credential ? { authorization: `Bearer ${credential}`, ...extra } : extra);
-async function create(credential: string, name: string): Promise<{ id: string; mcp_url: string; created_by: string }> {
+async function create(credential: string, name: string): Promise<{ id: string; mcp_url: string; created_by: string; created_by_name: string }> {
   const res = await stack.api('POST', '/api/v1/connectors', { url: upstream.url, metadata: { name } }, as(credential));
   if (res.status !== 201) throw new Error(`create answered ${res.status}: ${res.text}`);
   return res.body;
@@ -70,7 +75,8 @@ test('without a credential: 401 with a Bearer challenge on the API; health, Open
 
 test('another owner\'s connector answers 404 on every route and the MCP path, exactly as one that does not exist', async (t) => {
   const mine = await create(KEYS.alice, 'alice-owned');
-  t.is(mine.created_by, 'alice');
+  t.is(mine.created_by, 'key:alice', 'the owner is qualified by where its identity comes from');
+  t.is(mine.created_by_name, 'alice');
   t.is((await stack.api('POST', `/api/v1/connectors/${mine.id}/connect`, { access_token: UPSTREAM_TOKEN }, as(KEYS.alice))).status, 200);
   const missing = '00000000-0000-4000-8000-000000000000';
   const routes: [string, string, unknown?, Record<string, string>?][] = [
@@ -85,9 +91,9 @@ test('another owner\'s connector answers 404 on every route and the MCP path, ex
     t.deepEqual(shape(foreign), shape(absent), `${method} ${suffix || '/'}: the same answer as for no connector`);
   }
   const still = await stack.api('GET', `/api/v1/connectors/${mine.id}`, undefined, as(KEYS.alice));
-  t.like(still.body, { state: 'connected', created_by: 'alice' }, 'nothing bob tried changed it');
+  t.like(still.body, { state: 'connected', created_by: 'key:alice' }, 'nothing bob tried changed it');
   const events = await stack.api('GET', `/api/v1/connectors/${mine.id}/events`, undefined, as(KEYS.alice));
-  t.deepEqual(events.body.items.map((e: { actor: string }) => e.actor), ['alice', 'alice', 'alice'], 'the audit trail names the caller');
+  t.deepEqual(events.body.items.map((e: { actor: string }) => e.actor), ['key:alice', 'key:alice', 'key:alice'], 'the audit trail names the caller');
   const call = await fetch(`${base}/api/v1/connectors/${mine.id}/mcp`, {
     method: 'POST', headers: { ...as(KEYS.alice, MCP_HEADERS), 'content-type': 'application/json' }, body: JSON.stringify(MCP_INIT),
   });
@@ -109,22 +115,31 @@ test('lists: each owner sees its own; an admin sees all and filters by created_b
   t.true(bob.includes(b.id) && !bob.includes(a.id));
   const all = await ids(KEYS.ops);
   t.true(all.includes(a.id) && all.includes(b.id));
-  const onlyAlice = await ids(KEYS.ops, '&created_by=alice');
+  const onlyAlice = await ids(KEYS.ops, '&created_by=key:alice');
+  t.deepEqual(await ids(KEYS.ops, '&created_by=alice'), [], 'the filter takes the qualified owner, as created_by shows it');
   t.true(onlyAlice.includes(a.id) && !onlyAlice.includes(b.id));
   // Other tests in this file create bob's connectors concurrently: compare owners, not snapshots.
-  const bobAsksForAlice = (await stack.api('GET', '/api/v1/connectors?limit=100&created_by=alice', undefined, as(KEYS.bob))).body.items as { id: string; created_by: string }[];
+  const bobAsksForAlice = (await stack.api('GET', '/api/v1/connectors?limit=100&created_by=key:alice', undefined, as(KEYS.bob))).body.items as { id: string; created_by: string }[];
   t.true(bobAsksForAlice.some((c) => c.id === b.id), 'created_by is an admin filter: bob still gets his own');
-  t.deepEqual([...new Set(bobAsksForAlice.map((c) => c.created_by))], ['bob'], 'and only his own, whatever he asks');
+  t.deepEqual([...new Set(bobAsksForAlice.map((c) => c.created_by))], ['key:bob'], 'and only his own, whatever he asks');
   t.is((await stack.api('GET', `/api/v1/connectors/${a.id}`, undefined, as(KEYS.ops))).status, 200, 'the admin acts on all');
 });
 
 test('access tokens: the subject owns what it creates; a token for a connector\'s mcp_url works on that MCP path only', async (t) => {
   const jwt = await idp.sign({ sub: 'carol', aud: base.replace('127.0.0.1', 'localhost') });
   // BASE_URL of the test stack is http://127.0.0.1:{port}: the default audience.
-  const token = await idp.sign({ sub: 'carol', aud: `http://127.0.0.1:${stack.port}` });
+  const token = await idp.sign({ sub: 'carol', email: 'carol@example.com', aud: `http://127.0.0.1:${stack.port}` });
   t.is((await stack.api('GET', '/api/v1/connectors', undefined, as(jwt))).status, 401, 'another audience is refused');
   const c = await create(token, 'carol-owned');
-  t.is(c.created_by, 'carol');
+  t.is(c.created_by, 'oidc:carol');
+  t.is(c.created_by_name, 'carol@example.com', 'the readable name is the token\'s email');
+  const keyCarol = await create(KEYS.carol, 'key-carol-owned');
+  t.is(keyCarol.created_by, 'key:carol');
+  t.is((await stack.api('GET', `/api/v1/connectors/${c.id}`, undefined, as(KEYS.carol))).status, 404, 'a key named carol is not the user carol');
+  t.is((await stack.api('GET', `/api/v1/connectors/${keyCarol.id}`, undefined, as(token))).status, 404, 'nor the other way round');
+  const mcpAsKey = await fetch(c.mcp_url, { method: 'POST', headers: { ...as(KEYS.carol, MCP_HEADERS), 'content-type': 'application/json' }, body: JSON.stringify(MCP_INIT) });
+  t.is(mcpAsKey.status, 404, 'nor on the MCP path');
+  await mcpAsKey.body?.cancel();
   t.is((await stack.api('POST', `/api/v1/connectors/${c.id}/connect`, { access_token: UPSTREAM_TOKEN }, as(token))).status, 200);
   const bobOwned = await create(KEYS.bob, 'bob-seen-by-jwt-admin');
   const adminToken = await idp.sign({ sub: 'root', aud: `http://127.0.0.1:${stack.port}`, roles: ['connector-admin'] });
@@ -149,7 +164,8 @@ test('the MCP path without a credential: 401 with resource_metadata, whose docum
   t.deepEqual(document.body.authorization_servers, [idp.issuer]);
 });
 
-test('quotas: connectors per owner, and concurrent MCP requests per owner (429 beyond)', async (t) => {
+test('quotas: connectors per owner, and concurrent MCP requests per owner (429 beyond); the request rate limit is on by default', async (t) => {
+  t.deepEqual(stack.config.callers.rateLimitPerOwner, { perSecond: 50, burst: 100 }, 'CONNECTOR__RATE_LIMIT_PER_OWNER unset, callers authenticated');
   // Its own MCP server: the one the other tests share is never made to hang.
   const slow = await startTokenMcpServer({ token: UPSTREAM_TOKEN });
   t.teardown(() => slow.close());
@@ -181,6 +197,54 @@ test('quotas: connectors per owner, and concurrent MCP requests per owner (429 b
     for (const c of controllers) c.abort();
     await Promise.all(held);
   }
+});
+
+test('the consent and callback pages: never framed; the consent page names the owner by its readable name, plainly', async (t) => {
+  const oauth = await startOidcServer();
+  const mcp = await startProtectedMcpServer({ issuer: oauth.issuer, jwksUri: oauth.jwksUri });
+  t.teardown(async () => {
+    await mcp.close();
+    await oauth.close();
+  });
+  const token = await idp.sign({ sub: 'erin-7d1c', email: 'erin@example.com', aud: base });
+  const created = await stack.api('POST', '/api/v1/connectors', { url: mcp.url }, as(token));
+  t.is(created.status, 201, created.text);
+  t.is(created.body.created_by_name, 'erin@example.com');
+  const connect = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, {}, as(token));
+  t.is(connect.body.state, 'auth_required', connect.text);
+  const endpoint = new URL(connect.body.auth_request.authorization_endpoint);
+  const res = await fetch(`${base}${endpoint.pathname}${endpoint.search}`, { redirect: 'manual' });
+  await res.body?.cancel();
+  t.regex(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+  t.is(res.headers.get('x-frame-options'), 'DENY');
+  const consent = await openConsentPage(stack.port, endpoint.href);
+  t.regex(consent.page, /belongs to <strong>erin@example\.com<\/strong>/, 'the readable name captured at create');
+  t.regex(consent.page, /your account at this MCP server will serve <strong>erin@example\.com<\/strong>/);
+  t.false(consent.page.includes('erin-7d1c'), 'not the opaque subject');
+
+  const callback = await fetch(`${base}/api/v1/connectors/oauth/callback?state=unknown`, { redirect: 'manual' });
+  await callback.body?.cancel();
+  t.is(callback.status, 400);
+  t.regex(callback.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+  t.is(callback.headers.get('x-frame-options'), 'DENY');
+});
+
+test('the connector quota holds under concurrent creates: 14 at once against 6 give 6 × 201 and 8 × 429; a delete gives one back', async (t) => {
+  const statuses = await Promise.all(Array.from({ length: 14 }, (_, i) =>
+    stack.api('POST', '/api/v1/connectors', { url: upstream.url, metadata: { name: `gus-${i}` } }, as(KEYS.gus))));
+  const count = (status: number) => statuses.filter((r) => r.status === status).length;
+  t.is(count(201), 6, statuses.map((r) => r.status).join(' '));
+  t.is(count(429), 8);
+  const listed = await stack.api('GET', '/api/v1/connectors?limit=100', undefined, as(KEYS.gus));
+  t.is(listed.body.items.length, 6, 'six connectors, not more');
+  const first = statuses.find((r) => r.status === 201)!.body.id as string;
+  t.is((await stack.api('DELETE', `/api/v1/connectors/${first}`, undefined, as(KEYS.gus))).status, 202);
+  // The slot comes back once the record is removed (the workflow's deletion, a moment later).
+  const again = await eventually(async () => {
+    const res = await stack.api('POST', '/api/v1/connectors', { url: upstream.url, metadata: { name: 'gus-again' } }, as(KEYS.gus));
+    return res.status === 201 ? res : undefined;
+  }, 30_000, 'a create after the delete');
+  t.is(again.status, 201);
 });
 
 test('with callers authenticated, a redirect_url must be on CONNECTOR__ALLOWED_REDIRECT_ORIGINS (none set: none accepted)', async (t) => {

@@ -2,6 +2,7 @@
 // token to a loopback MCP server, MCP calls through the proxy, a stdio connector, a disconnect)
 // each series shows the right counts; the main port asks for an admin credential while callers
 // are authenticated; METRICS_PORT serves the metrics apart, openly, and the main port no longer.
+import http from 'node:http';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import test from 'ava';
@@ -172,6 +173,22 @@ test.serial('METRICS_PORT serves the metrics apart, unauthenticated, and the mai
   t.is(valueOf(scrape.text, 'http_requests_total', { route: '/api/v1/connectors', method: 'GET', status: '200' }), 1);
   t.is(valueOf(scrape.text, 'http_requests_total', { route: 'unmatched', method: 'GET', status: '404' }), 1, 'the main port\'s /metrics is an unmatched path');
   t.is((await apiClient(`http://127.0.0.1:${apart.metricsPort}`)('GET', '/api/v1/connectors')).status, 404);
+});
+
+test.serial('METRICS_PORT refuses a Host that is a DNS name (a rebinding page), and answers one that is an address; the main port, open, only loopback literals', async (t) => {
+  const get = (host: string, port = apart.metricsPort, path = '/metrics') => new Promise<number>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path, headers: { host }, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    }).on('error', reject);
+  });
+  t.is(await get(`127.attacker.example:${apart.metricsPort}`), 403);
+  t.is(await get('attacker.example'), 403);
+  t.is(await get(`127.0.0.1:${apart.metricsPort}`), 200);
+  t.is(await get(`10.1.2.3:${apart.metricsPort}`), 200, 'a pod address, as a scraper sends it');
+  // The main port of this stack runs open (no callers configured, on loopback).
+  t.is(await get(`127.attacker.example:${apart.port}`, apart.port, '/healthz'), 403, 'a name that only starts like 127.');
+  t.is(await get(`127.0.0.1:${apart.port}`, apart.port, '/healthz'), 200);
 });
 
 test.serial('a scheduled token refresh is counted with its lag behind the schedule', async (t) => {

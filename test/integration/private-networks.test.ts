@@ -53,7 +53,7 @@ async function createdBehindTheApi(stack: TestStack, url: string): Promise<strin
     secrets: new SecretBox(parseKey(ENCRYPTION_KEY)),
     settings: { historyLimit: stack.config.historyLimit, authTimeoutSeconds: stack.config.authTimeoutSeconds, connectTimeoutMs: stack.config.connectTimeoutMs },
   });
-  return (await commands.create({ url, createdBy: 'alice' })).id;
+  return (await commands.create({ url, createdBy: 'key:alice', createdByName: 'alice' })).id;
 }
 
 const connect = (stack: TestStack, id: string, body: Record<string, unknown>) => stack.api('POST', `/api/v1/connectors/${id}/connect`, body, asAlice);
