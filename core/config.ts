@@ -216,7 +216,6 @@ export interface CallerConfig {
   rateLimitPerOwner: RateLimitSettings | null;
 }
 
-<<<<<<< HEAD
 /** Inclusive bounds; the same numbers serve as gids. */
 export interface UidRange {
   first: number;
@@ -233,7 +232,7 @@ export function parseUidRange(text: string): UidRange {
   if (last < first) throw new Error('the first id must not exceed the last');
   return { first, last };
 }
-=======
+
 /** A token bucket: refilled at `perSecond`, holding at most `burst`. */
 export interface RateLimitSettings {
   perSecond: number;
@@ -242,7 +241,6 @@ export interface RateLimitSettings {
 
 /** Generous for an agent platform's busy owner, yet a ceiling on any one owner's share. */
 export const DEFAULT_RATE_LIMIT_PER_OWNER = '50/s,burst=100';
->>>>>>> callers
 
 /** How to reach an external Temporal beyond its address: TLS (with an optional client certificate) and an API key. */
 export interface TemporalAccess {

@@ -47,16 +47,13 @@ export type Connector = z.infer<typeof ConnectorSchema>;
  */
 export function presentConnector(record: ConnectorRecord, baseUrl: string): Connector {
   const { version: _version, ...rest } = record;
-<<<<<<< HEAD
   return {
     ...rest,
+    created_by_name: rest.created_by_name ?? null,
     url: maskedUrl(record.url),
     preset: record.preset && { ...record.preset, url: maskedUrl(record.preset.url) },
     mcp_url: `${baseUrl}/api/v1/connectors/${record.id}/mcp`,
   };
-=======
-  return { ...rest, created_by_name: rest.created_by_name ?? null, mcp_url: `${baseUrl}/api/v1/connectors/${record.id}/mcp` };
->>>>>>> callers
 }
 
 export const ConnectorEventSchema = z
