@@ -9,6 +9,11 @@
 // would leave the upstream stream open); and its timeouts are idle timeouts, which would cut
 // quiet SSE streams. Both are handled here, per exchange (relay-exchange.ts).
 //
+// One request in, one request out (issue 22): framing the caller and the proxy could read
+// differently is refused before anything else (request-framing.ts), the caller's framing headers
+// are never forwarded, the upstream body is framed by the proxy and held to it (upstream-body.ts),
+// and kept-alive upstream sockets are never shared between owners (upstream-agents.ts).
+//
 // The connector's token is kept working here too: an upstream 401 to a request carrying it is
 // answered by a refresh through the route source and one retry, and a 403 asking for more
 // scope is reported to it (upstream-auth.ts, relay-exchange.ts).
@@ -30,7 +35,9 @@ import { McpTrace } from './mcp-trace';
 import { CallObserver } from './call-observer';
 import type { CallSink } from './call-audit-queue';
 import { OpenExchanges } from './open-exchanges';
-import { agentFor, createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
+import { createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
+import { FramingRefusal, requestBodyLength, type BodyLength } from './request-framing';
+import { framedBody } from './upstream-body';
 import { TargetPolicy } from './upstream-policy';
 import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
 import { upstreamRequestHeaders } from './forward-headers';
@@ -119,6 +126,9 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       sendProblem(res, new ProblemError(405, `The MCP endpoint accepts ${ALLOW}.`), { allow: ALLOW });
       return;
     }
+    const length = requestBodyLength(req);
+    // The connection goes too: where this request ends, and so where the next begins, is in doubt.
+    if (length instanceof FramingRefusal) return sendProblem(res, length, { connection: 'close' });
     const gate = options.callers;
     const observed = options.metrics || options.audit ? new CallObserver(options, req, res) : null;
     // The usual case: a caller known without waiting (an API key, an access token verified
@@ -127,29 +137,29 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const route = caller ? routes.peek?.(connectorId) : undefined;
     if (caller && route) {
       try {
-        return admitted(req, res, connectorId, caller, route, observed);
+        return admitted(req, res, connectorId, caller, route, observed, length);
       } catch (err) {
         return failed(res, connectorId, err);
       }
     }
     (caller ? Promise.resolve(caller) : gate!.admit(req, connectorId))
       .then((known) => routes.get(connectorId).then(
-        (found) => admitted(req, res, connectorId, known, found, observed),
+        (found) => admitted(req, res, connectorId, known, found, observed, length),
         (err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)),
       ))
       .catch((err: unknown) => failed(res, connectorId, err));
   }
 
-  function admitted(req: IncomingMessage, res: ServerResponse, connectorId: string, caller: Caller, route: Route, observed: CallObserver | null): void {
+  function admitted(req: IncomingMessage, res: ServerResponse, connectorId: string, caller: Caller, route: Route, observed: CallObserver | null, length: BodyLength): void {
     const gate = options.callers;
     // Another owner's connector is answered exactly as one that does not exist.
-    if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
+    if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' }, null, length);
     if (route.kind !== 'not_found') observed?.seen(connectorId, caller.subject);
     if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
       throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
     }
     gate?.hold(caller, res);
-    relay(req, res, connectorId, route, observed);
+    relay(req, res, connectorId, route, observed, length);
   }
 
   function failed(res: ServerResponse, connectorId: string, err: unknown): void {
@@ -159,7 +169,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     sendProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {});
   }
 
-  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null = null): void {
+  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null, length: BodyLength): void {
     if (res.destroyed) return; // the client left while the route was looked up
     const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
     trace?.routed(connectorId, route.kind);
@@ -176,10 +186,12 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }
     // http-proxy copies req.headers into the upstream request; replacing them here is the only
     // way to drop the caller's headers before anything is written.
-    req.headers = upstreamRequestHeaders(req.headers, target.host, route.token, route.gatewaySecret);
+    // GET and DELETE reach here only without a body (request-framing.ts), and go without one.
+    const bodyLength = req.method === 'POST' ? length : undefined;
+    req.headers = upstreamRequestHeaders(req.headers, target.host, bodyLength, route.token, route.gatewaySecret);
     trace?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
-      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined,
+      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined, bodyLength,
     });
     (req as WithExchange)[EXCHANGE] = exchange;
     observed?.relaying(res);
@@ -190,13 +202,14 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const { req, res, target } = exchange;
     server.web(req, res, {
       target: { protocol: target.protocol, hostname: target.hostname, host: target.hostname, port: String(target.port), path: target.path },
-      agent: agentFor(agents, target, exchange.currentRoute),
+      agent: agents.agentFor(target, exchange.currentRoute),
       selfHandleResponse: true,
       ignorePath: true,
       toProxy: true, // with ignorePath: skips http-proxy's url.parse of the caller's URL
       xfwd: false,
       changeOrigin: false,
-      buffer: body, // a retry's copy of the body; the caller's stream otherwise
+      // A retry's copy of the body, else the caller's stream, held to the length declared upstream.
+      buffer: framedBody(body ?? req, exchange.bodyLength) as unknown as Readable,
     }, onError);
   }
 

@@ -43,6 +43,8 @@ export interface ExchangeOptions {
   onUnauthorized(connectorId: string, refreshing: boolean): void;
   /** Watches both bodies for the metrics and the audit. */
   observer?: CallObserver;
+  /** The body's length as declared upstream; null: chunked; undefined: no body (GET, DELETE). */
+  bodyLength: number | null | undefined;
 }
 
 export class RelayExchange {
@@ -58,9 +60,11 @@ export class RelayExchange {
   private route: ConnectedRoute;
   /** Kept only when a refresh, and so a retry, is possible. */
   private body?: BodyRecorder;
+  private length: number | null | undefined;
 
   constructor(private readonly o: ExchangeOptions) {
     this.route = o.route;
+    this.length = o.bodyLength;
     o.res.once('close', () => this.onClientClose());
   }
 
@@ -75,6 +79,11 @@ export class RelayExchange {
   /** The route of the attempt under way (a retry's carries the renewed token). */
   get currentRoute(): ConnectedRoute {
     return this.route;
+  }
+
+  /** The length the attempt under way declares upstream (see ExchangeOptions.bodyLength). */
+  get bodyLength(): number | null | undefined {
+    return this.length;
   }
 
   get req(): IncomingMessage {
@@ -174,6 +183,11 @@ export class RelayExchange {
     if (!bytes) return this.askToResend();
     this.route = fresh;
     this.o.req.headers.authorization = `Bearer ${fresh.token}`;
+    if (this.length !== undefined) {
+      // The whole body is known now: declared, even if the caller sent it chunked.
+      this.length = bytes.length;
+      this.o.req.headers['content-length'] = String(bytes.length);
+    }
     this.send(Readable.from([bytes], { objectMode: false }));
   }
 
