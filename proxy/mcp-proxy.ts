@@ -29,7 +29,8 @@ import { GateRefusal, type CallerGate } from './caller-gate';
 import { queryOf } from './mcp-path';
 import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
-import type { Route, RouteSource } from './route';
+import type { ConnectedRoute, Route, RouteSource } from './route';
+import { checkRpcHeaders, readBody, rpcHeadersOf } from './rpc-headers';
 import type { McpMetrics } from './mcp-metrics';
 import { McpTrace } from './mcp-trace';
 import { CallObserver } from './call-observer';
@@ -41,7 +42,7 @@ import { framedBody } from './upstream-body';
 import { TargetPolicy } from './upstream-policy';
 import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
 import { upstreamRequestHeaders } from './forward-headers';
-import { upstreamTarget } from './upstream-target';
+import { upstreamTarget, type UpstreamTarget } from './upstream-target';
 
 export interface McpProxyOptions {
   routes: RouteSource;
@@ -61,6 +62,11 @@ export interface McpProxyOptions {
   auth?: UpstreamAuthOptions;
   /** Largest request body kept so that it can be sent again after a refresh (default 1 MiB). */
   retryBodyLimitBytes?: number;
+  /**
+   * Largest body of a request carrying Mcp-Method or Mcp-Name, which is read whole and checked
+   * against them before it is relayed (default 4 MiB, the MCP SDK servers' own limit); 413 beyond.
+   */
+  checkedBodyLimitBytes?: number;
   /**
    * Told when an upstream answers 401. When the route source cannot refresh the token, the
    * route is invalidated too; when it can, the refresh replaces it.
@@ -101,6 +107,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const timeouts = { connectMs: options.connectTimeoutMs ?? 5000, headersMs: options.headersTimeoutMs ?? 60_000 };
   const auth = new UpstreamAuth(routes, logger, options.auth);
   const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
+  const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
@@ -184,14 +191,32 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         ? "The connector's token is not sent over plain http to this MCP server's address."
         : "The MCP server's address is not allowed by the service's address policy."));
     }
+    const mirrored = rpcHeadersOf(req);
+    if (mirrored === null) return start(req, res, connectorId, route, target, observed, length);
+    // Headers that name the method and the name: the whole body is read and checked first.
+    readBody(req, checkedBodyLimit).then((body) => {
+      if (res.destroyed) return;
+      if (body === null) {
+        const problem = new ProblemError(413, `A request that carries Mcp-Method or Mcp-Name is read whole before it is relayed, and this body is over ${checkedBodyLimit} bytes.`);
+        return sendProblem(res, problem, { connection: 'close' });
+      }
+      const { facts, mismatch } = checkRpcHeaders(body, mirrored);
+      observed?.readWhole(body, facts);
+      if (mismatch) return sendProblem(res, mismatch);
+      start(req, res, connectorId, route, target, observed, body.length, body);
+    }, () => undefined); // the caller went away: nothing to answer
+  }
+
+  /** `body`: the whole body when it was read before (its length is then `length`). */
+  function start(req: IncomingMessage, res: ServerResponse, connectorId: string, route: ConnectedRoute, target: UpstreamTarget, observed: CallObserver | null, length: BodyLength, body?: Buffer): void {
     // http-proxy copies req.headers into the upstream request; replacing them here is the only
     // way to drop the caller's headers before anything is written.
     // GET and DELETE reach here only without a body (request-framing.ts), and go without one.
     const bodyLength = req.method === 'POST' ? length : undefined;
     req.headers = upstreamRequestHeaders(req.headers, target.host, bodyLength, route.token, route.gatewaySecret);
-    trace?.upstream(req.headers, target, req.method!);
+    (tracer ? (req as WithTrace)[TRACE] : undefined)?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
-      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined, bodyLength,
+      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined, bodyLength, body,
     });
     (req as WithExchange)[EXCHANGE] = exchange;
     observed?.relaying(res);

@@ -45,6 +45,8 @@ export interface ExchangeOptions {
   observer?: CallObserver;
   /** The body's length as declared upstream; null: chunked; undefined: no body (GET, DELETE). */
   bodyLength: number | null | undefined;
+  /** The whole body, when it was read before relaying (rpc-headers.ts); else it is streamed. */
+  body?: Buffer;
 }
 
 export class RelayExchange {
@@ -59,7 +61,7 @@ export class RelayExchange {
   private holding = false;
   private route: ConnectedRoute;
   /** Kept only when a refresh, and so a retry, is possible. */
-  private body?: BodyRecorder;
+  private body?: Pick<BodyRecorder, 'whole'>;
   private length: number | null | undefined;
 
   constructor(private readonly o: ExchangeOptions) {
@@ -95,6 +97,12 @@ export class RelayExchange {
   }
 
   start(): void {
+    const read = this.o.body;
+    if (read) {
+      this.send(Readable.from([read], { objectMode: false }));
+      if (this.o.auth.canRefresh(this.route)) this.body = { whole: () => Promise.resolve(read) };
+      return;
+    }
     this.send(undefined);
     // After dispatch: http-proxy has piped the request, so the copy misses no chunk.
     this.o.observer?.watchRequest(this.o.req);
@@ -170,7 +178,7 @@ export class RelayExchange {
     });
   }
 
-  private async refreshAndRetry(refused: IncomingMessage, used: RefreshableRoute, body: BodyRecorder): Promise<void> {
+  private async refreshAndRetry(refused: IncomingMessage, used: RefreshableRoute, body: Pick<BodyRecorder, 'whole'>): Promise<void> {
     // The caller's stream must not wait on an upstream that may never read the rest of the
     // body: the copy needs every byte.
     if (this.upstreamReq && !this.o.req.readableEnded) this.o.req.unpipe(this.upstreamReq);
