@@ -41,6 +41,8 @@ const FRAMINGS: Framing[] = [
   { name: 'chunked-trailer', outcome: 'body', headers: ['Transfer-Encoding: chunked', 'Trailer: X-Trailer'], body: `${chunked(BODY).slice(0, -2)}X-Trailer: 1\r\n\r\n`, relayedBody: BODY },
   // A whole request as chunk data: for POST it is a body like any other, framed anew upstream.
   { name: 'smuggled-in-chunk', outcome: 'body', headers: ['Transfer-Encoding: chunked'], body: chunked(SMUGGLED), relayedBody: SMUGGLED },
+  { name: 'expect-continue', outcome: 'body', headers: ['Expect: 100-continue', `Content-Length: ${BODY.length}`], body: BODY, relayedBody: BODY },
+  { name: 'connection-upgrade', outcome: 'body', headers: ['Connection: Upgrade', 'Upgrade: websocket', `Content-Length: ${BODY.length}`], body: BODY, relayedBody: BODY },
   { name: 'cl-te', outcome: 'refused', headers: ['Content-Length: 5', 'Transfer-Encoding: chunked'], body: chunked(SMUGGLED) },
   { name: 'te-cl', outcome: 'refused', headers: ['Transfer-Encoding: chunked', 'Content-Length: 5'], body: chunked(SMUGGLED) },
   { name: 'te-te-chunked-then-x', outcome: 'refused', headers: ['Transfer-Encoding: chunked', 'Transfer-Encoding: x'], body: chunked(SMUGGLED) },
@@ -167,6 +169,19 @@ test("the attempt of issue 22: owner A's chunked DELETE carrying a request never
   t.is(warm?.status, 200);
   await ownerBRequest(t, s, 'b-after-warm');
   await assertOneRequestPerRequest(t, s, new Set(['a-delete', 'a-warm', 'b-next', 'b-after-warm']));
+});
+
+test('Transfer-Encoding on HTTP/1.0 is refused, with or without a length', async (t) => {
+  const s = await service(t);
+  const [chunkedOnly] = await exchange(s.port, head('POST', OWNER_A, s.host, ['Transfer-Encoding: chunked'], { label: 'h10', version: '1.0' }) + chunked(SMUGGLED));
+  t.is(chunkedOnly?.status, 400);
+  const [both] = await exchange(s.port, head('POST', OWNER_A, s.host, ['Transfer-Encoding: chunked', 'Content-Length: 5'], { label: 'h10-cl', version: '1.0' }) + chunked(SMUGGLED));
+  t.is(both?.status, 400);
+  const [plain] = await exchange(s.port, head('POST', OWNER_A, s.host, [`Content-Length: ${BODY.length}`], { label: 'h10-plain', version: '1.0' }) + BODY);
+  t.is(plain?.status, 200, 'HTTP/1.0 with a length is fine');
+  await ownerBRequest(t, s, 'b-after-h10');
+  await assertOneRequestPerRequest(t, s, new Set(['h10-plain', 'b-after-h10']));
+  t.is(s.upstream.requests.filter((r) => labelOf(r.target) === 'h10-plain').length, 1);
 });
 
 test('pipelined requests from a caller: each relayed once, in its own upstream request', async (t) => {
