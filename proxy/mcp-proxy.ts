@@ -223,7 +223,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     exchange.start();
   }
 
-  function dispatch(exchange: RelayExchange, body: Readable | undefined, onError: (err: Error) => void): void {
+  function dispatch(exchange: RelayExchange, body: Buffer | undefined, onError: (err: Error) => void): void {
     const { req, res, target } = exchange;
     server.web(req, res, {
       target: { protocol: target.protocol, hostname: target.hostname, host: target.hostname, port: String(target.port), path: target.path },

@@ -14,7 +14,6 @@
 // send it again once the token is renewed. Responses are never buffered: whatever is relayed
 // is piped as it arrives.
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import type { Logger } from '../core/logger';
 import { BodyRecorder } from './body-recorder';
 import type { CallObserver } from './call-observer';
@@ -37,8 +36,8 @@ export interface ExchangeOptions {
   auth: UpstreamAuth;
   /** Largest request body kept for a retry. */
   retryBodyLimit: number;
-  /** Sends the request upstream (http-proxy); `body`, on a retry, replaces the caller's stream. */
-  dispatch(exchange: RelayExchange, body: Readable | undefined, onError: (err: Error) => void): void;
+  /** Sends the request upstream (http-proxy); `body`, read before or kept for a retry, replaces the caller's stream. */
+  dispatch(exchange: RelayExchange, body: Buffer | undefined, onError: (err: Error) => void): void;
   /** Every upstream 401; `refreshing` says whether a refresh will follow. */
   onUnauthorized(connectorId: string, refreshing: boolean): void;
   /** Watches both bodies for the metrics and the audit. */
@@ -99,7 +98,7 @@ export class RelayExchange {
   start(): void {
     const read = this.o.body;
     if (read) {
-      this.send(Readable.from([read], { objectMode: false }));
+      this.send(read);
       if (this.o.auth.canRefresh(this.route)) this.body = { whole: () => Promise.resolve(read) };
       return;
     }
@@ -196,7 +195,7 @@ export class RelayExchange {
       this.length = bytes.length;
       this.o.req.headers['content-length'] = String(bytes.length);
     }
-    this.send(Readable.from([bytes], { objectMode: false }));
+    this.send(bytes);
   }
 
   /** The token was renewed, but the body was too large to keep for a second attempt. */
@@ -207,7 +206,7 @@ export class RelayExchange {
     sendProblem(this.o.res, new ProblemError(503, detail, 'credentials-changed'), { 'retry-after': '0' });
   }
 
-  private send(body: Readable | undefined): void {
+  private send(body: Buffer | undefined): void {
     const attempt = ++this.attempts;
     this.upstreamReq = undefined;
     this.headersTimer = setTimeout(() => this.onHeadersTimeout(), this.o.timeouts.headersMs);

@@ -26,12 +26,17 @@ export interface BodySource {
 /**
  * `source` piped to the upstream request: undefined `length` sends no body at all, null lets a
  * chunked body through as it comes (its framing is the upstream request's own), a number holds it
- * to exactly that many bytes.
+ * to exactly that many bytes. A body already in hand (read whole, or kept for a retry) is written
+ * in one call, without a stream: the cheapest way, and its length is known before anything goes.
  */
-export function framedBody(source: Readable, length: number | null | undefined): BodySource {
+export function framedBody(source: Readable | Buffer, length: number | null | undefined): BodySource {
   return {
     pipe<T extends Writable>(dest: T): T {
       if (length === undefined) return dest.end() as T;
+      if (Buffer.isBuffer(source)) {
+        if (length === null || source.length === length) return dest.end(source) as T;
+        return dest.destroy(new BodyLengthMismatch(source.length, length)) as T;
+      }
       if (length !== null) holdTo(source, dest, length);
       return source.pipe(dest);
     },
