@@ -3,11 +3,15 @@
 // bodies' bytes, and read once when the response closes. The bodies are watched through 'data'
 // listeners beside http-proxy's pipe: nothing is buffered beyond a bounded prefix, nothing waits
 // on it, and the prefix is read (rpc-prefix.ts) only after the response has closed.
+//
+// The method and the name recorded are the body's, never the Mcp-Method/Mcp-Name headers': a
+// request carrying those was read whole and checked against them before it was relayed
+// (rpc-headers.ts), and what that check read is handed over here instead of being read again.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { auditedName, MAX_METHOD_LENGTH, MAX_NAME_LENGTH, type CallEntry } from '../core/call-record';
+import { auditedName, type CallEntry } from '../core/call-record';
 import type { CallSink } from './call-audit-queue';
 import { countCall, rpcMethodLabel, type McpMetrics } from './mcp-metrics';
-import { BodyPrefix, NO_BODY, readAnswerError, readRequest, type RequestFacts } from './rpc-prefix';
+import { BodyPrefix, readAnswerError, readRequest, type RequestFacts } from './rpc-prefix';
 
 export interface CallObserverSinks {
   metrics?: McpMetrics;
@@ -26,8 +30,8 @@ export class CallObserver {
   private readonly at = Date.now();
   private known = false;
   private caller: string | null = null;
-  private readonly methodHeader: string | null;
-  private readonly nameHeader: string | null;
+  /** What the body says, when it was read whole before relaying. */
+  private checked?: RequestFacts;
   private readonly sessionHeader: string | null;
   private readonly httpMethod: string;
   private request?: BodyPrefix;
@@ -37,8 +41,6 @@ export class CallObserver {
 
   constructor(private readonly sinks: CallObserverSinks, req: IncomingMessage, private readonly res: ServerResponse) {
     // Read now: the proxy replaces req.headers with the upstream's before relaying.
-    this.methodHeader = header(req.headers['mcp-method']);
-    this.nameHeader = header(req.headers['mcp-name']);
     this.sessionHeader = header(req.headers['mcp-session-id']);
     this.httpMethod = req.method ?? '';
     res.once('close', () => this.closed());
@@ -71,10 +73,15 @@ export class CallObserver {
   /** After http-proxy has piped the request (so no chunk is missed): counts and keeps its first bytes. */
   watchRequest(req: IncomingMessage): void {
     if (this.request || req.readableEnded) return;
-    // The method header spares reading the body, unless the audit wants the name or the id too.
-    const keep = this.sinks.audit || this.methodHeader === null ? undefined : 0;
-    this.request = new BodyPrefix(keep);
+    this.request = new BodyPrefix();
     req.on('data', this.request.add);
+  }
+
+  /** The body was read whole and checked before relaying: its size, and what it says. */
+  readWhole(body: Buffer, facts: RequestFacts): void {
+    this.request = new BodyPrefix(0);
+    this.request.add(body);
+    this.checked = facts;
   }
 
   /** The upstream's answer, as it is relayed: its session, its type, its bytes and first ones. */
@@ -86,23 +93,21 @@ export class CallObserver {
   }
 
   private closed(): void {
-    // With the method named by its header and no audit, the body has nothing to tell.
-    const facts = this.sinks.audit || this.methodHeader === null ? readRequest(this.request) : NO_BODY;
-    this.method = rpcMethodLabel(this.methodHeader ?? facts.method, facts.body);
+    const facts = this.checked ?? readRequest(this.request);
+    this.method = rpcMethodLabel(facts.method, facts.body);
     if (this.sinks.metrics) countCall(this.sinks.metrics, this.res, this);
     if (this.sinks.audit && this.known) this.sinks.audit.record(this.entry(facts));
   }
 
   private entry(facts: RequestFacts): CallEntry {
-    const rpcMethod = this.methodHeader?.slice(0, MAX_METHOD_LENGTH) ?? facts.method;
     return {
       at: new Date(this.at),
       connectorId: this.connectorId,
       caller: this.caller,
       sessionId: this.sessionHeader ?? this.answerSession,
       httpMethod: this.httpMethod,
-      rpcMethod,
-      rpcName: auditedName(rpcMethod, this.nameHeader?.slice(0, MAX_NAME_LENGTH) ?? facts.name),
+      rpcMethod: facts.method,
+      rpcName: auditedName(facts.method, facts.name),
       body: facts.body,
       status: this.res.headersSent ? this.res.statusCode : null,
       rpcErrorCode: readAnswerError(this.answer, this.answerType, facts.id),

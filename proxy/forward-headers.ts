@@ -6,15 +6,18 @@
 // is never on the list, so a caller cannot supply it. Nor are the caller's trace headers
 // (traceparent, tracestate, baggage): with traces on, the proxy sends its own traceparent
 // (mcp-trace.ts); the caller's tracestate and baggage never cross.
+//
+// Nor is the caller's body framing (Content-Length, Transfer-Encoding) or any hop-by-hop header
+// (Connection, Upgrade, TE, Trailer, Expect, Keep-Alive, and whatever Connection names): the
+// proxy frames the upstream body itself, declaring the length the caller's parser already
+// enforced, or chunked when it is known only at the end (request-framing.ts).
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { GATEWAY_SECRET_HEADER } from '../core/gateway-secret';
 
-/** Streamable HTTP headers, plus the body framing the request arrived with. */
+/** Streamable HTTP headers. */
 const REQUEST_HEADERS = new Set([
   'accept',
   'content-type',
-  'content-length',
-  'transfer-encoding',
   'mcp-session-id',
   'mcp-protocol-version',
   'last-event-id',
@@ -43,15 +46,26 @@ const RESPONSE_HEADERS = new Set([
   'vary',
 ]);
 
-/** Typed as incoming headers because mcp-proxy.ts puts them back on the caller's request. */
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, host: string, token?: string, gatewaySecret?: string): IncomingHttpHeaders {
+/**
+ * Typed as incoming headers because mcp-proxy.ts puts them back on the caller's request.
+ * `length`: the body's length when known, null when it goes chunked, undefined for a request
+ * that has no body (GET, DELETE) and so no framing header.
+ */
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, host: string, length: number | null | undefined, token?: string, gatewaySecret?: string): IncomingHttpHeaders {
   const out: Record<string, string | string[] | undefined> = { host };
+  const hopByHop = incoming.connection === undefined ? undefined : namedByConnection(incoming.connection);
   for (const name in incoming) {
-    if (REQUEST_HEADERS.has(name) || name.startsWith(REQUEST_HEADER_PREFIX)) out[name] = incoming[name];
+    if ((REQUEST_HEADERS.has(name) || name.startsWith(REQUEST_HEADER_PREFIX)) && !hopByHop?.has(name)) out[name] = incoming[name];
   }
+  if (typeof length === 'number') out['content-length'] = String(length);
   if (token) out.authorization = `Bearer ${token}`;
   if (gatewaySecret) out[GATEWAY_SECRET_HEADER] = gatewaySecret;
   return out as IncomingHttpHeaders;
+}
+
+/** Headers a Connection header names are hop-by-hop for that connection (RFC 9110, 7.6.1). */
+function namedByConnection(connection: string): Set<string> {
+  return new Set(connection.split(',').map((name) => name.trim().toLowerCase()));
 }
 
 export function clientResponseHeaders(upstream: IncomingHttpHeaders): OutgoingHttpHeaders {

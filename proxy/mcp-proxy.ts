@@ -9,6 +9,11 @@
 // would leave the upstream stream open); and its timeouts are idle timeouts, which would cut
 // quiet SSE streams. Both are handled here, per exchange (relay-exchange.ts).
 //
+// One request in, one request out (issue 22): framing the caller and the proxy could read
+// differently is refused before anything else (request-framing.ts), the caller's framing headers
+// are never forwarded, the upstream body is framed by the proxy and held to it (upstream-body.ts),
+// and kept-alive upstream sockets are never shared between owners (upstream-agents.ts).
+//
 // The connector's token is kept working here too: an upstream 401 to a request carrying it is
 // answered by a refresh through the route source and one retry, and a 403 asking for more
 // scope is reported to it (upstream-auth.ts, relay-exchange.ts).
@@ -24,17 +29,20 @@ import { GateRefusal, type CallerGate } from './caller-gate';
 import { queryOf } from './mcp-path';
 import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
-import type { Route, RouteSource } from './route';
+import type { ConnectedRoute, Route, RouteSource } from './route';
+import { checkRpcHeaders, readBody, rpcHeadersOf } from './rpc-headers';
 import type { McpMetrics } from './mcp-metrics';
 import { McpTrace } from './mcp-trace';
 import { CallObserver } from './call-observer';
 import type { CallSink } from './call-audit-queue';
 import { OpenExchanges } from './open-exchanges';
-import { agentFor, createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
+import { createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
+import { FramingRefusal, requestBodyLength, type BodyLength } from './request-framing';
+import { framedBody } from './upstream-body';
 import { TargetPolicy } from './upstream-policy';
 import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
 import { upstreamRequestHeaders } from './forward-headers';
-import { upstreamTarget } from './upstream-target';
+import { upstreamTarget, type UpstreamTarget } from './upstream-target';
 
 export interface McpProxyOptions {
   routes: RouteSource;
@@ -54,6 +62,11 @@ export interface McpProxyOptions {
   auth?: UpstreamAuthOptions;
   /** Largest request body kept so that it can be sent again after a refresh (default 1 MiB). */
   retryBodyLimitBytes?: number;
+  /**
+   * Largest body of a request carrying Mcp-Method or Mcp-Name, which is read whole and checked
+   * against them before it is relayed (default 4 MiB, the MCP SDK servers' own limit); 413 beyond.
+   */
+  checkedBodyLimitBytes?: number;
   /**
    * Told when an upstream answers 401. When the route source cannot refresh the token, the
    * route is invalidated too; when it can, the refresh replaces it.
@@ -94,6 +107,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const timeouts = { connectMs: options.connectTimeoutMs ?? 5000, headersMs: options.headersTimeoutMs ?? 60_000 };
   const auth = new UpstreamAuth(routes, logger, options.auth);
   const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
+  const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
@@ -119,6 +133,9 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       sendProblem(res, new ProblemError(405, `The MCP endpoint accepts ${ALLOW}.`), { allow: ALLOW });
       return;
     }
+    const length = requestBodyLength(req);
+    // The connection goes too: where this request ends, and so where the next begins, is in doubt.
+    if (length instanceof FramingRefusal) return sendProblem(res, length, { connection: 'close' });
     const gate = options.callers;
     const observed = options.metrics || options.audit ? new CallObserver(options, req, res) : null;
     // The usual case: a caller known without waiting (an API key, an access token verified
@@ -127,29 +144,29 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const route = caller ? routes.peek?.(connectorId) : undefined;
     if (caller && route) {
       try {
-        return admitted(req, res, connectorId, caller, route, observed);
+        return admitted(req, res, connectorId, caller, route, observed, length);
       } catch (err) {
         return failed(res, connectorId, err);
       }
     }
     (caller ? Promise.resolve(caller) : gate!.admit(req, connectorId))
       .then((known) => routes.get(connectorId).then(
-        (found) => admitted(req, res, connectorId, known, found, observed),
+        (found) => admitted(req, res, connectorId, known, found, observed, length),
         (err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)),
       ))
       .catch((err: unknown) => failed(res, connectorId, err));
   }
 
-  function admitted(req: IncomingMessage, res: ServerResponse, connectorId: string, caller: Caller, route: Route, observed: CallObserver | null): void {
+  function admitted(req: IncomingMessage, res: ServerResponse, connectorId: string, caller: Caller, route: Route, observed: CallObserver | null, length: BodyLength): void {
     const gate = options.callers;
     // Another owner's connector is answered exactly as one that does not exist.
-    if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' });
+    if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' }, null, length);
     if (route.kind !== 'not_found') observed?.seen(connectorId, caller.subject);
     if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
       throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
     }
     gate?.hold(caller, res);
-    relay(req, res, connectorId, route, observed);
+    relay(req, res, connectorId, route, observed, length);
   }
 
   function failed(res: ServerResponse, connectorId: string, err: unknown): void {
@@ -159,7 +176,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     sendProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {});
   }
 
-  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null = null): void {
+  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null, length: BodyLength): void {
     if (res.destroyed) return; // the client left while the route was looked up
     const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
     trace?.routed(connectorId, route.kind);
@@ -174,29 +191,50 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         ? "The connector's token is not sent over plain http to this MCP server's address."
         : "The MCP server's address is not allowed by the service's address policy."));
     }
+    const mirrored = rpcHeadersOf(req);
+    if (mirrored === null) return start(req, res, connectorId, route, target, observed, length);
+    // Headers that name the method and the name: the whole body is read and checked first.
+    readBody(req, checkedBodyLimit).then((body) => {
+      if (res.destroyed) return;
+      if (body === null) {
+        const problem = new ProblemError(413, `A request that carries Mcp-Method or Mcp-Name is read whole before it is relayed, and this body is over ${checkedBodyLimit} bytes.`);
+        return sendProblem(res, problem, { connection: 'close' });
+      }
+      const { facts, mismatch } = checkRpcHeaders(body, mirrored);
+      observed?.readWhole(body, facts);
+      if (mismatch) return sendProblem(res, mismatch);
+      start(req, res, connectorId, route, target, observed, body.length, body);
+    }, () => undefined); // the caller went away: nothing to answer
+  }
+
+  /** `body`: the whole body when it was read before (its length is then `length`). */
+  function start(req: IncomingMessage, res: ServerResponse, connectorId: string, route: ConnectedRoute, target: UpstreamTarget, observed: CallObserver | null, length: BodyLength, body?: Buffer): void {
     // http-proxy copies req.headers into the upstream request; replacing them here is the only
     // way to drop the caller's headers before anything is written.
-    req.headers = upstreamRequestHeaders(req.headers, target.host, route.token, route.gatewaySecret);
-    trace?.upstream(req.headers, target, req.method!);
+    // GET and DELETE reach here only without a body (request-framing.ts), and go without one.
+    const bodyLength = req.method === 'POST' ? length : undefined;
+    req.headers = upstreamRequestHeaders(req.headers, target.host, bodyLength, route.token, route.gatewaySecret);
+    (tracer ? (req as WithTrace)[TRACE] : undefined)?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
-      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined,
+      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined, bodyLength, body,
     });
     (req as WithExchange)[EXCHANGE] = exchange;
     observed?.relaying(res);
     exchange.start();
   }
 
-  function dispatch(exchange: RelayExchange, body: Readable | undefined, onError: (err: Error) => void): void {
+  function dispatch(exchange: RelayExchange, body: Buffer | undefined, onError: (err: Error) => void): void {
     const { req, res, target } = exchange;
     server.web(req, res, {
       target: { protocol: target.protocol, hostname: target.hostname, host: target.hostname, port: String(target.port), path: target.path },
-      agent: agentFor(agents, target, exchange.currentRoute),
+      agent: agents.agentFor(target, exchange.currentRoute),
       selfHandleResponse: true,
       ignorePath: true,
       toProxy: true, // with ignorePath: skips http-proxy's url.parse of the caller's URL
       xfwd: false,
       changeOrigin: false,
-      buffer: body, // a retry's copy of the body; the caller's stream otherwise
+      // A retry's copy of the body, else the caller's stream, held to the length declared upstream.
+      buffer: framedBody(body ?? req, exchange.bodyLength) as unknown as Readable,
     }, onError);
   }
 

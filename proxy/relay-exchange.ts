@@ -14,7 +14,6 @@
 // send it again once the token is renewed. Responses are never buffered: whatever is relayed
 // is piped as it arrives.
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import type { Logger } from '../core/logger';
 import { BodyRecorder } from './body-recorder';
 import type { CallObserver } from './call-observer';
@@ -37,12 +36,16 @@ export interface ExchangeOptions {
   auth: UpstreamAuth;
   /** Largest request body kept for a retry. */
   retryBodyLimit: number;
-  /** Sends the request upstream (http-proxy); `body`, on a retry, replaces the caller's stream. */
-  dispatch(exchange: RelayExchange, body: Readable | undefined, onError: (err: Error) => void): void;
+  /** Sends the request upstream (http-proxy); `body`, read before or kept for a retry, replaces the caller's stream. */
+  dispatch(exchange: RelayExchange, body: Buffer | undefined, onError: (err: Error) => void): void;
   /** Every upstream 401; `refreshing` says whether a refresh will follow. */
   onUnauthorized(connectorId: string, refreshing: boolean): void;
   /** Watches both bodies for the metrics and the audit. */
   observer?: CallObserver;
+  /** The body's length as declared upstream; null: chunked; undefined: no body (GET, DELETE). */
+  bodyLength: number | null | undefined;
+  /** The whole body, when it was read before relaying (rpc-headers.ts); else it is streamed. */
+  body?: Buffer;
 }
 
 export class RelayExchange {
@@ -57,10 +60,12 @@ export class RelayExchange {
   private holding = false;
   private route: ConnectedRoute;
   /** Kept only when a refresh, and so a retry, is possible. */
-  private body?: BodyRecorder;
+  private body?: Pick<BodyRecorder, 'whole'>;
+  private length: number | null | undefined;
 
   constructor(private readonly o: ExchangeOptions) {
     this.route = o.route;
+    this.length = o.bodyLength;
     o.res.once('close', () => this.onClientClose());
   }
 
@@ -77,6 +82,11 @@ export class RelayExchange {
     return this.route;
   }
 
+  /** The length the attempt under way declares upstream (see ExchangeOptions.bodyLength). */
+  get bodyLength(): number | null | undefined {
+    return this.length;
+  }
+
   get req(): IncomingMessage {
     return this.o.req;
   }
@@ -86,6 +96,12 @@ export class RelayExchange {
   }
 
   start(): void {
+    const read = this.o.body;
+    if (read) {
+      this.send(read);
+      if (this.o.auth.canRefresh(this.route)) this.body = { whole: () => Promise.resolve(read) };
+      return;
+    }
     this.send(undefined);
     // After dispatch: http-proxy has piped the request, so the copy misses no chunk.
     this.o.observer?.watchRequest(this.o.req);
@@ -161,7 +177,7 @@ export class RelayExchange {
     });
   }
 
-  private async refreshAndRetry(refused: IncomingMessage, used: RefreshableRoute, body: BodyRecorder): Promise<void> {
+  private async refreshAndRetry(refused: IncomingMessage, used: RefreshableRoute, body: Pick<BodyRecorder, 'whole'>): Promise<void> {
     // The caller's stream must not wait on an upstream that may never read the rest of the
     // body: the copy needs every byte.
     if (this.upstreamReq && !this.o.req.readableEnded) this.o.req.unpipe(this.upstreamReq);
@@ -174,7 +190,12 @@ export class RelayExchange {
     if (!bytes) return this.askToResend();
     this.route = fresh;
     this.o.req.headers.authorization = `Bearer ${fresh.token}`;
-    this.send(Readable.from([bytes], { objectMode: false }));
+    if (this.length !== undefined) {
+      // The whole body is known now: declared, even if the caller sent it chunked.
+      this.length = bytes.length;
+      this.o.req.headers['content-length'] = String(bytes.length);
+    }
+    this.send(bytes);
   }
 
   /** The token was renewed, but the body was too large to keep for a second attempt. */
@@ -185,7 +206,7 @@ export class RelayExchange {
     sendProblem(this.o.res, new ProblemError(503, detail, 'credentials-changed'), { 'retry-after': '0' });
   }
 
-  private send(body: Readable | undefined): void {
+  private send(body: Buffer | undefined): void {
     const attempt = ++this.attempts;
     this.upstreamReq = undefined;
     this.headersTimer = setTimeout(() => this.onHeadersTimeout(), this.o.timeouts.headersMs);

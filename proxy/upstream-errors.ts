@@ -3,6 +3,7 @@
 // kind of failure only (core/network-error.ts); host names and addresses stay in the logs.
 import { NETWORK_FAILURE_TEXT, networkFailure } from '../core/network-error';
 import { ProblemError } from '../core/problem';
+import { BodyLengthMismatch } from './upstream-body';
 
 export class UpstreamTimeoutError extends Error {
   readonly code = 'UPSTREAM_TIMEOUT';
@@ -17,6 +18,7 @@ export function errorCode(err: unknown): string {
 }
 
 export function problemForUpstreamError(err: unknown): ProblemError {
+  if (err instanceof BodyLengthMismatch) return new ProblemError(502, 'The request body did not match the length declared for it; nothing past it was sent.');
   const failure = networkFailure(err);
   if (failure?.kind === 'timeout') {
     return new ProblemError(504, err instanceof UpstreamTimeoutError && err.phase === 'headers'

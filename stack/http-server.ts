@@ -97,9 +97,15 @@ const CLIENT_ERRORS: Record<string, { status: number; reason: string; detail: st
 };
 const MALFORMED = { status: 400, reason: 'Bad Request', detail: 'the request is malformed' };
 
-/** Requests Node's parser refuses (bad bytes, huge headers, too slow) still get a problem body. */
+/**
+ * Requests Node's parser refuses (bad bytes, huge headers, too slow) still get a problem body.
+ * So does one refused in its body (a malformed chunk, say), whose headers were fine and whose
+ * handler already started: unless that handler's answer has begun, the 400 is written here, as
+ * Node's own default does, and the connection closes; the handler's answer then goes nowhere.
+ */
 function answerClientError(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
-  if (!socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
+  const inFlight = (socket as { _httpMessage?: http.ServerResponse | null })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
     socket.destroy();
     return;
   }

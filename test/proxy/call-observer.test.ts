@@ -1,6 +1,7 @@
 // What the proxy records of each call, read from a sink beside the real proxy and the reference
-// server: the Mcp-Method and Mcp-Name headers win over the body; a batch and a body that is not
-// JSON are recorded as such and relayed as usual; a caller's session header is kept.
+// server: the method and the name are the body's (headers that disagree are refused, see
+// rpc-headers.test.ts); a batch and a body that is not JSON are recorded as such and relayed as
+// usual; a caller's session header is kept.
 import test from 'ava';
 import { auditedName, type CallEntry } from '../../core/call-record';
 import { staticRoutes } from '../../proxy/static-routes';
@@ -11,7 +12,7 @@ import { startProxy } from './proxy-harness';
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 
-test('headers name the method and name; batches and junk are recorded as such', async (t) => {
+test('the body names the method and name; batches and junk are recorded as such', async (t) => {
   const everything = await startEverythingServer();
   const recorded: CallEntry[] = [];
   const proxy = await startProxy(staticRoutes({ everything: { kind: 'connected', target: everything.url } }), { audit: { record: (e) => void recorded.push(e) } });
@@ -22,7 +23,7 @@ test('headers name the method and name; batches and junk are recorded as such', 
   const post = (body: string, headers: Record<string, string> = {}) =>
     fetch(proxy.mcpUrl('everything'), { method: 'POST', headers: { ...HEADERS, ...headers }, body }).then(async (res) => ({ status: res.status, text: await res.text() }));
 
-  t.is((await post(JSON.stringify(INIT), { 'mcp-method': 'initialize', 'mcp-name': 'named-by-header' })).status, 200);
+  t.is((await post(JSON.stringify(INIT), { 'mcp-method': 'initialize' })).status, 200);
   const batch = await post(JSON.stringify([INIT]), { 'mcp-session-id': 'session-from-caller' });
   const junk = await post('this is not JSON');
   t.true(junk.status >= 400, 'the server refuses it, the proxy relays that');
@@ -30,7 +31,7 @@ test('headers name the method and name; batches and junk are recorded as such', 
 
   const [named, batched, unreadable] = recorded;
   t.is(named!.rpcMethod, 'initialize');
-  t.is(named!.rpcName, 'named-by-header');
+  t.is(named!.rpcName, null, 'initialize names nothing');
   t.truthy(named!.sessionId, 'the session the answer gave');
   t.is(batched!.body, 'batch');
   t.is(batched!.rpcMethod, null);

@@ -48,12 +48,17 @@ test("the connector's token replaces the caller's credentials and only MCP heade
         'X-Forwarded-Host': 'attacker.test',
         Forwarded: 'for=203.0.113.9',
         'X-Custom': 'not-for-upstream',
-        'Mcp-Method': 'tools/call',
-        'Mcp-Name': 'echo',
-        'Mcp-Param-Text': 'hello',
       },
     },
     fetch: async (url, init) => {
+      // The 2026-07-28 headers, on the call they describe (the proxy refuses them on any other).
+      if (typeof init?.body === 'string' && init.body.includes('"tools/call"')) {
+        const headers = new Headers(init.headers);
+        headers.set('Mcp-Method', 'tools/call');
+        headers.set('Mcp-Name', 'echo');
+        headers.set('Mcp-Param-Text', 'hello');
+        init = { ...init, headers };
+      }
       const response = await fetch(url, init);
       responses.push(response);
       return response;

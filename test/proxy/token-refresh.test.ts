@@ -42,6 +42,20 @@ test('a refused token is refreshed and the request sent again with the new token
   t.deepEqual((routes as ReturnType<typeof refreshingSource>).refreshCalls, ['sealed-1']);
 });
 
+test('a request read whole for its Mcp-Method check is retried with that body and its length', async (t) => {
+  const { upstream, proxy } = await setup(t, (u) => refreshingSource(u.url));
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'n', arguments: {} } });
+  const response = await fetch(proxy.mcpUrl('conn'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-method': 'tools/call', 'mcp-name': 'n' },
+    body,
+  });
+  t.is(response.status, 200);
+  t.is(await response.text(), body);
+  t.deepEqual(upstream.seen.map((r) => r.token), ['token-1', 'token-2']);
+  t.is(upstream.seen[1]!.body?.toString(), body, 'the retry carried the body read for the check');
+});
+
 test('concurrent 401s share one refresh, and each request is retried once with its own body', async (t) => {
   const source = (u: AuthUpstream) => refreshingSource(u.url, { held: true });
   const { upstream, routes, proxy } = await setup(t, source);
