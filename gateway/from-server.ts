@@ -81,17 +81,33 @@ export class FromServer {
 
   private async resourceUpdated(notification: JSONRPCNotification): Promise<void> {
     const uri = uriOf(notification.params);
+    if (uri !== undefined) this.context.news?.resourceUpdated(uri);
     const subscribers = [...this.context.sessions.values()].filter((s) => uri !== undefined && s.subscriptions.has(uri));
     await Promise.all(subscribers.map((s) => s.deliver(notification)));
   }
 
   private async broadcast(notification: JSONRPCNotification): Promise<void> {
+    this.publish(notification.method);
     await Promise.all([...this.context.sessions.values()].map((s) => s.deliver(notification)));
+  }
+
+  /** List changes reach 2026-07-28 clients through the SDK's listen streams. */
+  private publish(method: string): void {
+    const news = this.context.news;
+    if (method === 'notifications/tools/list_changed') news?.toolsChanged();
+    else if (method === 'notifications/prompts/list_changed') news?.promptsChanged();
+    else if (method === 'notifications/resources/list_changed') news?.resourcesChanged();
   }
 
   private async request(request: JSONRPCRequest): Promise<void> {
     // The gateway is the server's client: liveness checks are its to answer.
     if (request.method === 'ping') return sendUpstream(this.context, { jsonrpc: '2.0', id: request.id, result: {} });
+    if (this.forModernClient()) {
+      // 2026-07-28 has no server-to-client requests (they became input_required results), and the
+      // answer must not come from some other client that happens to be connected.
+      const refusal = errorAnswer(request.id, ErrorCode.MethodNotFound, `the client that asked last speaks 2026-07-28 and cannot answer ${request.method}`);
+      return sendUpstream(this.context, refusal);
+    }
     const choice = chooseSession(this.context.sessions.values(), request);
     if (!choice) {
       const refusal = errorAnswer(request.id, ErrorCode.MethodNotFound, `no open session can answer ${request.method}`);
@@ -105,5 +121,13 @@ export class FromServer {
     if (!delivered && tables.takeRelayed(relayed.gatewayId)) {
       await sendUpstream(this.context, errorAnswer(request.id, ErrorCode.InternalError, 'the session asked to answer is gone'));
     }
+  }
+
+  /** Whether the request the server is most likely working on came from a 2026-07-28 client. */
+  private forModernClient(): boolean {
+    const modern = this.context.upstream.latestRelayed();
+    if (modern === undefined) return false;
+    const sessions = [...this.context.sessions.values()].map((s) => s.latestInflight()?.upstreamId ?? -Infinity);
+    return modern > Math.max(-Infinity, ...sessions);
   }
 }

@@ -1,9 +1,13 @@
-// The gateway's HTTP surface: MCP Streamable HTTP at /mcp (and /), health at /healthz. Session
-// lookup and creation happen here; everything inside a session is the SDK transport's job.
+// The gateway's HTTP surface: MCP Streamable HTTP at /mcp (and /), health at /healthz. Each POST
+// is sorted by era with the SDK's own classifier: 2026-07-28 requests (and those it refuses) go to
+// the sessionless endpoint; 2025 ones to their session, looked up or created here (everything
+// inside a session is the SDK transport's job).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/logger';
 import type { RequestCheck } from './gateway-auth';
+import type { ModernEndpoint } from './modern-endpoint';
 import type { Router } from './router';
 
 export interface GatewayHealth {
@@ -15,6 +19,7 @@ export interface GatewayHealth {
 
 export interface HttpHandlerDeps {
   router: Router;
+  modern: ModernEndpoint;
   health: () => GatewayHealth;
   logger: Logger;
   /** Whether a request may reach the MCP endpoint (the gateway secret); /healthz is open. */
@@ -65,6 +70,7 @@ async function mcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerRespo
   }
   const body = method === 'POST' ? await readJson(req, res) : undefined;
   if (body === INVALID) return;
+  if (method === 'POST' && !isLegacy(req, body)) return deps.modern.serve(req, res, body);
   const sessionId = req.headers['mcp-session-id'];
   let session;
   let opening = false;
@@ -84,6 +90,22 @@ async function mcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerRespo
   } finally {
     if (opening) deps.router.openingSettled(session);
   }
+}
+
+/** Whether the SDK would serve this POST as 2025-era traffic (no per-request envelope claim). */
+function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: header('mcp-protocol-version'),
+    mcpMethodHeader: header('mcp-method'),
+    mcpNameHeader: header('mcp-name'),
+    body,
+  });
+  return outcome.kind === 'legacy';
 }
 
 /** Sessions end on DELETE, idle, or soon after an initialize with nothing after it: worth a retry. */

@@ -1,6 +1,7 @@
 // The routing layer between the HTTP sessions and the single stdio connection: it opens sessions,
 // wires both directions, and cleans up when a session ends or the stdio server goes away.
 import { randomUUID } from 'node:crypto';
+import type { ServerNotifier } from '@modelcontextprotocol/server';
 import { ErrorCode, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/logger';
 import { FromServer } from './from-server';
@@ -31,8 +32,10 @@ export class Router {
   private readonly context: RoutingContext;
   private readonly fromSession: FromSession;
 
-  constructor(private readonly upstream: Upstream, private readonly logger: Logger, private readonly limits: RouterLimits) {
-    this.context = { upstream, tables: new RoutingTables(), sessions: this.sessions, logger };
+  constructor(
+    private readonly upstream: Upstream, private readonly logger: Logger, private readonly limits: RouterLimits, news?: ServerNotifier,
+  ) {
+    this.context = { upstream, tables: new RoutingTables(), sessions: this.sessions, logger, news };
     this.fromSession = new FromSession(this.context);
     const fromServer = new FromServer(this.context);
     upstream.onmessage = (message) => fromServer.handle(message);

@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../core/logger';
 import { capConnections, DEFAULT_GATEWAY_MAX_SESSIONS, serverOptions, type ServerLimits } from '../core/server-limits';
 import { gatewayAuth } from './gateway-auth';
 import { createHttpHandler, type GatewayHealth } from './http-handler';
+import { ModernEndpoint } from './modern-endpoint';
 import { Router, type SessionSummary } from './router';
 import type { StdioExit, StdioSource } from './stdio-source';
 import { Upstream } from './upstream';
@@ -36,7 +37,7 @@ export interface Gateway {
   url: string;
   host: string;
   port: number;
-  /** Resolves once the stdio server has answered initialize; rejects if it is gone first. */
+  /** Resolves once the stdio server has answered discover or initialize; rejects if it is gone first. */
   ready: Promise<void>;
   /** Resolves when the stdio side is gone, for whatever reason (close() included). */
   exited: Promise<StdioExit>;
@@ -66,7 +67,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const maxSessions = options.maxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS;
   const logger = options.logger ?? createLogger('gateway');
   const upstream = new Upstream(source, logger.child({ stdio: source.description }));
-  const router = new Router(upstream, logger, { idleMs, firstRequestMs, maxSessions });
+  const modern = new ModernEndpoint(upstream, logger);
+  const router = new Router(upstream, logger, { idleMs, firstRequestMs, maxSessions }, modern.notify);
   let closed = false;
   const health = (): GatewayHealth => {
     const sessions = router.sessions.size;
@@ -75,7 +77,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return { ok: upstream.state === 'ready', state: upstream.state, sessions };
   };
   const limits = { ...GATEWAY_SERVER_LIMITS, ...options.server };
-  const server = createServer(serverOptions(limits), createHttpHandler({ router, health, logger, authorized: gatewayAuth(options.secret) }));
+  const server = createServer(serverOptions(limits), createHttpHandler({ router, modern, health, logger, authorized: gatewayAuth(options.secret) }));
   capConnections(server, limits);
   await listen(server, port, host);
   const bound = (server.address() as AddressInfo).port;
@@ -86,7 +88,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     closing ??= (async () => {
       closed = true;
       const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await router.closeAll();
+      await Promise.all([router.closeAll(), modern.close()]);
       await upstream.close();
       server.closeAllConnections();
       await serverClosed;
