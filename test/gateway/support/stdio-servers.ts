@@ -31,3 +31,10 @@ export const SCRIPTED_SERVER = fileURLToPath(new URL('./scripted-stdio-server.ts
 export function scriptedSource(): ProcessSource {
   return new ProcessSource({ command: process.execPath, args: ['--import', 'tsx', SCRIPTED_SERVER], stderr: 'ignore' });
 }
+
+export const MODERN_SERVER = fileURLToPath(new URL('./modern-stdio-server.ts', import.meta.url));
+
+/** A stdio server that speaks only 2026-07-28 (SDK v2, serveStdio with legacy: 'reject'). */
+export function modernSource(): ProcessSource {
+  return new ProcessSource({ command: process.execPath, args: ['--import', 'tsx', MODERN_SERVER], stderr: 'ignore' });
+}
