@@ -4,9 +4,9 @@
 // with the body (400, -32020, the server never sees the request otherwise).
 import test, { type ExecutionContext } from 'ava';
 import type { Client as ClientV2 } from '@modelcontextprotocol/client';
-import type { Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type Gateway } from '../../gateway/start-gateway';
-import { connect } from './support/clients';
+import { connect, listening } from './support/clients';
 import { everythingSource, modernSource, quietLogger, scriptedSource } from './support/stdio-servers';
 import { connectV2, MODERN, postModern } from './support/v2-clients';
 
@@ -165,4 +165,44 @@ test('Mcp-Name or Mcp-Method that disagree with the body answer 400 (-32020) and
   const text = JSON.stringify(await received.json());
   t.notRegex(text, /crash/);
   t.is(gateway.health().state, 'ready');
+});
+
+test('a 2026-07-28 client hears the 2025 server\'s list changes on its subscriptions/listen stream', async (t) => {
+  const url = gateways.get(LEGACY_CHILD)!.url;
+  const listener = await connectV2(url, 'listener', 'modern');
+  t.teardown(() => listener.close());
+  const heard = new Promise<string>((resolve) => {
+    listener.setNotificationHandler('notifications/resources/list_changed', (n) => resolve(n.method));
+  });
+  const subscription = await listener.listen({ resourcesListChanged: true });
+  t.teardown(() => subscription.close());
+  // A 2025 session makes the server register a resource.
+  const maker = await open('v1 (2025-11-25)', url, 'resource-maker');
+  t.teardown(() => maker.close());
+  await maker.callTool('gzip-file-as-resource', { name: 'listen.txt.gz', data: 'data:text/plain,hi' });
+  t.is(await heard, 'notifications/resources/list_changed');
+});
+
+test('a server request during a 2026-07-28 client\'s call is refused, not put to another client', async (t) => {
+  const url = gateways.get(LEGACY_CHILD)!.url;
+  // A 2025 session that could sample, listening: the gateway's guess would otherwise land there.
+  const { client: sampler, transport } = await connect(url, 'bystander-sampler', { sampling: {} });
+  let asked = 0;
+  sampler.setRequestHandler(CreateMessageRequestSchema, async () => {
+    asked += 1;
+    return { role: 'assistant', model: 'test-model', content: { type: 'text', text: 'sampled by a bystander' } };
+  });
+  t.teardown(async () => {
+    await transport.terminateSession().catch(() => undefined);
+    await sampler.close();
+  });
+  await listening(gateways.get(LEGACY_CHILD)!, transport.sessionId ?? '');
+  const modern = await connectV2(url, 'modern-caller', 'modern', { sampling: {} });
+  t.teardown(() => modern.close());
+  const outcome = await modern.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hello' } }).then(
+    (result) => JSON.stringify(result), (error: Error) => error.message,
+  );
+  t.notRegex(outcome, /sampled by a bystander/);
+  t.regex(outcome, /2026-07-28|cannot answer|error/i);
+  t.is(asked, 0);
 });
