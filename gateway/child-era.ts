@@ -102,3 +102,20 @@ async function initialize(probe: ChildProbe): Promise<ChildServer> {
     ...(server.instructions === undefined ? {} : { instructions: server.instructions }),
   };
 }
+
+/**
+ * A 2026-07-28 server announces list changes only on a subscriptions/listen stream; the gateway
+ * opens one for whatever the server says may change, and relays what it hears to every client.
+ * Undefined when the server announces nothing.
+ */
+export function listChangesListen(server: ChildServer, probe: Omit<ChildProbe, 'request'>): Record<string, unknown> | undefined {
+  if (server.era !== 'modern') return undefined;
+  const { tools, prompts, resources } = server.capabilities;
+  const notifications = {
+    ...(tools?.listChanged ? { toolsListChanged: true } : {}),
+    ...(prompts?.listChanged ? { promptsListChanged: true } : {}),
+    ...(resources?.listChanged ? { resourcesListChanged: true } : {}),
+  };
+  if (Object.keys(notifications).length === 0) return undefined;
+  return { notifications, _meta: modernEnvelope(probe.clientInfo, probe.capabilities) };
+}

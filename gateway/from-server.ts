@@ -46,6 +46,9 @@ export class FromServer {
         return this.logMessage(notification);
       case 'notifications/resources/updated':
         return this.resourceUpdated(notification);
+      case 'notifications/subscriptions/acknowledged':
+        // The gateway's own listen on a 2026-07-28 server (child-era.ts): nobody else asked.
+        return;
       default:
         // list_changed and the like are about the server as a whole.
         return this.broadcast(notification);

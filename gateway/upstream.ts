@@ -14,7 +14,7 @@ import {
   type Result,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/logger';
-import { negotiateChild, type ChildServer } from './child-era';
+import { listChangesListen, negotiateChild, type ChildServer } from './child-era';
 import { notifiedProgressToken } from './jsonrpc';
 import type { StdioExit, StdioSource } from './stdio-source';
 
@@ -101,6 +101,7 @@ export class Upstream {
       this.server = server;
       this.state = 'ready';
       this.logger.info({ server: server.serverInfo, protocolVersion: server.protocolVersion, era: server.era }, 'stdio server initialized');
+      this.listenForListChanges(server);
       this.settleReady.resolve(server);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -139,6 +140,16 @@ export class Upstream {
       clearTimeout(timer);
       signal?.removeEventListener('abort', cancel);
     });
+  }
+
+  /** The listen stays open as long as the server: it ends (and is not renewed) when the server goes. */
+  private listenForListChanges(server: ChildServer): void {
+    const params = listChangesListen(server, { clientInfo: CLIENT_INFO, capabilities: RELAYED_CLIENT_CAPABILITIES });
+    if (!params) return;
+    this.request('subscriptions/listen', params).then(
+      () => this.logger.info('stdio server closed its subscriptions/listen stream'),
+      (error: Error) => this.logger.debug({ err: error.message }, 'subscriptions/listen on the stdio server ended'),
+    );
   }
 
   /** The newest request still unanswered that was relayed for a 2026-07-28 client, by upstream id. */

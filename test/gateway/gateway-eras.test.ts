@@ -4,7 +4,7 @@
 // with the body (400, -32020, the server never sees the request otherwise).
 import test, { type ExecutionContext } from 'ava';
 import type { Client as ClientV2 } from '@modelcontextprotocol/client';
-import { CreateMessageRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type Gateway } from '../../gateway/start-gateway';
 import { connect, listening } from './support/clients';
 import { everythingSource, modernSource, quietLogger, scriptedSource } from './support/stdio-servers';
@@ -205,4 +205,28 @@ test('a server request during a 2026-07-28 client\'s call is refused, not put to
   t.notRegex(outcome, /sampled by a bystander/);
   t.regex(outcome, /2026-07-28|cannot answer|error/i);
   t.is(asked, 0);
+});
+
+test('a 2026-07-28 server\'s list changes reach clients of both eras', async (t) => {
+  const url = gateways.get(MODERN_CHILD)!.url;
+  const legacy = await connect(url, 'legacy-watcher');
+  t.teardown(async () => {
+    await legacy.transport.terminateSession().catch(() => undefined);
+    await legacy.client.close();
+  });
+  await listening(gateways.get(MODERN_CHILD)!, legacy.sessionId);
+  const modern = await connectV2(url, 'modern-watcher', 'modern');
+  t.teardown(() => modern.close());
+  const heardByLegacy = new Promise<string>((resolve) => {
+    legacy.client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => resolve(n.method));
+  });
+  const heardByModern = new Promise<string>((resolve) => {
+    modern.setNotificationHandler('notifications/tools/list_changed', (n) => resolve(n.method));
+  });
+  const subscription = await modern.listen({ toolsListChanged: true });
+  t.teardown(() => subscription.close());
+  await modern.callTool({ name: 'add-tool', arguments: { name: 'added-while-listening' } });
+  t.deepEqual(await Promise.all([heardByLegacy, heardByModern]), ['notifications/tools/list_changed', 'notifications/tools/list_changed']);
+  const { tools } = await legacy.client.listTools();
+  t.true(tools.some((tool) => tool.name === 'added-while-listening'));
 });

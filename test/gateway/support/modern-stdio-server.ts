@@ -2,7 +2,8 @@
 // package: `serveStdio` with `legacy: 'reject'` answers an `initialize` with the
 // unsupported-protocol-version error, so a gateway must find it with `server/discover`.
 // Tools: echo ({ text }), slow-count ({ steps }, with progress), confirm (asks the client for
-// input with an input_required result, the 2026 replacement of an elicitation request).
+// input with an input_required result, the 2026 replacement of an elicitation request),
+// add-tool ({ name }: registers a tool, so that the tool list changes).
 import { inputRequired, McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { z } from 'zod';
@@ -35,6 +36,11 @@ function modernServer(): McpServer {
         });
       }
       return { content: [{ type: 'text', text: `confirmed: ${JSON.stringify(answer)}` }] };
+    });
+  server.registerTool('add-tool', { description: 'Adds a tool', inputSchema: z.object({ name: z.string() }) },
+    async ({ name }) => {
+      server.registerTool(name, { description: 'Added at run time' }, async () => ({ content: [{ type: 'text', text: `I am ${name}` }] }));
+      return { content: [{ type: 'text', text: `added ${name}` }] };
     });
   return server;
 }
