@@ -12,6 +12,7 @@ import {
   type JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
 import { chooseSession } from './choose-session';
+import { asksForInput, gatherInput } from './input-required';
 import { cancelledIdOf, errorAnswer, isAnswer, notifiedProgressToken, uriOf } from './jsonrpc';
 import { sendUpstream, type RoutingContext } from './routing-context';
 
@@ -30,6 +31,7 @@ export class FromServer {
       this.context.logger.debug('answer for a request no session waits for; dropped');
       return;
     }
+    if (asksForInput(this.context, answer) && isJSONRPCResultResponse(answer)) return gatherInput(this.context, request, answer.result);
     if (request.method === 'resources/subscribe' && request.uri !== undefined && isJSONRPCResultResponse(answer)) {
       request.session.subscriptions.add(request.uri);
     }

@@ -42,14 +42,14 @@ export class FromSession {
     }
     const upstreamId = upstream.allocateId();
     const clientProgressToken = progressTokenOf(request);
-    tables.forward({
-      session, clientId: request.id, upstreamId, method: request.method, uri: uriOf(request.params), clientProgressToken,
-    });
     const tokened = clientProgressToken === undefined ? request : withProgressToken(request, upstreamId);
     // A 2026-07-28 server has no session to remember the client by: every request says who asks.
     const outgoing = upstream.server?.era === 'modern'
       ? withMeta(tokened, modernEnvelope(session.clientInfo, session.clientCapabilities))
       : tokened;
+    tables.forward({
+      session, clientId: request.id, upstreamId, method: request.method, uri: uriOf(request.params), clientProgressToken, params: outgoing.params,
+    });
     try {
       await upstream.send({ ...outgoing, id: upstreamId });
     } catch (error) {
@@ -120,6 +120,7 @@ export class FromSession {
       return;
     }
     tables.takeRelayed(relayed.gatewayId);
+    if (relayed.onanswer) return relayed.onanswer(answer);
     await sendUpstream(this.context, { ...answer, id: relayed.upstreamId });
   }
 

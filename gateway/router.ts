@@ -100,6 +100,10 @@ export class Router {
     }
     for (const relayed of tables.relayedTo(session)) {
       tables.takeRelayed(relayed.gatewayId);
+      if (relayed.onanswer) {
+        relayed.onanswer(errorAnswer(relayed.gatewayId, ErrorCode.InternalError, 'the session asked to answer ended'));
+        continue;
+      }
       void sendUpstream(this.context, errorAnswer(relayed.upstreamId, ErrorCode.InternalError, 'the session asked to answer ended'));
     }
     this.dropOrphanSubscriptions(session);

@@ -4,7 +4,7 @@
 // with the body (400, -32020, the server never sees the request otherwise).
 import test, { type ExecutionContext } from 'ava';
 import type { Client as ClientV2 } from '@modelcontextprotocol/client';
-import { CreateMessageRequestSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type Gateway } from '../../gateway/start-gateway';
 import { connect, listening } from './support/clients';
 import { everythingSource, modernSource, quietLogger, scriptedSource } from './support/stdio-servers';
@@ -229,4 +229,30 @@ test('a 2026-07-28 server\'s list changes reach clients of both eras', async (t)
   t.deepEqual(await Promise.all([heardByLegacy, heardByModern]), ['notifications/tools/list_changed', 'notifications/tools/list_changed']);
   const { tools } = await legacy.client.listTools();
   t.true(tools.some((tool) => tool.name === 'added-while-listening'));
+});
+
+test('a 2025 client answers the 2026-07-28 server\'s input_required as the elicitation request it was in 2025', async (t) => {
+  const { client, transport } = await connect(gateways.get(MODERN_CHILD)!.url, 'legacy-elicited', { elicitation: { form: {} } });
+  t.teardown(async () => {
+    await transport.terminateSession().catch(() => undefined);
+    await client.close();
+  });
+  const asked: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(String(request.params.message));
+    return { action: 'accept', content: { ok: true } };
+  });
+  const result = await client.callTool({ name: 'confirm', arguments: {} });
+  t.deepEqual(asked, ['Confirm?']);
+  t.regex(JSON.stringify(result.content), /confirmed: .*accept.*ok.*true/);
+});
+
+test('a 2025 client that cannot elicit gets an error for a tool that needs it, not a bare input_required', async (t) => {
+  const { client, transport } = await connect(gateways.get(MODERN_CHILD)!.url, 'legacy-no-elicitation');
+  t.teardown(async () => {
+    await transport.terminateSession().catch(() => undefined);
+    await client.close();
+  });
+  const error = await t.throwsAsync(client.callTool({ name: 'confirm', arguments: {} }));
+  t.regex(error?.message ?? '', /elicitation\/create/);
 });
