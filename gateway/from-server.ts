@@ -11,7 +11,7 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
-import { chooseSession } from './choose-session';
+import { canAnswer, chooseSession } from './choose-session';
 import { asksForInput, gatherInput } from './input-required';
 import { cancelledIdOf, errorAnswer, isAnswer, notifiedProgressToken, uriOf } from './jsonrpc';
 import { sendUpstream, type RoutingContext } from './routing-context';
@@ -107,7 +107,7 @@ export class FromServer {
   private async request(request: JSONRPCRequest): Promise<void> {
     // The gateway is the server's client: liveness checks are its to answer.
     if (request.method === 'ping') return sendUpstream(this.context, { jsonrpc: '2.0', id: request.id, result: {} });
-    if (this.forModernClient()) {
+    if (this.forModernClient(request)) {
       // 2026-07-28 has no server-to-client requests (they became input_required results), and the
       // answer must not come from some other client that happens to be connected.
       const refusal = errorAnswer(request.id, ErrorCode.MethodNotFound, `the client that asked last speaks 2026-07-28 and cannot answer ${request.method}`);
@@ -128,11 +128,14 @@ export class FromServer {
     }
   }
 
-  /** Whether the request the server is most likely working on came from a 2026-07-28 client. */
-  private forModernClient(): boolean {
+  /**
+   * Whether a 2026-07-28 client's call is the likelier origin than any session able to answer:
+   * a session that is merely listening is not asked while such a call is in flight.
+   */
+  private forModernClient(request: JSONRPCRequest): boolean {
     const modern = this.context.upstream.latestRelayed();
     if (modern === undefined) return false;
-    const sessions = [...this.context.sessions.values()].map((s) => s.latestInflight()?.upstreamId ?? -Infinity);
-    return modern > Math.max(-Infinity, ...sessions);
+    const able = [...this.context.sessions.values()].filter((s) => !s.closed && canAnswer(s.clientCapabilities, request));
+    return able.every((s) => (s.latestInflight()?.upstreamId ?? -Infinity) < modern);
   }
 }

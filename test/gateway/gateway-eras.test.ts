@@ -184,7 +184,10 @@ test('a 2026-07-28 client hears the 2025 server\'s list changes on its subscript
 });
 
 test('a server request during a 2026-07-28 client\'s call is refused, not put to another client', async (t) => {
-  const url = gateways.get(LEGACY_CHILD)!.url;
+  // A gateway of its own: which sessions have requests in flight decides where the request goes.
+  const gateway = await startGateway({ source: everythingSource(), port: 0, logger: quietLogger });
+  t.teardown(() => gateway.close());
+  const url = gateway.url;
   // A 2025 session that could sample, listening: the gateway's guess would otherwise land there.
   const { client: sampler, transport } = await connect(url, 'bystander-sampler', { sampling: {} });
   let asked = 0;
@@ -196,7 +199,7 @@ test('a server request during a 2026-07-28 client\'s call is refused, not put to
     await transport.terminateSession().catch(() => undefined);
     await sampler.close();
   });
-  await listening(gateways.get(LEGACY_CHILD)!, transport.sessionId ?? '');
+  await listening(gateway, transport.sessionId ?? '');
   const modern = await connectV2(url, 'modern-caller', 'modern', { sampling: {} });
   t.teardown(() => modern.close());
   const outcome = await modern.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hello' } }).then(
