@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import {
   createMcpHandler,
+  METHOD_NOT_FOUND,
   Server,
   type JSONRPCRequest,
   type McpHttpHandler,
@@ -45,7 +46,7 @@ export class ModernEndpoint {
     });
     if (isJSONRPCRequest(body)) this.raw.set(request, body);
     const response = await this.handler.fetch(request, { parsedBody: body });
-    writeResponse(response, res);
+    writeResponse(await methodNotFoundAs404(response), res);
   }
 
   /** Change news from the stdio server, for the open subscriptions/listen streams. */
@@ -83,6 +84,23 @@ export class ModernEndpoint {
       : (progress: Progress) => void ctx.mcpReq.notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } });
     return this.upstream.request(lifted.method, params, { onprogress, signal: ctx.mcpReq.signal, relayed: true });
   }
+}
+
+/**
+ * 2026-07-28 answers an unknown method with HTTP 404. The SDK does so for methods it knows to be
+ * unknown; here the stdio server is the one that decides, so its -32601 arrives as a handler's
+ * error, on a 200. Such an answer is a small JSON body (nothing precedes it on a stream).
+ */
+async function methodNotFoundAs404(response: Response): Promise<Response> {
+  if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('application/json')) return response;
+  const text = await response.text();
+  let code: unknown;
+  try {
+    code = (JSON.parse(text) as { error?: { code?: unknown } }).error?.code;
+  } catch {
+    code = undefined;
+  }
+  return new Response(text, { status: code === METHOD_NOT_FOUND ? 404 : 200, headers: response.headers });
 }
 
 function headersOf(req: IncomingMessage): Headers {

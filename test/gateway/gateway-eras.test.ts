@@ -259,3 +259,12 @@ test('a 2025 client that cannot elicit gets an error for a tool that needs it, n
   const error = await t.throwsAsync(client.callTool({ name: 'confirm', arguments: {} }));
   t.regex(error?.message ?? '', /elicitation\/create/);
 });
+
+test('a method the stdio server does not know answers 404 with -32601 to a 2026-07-28 client', async (t) => {
+  for (const child of [LEGACY_CHILD, MODERN_CHILD]) {
+    // A method only the stdio server can say it does not know: the gateway relays what it does not know.
+    const response = await postModern(gateways.get(child)!.url, { method: 'vendor/unknown' });
+    t.is(response.status, 404, child.label);
+    t.like(await response.json(), { error: { code: -32601 } }, child.label);
+  }
+});
