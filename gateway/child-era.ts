@@ -3,12 +3,6 @@
 // 2025 `initialize` handshake when the server refuses it, does not know it, or stays silent.
 // The SDK's own client probes the same way on stdio (versionNegotiation 'auto').
 import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-  SERVER_INFO_META_KEY,
-} from '@modelcontextprotocol/server';
-import {
   InitializeResultSchema,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -18,9 +12,13 @@ import {
   type ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-
-/** The stateless revision the gateway speaks (the SDK exports no constant for it on purpose). */
-export const MODERN_REVISION = '2026-07-28';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  MODERN_REVISION,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+} from './modern-wire';
 
 /** What the gateway learnt about the stdio server, whichever era it speaks. */
 export interface ChildServer {

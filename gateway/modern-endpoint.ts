@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import {
+  classifyInboundRequest,
   createMcpHandler,
   METHOD_NOT_FOUND,
   Server,
@@ -101,6 +102,22 @@ async function methodNotFoundAs404(response: Response): Promise<Response> {
     code = undefined;
   }
   return new Response(text, { status: code === METHOD_NOT_FOUND ? 404 : 200, headers: response.headers });
+}
+
+/** Whether the SDK would serve this POST as 2025-era traffic (no per-request envelope claim). */
+export function isLegacyPost(req: IncomingMessage, body: unknown): boolean {
+  const header = (name: string) => {
+    const value = req.headers[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: header('mcp-protocol-version'),
+    mcpMethodHeader: header('mcp-method'),
+    mcpNameHeader: header('mcp-name'),
+    body,
+  });
+  return outcome.kind === 'legacy';
 }
 
 function headersOf(req: IncomingMessage): Headers {

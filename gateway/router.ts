@@ -1,9 +1,9 @@
 // The routing layer between the HTTP sessions and the single stdio connection: it opens sessions,
 // wires both directions, and cleans up when a session ends or the stdio server goes away.
 import { randomUUID } from 'node:crypto';
-import type { ServerNotifier } from '@modelcontextprotocol/server';
 import { ErrorCode, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/logger';
+import type { ChangeNews } from './lazy-modern';
 import { FromServer } from './from-server';
 import { FromSession } from './from-session';
 import { connectionClosed, errorAnswer } from './jsonrpc';
@@ -33,7 +33,7 @@ export class Router {
   private readonly fromSession: FromSession;
 
   constructor(
-    private readonly upstream: Upstream, private readonly logger: Logger, private readonly limits: RouterLimits, news?: ServerNotifier,
+    private readonly upstream: Upstream, private readonly logger: Logger, private readonly limits: RouterLimits, news?: ChangeNews,
   ) {
     this.context = { upstream, tables: new RoutingTables(), sessions: this.sessions, logger, news };
     this.fromSession = new FromSession(this.context);

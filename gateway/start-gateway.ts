@@ -5,7 +5,7 @@ import { createLogger, type Logger } from '../core/logger';
 import { capConnections, DEFAULT_GATEWAY_MAX_SESSIONS, serverOptions, type ServerLimits } from '../core/server-limits';
 import { gatewayAuth } from './gateway-auth';
 import { createHttpHandler, type GatewayHealth } from './http-handler';
-import { ModernEndpoint } from './modern-endpoint';
+import { LazyModernEndpoint } from './lazy-modern';
 import { Router, type SessionSummary } from './router';
 import type { StdioExit, StdioSource } from './stdio-source';
 import { Upstream } from './upstream';
@@ -67,8 +67,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const maxSessions = options.maxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS;
   const logger = options.logger ?? createLogger('gateway');
   const upstream = new Upstream(source, logger.child({ stdio: source.description }));
-  const modern = new ModernEndpoint(upstream, logger);
-  const router = new Router(upstream, logger, { idleMs, firstRequestMs, maxSessions }, modern.notify);
+  const modern = new LazyModernEndpoint(upstream, logger);
+  const router = new Router(upstream, logger, { idleMs, firstRequestMs, maxSessions }, modern.news);
   let closed = false;
   const health = (): GatewayHealth => {
     const sessions = router.sessions.size;

@@ -2,7 +2,6 @@
 // it finds out once which era the server speaks (child-era.ts), declaring the client capabilities
 // it can relay, and hands every message that is not an answer to its own requests (or progress
 // on them) to the router.
-import { ProtocolError } from '@modelcontextprotocol/server';
 import {
   ErrorCode,
   isJSONRPCErrorResponse,
@@ -34,6 +33,16 @@ export type UpstreamState = 'starting' | 'ready' | 'exited';
 const EXIT_GRACE_MS = 2000;
 
 class WriteFailed extends Error {}
+
+/**
+ * The server's JSON-RPC error, as is: the SDK v2 Server answers a handler's error with its
+ * `code`, `message` and `data` (v1's McpError would prefix the message with the code).
+ */
+export class UpstreamError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message);
+  }
+}
 
 interface OwnRequest {
   resolve: (result: Result) => void;
@@ -122,7 +131,7 @@ export class Upstream {
 
   /**
    * A request whose answer comes back here rather than to a session: the gateway's own, or one
-   * relayed for a 2026-07-28 client. Rejects with a ProtocolError carrying the server's code.
+   * relayed for a 2026-07-28 client. Rejects with an UpstreamError carrying the server's code.
    */
   request(method: string, params?: Record<string, unknown>, options: OwnRequestOptions = {}): Promise<Result> {
     const id = this.allocateId();
@@ -168,7 +177,7 @@ export class Upstream {
 
   private cancelOwn(id: number, reason: string): void {
     if (!this.own.has(id)) return;
-    this.settleOwn(id, (own) => own.reject(new ProtocolError(ErrorCode.RequestTimeout, 'request cancelled')));
+    this.settleOwn(id, (own) => own.reject(new UpstreamError(ErrorCode.RequestTimeout, 'request cancelled')));
     this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(() => undefined);
   }
 
@@ -194,7 +203,7 @@ export class Upstream {
     }
     this.own.delete(message.id);
     if (isJSONRPCResultResponse(message)) own.resolve(message.result);
-    else own.reject(new ProtocolError(message.error.code, message.error.message, message.error.data));
+    else own.reject(new UpstreamError(message.error.code, message.error.message, message.error.data));
   }
 
   /** Progress on one of the own requests goes to its listener; true when it was one. */
@@ -212,7 +221,7 @@ export class Upstream {
     this.state = 'exited';
     this.exit = exit;
     this.logger[this.closing ? 'info' : 'warn']({ code: exit.code, signal: exit.signal }, exit.reason);
-    for (const pending of this.own.values()) pending.reject(new ProtocolError(ErrorCode.ConnectionClosed, exit.reason));
+    for (const pending of this.own.values()) pending.reject(new UpstreamError(ErrorCode.ConnectionClosed, exit.reason));
     this.own.clear();
     this.settleReady.reject(new Error(exit.reason));
     this.resolveExited(exit);
