@@ -35,9 +35,14 @@ export interface ChildProbe {
   request(method: string, params: Record<string, unknown>, timeoutMs?: number): Promise<Result>;
   clientInfo: Implementation;
   capabilities: ClientCapabilities;
+  /** Default DISCOVER_TIMEOUT_MS. */
+  discoverTimeoutMs?: number;
 }
 
-/** A modern server answers at once; one that says nothing this long is taken for a legacy one. */
+/**
+ * A modern server answers at once; one that says nothing this long is taken for a legacy one
+ * (some 2025 servers never answer a request that comes before initialize).
+ */
 export const DISCOVER_TIMEOUT_MS = 10_000;
 
 const DiscoverResultSchema = z.looseObject({
@@ -64,7 +69,7 @@ async function discover(probe: ChildProbe): Promise<ChildServer | undefined> {
   let result: Result;
   try {
     const params = { _meta: modernEnvelope(probe.clientInfo, probe.capabilities) };
-    result = await probe.request('server/discover', params, DISCOVER_TIMEOUT_MS);
+    result = await probe.request('server/discover', params, probe.discoverTimeoutMs ?? DISCOVER_TIMEOUT_MS);
   } catch {
     // Method not found, unsupported version, silence: all say "not a 2026-07-28 server".
     return undefined;
@@ -106,7 +111,7 @@ async function initialize(probe: ChildProbe): Promise<ChildServer> {
  * opens one for whatever the server says may change, and relays what it hears to every client.
  * Undefined when the server announces nothing.
  */
-export function listChangesListen(server: ChildServer, probe: Omit<ChildProbe, 'request'>): Record<string, unknown> | undefined {
+export function listChangesListen(server: ChildServer, probe: Pick<ChildProbe, 'clientInfo' | 'capabilities'>): Record<string, unknown> | undefined {
   if (server.era !== 'modern') return undefined;
   const { tools, prompts, resources } = server.capabilities;
   const notifications = {

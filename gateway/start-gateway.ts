@@ -25,6 +25,8 @@ export interface GatewayOptions {
   /** Timeouts and connection cap of the HTTP server; default GATEWAY_SERVER_LIMITS. */
   server?: Partial<ServerLimits>;
   logger?: Logger;
+  /** How long the stdio server may leave server/discover unanswered before it is initialized; default 10 s. */
+  discoverTimeoutMs?: number;
   /**
    * MCP requests must carry it in the x-connector-gateway-secret header (401 otherwise); the
    * service always sets one. Without it the gateway serves anyone who can reach it.
@@ -66,7 +68,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const firstRequestMs = Math.min(options.firstRequestTimeoutMs ?? DEFAULT_FIRST_REQUEST_TIMEOUT_MS, MAX_TIMER_MS);
   const maxSessions = options.maxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS;
   const logger = options.logger ?? createLogger('gateway');
-  const upstream = new Upstream(source, logger.child({ stdio: source.description }));
+  const upstream = new Upstream(source, logger.child({ stdio: source.description }), options.discoverTimeoutMs);
   const modern = new LazyModernEndpoint(upstream, logger);
   const router = new Router(upstream, logger, { idleMs, firstRequestMs, maxSessions }, modern.news);
   let closed = false;

@@ -79,7 +79,7 @@ export class Upstream {
   private settleReady!: { resolve: (r: ChildServer) => void; reject: (e: Error) => void };
   private resolveExited!: (exit: StdioExit) => void;
 
-  constructor(private readonly source: StdioSource, private readonly logger: Logger) {
+  constructor(private readonly source: StdioSource, private readonly logger: Logger, private readonly discoverTimeoutMs?: number) {
     this.ready = new Promise((resolve, reject) => (this.settleReady = { resolve, reject }));
     this.ready.catch(() => undefined);
     this.exited = new Promise((resolve) => (this.resolveExited = resolve));
@@ -101,6 +101,7 @@ export class Upstream {
         request: (method, params, timeoutMs) => this.request(method, params, { timeoutMs }),
         clientInfo: CLIENT_INFO,
         capabilities: RELAYED_CLIENT_CAPABILITIES,
+        discoverTimeoutMs: this.discoverTimeoutMs,
       });
       if (server.era === 'legacy') {
         await this.send({ jsonrpc: '2.0', method: 'notifications/initialized' }).catch((error: Error) => {

@@ -268,3 +268,22 @@ test('a method the stdio server does not know answers 404 with -32601 to a 2026-
     t.like(await response.json(), { error: { code: -32601 } }, child.label);
   }
 });
+
+test('a stdio server that never answers server/discover is initialized once the probe gives up, and serves both eras', async (t) => {
+  const gateway = await startGateway({
+    source: scriptedSource({ SCRIPTED_SILENT_DISCOVER: '1' }), port: 0, logger: quietLogger, discoverTimeoutMs: 200,
+  });
+  t.teardown(() => gateway.close());
+  await gateway.ready;
+  const modern = await connectV2(gateway.url, 'modern-after-silence', 'modern');
+  t.teardown(() => modern.close());
+  const received = await modern.callTool({ name: 'received', arguments: {} });
+  const methods = (JSON.parse((received.content[0] as { text: string }).text) as Array<{ method?: string }>).map((m) => m.method);
+  t.deepEqual(methods.slice(0, 3), ['server/discover', 'initialize', 'notifications/initialized']);
+  const { client, transport } = await connect(gateway.url, 'legacy-after-silence');
+  t.teardown(async () => {
+    await transport.terminateSession().catch(() => undefined);
+    await client.close();
+  });
+  t.is(client.getServerVersion()?.name, 'scripted-stdio-server');
+});
