@@ -6,7 +6,7 @@ import test, { type ExecutionContext } from 'ava';
 import type { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type Gateway } from '../../gateway/start-gateway';
-import { connect, listening } from './support/clients';
+import { connect, eventually, listening } from './support/clients';
 import { everythingSource, modernSource, quietLogger, scriptedSource } from './support/stdio-servers';
 import { connectV2, MODERN, postModern } from './support/v2-clients';
 
@@ -286,4 +286,22 @@ test('a stdio server that never answers server/discover is initialized once the 
     await client.close();
   });
   t.is(client.getServerVersion()?.name, 'scripted-stdio-server');
+});
+
+test('a 2026-07-28 client that leaves mid-call has the call cancelled on the stdio server', async (t) => {
+  const gateway = await startGateway({ source: scriptedSource(), port: 0, logger: quietLogger });
+  t.teardown(() => gateway.close());
+  await gateway.ready;
+  const received = async () => {
+    const response = await postModern(gateway.url, { method: 'tools/call', params: { name: 'received', arguments: {} } }, { 'mcp-name': 'received' });
+    const answer = await response.json() as { result: { content: Array<{ text: string }> } };
+    return JSON.parse(answer.result.content[0]!.text) as Array<{ id?: number; method?: string; params?: { name?: string; requestId?: number } }>;
+  };
+  const leaving = new AbortController();
+  const held = postModern(gateway.url, { method: 'tools/call', params: { name: 'hold', arguments: {} } }, { 'mcp-name': 'hold' }, leaving.signal);
+  held.catch(() => undefined);
+  const hold = await eventually(async () => (await received()).find((m) => m.method === 'tools/call' && m.params?.name === 'hold'), 'the held call to reach the server');
+  leaving.abort();
+  const cancelled = await eventually(async () => (await received()).find((m) => m.method === 'notifications/cancelled'), 'the cancellation');
+  t.is(cancelled.params?.requestId, hold.id);
 });

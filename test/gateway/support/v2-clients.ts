@@ -24,7 +24,9 @@ export function envelope(capabilities: ClientCapabilities = {}): Record<string, 
 }
 
 /** A raw 2026-07-28 POST: `headers` may contradict the body, which is the point of some tests. */
-export function postModern(url: string, body: { id?: number; method: string; params?: Record<string, unknown> }, headers: Record<string, string> = {}): Promise<Response> {
+export function postModern(
+  url: string, body: { id?: number; method: string; params?: Record<string, unknown> }, headers: Record<string, string> = {}, signal?: AbortSignal,
+): Promise<Response> {
   const params = { ...body.params, _meta: envelope() };
   return fetch(url, {
     method: 'POST',
@@ -36,5 +38,6 @@ export function postModern(url: string, body: { id?: number; method: string; par
       ...headers,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: body.id ?? 1, method: body.method, params }),
+    signal,
   });
 }
