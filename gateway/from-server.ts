@@ -11,7 +11,8 @@ import {
   type JSONRPCRequest,
   type JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
-import { chooseSession } from './choose-session';
+import { canAnswer, chooseSession } from './choose-session';
+import { asksForInput, gatherInput } from './input-required';
 import { cancelledIdOf, errorAnswer, isAnswer, notifiedProgressToken, uriOf } from './jsonrpc';
 import { sendUpstream, type RoutingContext } from './routing-context';
 
@@ -30,6 +31,7 @@ export class FromServer {
       this.context.logger.debug('answer for a request no session waits for; dropped');
       return;
     }
+    if (asksForInput(this.context, answer) && isJSONRPCResultResponse(answer)) return gatherInput(this.context, request, answer.result);
     if (request.method === 'resources/subscribe' && request.uri !== undefined && isJSONRPCResultResponse(answer)) {
       request.session.subscriptions.add(request.uri);
     }
@@ -46,6 +48,9 @@ export class FromServer {
         return this.logMessage(notification);
       case 'notifications/resources/updated':
         return this.resourceUpdated(notification);
+      case 'notifications/subscriptions/acknowledged':
+        // The gateway's own listen on a 2026-07-28 server (child-era.ts): nobody else asked.
+        return;
       default:
         // list_changed and the like are about the server as a whole.
         return this.broadcast(notification);
@@ -81,17 +86,33 @@ export class FromServer {
 
   private async resourceUpdated(notification: JSONRPCNotification): Promise<void> {
     const uri = uriOf(notification.params);
+    if (uri !== undefined) this.context.news?.resourceUpdated(uri);
     const subscribers = [...this.context.sessions.values()].filter((s) => uri !== undefined && s.subscriptions.has(uri));
     await Promise.all(subscribers.map((s) => s.deliver(notification)));
   }
 
   private async broadcast(notification: JSONRPCNotification): Promise<void> {
+    this.publish(notification.method);
     await Promise.all([...this.context.sessions.values()].map((s) => s.deliver(notification)));
+  }
+
+  /** List changes reach 2026-07-28 clients through the SDK's listen streams. */
+  private publish(method: string): void {
+    const news = this.context.news;
+    if (method === 'notifications/tools/list_changed') news?.toolsChanged();
+    else if (method === 'notifications/prompts/list_changed') news?.promptsChanged();
+    else if (method === 'notifications/resources/list_changed') news?.resourcesChanged();
   }
 
   private async request(request: JSONRPCRequest): Promise<void> {
     // The gateway is the server's client: liveness checks are its to answer.
     if (request.method === 'ping') return sendUpstream(this.context, { jsonrpc: '2.0', id: request.id, result: {} });
+    if (this.forModernClient(request)) {
+      // 2026-07-28 has no server-to-client requests (they became input_required results), and the
+      // answer must not come from some other client that happens to be connected.
+      const refusal = errorAnswer(request.id, ErrorCode.MethodNotFound, `the client that asked last speaks 2026-07-28 and cannot answer ${request.method}`);
+      return sendUpstream(this.context, refusal);
+    }
     const choice = chooseSession(this.context.sessions.values(), request);
     if (!choice) {
       const refusal = errorAnswer(request.id, ErrorCode.MethodNotFound, `no open session can answer ${request.method}`);
@@ -105,5 +126,16 @@ export class FromServer {
     if (!delivered && tables.takeRelayed(relayed.gatewayId)) {
       await sendUpstream(this.context, errorAnswer(request.id, ErrorCode.InternalError, 'the session asked to answer is gone'));
     }
+  }
+
+  /**
+   * Whether a 2026-07-28 client's call is the likelier origin than any session able to answer:
+   * a session that is merely listening is not asked while such a call is in flight.
+   */
+  private forModernClient(request: JSONRPCRequest): boolean {
+    const modern = this.context.upstream.latestRelayed();
+    if (modern === undefined) return false;
+    const able = [...this.context.sessions.values()].filter((s) => !s.closed && canAnswer(s.clientCapabilities, request));
+    return able.every((s) => (s.latestInflight()?.upstreamId ?? -Infinity) < modern);
   }
 }

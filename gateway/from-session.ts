@@ -1,19 +1,21 @@
-// Messages from an HTTP session to the stdio server. The session's initialize is answered here
-// (the server was initialized once, by the gateway); requests go on under upstream ids; answers to
-// relayed server requests go back under the server's own ids.
+// Messages from an HTTP session (a 2025-era client) to the stdio server. The session's initialize
+// is answered here (from what the server said of itself once, to the gateway); requests go on
+// under upstream ids, with the per-request envelope added when the server speaks 2026-07-28;
+// answers to relayed server requests go back under the server's own ids.
 import {
   ErrorCode,
   InitializeRequestSchema,
   isJSONRPCNotification,
   isJSONRPCRequest,
+  LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
-  type InitializeResult,
   type JSONRPCMessage,
   type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResponse,
 } from '@modelcontextprotocol/sdk/types.js';
-import { cancelledIdOf, connectionClosed, errorAnswer, isAnswer, progressTokenOf, uriOf, withProgressToken } from './jsonrpc';
+import { modernEnvelope, type ChildServer } from './child-era';
+import { cancelledIdOf, connectionClosed, errorAnswer, isAnswer, progressTokenOf, uriOf, withMeta, withProgressToken } from './jsonrpc';
 import { sendUpstream, type RoutingContext } from './routing-context';
 import type { GatewaySession } from './session';
 
@@ -40,10 +42,14 @@ export class FromSession {
     }
     const upstreamId = upstream.allocateId();
     const clientProgressToken = progressTokenOf(request);
+    const tokened = clientProgressToken === undefined ? request : withProgressToken(request, upstreamId);
+    // A 2026-07-28 server has no session to remember the client by: every request says who asks.
+    const outgoing = upstream.server?.era === 'modern'
+      ? withMeta(tokened, modernEnvelope(session.clientInfo, session.clientCapabilities))
+      : tokened;
     tables.forward({
-      session, clientId: request.id, upstreamId, method: request.method, uri: uriOf(request.params), clientProgressToken,
+      session, clientId: request.id, upstreamId, method: request.method, uri: uriOf(request.params), clientProgressToken, params: outgoing.params,
     });
-    const outgoing = clientProgressToken === undefined ? request : withProgressToken(request, upstreamId);
     try {
       await upstream.send({ ...outgoing, id: upstreamId });
     } catch (error) {
@@ -60,7 +66,7 @@ export class FromSession {
       return;
     }
     this.context.sessions.set(session.id, session);
-    let server: InitializeResult;
+    let server: ChildServer;
     try {
       server = await this.context.upstream.ready;
     } catch (error) {
@@ -69,7 +75,10 @@ export class FromSession {
       return;
     }
     session.clientCapabilities = parsed.data.params.capabilities;
-    session.protocolVersion = negotiateVersion(parsed.data.params.protocolVersion, server.protocolVersion);
+    session.clientInfo = parsed.data.params.clientInfo;
+    // A 2026-07-28 server is offered to 2025 clients as a server of the newest 2025 revision.
+    const ceiling = server.era === 'modern' ? LATEST_PROTOCOL_VERSION : server.protocolVersion;
+    session.protocolVersion = negotiateVersion(parsed.data.params.protocolVersion, ceiling);
     this.context.logger.info({ session: session.id, client: parsed.data.params.clientInfo }, 'session initialized');
     await session.deliver({
       jsonrpc: '2.0',
@@ -111,6 +120,7 @@ export class FromSession {
       return;
     }
     tables.takeRelayed(relayed.gatewayId);
+    if (relayed.onanswer) return relayed.onanswer(answer);
     await sendUpstream(this.context, { ...answer, id: relayed.upstreamId });
   }
 

@@ -1,9 +1,13 @@
-// The gateway's HTTP surface: MCP Streamable HTTP at /mcp (and /), health at /healthz. Session
-// lookup and creation happen here; everything inside a session is the SDK transport's job.
+// The gateway's HTTP surface: MCP Streamable HTTP at /mcp (and /), health at /healthz. A POST that
+// may be a 2026-07-28 one is sorted by the SDK's own classifier: 2026-07-28 requests (and those it
+// refuses) go to the sessionless endpoint; 2025 ones to their session, looked up or created here
+// (everything inside a session is the SDK transport's job).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/logger';
 import type { RequestCheck } from './gateway-auth';
+import type { LazyModernEndpoint } from './lazy-modern';
+import { mightBeModern } from './modern-wire';
 import type { Router } from './router';
 
 export interface GatewayHealth {
@@ -15,6 +19,7 @@ export interface GatewayHealth {
 
 export interface HttpHandlerDeps {
   router: Router;
+  modern: LazyModernEndpoint;
   health: () => GatewayHealth;
   logger: Logger;
   /** Whether a request may reach the MCP endpoint (the gateway secret); /healthz is open. */
@@ -65,6 +70,7 @@ async function mcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerRespo
   }
   const body = method === 'POST' ? await readJson(req, res) : undefined;
   if (body === INVALID) return;
+  if (method === 'POST' && mightBeModern(header(req, 'mcp-protocol-version'), body) && await deps.modern.serveIfModern(req, res, body)) return;
   const sessionId = req.headers['mcp-session-id'];
   let session;
   let opening = false;
@@ -84,6 +90,11 @@ async function mcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerRespo
   } finally {
     if (opening) deps.router.openingSettled(session);
   }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** Sessions end on DELETE, idle, or soon after an initialize with nothing after it: worth a retry. */

@@ -46,6 +46,12 @@ export function withProgressToken(request: JSONRPCRequest, token: ProgressToken)
   return { ...request, params: { ...params, _meta: { ...params._meta, progressToken: token } } };
 }
 
+/** The request with `meta` added to its params' `_meta` (keys already there win: the client's own). */
+export function withMeta(request: JSONRPCRequest, meta: Record<string, unknown>): JSONRPCRequest {
+  const params = request.params ?? {};
+  return { ...request, params: { ...params, _meta: { ...meta, ...params._meta } } };
+}
+
 const UriParamsSchema = z.looseObject({ uri: z.string() });
 
 export function uriOf(params: unknown): string | undefined {

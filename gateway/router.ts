@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/logger';
+import type { ChangeNews } from './lazy-modern';
 import { FromServer } from './from-server';
 import { FromSession } from './from-session';
 import { connectionClosed, errorAnswer } from './jsonrpc';
@@ -31,8 +32,10 @@ export class Router {
   private readonly context: RoutingContext;
   private readonly fromSession: FromSession;
 
-  constructor(private readonly upstream: Upstream, private readonly logger: Logger, private readonly limits: RouterLimits) {
-    this.context = { upstream, tables: new RoutingTables(), sessions: this.sessions, logger };
+  constructor(
+    private readonly upstream: Upstream, private readonly logger: Logger, private readonly limits: RouterLimits, news?: ChangeNews,
+  ) {
+    this.context = { upstream, tables: new RoutingTables(), sessions: this.sessions, logger, news };
     this.fromSession = new FromSession(this.context);
     const fromServer = new FromServer(this.context);
     upstream.onmessage = (message) => fromServer.handle(message);
@@ -97,6 +100,10 @@ export class Router {
     }
     for (const relayed of tables.relayedTo(session)) {
       tables.takeRelayed(relayed.gatewayId);
+      if (relayed.onanswer) {
+        relayed.onanswer(errorAnswer(relayed.gatewayId, ErrorCode.InternalError, 'the session asked to answer ended'));
+        continue;
+      }
       void sendUpstream(this.context, errorAnswer(relayed.upstreamId, ErrorCode.InternalError, 'the session asked to answer ended'));
     }
     this.dropOrphanSubscriptions(session);

@@ -1,6 +1,7 @@
 // What both routing directions share.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/logger';
+import type { ChangeNews } from './lazy-modern';
 import type { RoutingTables } from './routing-tables';
 import type { GatewaySession } from './session';
 import type { Upstream } from './upstream';
@@ -11,6 +12,8 @@ export interface RoutingContext {
   /** Initialized sessions by id. */
   sessions: Map<string, GatewaySession>;
   logger: Logger;
+  /** Change news for 2026-07-28 clients, who hear it on their subscriptions/listen streams. */
+  news?: ChangeNews;
 }
 
 /** Sends to the server, for messages whose loss is already handled elsewhere (exit, close). */

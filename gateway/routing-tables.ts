@@ -1,7 +1,7 @@
 // Who is waiting for what. Two id spaces meet at the gateway: requests from sessions to the server
 // get ids of the one upstream sequence (clients all start at 0, so their ids collide), and
 // requests from the server to a session get gateway ids, mapped back when the session answers.
-import type { ProgressToken, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCResponse, ProgressToken, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { idKey } from './jsonrpc';
 import type { GatewaySession } from './session';
 
@@ -15,6 +15,10 @@ export interface ForwardedRequest {
   uri?: string;
   /** The client's own token; upstream the request carries `upstreamId` as its token. */
   clientProgressToken?: ProgressToken;
+  /** The params as sent upstream, kept to send the request again with inputs (input-required.ts). */
+  params?: Record<string, unknown>;
+  /** How many times it was sent again with inputs. */
+  rounds?: number;
 }
 
 /** A server's request, relayed to `session` under `gatewayId`. */
@@ -25,6 +29,8 @@ export interface RelayedRequest {
   method: string;
   /** The session request whose stream carried it, if any (its cancellation goes there too). */
   relatedRequestId?: RequestId;
+  /** Set when the gateway itself asked (input-required.ts): the answer goes here, not upstream. */
+  onanswer?: (answer: JSONRPCResponse) => void;
 }
 
 export class RoutingTables {

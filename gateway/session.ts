@@ -2,7 +2,7 @@
 // Mcp-Session-Id checks), what its client declared, what it has asked the server and not yet
 // been answered, and when it counts as idle or as abandoned right after initialize.
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { ClientCapabilities, JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, Implementation, JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { idKey } from './jsonrpc';
 
 export interface InflightRequest {
@@ -20,6 +20,7 @@ export interface SessionTimeouts {
 export class GatewaySession {
   readonly transport: StreamableHTTPServerTransport;
   clientCapabilities: ClientCapabilities = {};
+  clientInfo: Implementation = { name: 'unknown', version: 'unknown' };
   protocolVersion?: string;
   /** Resource URIs this session subscribed to through the gateway. */
   readonly subscriptions = new Set<string>();

@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../core/logger';
 import { capConnections, DEFAULT_GATEWAY_MAX_SESSIONS, serverOptions, type ServerLimits } from '../core/server-limits';
 import { gatewayAuth } from './gateway-auth';
 import { createHttpHandler, type GatewayHealth } from './http-handler';
+import { LazyModernEndpoint } from './lazy-modern';
 import { Router, type SessionSummary } from './router';
 import type { StdioExit, StdioSource } from './stdio-source';
 import { Upstream } from './upstream';
@@ -24,6 +25,8 @@ export interface GatewayOptions {
   /** Timeouts and connection cap of the HTTP server; default GATEWAY_SERVER_LIMITS. */
   server?: Partial<ServerLimits>;
   logger?: Logger;
+  /** How long the stdio server may leave server/discover unanswered before it is initialized; default 10 s. */
+  discoverTimeoutMs?: number;
   /**
    * MCP requests must carry it in the x-connector-gateway-secret header (401 otherwise); the
    * service always sets one. Without it the gateway serves anyone who can reach it.
@@ -36,7 +39,7 @@ export interface Gateway {
   url: string;
   host: string;
   port: number;
-  /** Resolves once the stdio server has answered initialize; rejects if it is gone first. */
+  /** Resolves once the stdio server has answered discover or initialize; rejects if it is gone first. */
   ready: Promise<void>;
   /** Resolves when the stdio side is gone, for whatever reason (close() included). */
   exited: Promise<StdioExit>;
@@ -65,8 +68,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const firstRequestMs = Math.min(options.firstRequestTimeoutMs ?? DEFAULT_FIRST_REQUEST_TIMEOUT_MS, MAX_TIMER_MS);
   const maxSessions = options.maxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS;
   const logger = options.logger ?? createLogger('gateway');
-  const upstream = new Upstream(source, logger.child({ stdio: source.description }));
-  const router = new Router(upstream, logger, { idleMs, firstRequestMs, maxSessions });
+  const upstream = new Upstream(source, logger.child({ stdio: source.description }), options.discoverTimeoutMs);
+  const modern = new LazyModernEndpoint(upstream, logger);
+  const router = new Router(upstream, logger, { idleMs, firstRequestMs, maxSessions }, modern.news);
   let closed = false;
   const health = (): GatewayHealth => {
     const sessions = router.sessions.size;
@@ -75,7 +79,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return { ok: upstream.state === 'ready', state: upstream.state, sessions };
   };
   const limits = { ...GATEWAY_SERVER_LIMITS, ...options.server };
-  const server = createServer(serverOptions(limits), createHttpHandler({ router, health, logger, authorized: gatewayAuth(options.secret) }));
+  const server = createServer(serverOptions(limits), createHttpHandler({ router, modern, health, logger, authorized: gatewayAuth(options.secret) }));
   capConnections(server, limits);
   await listen(server, port, host);
   const bound = (server.address() as AddressInfo).port;
@@ -86,7 +90,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     closing ??= (async () => {
       closed = true;
       const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await router.closeAll();
+      await Promise.all([router.closeAll(), modern.close()]);
       await upstream.close();
       server.closeAllConnections();
       await serverClosed;

@@ -3,6 +3,8 @@
 // ids that reached the server side, and it sends requests and cancellations of its own on cue.
 // Tools: received, hold (never answers), ask (roots/list under a string id, answered with the
 // reply), ask-then-cancel (roots/list under id 99, then cancels it), crash ({ code }).
+// With SCRIPTED_SILENT_DISCOVER=1 it never answers server/discover, like 2025 servers that ignore
+// what comes before initialize.
 import { createInterface } from 'node:readline';
 
 type Id = string | number;
@@ -27,6 +29,7 @@ const text = (id: Id, value: string): void => send({ id, result: { content: [{ t
 const TOOLS = ['received', 'hold', 'ask', 'ask-then-cancel', 'crash'];
 
 function onRequest(request: Message & { id: Id; method: string }): void {
+  if (request.method === 'server/discover' && process.env.SCRIPTED_SILENT_DISCOVER === '1') return;
   switch (request.method) {
     case 'initialize':
       return send({

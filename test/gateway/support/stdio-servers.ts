@@ -28,6 +28,13 @@ export function memorySource(): ProcessSource {
 export const SCRIPTED_SERVER = fileURLToPath(new URL('./scripted-stdio-server.ts', import.meta.url));
 
 /** The scripted server of scripted-stdio-server.ts, run through tsx like the project's code. */
-export function scriptedSource(): ProcessSource {
-  return new ProcessSource({ command: process.execPath, args: ['--import', 'tsx', SCRIPTED_SERVER], stderr: 'ignore' });
+export function scriptedSource(env: Record<string, string> = {}): ProcessSource {
+  return new ProcessSource({ command: process.execPath, args: ['--import', 'tsx', SCRIPTED_SERVER], stderr: 'ignore', env });
+}
+
+export const MODERN_SERVER = fileURLToPath(new URL('./modern-stdio-server.ts', import.meta.url));
+
+/** A stdio server that speaks only 2026-07-28 (SDK v2, serveStdio with legacy: 'reject'). */
+export function modernSource(): ProcessSource {
+  return new ProcessSource({ command: process.execPath, args: ['--import', 'tsx', MODERN_SERVER], stderr: 'ignore' });
 }
