@@ -33,10 +33,13 @@ export interface OAuthActivityDeps {
   addressPolicy: AddressPolicy;
   /** Where refreshes and their lag are counted. */
   metrics?: Pick<Metrics, 'tokenRefreshes' | 'tokenRefreshLag'>;
+  /** How long the MCP handshake probe may take (CONNECTOR__CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
 }
 
 export type BeginResult =
-  | { kind: 'open' }
+  /** The server answered without authorization, at this MCP revision (absent in older histories). */
+  | { kind: 'open'; protocolVersion?: string | null }
   | { kind: 'authorize'; authorizationUrl: string; expiresAt: string; pending: PendingAuthorization };
 
 export function createOAuthActivities(deps: OAuthActivityDeps) {
@@ -75,9 +78,9 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
     }): Promise<BeginResult> {
       return asFailure(async () => {
         const id = input.connectorId;
-        const probe = await probeForChallenge({ serverUrl: input.url }, deps.http);
+        const probe = await probeForChallenge({ serverUrl: input.url, timeoutMs: deps.connectTimeoutMs }, deps.http);
         const known = input.knownChallenge ? { ...input.knownChallenge, error: null, errorDescription: null } : null;
-        if (probe.kind === 'accepted' && !known) return { kind: 'open' };
+        if (probe.kind === 'accepted' && !known) return { kind: 'open', protocolVersion: probe.protocolVersion };
         const challenge = (probe.kind === 'accepted' ? null : probe.challenge) ?? known;
         // The flow ends in a token for this server: refuse it before the user is sent anywhere.
         const clearText = await urlTokenTransportRefusal(new URL(input.url), deps.addressPolicy);

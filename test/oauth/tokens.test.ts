@@ -48,7 +48,7 @@ test('a refresh rotates the refresh token and yields a token the MCP server acce
   t.not(refreshed.refreshToken, flow.tokens.refreshToken, 'the rotated refresh token is kept');
   t.not(refreshed.accessToken, flow.tokens.accessToken);
   t.is(refreshed.expiresAt, new Date(now + 5_000).toISOString());
-  t.deepEqual(await probeForChallenge({ serverUrl: mcp.url, accessToken: refreshed.accessToken }, fetcher), { kind: 'accepted' });
+  t.deepEqual(await probeForChallenge({ serverUrl: mcp.url, accessToken: refreshed.accessToken }, fetcher), { kind: 'accepted', protocolVersion: '2025-11-25' });
   const again = await refresh(flow, refreshed.refreshToken!);
   t.not(again.refreshToken, refreshed.refreshToken);
 });
