@@ -25,6 +25,8 @@ export const ConnectorRecordSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   created_by: z.string().nullable(),
+  /** The MCP revision negotiated at the last successful connect (null: never connected, or a stdio workload). */
+  protocol_version: z.string().nullable().meta({ description: 'The MCP revision negotiated with the server at the last successful connect (2026-07-28, 2025-11-25, …).' }),
   version: z.number().int(),
 });
 export type ConnectorRecord = z.infer<typeof ConnectorRecordSchema>;
@@ -48,6 +50,8 @@ export const ConnectorEventSchema = z
     from: z.enum(STATES).nullable(),
     to: z.enum(STATES),
     reason: z.string().nullable(),
+    /** Set on a transition to `connected` that followed a handshake: the MCP revision negotiated. */
+    protocol_version: z.string().optional(),
   })
   .meta({ id: 'ConnectorEvent' });
 export type ConnectorEventRecord = z.infer<typeof ConnectorEventSchema>;

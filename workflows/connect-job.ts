@@ -48,10 +48,10 @@ export async function runConnect(job: ConnectJob): Promise<void> {
 async function connectWithToken(job: ConnectJob): Promise<void> {
   const { entity, request } = job;
   const token = request.accessToken!;
-  await probe(entity.data.init.settings.connectTimeoutMs).probeServer({ connectorId: entity.data.init.id, url: entity.data.init.url, token });
+  const probed = await probe(entity.data.init.settings.connectTimeoutMs).probeServer({ connectorId: entity.data.init.id, url: entity.data.init.url, token });
   entity.data.secrets.accessToken = token;
   entity.data.oauth.session = null; // a given token replaces any grant
-  await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server' });
+  await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server', protocolVersion: probed.protocolVersion });
 }
 
 async function connectWithOAuth(job: ConnectJob): Promise<void> {
@@ -66,7 +66,9 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
   });
   if (begin.kind === 'open') {
     entity.data.secrets.accessToken = null;
-    await job.commit('connect_succeeded', { actor: request.actor, reason: 'the MCP server answered without authorization' });
+    await job.commit('connect_succeeded', {
+      actor: request.actor, reason: 'the MCP server answered without authorization', protocolVersion: begin.protocolVersion ?? null,
+    });
     return;
   }
   entity.data.oauth.pending = begin.pending;

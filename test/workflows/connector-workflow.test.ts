@@ -251,3 +251,28 @@ test.serial('a connect refused once an earlier one holds the connector does not 
   t.is((await handle.query(viewQuery)).state, 'connected');
   t.is(recordOf(id)?.state, 'connected', 'and the record agrees');
 });
+
+test.serial('the negotiated MCP revision is kept on the record and named in the connected event, for a token, an open server and an OAuth grant', async (t) => {
+  const eventOf = (id: string) => (h.stubs.events.get(id) ?? []).filter((e) => e.to === 'connected').map((e) => e.protocol_version);
+
+  h.stubs.behaviour.probeServer = async () => ({ serverName: 'modern', protocolVersion: '2026-07-28' });
+  const withToken = await h.start();
+  const tokenRecord = await withToken.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given' as never }] });
+  t.is(tokenRecord.protocol_version, '2026-07-28');
+  t.deepEqual(eventOf(tokenRecord.id), ['2026-07-28']);
+
+  h.stubs.behaviour.oauthBegin = async () => ({ kind: 'open', protocolVersion: '2025-06-18' });
+  const open = await h.start();
+  const openRecord = await open.executeUpdate(connectUpdate, { args: [actor] });
+  t.is(openRecord.protocol_version, '2025-06-18');
+
+  h.stubs.behaviour.probeServer = async () => ({ serverName: 'modern', protocolVersion: '2025-11-25' });
+  const { id } = await authorized(3_600_000);
+  await until(inState(id, 'connected'), 'connected');
+  t.is(recordOf(id)!.protocol_version, '2025-11-25');
+  t.deepEqual(eventOf(id), ['2025-11-25']);
+
+  // Kept through a disconnect: it says what the server spoke at the last successful connect.
+  const disconnected = await withToken.executeUpdate(disconnectUpdate, { args: [actor] });
+  t.is(disconnected.protocol_version, '2026-07-28');
+});
