@@ -63,6 +63,7 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
     presetClient: init.presetClient && init.preset ? init.preset.url : null,
     extraScopes: entity.data.oauth.stepUpScopes,
     knownChallenge: entity.data.oauth.challenge,
+    boundIssuer: entity.data.oauth.boundIssuer ?? entity.data.oauth.session?.context.authorizationServer.issuer ?? null,
   });
   if (begin.kind === 'open') {
     entity.data.secrets.accessToken = null;
@@ -73,7 +74,11 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
   }
   entity.data.oauth.pending = begin.pending;
   entity.data.authRequest = { type: 'code', authorization_endpoint: begin.authorizationUrl, expires_at: begin.expiresAt };
-  await job.commit('auth_issued', { actor: 'service', reason: 'authorization URL issued; waiting for the user' });
+  const moved = begin.authorizationServerChanged;
+  const reason = moved
+    ? `authorization URL issued; the MCP server moved from the authorization server ${moved.from} to ${moved.to}, where the service registers and the user authorizes anew`
+    : 'authorization URL issued; waiting for the user';
+  await job.commit('auth_issued', { actor: 'service', reason });
 }
 
 async function connectStdio(job: ConnectJob): Promise<void> {

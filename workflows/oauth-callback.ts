@@ -16,6 +16,7 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
     const tokens = await calls.oauthComplete({ connectorId: init.id, pending, callback: input.callback });
     const probed = await calls.probeServer({ connectorId: init.id, url: init.url, token: tokens.accessToken });
     entity.data.secrets.accessToken = tokens.accessToken;
+    entity.data.oauth.boundIssuer = pending.context.authorizationServer.issuer;
     entity.data.oauth.session = {
       context: pending.context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(),
     };

@@ -45,4 +45,10 @@ export interface OAuthState {
   stepUpScopes: string[];
   /** The server asked for authorization through the proxy: the next connect authorizes with this. */
   challenge: AuthChallenge | null;
+  /**
+   * SEP-2352: the authorization server (issuer) the connector's last grant came from, kept across
+   * disconnects; a later connect that finds another one registers and authorizes there anew, and
+   * never sends given client credentials to it. Absent in runs from before it was kept.
+   */
+  boundIssuer?: string | null;
 }

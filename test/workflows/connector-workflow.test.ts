@@ -276,3 +276,17 @@ test.serial('the negotiated MCP revision is kept on the record and named in the 
   const disconnected = await withToken.executeUpdate(disconnectUpdate, { args: [actor] });
   t.is(disconnected.protocol_version, '2026-07-28');
 });
+
+test.serial('SEP-2352: the authorization server of the grant is kept, through a disconnect, and named to the next authorization; a move is on record', async (t) => {
+  const { handle, id } = await authorized(3_600_000);
+  await handle.executeUpdate(disconnectUpdate, { args: [actor] });
+  h.stubs.behaviour.oauthBegin = async () => ({ ...(authorizeAnswer('h-moved', 60_000) as object), authorizationServerChanged: { from: 'https://as.invalid', to: 'https://new-as.invalid' } }) as never;
+  const before = h.stubs.called('oauthBegin').length;
+  const record = await handle.executeUpdate(connectUpdate, { args: [actor] });
+  t.is(record.state, 'auth_required');
+  const begin = h.stubs.called('oauthBegin')[before]!;
+  t.is((begin.input as { boundIssuer?: string }).boundIssuer, 'https://as.invalid');
+  const issued = (h.stubs.events.get(id) ?? []).at(-1)!;
+  t.regex(issued.reason ?? '', /moved from the authorization server https:\/\/as\.invalid to https:\/\/new-as\.invalid/);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
