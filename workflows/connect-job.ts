@@ -61,7 +61,7 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
     connectorId: init.id, url: init.url, redirectUrl: request.redirectUrl ?? null,
     given: init.clientId ? { clientId: init.clientId, clientSecret: init.clientSecret } : null,
     presetClient: init.presetClient && init.preset ? init.preset.url : null,
-    extraScopes: entity.data.oauth.stepUpScopes,
+    extraScopes: accumulatedScopes(entity),
     knownChallenge: entity.data.oauth.challenge,
     boundIssuer: entity.data.oauth.boundIssuer ?? entity.data.oauth.session?.context.authorizationServer.issuer ?? null,
   });
@@ -79,6 +79,15 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
     ? `authorization URL issued; the MCP server moved from the authorization server ${moved.from} to ${moved.to}, where the service registers and the user authorizes anew`
     : 'authorization URL issued; waiting for the user';
   await job.commit('auth_issued', { actor: 'service', reason });
+}
+
+/**
+ * SEP-2350: what a new authorization asks for besides the server's current challenge: every scope
+ * a step-up asked for, and every scope the last grant carried.
+ */
+function accumulatedScopes(entity: ConnectorEntity): string[] {
+  const { stepUpScopes, grantedScopes = [] } = entity.data.oauth;
+  return [...new Set([...grantedScopes, ...stepUpScopes])];
 }
 
 async function connectStdio(job: ConnectJob): Promise<void> {

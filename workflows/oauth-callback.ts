@@ -17,6 +17,7 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
     const probed = await calls.probeServer({ connectorId: init.id, url: init.url, token: tokens.accessToken });
     entity.data.secrets.accessToken = tokens.accessToken;
     entity.data.oauth.boundIssuer = pending.context.authorizationServer.issuer;
+    entity.data.oauth.grantedScopes = (tokens.scope ?? pending.context.scope ?? '').split(' ').filter(Boolean).slice(0, 50);
     entity.data.oauth.session = {
       context: pending.context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(),
     };

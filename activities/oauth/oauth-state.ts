@@ -51,4 +51,10 @@ export interface OAuthState {
    * never sends given client credentials to it. Absent in runs from before it was kept.
    */
   boundIssuer?: string | null;
+  /**
+   * SEP-2350: the scopes the last grant carried (the token response's `scope`, else what was
+   * asked for). A later authorization asks for them again besides what the server now names, so a
+   * step-up never trades away what the user already granted. Absent in older runs.
+   */
+  grantedScopes?: string[];
 }

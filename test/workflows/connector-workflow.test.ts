@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ConnectorState } from '../../core/connector-states';
 import { FAILURE } from '../../core/failures';
 import {
-  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, routeQuery, viewQuery,
+  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, routeQuery, stepUpSignal, viewQuery,
 } from '../../workflows/messages';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
@@ -288,5 +288,20 @@ test.serial('SEP-2352: the authorization server of the grant is kept, through a 
   t.is((begin.input as { boundIssuer?: string }).boundIssuer, 'https://as.invalid');
   const issued = (h.stubs.events.get(id) ?? []).at(-1)!;
   t.regex(issued.reason ?? '', /moved from the authorization server https:\/\/as\.invalid to https:\/\/new-as\.invalid/);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('SEP-2350: the scopes of the last grant and of every step-up are asked for again by the next authorization', async (t) => {
+  const stateHash = `h-${Math.random()}`;
+  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(stateHash, 60_000);
+  h.stubs.behaviour.oauthComplete = async () => ({ ...(tokens(3_600_000) as object), scope: 'mcp:read offline_access' }) as never;
+  const handle = await h.start();
+  await handle.executeUpdate(connectUpdate, { args: [actor] });
+  await handle.executeUpdate(callbackUpdate, { args: [{ stateHash, callback: 'sealed-callback' as never }] });
+  await handle.signal(stepUpSignal, { scope: 'mcp:admin' });
+  const before = h.stubs.called('oauthBegin').length;
+  await handle.executeUpdate(connectUpdate, { args: [actor] });
+  const begin = h.stubs.called('oauthBegin')[before]!;
+  t.deepEqual([...(begin.input as { extraScopes: string[] }).extraScopes].sort(), ['mcp:admin', 'mcp:read', 'offline_access']);
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
