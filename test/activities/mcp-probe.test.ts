@@ -47,6 +47,15 @@ test('a server that speaks only 2025-11-25 is connected through initialize', asy
   t.deepEqual(result, { protocolVersion: '2025-11-25', serverName: 'token-test-server' });
 });
 
+test('a server that speaks only 2025-06-18 names its revision in the initialize answer, and is connected at it', async (t) => {
+  const older = await startModernMcpServer({ token: 'older-token', legacy: 'stateless', supportedProtocolVersions: ['2025-06-18'] });
+  try {
+    t.is((await probeMcpServer(older.url, 'older-token', TIMEOUT, fetch)).protocolVersion, '2025-06-18');
+  } finally {
+    await older.close();
+  }
+});
+
 test('a server that checks MCP-Protocol-Version before anything else is connected', async (t) => {
   t.is((await probeMcpServer(headerFirst.url, 'header-token', TIMEOUT, fetch)).protocolVersion, '2026-07-28');
 });
