@@ -9,6 +9,7 @@ import { canonicalServerUri } from './canonical-uri';
 import { UpstreamResponseError, UpstreamTimeoutError } from './errors';
 import { findBearerChallenge, type BearerChallenge } from '../../core/www-authenticate';
 import { handshakeFailure, mcpHandshake } from '../mcp-handshake';
+import { fetchResourceMetadata } from './resource-metadata';
 import type { OAuthHttp } from './http';
 
 /** How long the probe may take when the caller names no limit (CONNECTOR__CONNECT_TIMEOUT_MS's default). */
@@ -34,12 +35,22 @@ export async function probeForChallenge(
     try {
       outcome = await mcpHandshake({ url, token: input.accessToken ?? null, timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS }, http.fetch);
     } catch (err) {
+      // A server that refuses both eras' handshake with 400 and never says 401 may still publish
+      // RFC 9728 metadata at its well-known location: a bad request must not hide that it is protected.
+      if (!input.accessToken && badRequest(err) && await fetchResourceMetadata({ serverUrl: url }, http).catch(() => null)) {
+        return { kind: 'unauthorized', challenge: null };
+      }
       throw asStepError(err);
     }
     if (outcome.kind === 'accepted') return { kind: 'accepted', protocolVersion: outcome.protocolVersion };
     const challenge = findBearerChallenge(outcome.wwwAuthenticate);
     return outcome.status === 401 ? { kind: 'unauthorized', challenge } : { kind: 'forbidden', challenge };
   });
+}
+
+function badRequest(err: unknown): boolean {
+  const failure = handshakeFailure(err);
+  return failure.kind === 'status' && failure.status === 400;
 }
 
 /** A failed handshake as the OAuth family says it; network errors go on to classifyError. */

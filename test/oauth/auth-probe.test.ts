@@ -92,6 +92,15 @@ test('a refused token is reported with the invalid_token challenge', async (t) =
   t.is(result.kind === 'unauthorized' ? result.challenge?.error : null, 'invalid_token');
 });
 
+test('a server that answers 400 to both handshakes but publishes RFC 9728 metadata is taken as protected', async (t) => {
+  const odd = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri, badRequestWithoutToken: true });
+  try {
+    t.deepEqual(await probeForChallenge({ serverUrl: odd.url }, fetcher), { kind: 'unauthorized', challenge: null });
+  } finally {
+    await odd.close();
+  }
+});
+
 test('a 404 is a non-retryable error and a 500 a retryable one', async (t) => {
   const missing = await t.throwsAsync(probeForChallenge({ serverUrl: `${openUrl}/nothing` }, fetcher), { instanceOf: UpstreamResponseError });
   t.false(missing.retryable);
