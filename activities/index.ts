@@ -1,7 +1,7 @@
 // Every side effect the connector workflow asks for, built by one factory from injected
 // dependencies. Workflows import only the type of this module.
 import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
-import { heartbeat } from '@temporalio/activity';
+import { Context, heartbeat } from '@temporalio/activity';
 import type { ConnectorStore } from '../store/connector-store';
 import type { SecretBox, Ciphertext } from '../core/secret-box';
 import { secretContext } from '../core/secret-box';
@@ -42,10 +42,15 @@ export function createActivities(deps: ActivityDeps) {
       await deps.store.remove(connectorId, new Date(Date.now() + deps.eventsRetentionDays * DAY_MS));
     },
 
-    /** A local activity (no heartbeats): see workflows/activity-proxies.ts. */
+    /**
+     * A local activity on a token connect (no heartbeats: see workflows/activity-proxies.ts); a
+     * regular one after an OAuth callback, where it heartbeats like the other remote calls: the
+     * handshake may take several requests (server/discover, then initialize and its notification).
+     */
     async probeServer(input: { connectorId: string; url: string; token: Ciphertext | null }): Promise<ProbeResult> {
       const token = input.token ? deps.secrets.open(input.token, secretContext(input.connectorId, 'access_token')) : null;
-      return probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch);
+      const probe = () => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch);
+      return Context.current().info.isLocal ? probe() : withHeartbeat(probe);
     },
 
     ...wrapWithHeartbeat(createOAuthActivities({ ...deps, http: { fetch: deps.fetch, logger: deps.logger } })),

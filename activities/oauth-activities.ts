@@ -16,7 +16,7 @@ import { hashState } from '../store/oauth-store';
 import type { OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
 
 import {
-  InsecureUrlError, OAuthError, discoverAuthorization, exchangeCode, oauthCallbackUrl, probeForChallenge, refreshTokens,
+  InsecureUrlError, OAuthError, checkAuthorizationServerBinding, discoverAuthorization, exchangeCode, oauthCallbackUrl, probeForChallenge, refreshTokens,
   resolveClientIdentity, revokeTokens, selectScope, startAuthorization, InvalidGrantError,
   type OAuthHttp, type TokenSet, type RegisteredClient, type ClientIdentity,
 } from './oauth';
@@ -33,11 +33,18 @@ export interface OAuthActivityDeps {
   addressPolicy: AddressPolicy;
   /** Where refreshes and their lag are counted. */
   metrics?: Pick<Metrics, 'tokenRefreshes' | 'tokenRefreshLag'>;
+  /** How long the MCP handshake probe may take (CONNECTOR__CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
 }
 
 export type BeginResult =
-  | { kind: 'open' }
-  | { kind: 'authorize'; authorizationUrl: string; expiresAt: string; pending: PendingAuthorization };
+  /** The server answered without authorization, at this MCP revision (absent in older histories). */
+  | { kind: 'open'; protocolVersion?: string | null }
+  | {
+    kind: 'authorize'; authorizationUrl: string; expiresAt: string; pending: PendingAuthorization;
+    /** SEP-2352: the server now names another authorization server than the connector's last grant came from. */
+    authorizationServerChanged?: { from: string; to: string } | null;
+  };
 
 export function createOAuthActivities(deps: OAuthActivityDeps) {
   const seal = (id: string, purpose: string, value: string) => deps.secrets.seal(value, secretContext(id, purpose));
@@ -72,12 +79,14 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       presetClient?: string | null;
       /** The server asked for authorization through the proxy earlier; it wins over an open `initialize`. */
       knownChallenge?: AuthChallenge | null;
+      /** SEP-2352: the issuer of the connector's last grant (absent in older histories). */
+      boundIssuer?: string | null;
     }): Promise<BeginResult> {
       return asFailure(async () => {
         const id = input.connectorId;
-        const probe = await probeForChallenge({ serverUrl: input.url }, deps.http);
+        const probe = await probeForChallenge({ serverUrl: input.url, timeoutMs: deps.connectTimeoutMs }, deps.http);
         const known = input.knownChallenge ? { ...input.knownChallenge, error: null, errorDescription: null } : null;
-        if (probe.kind === 'accepted' && !known) return { kind: 'open' };
+        if (probe.kind === 'accepted' && !known) return { kind: 'open', protocolVersion: probe.protocolVersion };
         const challenge = (probe.kind === 'accepted' ? null : probe.challenge) ?? known;
         // The flow ends in a token for this server: refuse it before the user is sent anywhere.
         const clearText = await urlTokenTransportRefusal(new URL(input.url), deps.addressPolicy);
@@ -85,6 +94,8 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
         const discovery = await discoverAuthorization({ serverUrl: input.url, challenge }, deps.http);
         const as = discovery.authorizationServer.metadata;
         const fromPreset = !input.given && input.presetClient ? presetClient(input.presetClient) : null;
+        const boundIssuer = input.boundIssuer ?? null;
+        const binding = checkAuthorizationServerBinding({ boundIssuer, issuer: as.issuer, givenCredentials: Boolean(input.given || fromPreset) });
         const given = input.given
           ? { clientId: input.given.clientId, clientSecret: input.given.clientSecret ? open(id, 'client_secret', input.given.clientSecret) : null }
           : fromPreset;
@@ -113,6 +124,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
             : { ...identity, clientSecret: identity.clientSecret ? seal(id, 'oauth_client_secret', identity.clientSecret) : null },
         };
         return {
+          authorizationServerChanged: binding.changed ? { from: boundIssuer!, to: as.issuer } : null,
           // The user is sent to the service's own consent page, which names the server and the
           // connector's owner and binds the flow to the browser before it goes on to this server.
           kind: 'authorize', authorizationUrl: consentPageUrl(deps.baseUrl, stateHash), expiresAt: expiresAt.toISOString(),

@@ -28,6 +28,8 @@ export const ConnectorRecordSchema = z.object({
   created_by: z.string().nullable().meta({ description: 'The owner, qualified by where its identity comes from: key:<subject> (an API key), oidc:<subject> (the identity provider)' }),
   /** Absent in records projected before it existed. */
   created_by_name: z.string().nullable().optional(),
+  /** The MCP revision negotiated at the last successful connect (null: never connected, or a stdio workload). */
+  protocol_version: z.string().nullable().meta({ description: 'The MCP revision negotiated with the server at the last successful connect (2026-07-28, 2025-11-25, …).' }),
   version: z.number().int(),
 });
 export type ConnectorRecord = z.infer<typeof ConnectorRecordSchema>;
@@ -64,6 +66,8 @@ export const ConnectorEventSchema = z
     from: z.enum(STATES).nullable(),
     to: z.enum(STATES),
     reason: z.string().nullable(),
+    /** Set on a transition to `connected` that followed a handshake: the MCP revision negotiated. */
+    protocol_version: z.string().optional(),
   })
   .meta({ id: 'ConnectorEvent' });
 export type ConnectorEventRecord = z.infer<typeof ConnectorEventSchema>;

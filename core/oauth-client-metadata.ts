@@ -15,10 +15,13 @@ export function consentPageUrl(baseUrl: string, stateHash: string): string {
 /** The cookie that binds a state to the browser that opened the consent page; one per flow. */
 export const consentCookieName = (stateHash: string): string => `connector_consent_${stateHash.slice(0, 16).replace(/[^A-Za-z0-9_-]/g, '_')}`;
 export const DEFAULT_CLIENT_NAME = 'Connector Registry';
+/** SEP-837 (MCP 2026-07-28): the service names its OIDC application type; it is a web application. */
+export const APPLICATION_TYPE = 'web';
 
 export interface ClientMetadataDocument {
   client_id: string;
   client_name: string;
+  application_type: typeof APPLICATION_TYPE;
   client_uri?: string;
   redirect_uris: string[];
   grant_types: string[];
@@ -43,6 +46,7 @@ export function buildClientMetadataDocument(input: { baseUrl: string; clientName
   return {
     client_id: clientId,
     client_name: input.clientName ?? DEFAULT_CLIENT_NAME,
+    application_type: APPLICATION_TYPE,
     client_uri: new URL(input.baseUrl).origin,
     redirect_uris: [input.redirectUri ?? oauthCallbackUrl(input.baseUrl)],
     grant_types: ['authorization_code', 'refresh_token'],

@@ -192,5 +192,6 @@ export class ConnectorStore {
 }
 
 function toView({ _id, ...rest }: RecordDoc): ConnectorRecord {
-  return { id: _id, ...rest };
+  // Records projected before protocol_version existed lack it.
+  return { id: _id, ...rest, protocol_version: rest.protocol_version ?? null };
 }

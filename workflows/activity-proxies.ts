@@ -35,7 +35,8 @@ function remoteCallOptions(connectTimeoutMs: number) {
 }
 
 /**
- * The probe of a given token: one `initialize`, bounded by the connect timeout. As a local
+ * The probe of a given token: one MCP handshake (`server/discover`, else `initialize`), bounded by
+ * the connect timeout. As a local
  * activity it runs inside the connect's workflow task, with no trip through the server's task
  * queues: the connect costs Temporal about what a bare Update does (bench/lifecycle.ts). A worker
  * that dies mid-probe is noticed by the workflow task timeout (10 s), and the next worker probes

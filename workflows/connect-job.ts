@@ -48,10 +48,10 @@ export async function runConnect(job: ConnectJob): Promise<void> {
 async function connectWithToken(job: ConnectJob): Promise<void> {
   const { entity, request } = job;
   const token = request.accessToken!;
-  await probe(entity.data.init.settings.connectTimeoutMs).probeServer({ connectorId: entity.data.init.id, url: entity.data.init.url, token });
+  const probed = await probe(entity.data.init.settings.connectTimeoutMs).probeServer({ connectorId: entity.data.init.id, url: entity.data.init.url, token });
   entity.data.secrets.accessToken = token;
   entity.data.oauth.session = null; // a given token replaces any grant
-  await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server' });
+  await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server', protocolVersion: probed.protocolVersion });
 }
 
 async function connectWithOAuth(job: ConnectJob): Promise<void> {
@@ -61,17 +61,33 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
     connectorId: init.id, url: init.url, redirectUrl: request.redirectUrl ?? null,
     given: init.clientId ? { clientId: init.clientId, clientSecret: init.clientSecret } : null,
     presetClient: init.presetClient && init.preset ? init.preset.url : null,
-    extraScopes: entity.data.oauth.stepUpScopes,
+    extraScopes: accumulatedScopes(entity),
     knownChallenge: entity.data.oauth.challenge,
+    boundIssuer: entity.data.oauth.boundIssuer ?? entity.data.oauth.session?.context.authorizationServer.issuer ?? null,
   });
   if (begin.kind === 'open') {
     entity.data.secrets.accessToken = null;
-    await job.commit('connect_succeeded', { actor: request.actor, reason: 'the MCP server answered without authorization' });
+    await job.commit('connect_succeeded', {
+      actor: request.actor, reason: 'the MCP server answered without authorization', protocolVersion: begin.protocolVersion ?? null,
+    });
     return;
   }
   entity.data.oauth.pending = begin.pending;
   entity.data.authRequest = { type: 'code', authorization_endpoint: begin.authorizationUrl, expires_at: begin.expiresAt };
-  await job.commit('auth_issued', { actor: 'service', reason: 'authorization URL issued; waiting for the user' });
+  const moved = begin.authorizationServerChanged;
+  const reason = moved
+    ? `authorization URL issued; the MCP server moved from the authorization server ${moved.from} to ${moved.to}, where the service registers and the user authorizes anew`
+    : 'authorization URL issued; waiting for the user';
+  await job.commit('auth_issued', { actor: 'service', reason });
+}
+
+/**
+ * SEP-2350: what a new authorization asks for besides the server's current challenge: every scope
+ * a step-up asked for, and every scope the last grant carried.
+ */
+function accumulatedScopes(entity: ConnectorEntity): string[] {
+  const { stepUpScopes, grantedScopes = [] } = entity.data.oauth;
+  return [...new Set([...grantedScopes, ...stepUpScopes])];
 }
 
 async function connectStdio(job: ConnectJob): Promise<void> {

@@ -24,12 +24,16 @@ export interface ConnectorData {
    * (sealed; absent for workloads started before gateways had one).
    */
   workload: { target: string; gatewaySecret?: Ciphertext } | null;
+  /** The MCP revision negotiated at the last successful connect (absent in older runs). */
+  protocolVersion?: string | null;
 }
 
 export interface ApplyOptions {
   actor: string;
   reason?: string;
   permanent?: boolean;
+  /** The MCP revision the connect that led here negotiated: kept on the record, and named in the audit event. */
+  protocolVersion?: string | null;
 }
 
 export class InvalidTransition extends Error {}
@@ -40,13 +44,14 @@ export class ConnectorEntity {
     data.oauth ??= { pending: null, session: null, stepUpScopes: [], challenge: null };
     data.oauth.challenge ??= null;
     data.workload ??= null;
+    data.protocolVersion ??= null;
   }
 
   static create(init: ConnectorInit, now: string): { entity: ConnectorEntity; event: AuditEvent } {
     const entity = new ConnectorEntity({
       init, state: 'created', seq: 1, createdAt: now, updatedAt: now,
       disconnectReason: null, disconnectPermanent: null, authRequest: null, secrets: { accessToken: null },
-      oauth: { pending: null, session: null, stepUpScopes: [], challenge: null }, workload: null,
+      oauth: { pending: null, session: null, stepUpScopes: [], challenge: null }, workload: null, protocolVersion: null,
     });
     const event: AuditEvent = {
       connectorId: init.id, seq: 1, time: now, actor: init.createdBy ?? 'api', from: null, to: 'created', reason: 'created',
@@ -82,6 +87,7 @@ export class ConnectorEntity {
       d.authRequest = null;
       d.oauth.pending = null;
     }
+    if (options.protocolVersion !== undefined) d.protocolVersion = options.protocolVersion;
     if (t.to !== 'connected') d.workload = null;
     else d.oauth.challenge = null; // whatever the server asked for, it now has
     if (t.to === 'disconnected' || t.to === 'deleting') {
@@ -92,6 +98,7 @@ export class ConnectorEntity {
     return {
       connectorId: d.init.id, seq: d.seq, time: now, actor: options.actor,
       from: t.from, to: t.to, reason: options.reason ?? event,
+      ...(options.protocolVersion ? { protocol_version: options.protocolVersion } : {}),
     };
   }
 
@@ -110,6 +117,7 @@ export class ConnectorEntity {
       updated_at: d.updatedAt,
       created_by: d.init.createdBy,
       created_by_name: d.init.createdByName ?? null,
+      protocol_version: d.protocolVersion ?? null,
       version: d.seq,
     };
   }

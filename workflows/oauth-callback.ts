@@ -14,12 +14,14 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
   const calls = remote(init.settings.connectTimeoutMs);
   try {
     const tokens = await calls.oauthComplete({ connectorId: init.id, pending, callback: input.callback });
-    await calls.probeServer({ connectorId: init.id, url: init.url, token: tokens.accessToken });
+    const probed = await calls.probeServer({ connectorId: init.id, url: init.url, token: tokens.accessToken });
     entity.data.secrets.accessToken = tokens.accessToken;
+    entity.data.oauth.boundIssuer = pending.context.authorizationServer.issuer;
+    entity.data.oauth.grantedScopes = (tokens.scope ?? pending.context.scope ?? '').split(' ').filter(Boolean).slice(0, 50);
     entity.data.oauth.session = {
       context: pending.context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(),
     };
-    await job.commit('connect_succeeded', { actor: 'user', reason: 'authorization granted' });
+    await job.commit('connect_succeeded', { actor: 'user', reason: 'authorization granted', protocolVersion: probed.protocolVersion });
     return { ...outcome, error: null, errorDescription: null };
   } catch (err) {
     if (isCancellation(err)) throw err;

@@ -1,68 +1,63 @@
-// Step 1 of connecting: send an MCP `initialize`, as any client would, and see whether the server
-// wants authorization. A 401 carries the challenge that starts discovery (MCP 2025-11-25,
-// "Protected Resource Metadata Discovery Requirements"); older servers may send none.
+// Step 1 of connecting: make the handshake any MCP client would (mcp-handshake.ts: `server/discover`
+// at 2026-07-28, else `initialize`) and see whether the server wants authorization. A 401 carries
+// the challenge that starts discovery (MCP 2025-11-25 and 2026-07-28, "Protected Resource Metadata
+// Discovery Requirements"); older servers may send none. Because the first request carries
+// `MCP-Protocol-Version`, a server that checks the header before the token answers 401 rather
+// than 400, and a revision one era refuses is tried in the other before anything is concluded.
 import { inStep, statusError } from './classify-error';
 import { canonicalServerUri } from './canonical-uri';
+import { UpstreamResponseError, UpstreamTimeoutError } from './errors';
 import { findBearerChallenge, type BearerChallenge } from '../../core/www-authenticate';
+import { handshakeFailure, mcpHandshake } from '../mcp-handshake';
+import { fetchResourceMetadata } from './resource-metadata';
 import type { OAuthHttp } from './http';
 
-export const PROBE_PROTOCOL_VERSION = '2025-11-25';
+/** How long the probe may take when the caller names no limit (CONNECTOR__CONNECT_TIMEOUT_MS's default). */
+const DEFAULT_TIMEOUT_MS = 15_000;
 
 export type AuthProbeResult =
-  /** The server accepted the request (no authorization needed, or the given token works). */
-  | { kind: 'accepted' }
+  /** The server accepted the request (no authorization needed, or the given token works), at this revision. */
+  | { kind: 'accepted'; protocolVersion: string }
   /** 401: authorization needed, or the given token was refused. */
   | { kind: 'unauthorized'; challenge: BearerChallenge | null }
   /** 403 with a Bearer challenge, typically `insufficient_scope`. */
   | { kind: 'forbidden'; challenge: BearerChallenge | null };
 
+const STEP = 'the MCP handshake probe';
+
 export async function probeForChallenge(
-  input: { serverUrl: string; accessToken?: string },
+  input: { serverUrl: string; accessToken?: string; timeoutMs?: number },
   http: OAuthHttp,
 ): Promise<AuthProbeResult> {
   const url = canonicalServerUri(input.serverUrl);
-  return inStep('the MCP initialize probe', http.logger, async () => {
-    const response = await http.fetch(url, {
-      method: 'POST',
-      headers: probeHeaders(input.accessToken),
-      body: JSON.stringify(initializeRequest()),
-    });
-    await response.body?.cancel();
-    const challenge = findBearerChallenge(response.headers.get('www-authenticate'));
-    if (response.status === 401) return { kind: 'unauthorized', challenge };
-    if (response.status === 403) return { kind: 'forbidden', challenge };
-    if (!response.ok) throw statusError(response.status, 'the MCP initialize probe');
-    await endSession(url, response.headers.get('mcp-session-id'), input.accessToken, http);
-    return { kind: 'accepted' };
+  return inStep(STEP, http.logger, async () => {
+    let outcome;
+    try {
+      outcome = await mcpHandshake({ url, token: input.accessToken ?? null, timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS }, http.fetch);
+    } catch (err) {
+      // A server that refuses both eras' handshake with 400 and never says 401 may still publish
+      // RFC 9728 metadata at its well-known location: a bad request must not hide that it is protected.
+      if (!input.accessToken && badRequest(err) && await fetchResourceMetadata({ serverUrl: url }, http).catch(() => null)) {
+        return { kind: 'unauthorized', challenge: null };
+      }
+      throw asStepError(err);
+    }
+    if (outcome.kind === 'accepted') return { kind: 'accepted', protocolVersion: outcome.protocolVersion };
+    const challenge = findBearerChallenge(outcome.wwwAuthenticate);
+    return outcome.status === 401 ? { kind: 'unauthorized', challenge } : { kind: 'forbidden', challenge };
   });
 }
 
-function initializeRequest() {
-  return {
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'initialize',
-    params: {
-      protocolVersion: PROBE_PROTOCOL_VERSION,
-      capabilities: {},
-      clientInfo: { name: 'connector-registry', version: '1.0.0' },
-    },
-  };
+function badRequest(err: unknown): boolean {
+  const failure = handshakeFailure(err);
+  return failure.kind === 'status' && failure.status === 400;
 }
 
-function probeHeaders(accessToken?: string): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
-  };
-}
-
-/** A probe that opened a session closes it again, so servers do not keep it for nothing. */
-async function endSession(url: string, sessionId: string | null, accessToken: string | undefined, http: OAuthHttp) {
-  if (!sessionId) return;
-  const headers: Record<string, string> = { 'mcp-session-id': sessionId, 'mcp-protocol-version': PROBE_PROTOCOL_VERSION };
-  if (accessToken) headers.authorization = `Bearer ${accessToken}`;
-  const response = await http.fetch(url, { method: 'DELETE', headers }).catch(() => null);
-  await response?.body?.cancel();
+/** A failed handshake as the OAuth family says it; network errors go on to classifyError. */
+function asStepError(err: unknown): unknown {
+  const failure = handshakeFailure(err);
+  if (failure.kind === 'timeout') return new UpstreamTimeoutError(`${STEP} did not complete in time`);
+  if (failure.kind === 'status') return statusError(failure.status, STEP);
+  if (failure.kind === 'era') return new UpstreamResponseError(`${STEP} failed: the server speaks no protocol revision this service does (${failure.detail.slice(0, 200)})`);
+  return failure.error;
 }

@@ -1,4 +1,7 @@
-// Dynamic Client Registration (RFC 7591) with the service's callback as the one redirect URI.
+// Dynamic Client Registration (RFC 7591) with the service's callback as the one redirect URI,
+// as a `web` application (OIDC Registration `application_type`, MCP 2026-07-28 SEP-837): the
+// service is a server-side client behind its BASE_URL, and an OpenID server that hears no type
+// assumes `web` anyway; saying it keeps a server from guessing `native` from a loopback BASE_URL.
 // The caller stores the result per issuer (sealed) and passes it back, so that the service
 // registers once per authorization server rather than once per connect.
 //
@@ -10,7 +13,7 @@ import { NoClientIdentityError, UpstreamResponseError } from './errors';
 import { assertSecureUrl, readJsonLimited, type OAuthHttp } from './http';
 import { describeIssues, OAuthErrorBodySchema, RegistrationResponseSchema, type AuthorizationServerMetadata } from './schemas';
 import { chooseTokenAuthMethod, registrationAuthMethod, type TokenAuthMethod } from './token-auth-method';
-import { DEFAULT_CLIENT_NAME } from '../../core/oauth-client-metadata';
+import { APPLICATION_TYPE, DEFAULT_CLIENT_NAME } from '../../core/oauth-client-metadata';
 
 export interface RegisteredClient {
   issuer: string;
@@ -38,6 +41,7 @@ export async function registerClient(
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({
         client_name: input.clientName ?? DEFAULT_CLIENT_NAME,
+        application_type: APPLICATION_TYPE,
         redirect_uris: [input.redirectUri],
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],

@@ -110,6 +110,17 @@ export class NoClientIdentityError extends OAuthError {
   constructor(detail: string) { super(422, detail); }
 }
 
+/**
+ * SEP-2352: the server now names another authorization server than the one the connector's client
+ * credentials (given at create, or the preset's) were used with; they are not sent to it.
+ */
+export class AuthorizationServerChangedError extends OAuthError {
+  readonly code = 'authorization_server_changed';
+  readonly retryable = false;
+  override readonly oauthError = 'unauthorized_client';
+  constructor(detail: string) { super(422, detail); }
+}
+
 /** No token endpoint authentication method both sides support. */
 export class UnsupportedAuthMethodError extends OAuthError {
   readonly code = 'unsupported_auth_method';

@@ -13,6 +13,7 @@ export {
   type AuthorizationServerFound, type MetadataKind,
 } from './authorization-server-metadata';
 export { discoverAuthorization, type AuthorizationDiscovery } from './discover';
+export { checkAuthorizationServerBinding, type BindingCheck } from './authorization-server-binding';
 export { selectScope, type ScopeSources } from './scope';
 export {
   buildClientMetadataDocument, clientMetadataDocumentUrl, oauthCallbackUrl,

@@ -45,4 +45,16 @@ export interface OAuthState {
   stepUpScopes: string[];
   /** The server asked for authorization through the proxy: the next connect authorizes with this. */
   challenge: AuthChallenge | null;
+  /**
+   * SEP-2352: the authorization server (issuer) the connector's last grant came from, kept across
+   * disconnects; a later connect that finds another one registers and authorizes there anew, and
+   * never sends given client credentials to it. Absent in runs from before it was kept.
+   */
+  boundIssuer?: string | null;
+  /**
+   * SEP-2350: the scopes the last grant carried (the token response's `scope`, else what was
+   * asked for). A later authorization asks for them again besides what the server now names, so a
+   * step-up never trades away what the user already granted. Absent in older runs.
+   */
+  grantedScopes?: string[];
 }

@@ -26,7 +26,7 @@ function record(i: number): ConnectorRecord {
   return {
     id: randomUUID(), url: `https://mcp${i % 50}.example.com/mcp`, state: STATES[i % STATES.length]!, metadata: { team: `t${i % 7}` },
     auth_request: null, disconnect_reason: null, disconnect_permanent: null, preset: null, created_at: at, updated_at: at,
-    created_by: `owner-${i % OWNERS}`, version: 1,
+    created_by: `owner-${i % OWNERS}`, protocol_version: null, version: 1,
   };
 }
 

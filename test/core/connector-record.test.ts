@@ -7,7 +7,7 @@ const stored: ConnectorRecord = {
   url: 'https://mcp.example.com/mcp?api_key=stored-key-1&region=eu',
   state: 'created', metadata: {}, auth_request: null, disconnect_reason: null, disconnect_permanent: null,
   preset: { url: 'https://mcp.example.com/mcp?token=preset-token-2' },
-  created_at: '2026-11-25T10:00:00Z', updated_at: '2026-11-25T10:00:00Z', created_by: null, version: 1,
+  created_at: '2026-11-25T10:00:00Z', updated_at: '2026-11-25T10:00:00Z', created_by: null, protocol_version: null, version: 1,
 };
 
 test('the answer masks secret query values in url and preset.url, and leaves the stored record whole', (t) => {

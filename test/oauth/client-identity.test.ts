@@ -144,6 +144,30 @@ test('dynamic registration registers once; a stored registration is reused', asy
   t.not(elsewhere.client.identity.clientId, registration!.clientId, 'a registration of another issuer is not used');
 });
 
+test('dynamic registration names the service a web application (SEP-837), and the server registers it so', async (t) => {
+  const http = recordingHttp(fetcher);
+  const flow = await authorize(mcp.url, http);
+  const registration = http.requests.find((r) => r.method === 'POST' && r.url.endsWith('/reg'));
+  t.truthy(registration, http.requests.map((r) => `${r.method} ${r.url}`).join(', '));
+  t.like(JSON.parse(registration!.body!), { application_type: 'web', redirect_uris: [REDIRECT_URI] });
+  const client = await as.provider.Client.find(flow.client.identity.clientId);
+  t.is(client?.applicationType, 'web');
+});
+
+test('a server that offers both: the client ID metadata document is preferred over registration', async (t) => {
+  const asked: string[] = [];
+  const noNetwork = { fetch: async (url: string | URL) => { asked.push(String(url)); throw new Error('nothing may be fetched'); } };
+  const resolved = await resolveClientIdentity({
+    authorizationServer: metadata({ registration_endpoint: 'https://as.example.com/register', client_id_metadata_document_supported: true }),
+    baseUrl: 'https://connector.example.com', redirectUri: 'https://connector.example.com/api/v1/connectors/oauth/callback',
+  }, noNetwork);
+  t.deepEqual(resolved, {
+    identity: { clientId: 'https://connector.example.com/api/v1/oauth/client-metadata.json', clientSecret: null, authMethod: 'none', source: 'metadata-document' },
+    newRegistration: null,
+  });
+  t.deepEqual(asked, [], 'no registration request');
+});
+
 test('without credentials, registration or metadata documents, identity fails with a clear 422', async (t) => {
   const closed = await startOidcServer({ registration: false });
   const server = await startProtectedMcpServer({ issuer: closed.issuer, jwksUri: closed.jwksUri });

@@ -45,6 +45,7 @@ test('a client ID metadata document: the server fetches it and the flow complete
   try {
     t.is(clientMetadataDocumentUrl(baseUrl), document.client_id);
     t.deepEqual(document.redirect_uris, [redirectUri]);
+    t.is(document.application_type, 'web', 'SEP-837: the document names the application type, as a registration does');
     const flow = await authorize(server.url, fetcher, { baseUrl, redirectUri });
     t.true(flow.discovery.authorizationServer.metadata.client_id_metadata_document_supported);
     t.is(flow.client.identity.source, 'metadata-document');

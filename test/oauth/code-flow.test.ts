@@ -57,7 +57,7 @@ test('a registered client completes the code flow and the MCP server accepts its
   const who = await callWhoami(flow.tokens.accessToken);
   t.is(who.sub, 'test-user');
   t.is(who.scope, 'mcp:read');
-  t.deepEqual(await probeForChallenge({ serverUrl: mcp.url, accessToken: flow.tokens.accessToken }, http), { kind: 'accepted' });
+  t.deepEqual(await probeForChallenge({ serverUrl: mcp.url, accessToken: flow.tokens.accessToken }, http), { kind: 'accepted', protocolVersion: '2025-11-25' });
 });
 
 test('the MCP server answers 403 insufficient_scope for the admin tool, and the challenge parses', async (t) => {

@@ -5,6 +5,7 @@ import test from 'ava';
 import { startOidcServer, type OidcServer, type OidcServerOptions } from '../fixtures/oauth/oidc-server';
 import { startProtectedMcpServer, type ProtectedMcpServerOptions } from '../fixtures/oauth/protected-mcp-server';
 import { authorizationServerMetadataUrls } from '../../activities/oauth/authorization-server-metadata';
+import { buildDiscoveryUrls } from '@modelcontextprotocol/client';
 import { resourceMetadataUrls } from '../../activities/oauth/resource-metadata';
 import {
   AuthorizationServerMetadataError, IssuerMismatchError, ResourceMetadataError, ResourceMismatchError,
@@ -48,6 +49,13 @@ test('the well-known locations follow the order of MCP 2025-11-25', (t) => {
     'https://auth.example.com/.well-known/oauth-authorization-server',
     'https://auth.example.com/.well-known/openid-configuration',
   ]);
+});
+
+test('RFC 8414 well-known suffixes (SEP-2351): the same locations, in the same order, as the MCP SDK v2 client', (t) => {
+  for (const issuer of ['https://auth.example.com', 'https://auth.example.com/', 'https://auth.example.com/tenant1', 'https://auth.example.com/a/b/']) {
+    const sdk = buildDiscoveryUrls(issuer).map(({ url, type }) => ({ url: url.href, kind: type }));
+    t.deepEqual(authorizationServerMetadataUrls(issuer), sdk, issuer);
+  }
 });
 
 test('the metadata URL from the challenge is used, even at a location no well-known URL reaches', async (t) => {

@@ -11,7 +11,8 @@ import { revokeTokens } from '../../activities/oauth/revoke';
 import { probeForChallenge } from '../../activities/oauth/auth-probe';
 import { InvalidGrantError, UpstreamTimeoutError, UpstreamUnavailableError } from '../../activities/oauth/errors';
 import { createGuardedFetch } from '../../activities/oauth/guarded-fetch';
-import { authorize, testHttp, type AuthorizedFlow } from './flow';
+import { authorize, recordingHttp, testHttp, type AuthorizedFlow } from './flow';
+import type { OAuthHttp } from '../../activities/oauth/http';
 
 const fetcher = testHttp();
 let as: OidcServer;
@@ -28,7 +29,7 @@ test.after.always(async () => {
   await fetcher.close();
 });
 
-function refresh(flow: AuthorizedFlow, refreshToken = flow.tokens.refreshToken!, http = fetcher) {
+function refresh(flow: AuthorizedFlow, refreshToken = flow.tokens.refreshToken!, http: OAuthHttp = fetcher) {
   return refreshTokens({
     authorizationServer: flow.discovery.authorizationServer.metadata,
     client: flow.client.identity,
@@ -48,9 +49,13 @@ test('a refresh rotates the refresh token and yields a token the MCP server acce
   t.not(refreshed.refreshToken, flow.tokens.refreshToken, 'the rotated refresh token is kept');
   t.not(refreshed.accessToken, flow.tokens.accessToken);
   t.is(refreshed.expiresAt, new Date(now + 5_000).toISOString());
-  t.deepEqual(await probeForChallenge({ serverUrl: mcp.url, accessToken: refreshed.accessToken }, fetcher), { kind: 'accepted' });
-  const again = await refresh(flow, refreshed.refreshToken!);
+  t.deepEqual(await probeForChallenge({ serverUrl: mcp.url, accessToken: refreshed.accessToken }, fetcher), { kind: 'accepted', protocolVersion: '2025-11-25' });
+  const wire = recordingHttp(fetcher);
+  const again = await refresh(flow, refreshed.refreshToken!, wire);
   t.not(again.refreshToken, refreshed.refreshToken);
+  const sent = new URLSearchParams(wire.requests.find((r) => r.method === 'POST')!.body!);
+  t.is(sent.get('grant_type'), 'refresh_token');
+  t.is(sent.get('resource'), mcp.url, 'RFC 8707: the refresh names the resource too');
 });
 
 test('a server that does not rotate leaves the refresh token in place', async (t) => {

@@ -33,7 +33,7 @@ function view(id: string, version: number, state: ConnectorRecord['state']): Con
   const at = new Date(Date.UTC(2026, 0, 1, 0, 0, version)).toISOString();
   return {
     id, url: 'http://127.0.0.1:1/mcp', state, metadata: {}, auth_request: null, disconnect_reason: null,
-    disconnect_permanent: null, preset: null, created_at: at, updated_at: at, created_by: null, version,
+    disconnect_permanent: null, preset: null, created_at: at, updated_at: at, created_by: null, protocol_version: null, version,
   };
 }
 

@@ -88,7 +88,7 @@ function record(id: string): ConnectorRecord {
   const at = new Date().toISOString();
   return {
     id, url: 'http://127.0.0.1:1/mcp', state: 'created', metadata: {}, auth_request: null, disconnect_reason: null,
-    disconnect_permanent: null, preset: null, created_at: at, updated_at: at, created_by: null, version: 1,
+    disconnect_permanent: null, preset: null, created_at: at, updated_at: at, created_by: null, protocol_version: null, version: 1,
   };
 }
 

@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ConnectorState } from '../../core/connector-states';
 import { FAILURE } from '../../core/failures';
 import {
-  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, routeQuery, viewQuery,
+  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, routeQuery, stepUpSignal, viewQuery,
 } from '../../workflows/messages';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
@@ -250,4 +250,58 @@ test.serial('a connect refused once an earlier one holds the connector does not 
   t.deepEqual(outcomes.sort(), ['InvalidTransition', 'connected'], 'one connects, the other is refused as the state machine says');
   t.is((await handle.query(viewQuery)).state, 'connected');
   t.is(recordOf(id)?.state, 'connected', 'and the record agrees');
+});
+
+test.serial('the negotiated MCP revision is kept on the record and named in the connected event, for a token, an open server and an OAuth grant', async (t) => {
+  const eventOf = (id: string) => (h.stubs.events.get(id) ?? []).filter((e) => e.to === 'connected').map((e) => e.protocol_version);
+
+  h.stubs.behaviour.probeServer = async () => ({ serverName: 'modern', protocolVersion: '2026-07-28' });
+  const withToken = await h.start();
+  const tokenRecord = await withToken.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given' as never }] });
+  t.is(tokenRecord.protocol_version, '2026-07-28');
+  t.deepEqual(eventOf(tokenRecord.id), ['2026-07-28']);
+
+  h.stubs.behaviour.oauthBegin = async () => ({ kind: 'open', protocolVersion: '2025-06-18' });
+  const open = await h.start();
+  const openRecord = await open.executeUpdate(connectUpdate, { args: [actor] });
+  t.is(openRecord.protocol_version, '2025-06-18');
+
+  h.stubs.behaviour.probeServer = async () => ({ serverName: 'modern', protocolVersion: '2025-11-25' });
+  const { id } = await authorized(3_600_000);
+  await until(inState(id, 'connected'), 'connected');
+  t.is(recordOf(id)!.protocol_version, '2025-11-25');
+  t.deepEqual(eventOf(id), ['2025-11-25']);
+
+  // Kept through a disconnect: it says what the server spoke at the last successful connect.
+  const disconnected = await withToken.executeUpdate(disconnectUpdate, { args: [actor] });
+  t.is(disconnected.protocol_version, '2026-07-28');
+});
+
+test.serial('SEP-2352: the authorization server of the grant is kept, through a disconnect, and named to the next authorization; a move is on record', async (t) => {
+  const { handle, id } = await authorized(3_600_000);
+  await handle.executeUpdate(disconnectUpdate, { args: [actor] });
+  h.stubs.behaviour.oauthBegin = async () => ({ ...(authorizeAnswer('h-moved', 60_000) as object), authorizationServerChanged: { from: 'https://as.invalid', to: 'https://new-as.invalid' } }) as never;
+  const before = h.stubs.called('oauthBegin').length;
+  const record = await handle.executeUpdate(connectUpdate, { args: [actor] });
+  t.is(record.state, 'auth_required');
+  const begin = h.stubs.called('oauthBegin')[before]!;
+  t.is((begin.input as { boundIssuer?: string }).boundIssuer, 'https://as.invalid');
+  const issued = (h.stubs.events.get(id) ?? []).at(-1)!;
+  t.regex(issued.reason ?? '', /moved from the authorization server https:\/\/as\.invalid to https:\/\/new-as\.invalid/);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('SEP-2350: the scopes of the last grant and of every step-up are asked for again by the next authorization', async (t) => {
+  const stateHash = `h-${Math.random()}`;
+  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(stateHash, 60_000);
+  h.stubs.behaviour.oauthComplete = async () => ({ ...(tokens(3_600_000) as object), scope: 'mcp:read offline_access' }) as never;
+  const handle = await h.start();
+  await handle.executeUpdate(connectUpdate, { args: [actor] });
+  await handle.executeUpdate(callbackUpdate, { args: [{ stateHash, callback: 'sealed-callback' as never }] });
+  await handle.signal(stepUpSignal, { scope: 'mcp:admin' });
+  const before = h.stubs.called('oauthBegin').length;
+  await handle.executeUpdate(connectUpdate, { args: [actor] });
+  const begin = h.stubs.called('oauthBegin')[before]!;
+  t.deepEqual([...(begin.input as { extraScopes: string[] }).extraScopes].sort(), ['mcp:admin', 'mcp:read', 'offline_access']);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
