@@ -9,7 +9,8 @@ import type { Preset } from './schemas';
 import { parseKey } from './secret-box';
 import { DEFAULT_GATEWAY_MAX_SESSIONS, type ServerLimits } from './server-limits';
 import {
-  DEFAULT_KUBE_DNS_CIDRS, DEFAULT_KUBE_DNS_NAMESPACE_SELECTOR, DEFAULT_KUBE_DNS_SELECTOR, checkWorkloadNetworks, type WorkloadEgress,
+  DEFAULT_KUBE_API_SERVER_PORTS, DEFAULT_KUBE_DNS_CIDRS, DEFAULT_KUBE_DNS_NAMESPACE_SELECTOR, DEFAULT_KUBE_DNS_SELECTOR, checkWorkloadNetworks,
+  parsePorts, type WorkloadEgress,
 } from './workload-egress';
 
 /**
@@ -90,6 +91,8 @@ const EnvSchema = z.object({
   CONNECTOR__KUBE_DNS_SELECTOR: z.string().default(DEFAULT_KUBE_DNS_SELECTOR),
   CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR: z.string().default(DEFAULT_KUBE_DNS_NAMESPACE_SELECTOR),
   CONNECTOR__KUBE_DNS_CIDRS: z.string().default(DEFAULT_KUBE_DNS_CIDRS),
+  CONNECTOR__KUBE_API_SERVER_CIDRS: z.string().optional(),
+  CONNECTOR__KUBE_API_SERVER_PORTS: z.string().default(DEFAULT_KUBE_API_SERVER_PORTS),
   CONNECTOR__KUBE_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   CONNECTOR__KUBE_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).optional(),
   KUBECONFIG: z.string().optional(),
@@ -312,8 +315,8 @@ function temporalAccess(e: Env): TemporalAccess {
  * third-party MCP server too would be a second decision taken silently.
  */
 function workloadEgressOf(e: Env): WorkloadEgress {
-  const networks = (name: 'CONNECTOR__KUBE_CLUSTER_CIDRS' | 'CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS' | 'CONNECTOR__KUBE_DNS_CIDRS',
-    kind?: 'cluster' | 'allowed') => wrap(name, () => {
+  type Name = 'CONNECTOR__KUBE_CLUSTER_CIDRS' | 'CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS' | 'CONNECTOR__KUBE_DNS_CIDRS' | 'CONNECTOR__KUBE_API_SERVER_CIDRS';
+  const networks = (name: Name, kind?: 'cluster' | 'allowed') => wrap(name, () => {
     const cidrs = parseNetworks(e[name] ?? '');
     if (kind) checkWorkloadNetworks(cidrs, kind);
     return cidrs;
@@ -325,6 +328,10 @@ function workloadEgressOf(e: Env): WorkloadEgress {
       selector: wrap('CONNECTOR__KUBE_DNS_SELECTOR', () => parseLabelSelector(e.CONNECTOR__KUBE_DNS_SELECTOR)),
       namespaceSelector: wrap('CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR', () => parseLabelSelector(e.CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR)),
       cidrs: networks('CONNECTOR__KUBE_DNS_CIDRS'),
+    },
+    apiServer: {
+      cidrs: networks('CONNECTOR__KUBE_API_SERVER_CIDRS', 'cluster'),
+      ports: wrap('CONNECTOR__KUBE_API_SERVER_PORTS', () => parsePorts(e.CONNECTOR__KUBE_API_SERVER_PORTS)),
     },
   };
 }

@@ -22,14 +22,23 @@ export interface WorkloadEgress {
   clusterCidrs: string[];
   /** CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS: private or cluster networks workloads may reach all the same. */
   allowedNetworks: string[];
-  /** The cluster DNS, the only in-cluster peer (port 53): its pods by labels, and addresses such as a node-local cache's. */
+  /** The cluster DNS (port 53): its pods by labels, and addresses such as a node-local cache's. */
   dns: { selector: Record<string, string>; namespaceSelector: Record<string, string>; cidrs: string[] };
+  /**
+   * The Kubernetes API server's endpoint addresses and ports (CONNECTOR__KUBE_API_SERVER_CIDRS,
+   * _PORTS): the gateway sidecar attaches to its own pod through the API, and a policy sees the
+   * endpoint, not the `kubernetes` Service's address. The MCP server shares the pod's network
+   * but not the gateway's token. Only those ports: a control plane on a node also serves the kubelet.
+   */
+  apiServer: { cidrs: string[]; ports: number[] };
 }
 
 export const DEFAULT_KUBE_DNS_SELECTOR = 'k8s-app=kube-dns';
 export const DEFAULT_KUBE_DNS_NAMESPACE_SELECTOR = 'kubernetes.io/metadata.name=kube-system';
 /** NodeLocal DNSCache's customary address (its docs' default): reached on port 53 only. */
 export const DEFAULT_KUBE_DNS_CIDRS = '169.254.20.10/32';
+/** Where API servers listen: 443 behind most managed clusters' endpoints, 6443 on kubeadm's nodes. */
+export const DEFAULT_KUBE_API_SERVER_PORTS = '443,6443';
 
 /** The egress with every setting at its default. */
 export function defaultWorkloadEgress(): WorkloadEgress {
@@ -41,6 +50,7 @@ export function defaultWorkloadEgress(): WorkloadEgress {
       namespaceSelector: parseLabelSelector(DEFAULT_KUBE_DNS_NAMESPACE_SELECTOR),
       cidrs: [DEFAULT_KUBE_DNS_CIDRS],
     },
+    apiServer: { cidrs: [], ports: parsePorts(DEFAULT_KUBE_API_SERVER_PORTS) },
   };
 }
 
@@ -71,4 +81,13 @@ export function checkWorkloadNetworks(cidrs: readonly string[], kind: 'cluster' 
     const never = NEVER_REACHED.find((n) => cidrContains(n, cidr));
     if (kind === 'allowed' && never) throw new Error(`${cidr} lies in ${never}, which workloads never reach (loopback, link-local, metadata)`);
   }
+}
+
+/** A comma-separated list of TCP ports; throws naming the entry that is not one. */
+export function parsePorts(text: string): number[] {
+  return text.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+    const port = Number(entry);
+    if (!/^\d+$/.test(entry) || port < 1 || port > 65535) throw new Error(`${entry} is not a port (1 to 65535)`);
+    return port;
+  });
 }

@@ -1,5 +1,6 @@
 // The NetworkPolicy of one workload: only the service's proxy pods may reach the gateway's port,
-// and the pod may reach the public internet and the cluster DNS, nothing of the platform. The MCP
+// and the pod may reach the public internet, the cluster DNS and (for the gateway's attach) the
+// API server's endpoints on its ports, nothing else of the platform. The MCP
 // server is third-party code: with egress to private ranges it reached Temporal's frontend (and
 // through it Updates and Terminates of any connector's workflow, past every owner check), MongoDB,
 // the service's metrics port and the API server. Egress rules add up (a packet passes when any
@@ -49,6 +50,10 @@ export function egressRules(egress: WorkloadEgress): V1NetworkPolicyEgressRule[]
   }];
   if (egress.allowedNetworks.length > 0) rules.push({ to: outermost(egress.allowedNetworks).map((cidr) => ({ ipBlock: allowedBlock(cidr) })) });
   rules.push({ to: dnsPeers(egress.dns), ports: DNS_PORTS });
+  const { apiServer } = egress;
+  if (apiServer.cidrs.length > 0) {
+    rules.push({ to: apiServer.cidrs.map((cidr) => ({ ipBlock: { cidr } })), ports: apiServer.ports.map((port) => ({ protocol: 'TCP', port })) });
+  }
   return rules;
 }
 

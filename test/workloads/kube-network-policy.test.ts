@@ -22,7 +22,7 @@ test('by default: the internet but no private, CGNAT, loopback, link-local or un
   const rules = egressOf();
   t.deepEqual(exceptOf(rules, '0.0.0.0/0'), ['127.0.0.0/8', '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10']);
   t.deepEqual(exceptOf(rules, '::/0'), ['::1/128', 'fe80::/10', 'fc00::/7']);
-  t.is(rules.length, 2, 'no allowed network: no rule for one');
+  t.is(rules.length, 2, 'no allowed network, no API server address: no rule for either');
   t.deepEqual(rules[1], {
     to: [
       { podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } }, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } },
@@ -49,6 +49,8 @@ test('configured cluster CIDRs are refused too; allowed networks are a rule of t
     CONNECTOR__KUBE_DNS_SELECTOR: 'k8s-app=coredns',
     CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR: 'kubernetes.io/metadata.name=dns',
     CONNECTOR__KUBE_DNS_CIDRS: '10.96.0.10',
+    CONNECTOR__KUBE_API_SERVER_CIDRS: '172.18.0.2,10.0.0.0/28',
+    CONNECTOR__KUBE_API_SERVER_PORTS: '6443',
   }).stdio.kube;
   const rules = egressOf(egress);
   const v4 = exceptOf(rules, '0.0.0.0/0')!;
@@ -66,6 +68,10 @@ test('configured cluster CIDRs are refused too; allowed networks are a rule of t
     ],
     ports: DNS_PORTS,
   });
+  t.deepEqual(rules[3], {
+    to: [{ ipBlock: { cidr: '172.18.0.2/32' } }, { ipBlock: { cidr: '10.0.0.0/28' } }],
+    ports: [{ protocol: 'TCP', port: 6443 }],
+  }, "the API server's endpoints, for the gateway's attach: on its port only (a control-plane node also serves the kubelet)");
 });
 
 test('settings a NetworkPolicy cannot state, or that would open a metadata address, stop the start naming the variable', (t) => {
@@ -77,6 +83,9 @@ test('settings a NetworkPolicy cannot state, or that would open a metadata addre
     ['CONNECTOR__KUBE_CLUSTER_CIDRS', '10.1/16'],
     ['CONNECTOR__KUBE_DNS_CIDRS', 'kube-dns'],
     ['CONNECTOR__KUBE_DNS_SELECTOR', 'k8s-app'],
+    ['CONNECTOR__KUBE_API_SERVER_CIDRS', '0.0.0.0/0'],
+    ['CONNECTOR__KUBE_API_SERVER_PORTS', '0'],
+    ['CONNECTOR__KUBE_API_SERVER_PORTS', 'https'],
   ]) {
     t.throws(() => loadConfig({ [name]: value }), { message: new RegExp(`^${name}: `) }, `${name}=${value}`);
   }

@@ -363,7 +363,9 @@ test.serial('from config: a kubeconfig file; young workloads survive reconciliat
     kube: {
       namespace, gatewayImage, reconcileIntervalMs: 60_000, reconcileGraceMs: 120_000, kubeconfig: cluster.kubeconfigPath,
       proxySelector: { app: 'proxy' }, proxyNamespaceSelector: { 'kubernetes.io/metadata.name': 'elsewhere' },
-      egress: loadConfig({ CONNECTOR__KUBE_CLUSTER_CIDRS: '203.0.113.0/24', CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS: '10.20.0.0/16' }).stdio.kube.egress,
+      egress: loadConfig({
+        CONNECTOR__KUBE_CLUSTER_CIDRS: '203.0.113.0/24', CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS: '10.20.0.0/16', CONNECTOR__KUBE_API_SERVER_CIDRS: '172.18.0.2',
+      }).stdio.kube.egress,
     },
   }, log);
   const s = spec();
@@ -379,6 +381,8 @@ test.serial('from config: a kubeconfig file; young workloads survive reconciliat
   const egress = plain((await readNetworkPolicy(`mcp-${s.connectorId}`))!.spec!.egress) as { to: { ipBlock?: { cidr: string; except?: string[] } }[] }[];
   t.true(egress[0]!.to[0]!.ipBlock!.except!.includes('203.0.113.0/24'), 'the configured cluster CIDRs are refused');
   t.deepEqual(egress[1]!.to, [{ ipBlock: { cidr: '10.20.0.0/16' } }], 'the allowed network is a rule of its own');
+  t.deepEqual(egress[3], { to: [{ ipBlock: { cidr: '172.18.0.2/32' } }], ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 6443 }] },
+    "the API server's endpoint, for the gateway's attach");
   // Another worker may be connecting it: within the grace period it is left alone.
   t.deepEqual(await fromConfig.reconcile(async () => false), []);
   await fromConfig.remove(s.connectorId);
