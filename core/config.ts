@@ -10,6 +10,17 @@ import { parsePresets, PresetConfigError } from './presets';
 import type { Preset } from './schemas';
 import { parseKey } from './secret-box';
 import { DEFAULT_GATEWAY_MAX_SESSIONS, type ServerLimits } from './server-limits';
+import {
+  DEFAULT_KUBE_API_SERVER_PORTS, DEFAULT_KUBE_DNS_CIDRS, DEFAULT_KUBE_DNS_NAMESPACE_SELECTOR, DEFAULT_KUBE_DNS_SELECTOR, checkWorkloadNetworks,
+  parsePorts, type WorkloadEgress,
+} from './workload-egress';
+
+/**
+ * The gateway image the Kubernetes runtime runs beside each stdio server, pinned to this release
+ * (package.json's version, the chart's appVersion): a moving tag would let a rebuilt image change
+ * what runs next to every token without a release (test/deploy/helm-chart.test.ts holds the three equal).
+ */
+export const DEFAULT_GATEWAY_IMAGE = 'connector-registry-gateway:0.1.0';
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v));
 
@@ -87,7 +98,14 @@ const EnvSchema = z.object({
   CONNECTOR__KUBE_NAMESPACE: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'must be a Kubernetes namespace name').default('connector-workloads'),
   CONNECTOR__KUBE_PROXY_SELECTOR: z.string().default(DEFAULT_KUBE_PROXY_SELECTOR),
   CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR: z.string().default(DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR),
-  CONNECTOR__KUBE_GATEWAY_IMAGE: z.string().min(1).default('connector-registry-gateway:latest'),
+  CONNECTOR__KUBE_GATEWAY_IMAGE: z.string().min(1).default(DEFAULT_GATEWAY_IMAGE),
+  CONNECTOR__KUBE_CLUSTER_CIDRS: z.string().optional(),
+  CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS: z.string().optional(),
+  CONNECTOR__KUBE_DNS_SELECTOR: z.string().default(DEFAULT_KUBE_DNS_SELECTOR),
+  CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR: z.string().default(DEFAULT_KUBE_DNS_NAMESPACE_SELECTOR),
+  CONNECTOR__KUBE_DNS_CIDRS: z.string().default(DEFAULT_KUBE_DNS_CIDRS),
+  CONNECTOR__KUBE_API_SERVER_CIDRS: z.string().optional(),
+  CONNECTOR__KUBE_API_SERVER_PORTS: z.string().default(DEFAULT_KUBE_API_SERVER_PORTS),
   CONNECTOR__KUBE_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(60_000),
   CONNECTOR__KUBE_RECONCILE_GRACE_MS: z.coerce.number().int().min(0).max(86_400_000).optional(),
   KUBECONFIG: z.string().optional(),
@@ -198,6 +216,8 @@ export interface Config {
       /** matchLabels of the pods (and of their namespaces) allowed to reach a workload's port 8080. */
       proxySelector: Record<string, string>;
       proxyNamespaceSelector: Record<string, string>;
+      /** What a workload may reach: the public internet and DNS, no private or cluster network unless allowed (absent: the defaults). */
+      egress?: WorkloadEgress;
     };
   };
 }
@@ -329,6 +349,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         proxySelector: wrap('CONNECTOR__KUBE_PROXY_SELECTOR', () => parseLabelSelector(e.CONNECTOR__KUBE_PROXY_SELECTOR)),
         proxyNamespaceSelector: wrap('CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR',
           () => parseLabelSelector(e.CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR)),
+        egress: workloadEgressOf(e),
       },
     },
   };
@@ -359,6 +380,33 @@ function temporalAccess(e: Env): TemporalAccess {
       serverCa: file('TEMPORAL_TLS_SERVER_CA_CERT_PATH'), serverName: e.TEMPORAL_TLS_SERVER_NAME,
     } : null,
     apiKey: e.TEMPORAL_API_KEY ?? null,
+  };
+}
+
+/**
+ * Workloads get an allow-list of their own rather than CONNECTOR__ALLOWED_PRIVATE_NETWORKS: that
+ * one says which internal servers the service itself trusts, and opening them to every
+ * third-party MCP server too would be a second decision taken silently.
+ */
+function workloadEgressOf(e: Env): WorkloadEgress {
+  type Name = 'CONNECTOR__KUBE_CLUSTER_CIDRS' | 'CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS' | 'CONNECTOR__KUBE_DNS_CIDRS' | 'CONNECTOR__KUBE_API_SERVER_CIDRS';
+  const networks = (name: Name, kind?: 'cluster' | 'allowed') => wrap(name, () => {
+    const cidrs = parseNetworks(e[name] ?? '');
+    if (kind) checkWorkloadNetworks(cidrs, kind);
+    return cidrs;
+  });
+  return {
+    clusterCidrs: networks('CONNECTOR__KUBE_CLUSTER_CIDRS', 'cluster'),
+    allowedNetworks: networks('CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS', 'allowed'),
+    dns: {
+      selector: wrap('CONNECTOR__KUBE_DNS_SELECTOR', () => parseLabelSelector(e.CONNECTOR__KUBE_DNS_SELECTOR)),
+      namespaceSelector: wrap('CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR', () => parseLabelSelector(e.CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR)),
+      cidrs: networks('CONNECTOR__KUBE_DNS_CIDRS'),
+    },
+    apiServer: {
+      cidrs: networks('CONNECTOR__KUBE_API_SERVER_CIDRS', 'cluster'),
+      ports: wrap('CONNECTOR__KUBE_API_SERVER_PORTS', () => parsePorts(e.CONNECTOR__KUBE_API_SERVER_PORTS)),
+    },
   };
 }
 

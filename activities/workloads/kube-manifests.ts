@@ -8,6 +8,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { StdioConfig } from '../../core/schemas';
 import { WorkloadSpecError } from './errors';
+import type { ManifestContext } from './kube-context';
 import {
   CONNECTOR_ANNOTATION, GATEWAY_CONTAINER, GATEWAY_PORT, GATEWAY_SECRET_KEY, INSTANCE_LABEL, SERVER_CONTAINER,
   TEMPLATE_HASH_ANNOTATION, workloadLabels, workloadName,
@@ -16,16 +17,9 @@ import {
   GATEWAY_SCRATCH, SCRATCH_PATH, SERVER_SCRATCH, containerSecurityContext, podSecurityContext, scratchMount, scratchVolume,
 } from './kube-pod-security';
 import { gatewayResources, serverResources } from './kube-resources';
+import { networkPolicySpec } from './kube-network-policy';
 
-export interface ManifestContext {
-  connectorId: string;
-  namespace: string;
-  gatewayImage: string;
-  gatewayMaxSessions: number;
-  /** matchLabels of the proxy pods and of their namespace: the only peers the NetworkPolicy admits. */
-  proxySelector: Record<string, string>;
-  proxyNamespaceSelector: Record<string, string>;
-}
+export type { ManifestContext } from './kube-context';
 
 // Where client libraries (the gateway's included) look for the in-cluster credentials.
 const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -62,7 +56,7 @@ export function deploymentManifest(ctx: ManifestContext, stdio: StdioConfig, env
   const meta = metadata(ctx);
   const podSpec = workloadPodSpec(ctx, stdio, envNames);
   return {
-    metadata: { ...meta, annotations: { ...meta.annotations, [TEMPLATE_HASH_ANNOTATION]: podSpecHash(podSpec) } },
+    metadata: { ...meta, annotations: { ...meta.annotations, [TEMPLATE_HASH_ANNOTATION]: workloadHash(ctx, podSpec) } },
     spec: {
       replicas: 0,
       selector: { matchLabels: meta.labels },
@@ -74,9 +68,14 @@ export function deploymentManifest(ctx: ManifestContext, stdio: StdioConfig, env
   };
 }
 
-/** A Deployment whose pod spec differs (another image, other resources, an older runtime) is replaced. */
-export function podSpecHash(podSpec: V1PodSpec): string {
-  return createHash('sha256').update(JSON.stringify(podSpec)).digest('hex').slice(0, 32);
+/**
+ * A Deployment whose pod spec differs (another image, other resources, an older runtime) is
+ * replaced; so is one whose NetworkPolicy would differ (other egress settings, an older runtime's
+ * wider policy): an existing policy is kept as it is, so a workload started under another policy
+ * must not be reused.
+ */
+export function workloadHash(ctx: ManifestContext, podSpec: V1PodSpec): string {
+  return createHash('sha256').update(JSON.stringify({ podSpec, networkPolicy: networkPolicySpec(ctx) })).digest('hex').slice(0, 32);
 }
 
 export function workloadPodSpec(ctx: ManifestContext, stdio: StdioConfig, envNames: string[]): V1PodSpec {

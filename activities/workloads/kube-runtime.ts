@@ -10,11 +10,12 @@ import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, par
 import type { Logger } from '../../core/logger';
 import { DEFAULT_GATEWAY_MAX_SESSIONS } from '../../core/server-limits';
 import type { StdioConfig } from '../../core/schemas';
+import { defaultWorkloadEgress, type WorkloadEgress } from '../../core/workload-egress';
 import { gatewayRules } from './kube-access-manifests';
 import { kubeApis, kubeCall, unlessNotFound, type KubeApis } from './kube-api';
 import { DEPENDENTS, ensureDependent, removeDependents } from './kube-dependents';
 import {
-  checkEnvNames, deploymentManifest, ownerReference, podSpecHash, workloadPodSpec, type ManifestContext,
+  checkEnvNames, deploymentManifest, ownerReference, workloadHash, workloadPodSpec, type ManifestContext,
 } from './kube-manifests';
 import {
   CONNECTOR_ANNOTATION, GATEWAY_SECRET_KEY, TEMPLATE_HASH_ANNOTATION, managedSelector, workloadName, workloadTarget,
@@ -35,6 +36,8 @@ export interface KubeRuntimeOptions {
   /** matchLabels of the proxy pods and their namespace; default: the config defaults. */
   proxySelector?: Record<string, string>;
   proxyNamespaceSelector?: Record<string, string>;
+  /** What workloads may reach; default: the config defaults (no private network, the kube-dns pods). */
+  egress?: WorkloadEgress;
   readyPollMs?: number;
   watchPollMs?: number;
   /**
@@ -179,8 +182,8 @@ export class KubeRuntime implements WorkloadRuntime {
   private async reuse(
     existing: V1Deployment, ctx: ManifestContext, stdio: StdioConfig, env: Record<string, string>,
   ): Promise<{ reason: string } | { gatewaySecret: string | null }> {
-    const wanted = podSpecHash(workloadPodSpec(ctx, stdio, Object.keys(env)));
-    if (existing.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION] !== wanted) return { reason: 'its pod spec changed' };
+    const wanted = workloadHash(ctx, workloadPodSpec(ctx, stdio, Object.keys(env)));
+    if (existing.metadata?.annotations?.[TEMPLATE_HASH_ANNOTATION] !== wanted) return { reason: 'its pod spec or network policy changed' };
     const held = await this.secretValues(workloadName(ctx.connectorId));
     // Still at no replicas (a start stopped before its Secret): no gateway has read a secret yet.
     if (!held) return existing.spec?.replicas === 0 ? { gatewaySecret: null } : { reason: 'its Secret is gone' };
@@ -242,6 +245,7 @@ export class KubeRuntime implements WorkloadRuntime {
       gatewayMaxSessions: this.options.gatewayMaxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS,
       proxySelector: this.options.proxySelector ?? parseLabelSelector(DEFAULT_KUBE_PROXY_SELECTOR),
       proxyNamespaceSelector: this.options.proxyNamespaceSelector ?? parseLabelSelector(DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR),
+      egress: this.options.egress ?? defaultWorkloadEgress(),
     };
   }
 }

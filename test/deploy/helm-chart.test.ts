@@ -1,17 +1,22 @@
 // The Helm chart, tested rather than only written: helm (built from its Go module like the other
 // servers) lints it strictly, renders it with presets and with an existing presets Secret (checked
-// object by object), and installs, upgrades and uninstalls it on the kwok cluster's real
+// object by object), renders its NetworkPolicies and the workloads' namespace, refuses the renders
+// that would be unsafe (the workloads in the release namespace, a generated key without a cluster
+// to read it back from), and installs, upgrades and uninstalls it on the kwok cluster's real
 // kube-apiserver. KWOK STANDS IN FOR THE KUBELET: the pods are scheduled and marked Ready but no
 // container runs, so what is shown is what the API server accepts and keeps, not the service
 // running in the pods (the production-split test runs the same entry points as processes).
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { AppsV1Api, CoreV1Api, loadAllYaml, type V1Container, type V1Deployment, type V1Secret } from '@kubernetes/client-node';
+import {
+  AppsV1Api, CoreV1Api, NetworkingV1Api, loadAllYaml, type V1Container, type V1Deployment, type V1Namespace, type V1NetworkPolicy, type V1Secret,
+} from '@kubernetes/client-node';
+import { DEFAULT_GATEWAY_IMAGE } from '../../core/config';
 import { createLogger } from '../../core/logger';
 import { createKubeCluster, type KubeCluster } from '../../stack/servers/kube-cluster';
 import { resolveBinary } from '../../stack/toolchain/binaries';
@@ -24,7 +29,18 @@ const PRESETS = [
   { url: 'https://mcp.example.com/mcp', client_id: 'registry', client_secret: 'preset-client-secret-4f1c', metadata: { name: 'Example' } },
   { url: 'mcp+stdio://everything', metadata: { name: 'Everything' }, stdio: { image: 'everything:1', env: { API_KEY: 'preset-env-value-9d2e' }, access_token_env_name: 'TOKEN' } },
 ];
-const REQUIRED = ['--set', 'baseUrl=https://connectors.example.com', '--set', 'temporal.address=temporal-frontend:7233', '--set', 'mongodb.uri=mongodb://mongo:27017'];
+const TEMPORAL_PEERS = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'temporal' } }, podSelector: { matchLabels: { app: 'frontend' } } }];
+const MONGODB_PEERS = [{ ipBlock: { cidr: '10.40.0.0/24' } }];
+const API_SERVER_PEERS = [{ ipBlock: { cidr: '172.18.0.2/32' } }];
+const SERVERS = ['--set', 'baseUrl=https://connectors.example.com', '--set', 'temporal.address=temporal-frontend:7233', '--set', 'mongodb.uri=mongodb://mongo:27017'];
+/** With the NetworkPolicies on (the default) the pods reach Temporal, MongoDB and the API server only where named. */
+const REQUIRED = [
+  ...SERVERS,
+  '--set-json', `networkPolicy.temporal.to=${JSON.stringify(TEMPORAL_PEERS)}`, '--set-json', `networkPolicy.mongodb.to=${JSON.stringify(MONGODB_PEERS)}`,
+  '--set-json', `networkPolicy.kubeApiServer.to=${JSON.stringify(API_SERVER_PEERS)}`,
+];
+/** helm template and lint have no cluster to read a generated key back from: they need the key's Secret named. */
+const RENDERED = [...REQUIRED, '--set', 'encryption.existingSecret=registry-key'];
 
 type K8sObject = { kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> } } & Record<string, unknown>;
 let helm: string;
@@ -51,10 +67,17 @@ async function valuesFile(name: string, values: unknown): Promise<string> {
 }
 
 let renders = 0;
-async function render(values: unknown): Promise<K8sObject[]> {
+async function render(values: unknown, required = RENDERED): Promise<K8sObject[]> {
   const file = await valuesFile(`render-${++renders}`, values);
-  const { stdout } = await runHelm(['template', 'reg', CHART, '--namespace', 'registry', '--kube-version', '1.36.1', ...REQUIRED, '-f', file]);
+  const { stdout } = await runHelm(['template', 'reg', CHART, '--namespace', 'registry', '--kube-version', '1.36.1', ...required, '-f', file]);
   return (loadAllYaml(stdout) as (K8sObject | null)[]).filter((o): o is K8sObject => o !== null);
+}
+
+/** What helm says when it refuses to render. */
+async function renderError(values: unknown, required = RENDERED): Promise<string> {
+  const refused = await render(values, required).then(() => null, (err: { stderr?: string }) => `${err.stderr}`);
+  if (refused === null) throw new Error('helm rendered the chart');
+  return refused;
 }
 
 const byKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
@@ -62,13 +85,13 @@ const containersOf = (d: K8sObject) => ((d as unknown as V1Deployment).spec!.tem
 const envOf = (c: V1Container, name: string) => c.env?.find((e) => e.name === name);
 
 test('helm lint --strict passes with the required values, and a missing or wrong value fails naming it', async (t) => {
-  const { stdout } = await runHelm(['lint', '--strict', CHART, ...REQUIRED, '-f', await valuesFile('lint', { connector: { presets: PRESETS } })]);
+  const { stdout } = await runHelm(['lint', '--strict', CHART, ...RENDERED, '-f', await valuesFile('lint', { connector: { presets: PRESETS } })]);
   t.regex(stdout, /1 chart\(s\) linted, 0 chart\(s\) failed/);
   const missing = await t.throwsAsync(runHelm(['lint', '--strict', CHART]));
   const said = `${(missing as { stdout?: string }).stdout}`;
   t.regex(said, /\/baseUrl/);
   t.regex(said, /\/temporal\/address/);
-  const wrong = await t.throwsAsync(runHelm(['template', 'x', CHART, '--kube-version', '1.36.1', ...REQUIRED, '--set-json', 'connector.presets=[{"url":"ftp://nope"}]']));
+  const wrong = await t.throwsAsync(runHelm(['template', 'x', CHART, '--kube-version', '1.36.1', ...RENDERED, '--set-json', 'connector.presets=[{"url":"ftp://nope"}]']));
   t.regex(`${(wrong as { stderr?: string }).stderr}`, /connector\/presets\/0\/url/);
 });
 
@@ -111,6 +134,140 @@ test('rendered with an existing presets Secret: no presets Secret of its own, ev
   }
 });
 
+const PRIVATE_V4 = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16'];
+const PRIVATE_V6 = ['fc00::/7', 'fe80::/10', '::1/128'];
+/** A plain JSON copy: the client's model classes compare unequal to object literals (and name `from` `_from`). */
+const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value ?? null)) as T;
+const policyNamed = (objects: K8sObject[], name: string) =>
+  plain(byKind(objects, 'NetworkPolicy').find((p) => p.metadata.name === name) as unknown as V1NetworkPolicy & K8sObject);
+/** The peers of the egress rule whose ports include the given one. */
+const egressTo = (policy: V1NetworkPolicy, port: number) =>
+  policy.spec!.egress!.filter((r) => r.ports?.some((p) => p.port === port)).flatMap((r) => r.to ?? []);
+const internetRule = (policy: V1NetworkPolicy) => policy.spec!.egress!.find((r) => !r.ports && r.to?.some((p) => p.ipBlock?.cidr === '0.0.0.0/0'));
+
+test('the workloads get a namespace of their own, labelled for the restricted Pod Security Standard, and a default deny there', async (t) => {
+  const objects = await render({});
+  const [namespace] = byKind(objects, 'Namespace') as unknown as V1Namespace[];
+  t.is(namespace!.metadata!.name, 'reg-workloads', 'default: <release>-workloads');
+  for (const mode of ['enforce', 'audit', 'warn']) t.is(namespace!.metadata!.labels![`pod-security.kubernetes.io/${mode}`], 'restricted', mode);
+  const deny = policyNamed(objects, 'reg-connector-registry-default-deny');
+  t.is(deny.metadata.namespace, 'reg-workloads');
+  t.deepEqual(deny.spec, { podSelector: {}, policyTypes: ['Ingress', 'Egress'] }, 'no ingress or egress rule: all denied');
+  const role = byKind(objects, 'Role')[0]!;
+  t.is(role.metadata.namespace, 'reg-workloads', "the worker's rights are in the workloads' namespace only");
+  const worker = byKind(objects, 'Deployment').find((d) => d.metadata.name.endsWith('-worker'))!;
+  t.is(envOf(containersOf(worker)[0]!, 'CONNECTOR__KUBE_NAMESPACE')?.value, 'reg-workloads');
+
+  const named = await render({ stdio: { namespace: 'mcp-servers', createNamespace: false } });
+  t.is(byKind(named, 'Namespace').length, 0, 'createNamespace: false leaves it to the operator');
+  t.is(policyNamed(named, 'reg-connector-registry-default-deny').metadata.namespace, 'mcp-servers');
+});
+
+test('the chart refuses to put the workloads in the release namespace', async (t) => {
+  t.regex(await renderError({ stdio: { namespace: 'registry' } }), /stdio\.namespace is the release namespace \(registry\)/);
+});
+
+test("the service's pods: API and proxy reachable from the ingress controller only, metrics from the scraper's namespace only", async (t) => {
+  const objects = await render({});
+  t.deepEqual(byKind(objects, 'NetworkPolicy').map((p) => p.metadata.name).sort(), [
+    'reg-connector-registry-api', 'reg-connector-registry-default-deny', 'reg-connector-registry-proxy', 'reg-connector-registry-worker',
+  ]);
+  const ingressController = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'ingress-nginx' } } }];
+  const scraper = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }];
+  for (const role of ['api', 'proxy', 'worker']) {
+    const policy = policyNamed(objects, `reg-connector-registry-${role}`);
+    t.deepEqual(policy.spec!.podSelector, { matchLabels: { 'app.kubernetes.io/name': 'connector-registry', 'app.kubernetes.io/instance': 'reg', 'app.kubernetes.io/component': role } });
+    t.deepEqual(policy.spec!.policyTypes, ['Ingress', 'Egress']);
+    const expected = [
+      ...(role === 'worker' ? [] : [{ _from: ingressController, ports: [{ protocol: 'TCP', port: 8080 }] }]),
+      { _from: scraper, ports: [{ protocol: 'TCP', port: 9090 }] },
+    ];
+    t.deepEqual(policy.spec!.ingress, expected, `${role}: ingress`);
+  }
+  const custom = await render({ networkPolicy: { ingressFrom: [{ ipBlock: { cidr: '203.0.113.0/24' } }], metricsFrom: [] }, metrics: { port: 9090 } });
+  t.deepEqual(policyNamed(custom, 'reg-connector-registry-proxy').spec!.ingress, [{ _from: [{ ipBlock: { cidr: '203.0.113.0/24' } }], ports: [{ protocol: 'TCP', port: 8080 }] }]);
+  t.deepEqual(policyNamed(custom, 'reg-connector-registry-worker').spec!.ingress ?? [], [], 'no scraper named: nothing reaches the worker');
+});
+
+test("the service's pods reach Temporal, MongoDB, DNS, the workloads (proxy), the API server (worker) and the public internet, no other private address", async (t) => {
+  const objects = await render({ networkPolicy: { clusterCidrs: ['203.0.113.0/24', 'fd12:3456::/48'] }, connector: { allowedPrivateNetworks: ['10.20.0.0/16', '10.30.0.7'] } });
+  for (const role of ['api', 'proxy', 'worker']) {
+    const policy = policyNamed(objects, `reg-connector-registry-${role}`);
+    t.deepEqual(egressTo(policy, 7233), TEMPORAL_PEERS, `${role}: Temporal`);
+    t.deepEqual(egressTo(policy, 27017), MONGODB_PEERS, `${role}: MongoDB`);
+    t.deepEqual(egressTo(policy, 53), [
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } },
+      { ipBlock: { cidr: '169.254.20.10/32' } },
+    ], `${role}: DNS`);
+    t.deepEqual(internetRule(policy)!.to, [
+      { ipBlock: { cidr: '0.0.0.0/0', except: [...PRIVATE_V4, '203.0.113.0/24'] } },
+      { ipBlock: { cidr: '::/0', except: [...PRIVATE_V6, 'fd12:3456::/48'] } },
+    ], `${role}: every public address, no private range nor the cluster's`);
+    t.true(policy.spec!.egress!.some((r) => JSON.stringify(r.to) === JSON.stringify([{ ipBlock: { cidr: '10.20.0.0/16' } }, { ipBlock: { cidr: '10.30.0.7/32' } }])),
+      `${role}: connector.allowedPrivateNetworks, a bare address as one host`);
+    t.is(policy.spec!.egress!.filter((r) => !r.to?.length).length, 0, `${role}: no rule without peers (that would admit every address)`);
+    const gateways = egressTo(policy, 8080);
+    t.deepEqual(gateways, role === 'proxy'
+      ? [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'reg-workloads' } }, podSelector: { matchLabels: { 'app.kubernetes.io/managed-by': 'connector-registry' } } }]
+      : [], `${role}: the workloads' gateways`);
+    t.deepEqual(egressTo(policy, 6443), role === 'worker' ? API_SERVER_PEERS : [], `${role}: the Kubernetes API`);
+  }
+  const closed = await render({ networkPolicy: { internet: false } });
+  t.is(internetRule(policyNamed(closed, 'reg-connector-registry-proxy')), undefined, 'internet: false');
+  t.is(byKind(await render({ networkPolicy: { enabled: false } }), 'NetworkPolicy').length, 0, 'enabled: false');
+});
+
+test('a server the pods could not reach is refused at render naming the value', async (t) => {
+  const required = [...SERVERS, '--set', 'encryption.existingSecret=registry-key'];
+  const servers = { mongodb: { to: MONGODB_PEERS }, temporal: { to: TEMPORAL_PEERS } };
+  t.regex(await renderError({ stdio: { enabled: false } }, required), /networkPolicy\.mongodb\.to is empty/);
+  t.regex(await renderError({ stdio: { enabled: false }, networkPolicy: { mongodb: { to: MONGODB_PEERS } } }, required), /networkPolicy\.temporal\.to is empty/);
+  t.is(byKind(await render({ networkPolicy: servers, stdio: { enabled: false } }, required), 'Deployment').length, 3,
+    'without stdio workloads the API server is not needed');
+  // Each workload's own policy admits the API server's endpoints (its gateway attaches through
+  // them), whatever networkPolicy.enabled says of the chart's own policies.
+  t.regex(await renderError({ networkPolicy: servers }, required), /networkPolicy\.kubeApiServer\.to names no ipBlock/);
+  t.regex(await renderError({ networkPolicy: { enabled: false } }, required), /networkPolicy\.kubeApiServer\.to names no ipBlock/);
+});
+
+test("the worker tells each workload's policy the chart's network settings; the gateway image is pinned to the chart's appVersion", async (t) => {
+  const objects = await render({
+    stdio: { allowedNetworks: ['10.50.0.0/16'] }, networkPolicy: { clusterCidrs: ['203.0.113.0/24'], dns: { podSelector: { matchLabels: { 'k8s-app': 'coredns' } }, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'dns' } }, cidrs: ['10.96.0.10/32'] } },
+  });
+  const worker = containersOf(byKind(objects, 'Deployment').find((d) => d.metadata.name.endsWith('-worker'))!)[0]!;
+  const env = (name: string) => envOf(worker, name)?.value;
+  t.is(env('CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS'), '10.50.0.0/16');
+  t.is(env('CONNECTOR__KUBE_CLUSTER_CIDRS'), '203.0.113.0/24');
+  t.is(env('CONNECTOR__KUBE_DNS_SELECTOR'), 'k8s-app=coredns');
+  t.is(env('CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR'), 'kubernetes.io/metadata.name=dns');
+  t.is(env('CONNECTOR__KUBE_DNS_CIDRS'), '10.96.0.10/32');
+  t.is(env('CONNECTOR__KUBE_API_SERVER_CIDRS'), '172.18.0.2/32');
+  t.is(env('CONNECTOR__KUBE_API_SERVER_PORTS'), '443,6443');
+
+  const chart = await readFile(join(CHART, 'Chart.yaml'), 'utf8');
+  const appVersion = /^appVersion:\s*"?([^"\s]+)"?/m.exec(chart)![1]!;
+  const pkg = JSON.parse(await readFile(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };
+  t.is(appVersion, pkg.version, 'the chart ships this release');
+  t.is(env('CONNECTOR__KUBE_GATEWAY_IMAGE'), `connector-registry-gateway:${appVersion}`);
+  t.is(DEFAULT_GATEWAY_IMAGE, `connector-registry-gateway:${appVersion}`, "the service's own default is the same pinned image");
+  const digest = `sha256:${'a'.repeat(64)}`;
+  const pinned = await render({ stdio: { gatewayImage: { repository: 'registry.example/gw', digest } } });
+  const pinnedWorker = containersOf(byKind(pinned, 'Deployment').find((d) => d.metadata.name.endsWith('-worker'))!)[0]!;
+  t.is(envOf(pinnedWorker, 'CONNECTOR__KUBE_GATEWAY_IMAGE')?.value, `registry.example/gw@${digest}`);
+  t.regex(await renderError({ stdio: { gatewayImage: { repository: 'gw', tag: 'latest' } } }), /stdio\/gatewayImage\/tag/);
+  t.regex(await renderError({ image: { repository: 'svc', tag: 'latest' } }), /image\/tag/);
+});
+
+test('without a cluster to read it back from (helm template, GitOps renderers), the chart refuses to generate the encryption key', async (t) => {
+  const refused = await renderError({}, REQUIRED);
+  t.regex(refused, /encryption\.existingSecret is required when the chart is rendered without a cluster to read/);
+  t.regex(refused, /a new one at every render/);
+  const objects = await render({});
+  t.false(byKind(objects, 'Secret').some((s) => s.metadata.name.endsWith('-key')), 'with existingSecret: no key Secret of its own');
+  const api = containersOf(byKind(objects, 'Deployment')[0]!)[0]!;
+  t.is(envOf(api, 'CONNECTOR__ENCRYPTION_KEY')?.valueFrom?.secretKeyRef?.name, 'registry-key');
+});
+
 test('installed on a real kube-apiserver: server-side dry run, install, an upgrade of the presets rolls the pods, uninstall', async (t) => {
   cluster = await createKubeCluster({ workDir: join(scratch, 'kwok'), name: 'helm-chart', log });
   const kubeconfig = cluster.kubeconfigPath;
@@ -131,6 +288,12 @@ test('installed on a real kube-apiserver: server-side dry run, install, an upgra
   t.deepEqual(JSON.parse(Buffer.from(stored.data!.presets!, 'base64').toString()), PRESETS.slice(0, 1));
   const key = (await core.readNamespacedSecret({ name: 'reg-connector-registry-key', namespace: 'registry' })).data!['encryption-key']!;
   t.is(Buffer.from(Buffer.from(key, 'base64').toString(), 'base64').length, 32, 'a generated 32-byte key');
+  const workloads = await core.readNamespace({ name: 'reg-workloads' });
+  t.is(workloads.metadata!.labels!['pod-security.kubernetes.io/enforce'], 'restricted', "the workloads' namespace, made and labelled by the chart");
+  const networking = admin.makeApiClient(NetworkingV1Api);
+  t.deepEqual((await networking.listNamespacedNetworkPolicy({ namespace: 'registry' })).items.map((p) => p.metadata!.name).sort(),
+    ['reg-connector-registry-api', 'reg-connector-registry-proxy', 'reg-connector-registry-worker'], 'the API server accepted the policies');
+  t.deepEqual((await networking.listNamespacedNetworkPolicy({ namespace: 'reg-workloads' })).items.map((p) => p.metadata!.name), ['reg-connector-registry-default-deny']);
   const ready = await eventually(async () => (await apps.readNamespacedDeployment({ name: 'reg-connector-registry-api', namespace: 'registry' })).status?.readyReplicas === 2, 60_000);
   t.true(ready, 'the api pods were scheduled and (kwok) marked ready');
 

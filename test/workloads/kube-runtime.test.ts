@@ -16,7 +16,9 @@ import {
 } from '@kubernetes/client-node';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, parseLabelSelector } from '../../core/kube-labels';
+import { loadConfig } from '../../core/config';
 import { createLogger } from '../../core/logger';
+import { defaultWorkloadEgress } from '../../core/workload-egress';
 import { WorkloadSpecError, WorkloadTimeoutError } from '../../activities/workloads/errors';
 import type { KubeApis } from '../../activities/workloads/kube-api';
 import { KubeRuntime } from '../../activities/workloads/kube-runtime';
@@ -195,6 +197,7 @@ test.serial('a Deployment a stopped start left at no replicas, without its Secre
   const ctx = {
     connectorId: s.connectorId, namespace, gatewayImage, gatewayMaxSessions: 256,
     proxySelector: parseLabelSelector(DEFAULT_KUBE_PROXY_SELECTOR), proxyNamespaceSelector: parseLabelSelector(DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR),
+    egress: defaultWorkloadEgress(),
   };
   // No pod has run: no gateway holds a secret, so none is lost.
   const left = await adminApis.apps.createNamespacedDeployment({ namespace, body: deploymentManifest(ctx, s.stdio, ['A'], 'x') });
@@ -337,7 +340,7 @@ test.serial('reconciliation removes the workloads of connectors that are not con
   // replicas, and the Secret it owns. Reconciliation lists Deployments only (the worker may not
   // list Secrets) and finds it all the same.
   const leftover = spec({ env: { A: 'b' } });
-  const ctx = { connectorId: leftover.connectorId, namespace, gatewayImage, gatewayMaxSessions: 256, proxySelector: { a: 'b' }, proxyNamespaceSelector: { c: 'd' } };
+  const ctx = { connectorId: leftover.connectorId, namespace, gatewayImage, gatewayMaxSessions: 256, proxySelector: { a: 'b' }, proxyNamespaceSelector: { c: 'd' }, egress: defaultWorkloadEgress() };
   const half = await adminApis.apps.createNamespacedDeployment({ namespace, body: deploymentManifest(ctx, leftover.stdio, ['A'], 'x') });
   await adminApis.core.createNamespacedSecret({ namespace, body: secretManifest(ctx, { A: 'b' }, 'g'.repeat(43), ownerReference(half)) });
   // Everything else in the cluster counts as connected, so that the answer is exact.
@@ -360,6 +363,9 @@ test.serial('from config: a kubeconfig file; young workloads survive reconciliat
     kube: {
       namespace, gatewayImage, reconcileIntervalMs: 60_000, reconcileGraceMs: 120_000, kubeconfig: cluster.kubeconfigPath,
       proxySelector: { app: 'proxy' }, proxyNamespaceSelector: { 'kubernetes.io/metadata.name': 'elsewhere' },
+      egress: loadConfig({
+        CONNECTOR__KUBE_CLUSTER_CIDRS: '203.0.113.0/24', CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS: '10.20.0.0/16', CONNECTOR__KUBE_API_SERVER_CIDRS: '172.18.0.2',
+      }).stdio.kube.egress,
     },
   }, log);
   const s = spec();
@@ -372,6 +378,11 @@ test.serial('from config: a kubeconfig file; young workloads survive reconciliat
   t.deepEqual(peers, [{
     podSelector: { matchLabels: { app: 'proxy' } }, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'elsewhere' } },
   }], 'the proxy selectors come from the configuration');
+  const egress = plain((await readNetworkPolicy(`mcp-${s.connectorId}`))!.spec!.egress) as { to: { ipBlock?: { cidr: string; except?: string[] } }[] }[];
+  t.true(egress[0]!.to[0]!.ipBlock!.except!.includes('203.0.113.0/24'), 'the configured cluster CIDRs are refused');
+  t.deepEqual(egress[1]!.to, [{ ipBlock: { cidr: '10.20.0.0/16' } }], 'the allowed network is a rule of its own');
+  t.deepEqual(egress[3], { to: [{ ipBlock: { cidr: '172.18.0.2/32' } }], ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 6443 }] },
+    "the API server's endpoint, for the gateway's attach");
   // Another worker may be connecting it: within the grace period it is left alone.
   t.deepEqual(await fromConfig.reconcile(async () => false), []);
   await fromConfig.remove(s.connectorId);
@@ -436,7 +447,7 @@ test.serial("a preset's own requests and limits reach the server container; othe
   await runtime.remove(s.connectorId);
 });
 
-test.serial('the NetworkPolicy admits only the proxy pods to port 8080 and no egress to link-local or metadata addresses', async (t) => {
+test.serial('the NetworkPolicy admits only the proxy pods to port 8080, and egress to the internet and the cluster DNS only: no private, link-local or metadata address', async (t) => {
   const s = spec();
   const name = `mcp-${s.connectorId}`;
   await runtime.start(s, { readinessTimeoutMs: 60_000 });
@@ -458,13 +469,19 @@ test.serial('the NetworkPolicy admits only the proxy pods to port 8080 and no eg
     egress: [
       {
         to: [
-          { ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.0.0/16', '100.100.100.200/32'] } },
-          { ipBlock: { cidr: '::/0', except: ['fe80::/10', 'fd00:ec2::254/128'] } },
+          { ipBlock: { cidr: '0.0.0.0/0', except: ['127.0.0.0/8', '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10'] } },
+          { ipBlock: { cidr: '::/0', except: ['::1/128', 'fe80::/10', 'fc00::/7'] } },
         ],
       },
-      { ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+      {
+        to: [
+          { podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } }, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } },
+          { ipBlock: { cidr: '169.254.20.10/32' } },
+        ],
+        ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }],
+      },
     ],
-  });
+  }, 'the API server accepted the policy as built');
   await runtime.remove(s.connectorId);
   t.is(await readNetworkPolicy(name), undefined, 'remove takes the NetworkPolicy too');
 });

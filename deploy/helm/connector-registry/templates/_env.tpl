@@ -60,6 +60,14 @@
 - { name: CONNECTOR__KUBE_PROXY_SELECTOR, value: {{ printf "app.kubernetes.io/name=connector-registry,app.kubernetes.io/instance=%s,app.kubernetes.io/component=proxy" .Release.Name | quote }} }
 - { name: CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR, value: {{ printf "kubernetes.io/metadata.name=%s" .Release.Namespace | quote }} }
 - { name: CONNECTOR__STDIO_READY_TIMEOUT_MS, value: {{ .Values.stdio.readyTimeoutMs | quote }} }
+{{- /* What each workload's NetworkPolicy lets it reach (the worker writes it; values "Network policies"). */}}
+- { name: CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS, value: {{ join "," .Values.stdio.allowedNetworks | quote }} }
+- { name: CONNECTOR__KUBE_CLUSTER_CIDRS, value: {{ join "," .Values.networkPolicy.clusterCidrs | quote }} }
+- { name: CONNECTOR__KUBE_DNS_SELECTOR, value: {{ include "cr.labelList" .Values.networkPolicy.dns.podSelector.matchLabels | quote }} }
+- { name: CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR, value: {{ include "cr.labelList" .Values.networkPolicy.dns.namespaceSelector.matchLabels | quote }} }
+- { name: CONNECTOR__KUBE_DNS_CIDRS, value: {{ join "," .Values.networkPolicy.dns.cidrs | quote }} }
+- { name: CONNECTOR__KUBE_API_SERVER_CIDRS, value: {{ include "cr.apiServerCidrs" . | quote }} }
+- { name: CONNECTOR__KUBE_API_SERVER_PORTS, value: {{ join "," .Values.networkPolicy.kubeApiServer.ports | quote }} }
 {{- end }}
 {{- range $name, $value := .Values.connector.extraEnv }}
 - { name: {{ $name }}, value: {{ $value | quote }} }
