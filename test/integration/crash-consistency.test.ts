@@ -10,7 +10,8 @@
 // advance. A second test kills the worker alone, in the production split (API and worker as
 // separate processes), while the API goes on taking calls; a third kills the database alone.
 // Four callers with API keys (one an admin) make the traffic, so that connectors have owners.
-// CRASH_ROUNDS sets the rounds of each test (npm test runs a few; the seeds of failures are logged).
+// CRASH_ROUNDS sets the rounds of each test (npm test runs a few; the seeds of failures are logged);
+// CRASH_LOG names a file that gets each round's line as it ends (ava prints t.log at the test's end).
 import type { ConnectorRecord } from '../../core/connector-record';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -69,7 +70,7 @@ test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record, audit tr
     const seed = roundSeed(round);
     const random = seeded(seed);
     const cutAfterMs = 200 + Math.floor(random() * 2500);
-    t.log(`round ${round} (seed ${seed}): traffic cut by SIGKILL after ${cutAfterMs} ms`);
+    say(t, `round ${round} (seed ${seed}): traffic cut by SIGKILL after ${cutAfterMs} ms`);
     const traffic = randomTraffic(stack.api, upstream.url, rounds, random, Date.now() + cutAfterMs + 5_000);
     await new Promise((r) => setTimeout(r, cutAfterMs));
     await stack.kill();
@@ -123,7 +124,7 @@ test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API take
     const seed = roundSeed(round);
     const random = seeded(seed);
     const cutAfterMs = 200 + Math.floor(random() * 2500);
-    t.log(`round ${round} (seed ${seed}): worker SIGKILLed after ${cutAfterMs} ms of traffic`);
+    say(t, `round ${round} (seed ${seed}): worker SIGKILLed after ${cutAfterMs} ms of traffic`);
     const traffic = randomTraffic(apiProcess.api, upstream.url, rounds, random, Date.now() + cutAfterMs + 3_000);
     await new Promise((r) => setTimeout(r, cutAfterMs));
     await current.kill();
@@ -158,7 +159,7 @@ test.serial(`${ROUNDS} rounds with the database alone SIGKILLed while the servic
     const seed = roundSeed(round);
     const random = seeded(seed);
     const cutAfterMs = 200 + Math.floor(random() * 2500);
-    t.log(`round ${round} (seed ${seed}): database SIGKILLed after ${cutAfterMs} ms of traffic`);
+    say(t, `round ${round} (seed ${seed}): database SIGKILLed after ${cutAfterMs} ms of traffic`);
     const traffic = randomTraffic(stack.api, upstream.url, rounds, random, Date.now() + cutAfterMs + 3_000);
     await new Promise((r) => setTimeout(r, cutAfterMs));
     process.kill(mongo.pid, 'SIGKILL');
@@ -199,6 +200,11 @@ async function randomTraffic(api: ApiCall, url: string, rounds: Rounds, random: 
   await Promise.all(callers.headers.map((_, who) => caller(who)));
 }
 
+function say(t: ExecutionContext, line: string): void {
+  t.log(line);
+  if (process.env.CRASH_LOG) fs.appendFileSync(process.env.CRASH_LOG, `${new Date().toISOString()} ${t.title.slice(0, 40)}: ${line}\n`);
+}
+
 /** After a restart: every connector follows its workflow, then every list view is exact; answers how many connectors were checked. */
 async function checkRound(t: ExecutionContext, round: string, api: ApiCall, temporal: Client, rounds: Rounds): Promise<number> {
   const count = await checkEveryConnector(api, temporal, rounds);
@@ -211,7 +217,7 @@ async function checkRound(t: ExecutionContext, round: string, api: ApiCall, temp
       return undefined;
     }
   }, 30_000, 'every list view to be exact').catch((err: Error) => Promise.reject(new Error(`${round}: ${err.message}: ${last.why}`)));
-  t.log(`${round}: ${count} connectors consistent, ${views} list views exact (${rounds.gone.size} gone)`);
+  say(t, `${round}: ${count} connectors consistent, ${views} list views exact (${rounds.gone.size} gone)`);
   return count;
 }
 
