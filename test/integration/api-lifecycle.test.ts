@@ -11,7 +11,9 @@ let upstream: TokenMcpServer;
 test.before(async () => {
   upstream = await startTokenMcpServer({ token: 'good-token-123' });
   stack = await startTestStack({
-    CONNECTOR__CONNECT_TIMEOUT_MS: '1500',
+    // The limit every connect of this file must beat, the hanging server's included: long enough
+    // that a loopback MCP server answers within it however busy the machine is.
+    CONNECTOR__CONNECT_TIMEOUT_MS: '10000',
     CONNECTOR__EVENTS_RETENTION_DAYS: '7',
     CONNECTOR__PRESETS: JSON.stringify([
       { url: 'https://preset.example/mcp', client_id: 'preset-client', client_secret: 'preset-secret', metadata: { name: 'Preset', description: 'A preset' } },
