@@ -49,6 +49,13 @@ function roundSeed(round: number): number {
   return process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) + round - 1 : crypto.randomInt(2 ** 31);
 }
 
+/**
+ * ava's own limit (3 minutes without a result) is for tests of a fixed size; these run as many
+ * rounds as asked, each bounded by its own deadlines (readiness, consistency), so that ava's
+ * limit grows with them instead of cutting a long run on a busy machine.
+ */
+const ROUND_BOUND_MS = 10 * 60_000;
+
 /** What the rounds of one test share: the connectors met so far, those that answered 404, and the callers. */
 interface Rounds {
   ids: Map<string, number>;
@@ -57,6 +64,7 @@ interface Rounds {
 }
 
 test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record, audit trail and every list follow the workflow`, async (t) => {
+  t.timeout(ROUNDS * ROUND_BOUND_MS);
   const upstream = await startTokenMcpServer({ token: TOKEN });
   t.teardown(() => upstream.close());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-consistency-'));
@@ -90,6 +98,7 @@ test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record, audit tr
 });
 
 test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API takes calls: record, audit trail and every list follow the workflow`, async (t) => {
+  t.timeout(ROUNDS * ROUND_BOUND_MS);
   const upstream = await startTokenMcpServer({ token: TOKEN });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-worker-'));
   const log = createLogger('crash-worker-test', 'warn', path.join(dataDir, 'logs', 'servers.log'));
@@ -136,6 +145,7 @@ test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API take
 });
 
 test.serial(`${ROUNDS} rounds with the database alone SIGKILLed while the service takes calls: record, audit trail and every list follow the workflow`, async (t) => {
+  t.timeout(ROUNDS * ROUND_BOUND_MS);
   const upstream = await startTokenMcpServer({ token: TOKEN });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-database-'));
   const log = createLogger('crash-database-test', 'warn', path.join(dataDir, 'logs', 'servers.log'));
