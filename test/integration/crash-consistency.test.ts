@@ -56,6 +56,13 @@ function roundSeed(round: number): number {
  */
 const ROUND_BOUND_MS = 10 * 60_000;
 
+/**
+ * How long a connector or a list may take to come right after a restart: generous, because a
+ * write that failed while the database was down is retried by Temporal with a backoff of up to
+ * 30 s (workflows/activity-proxies.ts), and the machine may be busy.
+ */
+const CONVERGE_MS = 120_000;
+
 /** What the rounds of one test share: the connectors met so far, those that answered 404, and the callers. */
 interface Rounds {
   ids: Map<string, number>;
@@ -226,7 +233,7 @@ async function checkRound(t: ExecutionContext, round: string, api: ApiCall, temp
       last.why = (err as Error).message;
       return undefined;
     }
-  }, 30_000, 'every list view to be exact').catch((err: Error) => Promise.reject(new Error(`${round}: ${err.message}: ${last.why}`)));
+  }, CONVERGE_MS, 'every list view to be exact').catch((err: Error) => Promise.reject(new Error(`${round}: ${err.message}: ${last.why}`)));
   say(t, `${round}: ${count} connectors consistent, ${views} list views exact (${rounds.gone.size} gone)`);
   return count;
 }
@@ -239,7 +246,7 @@ async function checkEveryConnector(api: ApiCall, temporal: Client, rounds: Round
   }
   for (const id of rounds.ids.keys()) {
     const last = { why: '' };
-    await eventually(() => consistent(api, rounds, temporal, id, last), 30_000, `connector ${id} to be consistent`)
+    await eventually(() => consistent(api, rounds, temporal, id, last), CONVERGE_MS, `connector ${id} to be consistent`)
       .catch((err: Error) => Promise.reject(new Error(`${err.message}: ${last.why}`)));
   }
   return rounds.ids.size;
@@ -300,7 +307,7 @@ function readyLines(logFile: string): { temporal: string }[] {
 
 /** A client of the restarted stack's Temporal: its ready line comes just after /readyz answers. */
 async function temporalClient(logFile: string, readyBefore: number): Promise<Client> {
-  const ready = await eventually(async () => readyLines(logFile).at(readyBefore), 30_000, 'the restarted stack\'s ready line');
+  const ready = await eventually(async () => readyLines(logFile).at(readyBefore), CONVERGE_MS, 'the restarted stack\'s ready line');
   const connection = await Connection.connect({ address: ready.temporal });
   return new Client({ connection, namespace: 'default' });
 }
