@@ -269,7 +269,8 @@ async function consistent(api: ApiCall, rounds: Rounds, temporal: Client, id: st
   if (record.status !== 200 || record.body.state !== view.state || record.body.updated_at !== view.updated_at) return undefined;
   const events: AuditEvent[] = (await api('GET', `/api/v1/connectors/${id}/events?limit=100`, undefined, admin)).body.items;
   const written = await transitionsInHistory(temporal, id);
-  last.why = `${events.length} audit events, ${written.length} transitions written in history, workflow version ${view.version}`;
+  const pending = (description.raw.pendingActivities ?? []).map((a) => `${a.activityType?.name} attempt ${a.attempt}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`);
+  last.why = `${events.length} audit events, ${written.length} transitions written in history, workflow version ${view.version}; activities under way: ${pending.join(', ') || 'none'}`;
   if (events.length !== view.version || written.length !== view.version) return undefined;
   for (const [i, event] of events.entries()) {
     const expected = written[i]!;
