@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { Client, Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
 import crypto from 'node:crypto';
 import { createLogger } from '../../core/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
@@ -155,7 +156,8 @@ test.serial(`${ROUNDS} rounds with the database alone SIGKILLed while the servic
   t.timeout(ROUNDS * ROUND_BOUND_MS);
   const upstream = await startTokenMcpServer({ token: TOKEN });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-database-'));
-  const log = createLogger('crash-database-test', 'warn', path.join(dataDir, 'logs', 'servers.log'));
+  // FerretDB's own output is logged at debug: kept, so that a failed round shows what it said.
+  const log = createLogger('crash-database-test', 'debug', path.join(dataDir, 'logs', 'servers.log'));
   const mongoPort = await freePort();
   let mongo = await startFerretDb({ dataDir, port: mongoPort, log });
   const port = await freePort();
@@ -183,10 +185,22 @@ test.serial(`${ROUNDS} rounds with the database alone SIGKILLed while the servic
     await mongo.stop();
     mongo = await startFerretDb({ dataDir, port: mongoPort, log });
     await traffic;
-    checked += await checkRound(t, `round ${round} (seed ${seed})`, stack.api, temporal, rounds);
+    checked += await checkRound(t, `round ${round} (seed ${seed})`, stack.api, temporal, rounds).catch(async (err: Error) => {
+      throw new Error(`${err.message}; the restarted FerretDB (pid ${mongo.pid}) ${await databaseState(mongo.uri, mongo.pid)}; logs in ${dataDir}/logs`);
+    });
   }
   t.true(checked >= ROUNDS, `checked ${checked} connectors over ${ROUNDS} rounds`);
 });
+
+/** Whether the database process lives and answers, for a failure's message. */
+async function databaseState(uri: string, pid: number): Promise<string> {
+  let alive = true;
+  try { process.kill(pid, 0); } catch { alive = false; }
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
+  const ping = await client.db('admin').command({ ping: 1 }).then(() => 'answers a ping', (e: Error) => `does not answer a ping (${e.message})`);
+  await client.close();
+  return `${alive ? 'runs' : 'has exited'} and ${ping}`;
+}
 
 /** Four callers (the last an admin) doing random lifecycle calls until `until` or until the service is gone. */
 async function randomTraffic(api: ApiCall, url: string, rounds: Rounds, random: () => number, until: number): Promise<void> {
@@ -264,6 +278,7 @@ async function consistent(api: ApiCall, rounds: Rounds, temporal: Client, id: st
     rounds.gone.add(id); // a finished workflow (deleted) leaves no record, and no list may hold it again
     return true;
   }
+  last.why = `record ${record.status}, the workflow's view query has not answered`;
   const view = await handle.query(viewQuery);
   last.why = `record ${record.status} ${record.body?.state} ${record.body?.updated_at}, workflow ${view.state} ${view.updated_at}`;
   if (record.status !== 200 || record.body.state !== view.state || record.body.updated_at !== view.updated_at) return undefined;
