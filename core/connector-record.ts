@@ -79,6 +79,9 @@ export const ConnectorListSchema = z
   .object({
     items: z.array(ConnectorSchema),
     total_count: z.number().int(),
+    total_count_exact: z.boolean().meta({
+      description: 'false while a change of this list is being written, or was cut by a crash and not yet repaired (seconds after the worker restarts): total_count may then be off',
+    }),
     has_more: z.boolean(),
     next_page_token: z.string().nullable(),
   })

@@ -1,6 +1,7 @@
 // The three roles of the service (worker, API, proxy), each built from configuration and opened
 // dependencies. The embedded stack runs all three in one process; the production entry points
 // run one each.
+import os from 'node:os';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
@@ -38,6 +39,9 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
   const isConnected = async (id: string) => (await deps.mongo.store.get(id))?.state === 'connected';
   const reconciler = startReconciler(runtime, isConnected, config.stdio.kube.reconcileIntervalMs, deps.logger);
   const sweeper = startExpirySweeper(deps.mongo, deps.logger);
+  // The list index's writer slot is this worker's place (a live process holds its port): one
+  // restarted there takes the marks its predecessor left for cut at once (store/list-index.ts).
+  deps.mongo.store.writeListIndexAs(`${os.hostname()}:${config.port}`);
   const listRepair = startListIndexRepair(deps.mongo.store, deps.logger);
   const { worker, connection, sdkMetricsUrl } = await createWorker({
     address: deps.temporalAddress,

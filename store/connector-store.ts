@@ -5,7 +5,7 @@ import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
 import type { Collection, Db, Filter } from 'mongodb';
 
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
-import { ListIndex } from './list-index';
+import { ListIndex, type RepairResult } from './list-index';
 import { inView, listKeysOf, positionOf, type ListView } from './list-keys';
 import { InvalidPageToken, decodePageToken, encodePageToken } from './page-token';
 import { OwnerSlots } from './owner-slots';
@@ -38,10 +38,11 @@ export class ConnectorStore {
   /** The per-owner quota's slots (owner-slots.ts); freed here when a record is removed. */
   readonly slots: OwnerSlots;
 
-  constructor(private readonly db: Db, now: () => number = Date.now) {
+  /** `listWriter`: the slot this process writes the list index as (list-index.ts); a random one by default. */
+  constructor(private readonly db: Db, listWriter?: string, now: () => number = Date.now) {
     this.records = db.collection<RecordDoc>('connectors');
     this.events = db.collection<EventDoc>('connector_events');
-    this.index = new ListIndex(db);
+    this.index = new ListIndex(db, listWriter);
     this.slots = new OwnerSlots(db, (ids) => this.present(ids), now);
   }
 
@@ -57,29 +58,26 @@ export class ConnectorStore {
 
   /**
    * Writes the record unless the same or a newer version is already there (a retried or late
-   * write): the filter matches only an older version, and the upsert of a record that is newer
-   * runs into its own `_id` and changes nothing. Then its list keys: a list by state may miss the
-   * record for the moment between the two writes, and a crash between them leaves stale keys
-   * that lists skip and reconcileListIndex() removes.
+   * write changes nothing), and moves its list keys. The record is read first, so that the
+   * views its keys leave are known and marked before it is written (list-index.ts), and written
+   * only over that version (compare-and-set): a write that raced this one is read again.
    */
   async project(view: ConnectorRecord): Promise<void> {
     const { id, ...rest } = view;
-    let before: RecordDoc | null;
-    try {
-      before = await this.records.findOneAndUpdate({ _id: id, version: { $lt: view.version } }, { $set: rest }, { upsert: true, returnDocument: 'before' });
-    } catch (err) {
-      if (!onlyDuplicates(err)) throw err;
-      // The same or a newer version is there. Its keys again, in case the write that put it
-      // there stopped before them (a crash; the activity is retried).
-      const current = await this.get(id);
-      if (current) await this.index.add(listKeysOf(current));
-      return;
+    for (;;) {
+      const before = await this.records.findOne({ _id: id });
+      // The same or a newer version is there. A write that stopped after it and before its keys
+      // left the marks of its views: the repair puts those keys right.
+      if (before && before.version >= view.version) return;
+      // Only the keys that change (a state's): one transition moves two or four keys, not eight.
+      const old = before ? listKeysOf(toView(before)) : [];
+      const now = listKeysOf(view);
+      const write = async () => {
+        if (before) return (await this.records.updateOne({ _id: id, version: before.version }, { $set: rest })).matchedCount === 1;
+        return this.records.insertOne({ _id: id, ...rest }).then(() => true, (err) => (onlyDuplicates(err) ? false : Promise.reject(err)));
+      };
+      if (await this.index.change(now.filter((key) => !old.includes(key)), old.filter((key) => !now.includes(key)), write)) return;
     }
-    // Only the keys that changed (a state's): one transition costs two key writes, not eight.
-    const old = before ? listKeysOf(toView(before)) : [];
-    const now = listKeysOf(view);
-    await this.index.add(now.filter((key) => !old.includes(key)));
-    await this.index.remove(old.filter((key) => !now.includes(key)));
   }
 
   /** Appends audit events; those already there (a retried write) are left as they are. */
@@ -96,16 +94,21 @@ export class ConnectorStore {
 
   /**
    * Removes the record, and dates the connector's audit events to go at `eventsExpireAt`. A
-   * retried removal keeps the first date: only events without one are stamped.
+   * retried removal keeps the first date: only events without one are stamped. The record goes
+   * before its keys, with their views marked: a connector GET no longer finds is never listed again.
    */
   async remove(connectorId: string, eventsExpireAt: Date): Promise<void> {
     await this.events.updateMany({ connector_id: connectorId, expires_at: { $exists: false } }, { $set: { expires_at: eventsExpireAt } });
-    // Keys first: a retry after a crash still finds the record, and so its keys.
-    const doc = await this.records.findOne({ _id: connectorId });
-    if (doc) await this.index.remove(listKeysOf(toView(doc)));
-    await this.records.deleteOne({ _id: connectorId });
-    // A crash before this leaves the slot to OwnerSlots' own repair (no record behind it).
-    if (doc?.created_by) await this.slots.release(doc.created_by, connectorId);
+    for (;;) {
+      const doc = await this.records.findOne({ _id: connectorId });
+      if (!doc) return;
+      const write = async () => (await this.records.deleteOne({ _id: connectorId, version: doc.version })).deletedCount === 1;
+      if (await this.index.change([], listKeysOf(toView(doc)), write)) {
+        // A crash before this leaves the slot to OwnerSlots' own repair (no record behind it).
+        if (doc.created_by) await this.slots.release(doc.created_by, connectorId);
+        return;
+      }
+    }
   }
 
   /** Deletes the events the TTL index would have (those of connectors removed long enough ago). */
@@ -121,12 +124,13 @@ export class ConnectorStore {
   /**
    * Keyset paging on (created_at, id) over the view's keys in the list index: a page token stays
    * valid however many records are added, and a page costs the same on page 1 and page 100.
-   * `total_count` is the view's maintained count (list-index.ts).
+   * `total_count` is the view's maintained count, and `total_count_exact` false while a change of
+   * the view is being written or was cut and not yet repaired (list-index.ts).
    */
-  async list(query: { limit: number; pageToken?: string; state?: string; createdBy?: string }): Promise<Page<ConnectorRecord>> {
+  async list(query: { limit: number; pageToken?: string; state?: string; createdBy?: string }): Promise<Page<ConnectorRecord> & { total_count_exact: boolean }> {
     const view: ListView = { state: query.state, owner: query.createdBy };
     const after = query.pageToken ? decodePageToken(query.pageToken) : null;
-    const [keys, total] = await Promise.all([this.index.page(view, after, query.limit + 1), this.index.count(view)]);
+    const [keys, count] = await Promise.all([this.index.page(view, after, query.limit + 1), this.index.count(view)]);
     const pageKeys = keys.slice(0, query.limit);
     const ids = pageKeys.map((key) => positionOf(key).id);
     const docs = ids.length === 0 ? [] : await this.records.find({ _id: { $in: ids } }).toArray();
@@ -137,7 +141,8 @@ export class ConnectorStore {
     const last = pageKeys[pageKeys.length - 1];
     return {
       items,
-      total_count: total,
+      total_count: count.n,
+      total_count_exact: count.exact,
       has_more: hasMore,
       next_page_token: hasMore && last ? encodePageToken(positionOf(last)) : null,
     };
@@ -157,17 +162,32 @@ export class ConnectorStore {
 
   /** How many connectors `owner` has (the list index's count: a floor for the quota, see owner-slots.ts). */
   async countOwnedBy(owner: string): Promise<number> {
-    return this.index.count({ owner });
+    return (await this.index.count({ owner })).n;
   }
 
-  /** Puts the list index right after a crash between two writes (list-index.ts), and fills it for records from before it. */
-  async reconcileListIndex(now = new Date()): Promise<{ added: number; removed: number }> {
-    const expected = new Set<string>();
-    const fields = { _id: 1, state: 1, created_at: 1, created_by: 1 } as const;
-    for await (const doc of this.records.find({}, { projection: fields })) {
-      for (const key of listKeysOf({ id: doc._id, state: doc.state, created_at: doc.created_at, created_by: doc.created_by })) expected.add(key);
-    }
-    return this.index.reconcile(expected, now);
+  /**
+   * Puts the list index right after a cut change (list-index.ts), and fills it for records from
+   * before it: every record's keys, read after the counts were.
+   */
+  async repairListIndex(): Promise<RepairResult> {
+    return this.index.repair(async () => {
+      const expected = new Set<string>();
+      const fields = { _id: 1, state: 1, created_at: 1, created_by: 1 } as const;
+      for await (const doc of this.records.find({}, { projection: fields })) {
+        for (const key of listKeysOf({ id: doc._id, state: doc.state, created_at: doc.created_at, created_by: doc.created_by })) expected.add(key);
+      }
+      return expected;
+    });
+  }
+
+  /** `listener` hears of every list index change of this process that was cut (a repair is due). */
+  onListIndexCut(listener: () => void): void {
+    this.index.onCut(listener);
+  }
+
+  /** The slot this process writes the list index as (list-index.ts); set once, before any write. */
+  writeListIndexAs(writer: string): void {
+    this.index.writer = writer;
   }
 
   async listEvents(connectorId: string, query: { limit: number; pageToken?: string }): Promise<Page<AuditEvent>> {

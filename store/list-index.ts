@@ -1,61 +1,88 @@
-// The connector list index (list-keys.ts says why): one small document per key, and one count
-// per view, both found by `_id` alone. There are no multi-document transactions (FerretDB has
-// none): a count moves only with a key that was really inserted or deleted, so a retried write
-// never counts twice. A crash between two writes can leave a stale or a missing key, which
-// reconcile() (the worker, at start and then periodically) puts right; a crash between a key's
-// write and its count's leaves that count one off.
+// The connector list index (list-keys.ts says why): one small document per key, found by `_id`
+// alone, and one count per view (list-counts.ts). There are no multi-document transactions
+// (FerretDB has none), so a change marks the views it moves before the record is written and
+// settles them after its keys: whatever a crash, a killed database or a failed write cuts, the
+// views it touched keep a mark, and their counts answer as not exact until the repair has put
+// their keys right and recounted them.
+//
+// Why a recount at repair rather than a count derived on every list: counting a view's keys is a
+// read of all of them (countDocuments on FerretDB decodes every document in Go: 250 ms at 10,000
+// connectors), and a list must cost the same at 10,000 as at 10. The repair reads every record
+// and key once (about a second of FerretDB's time at 10,000), at worker start, 30 minutes after,
+// and a few seconds after any change this process saw cut (stack/list-index-repair.ts).
+import crypto from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
+import { ExclusiveGate } from './exclusive-gate';
+import { ListCounts, isExact, writerKey, type CountDoc, type ViewCount } from './list-counts';
 import { countIdOf, type ListView, viewPrefix, viewRange } from './list-keys';
 import type { PagePosition } from './page-token';
 
 interface KeyDoc {
   _id: string;
-  /** When the key was written: reconcile() leaves young keys alone (their record may be on its way). */
-  at: Date;
 }
-interface CountDoc {
-  _id: string;
-  n: number;
+
+export interface RepairResult {
+  added: number;
+  removed: number;
+  /** Views whose count the repair set. */
+  recounted: number;
+  /** Views left in doubt for now: another writer's change under way, or written while the repair looked. */
+  unsettled: number;
 }
 
 const DUPLICATE_KEY = 11000;
-const isDuplicate = (err: unknown) => (err as { code?: number }).code === DUPLICATE_KEY;
-
 const BATCH = 100;
-
-/** How old an unexpected key must be before reconcile() removes it. */
-export const STALE_KEY_AGE_MS = 60_000;
 
 export class ListIndex {
   readonly keys: Collection<KeyDoc>;
-  private readonly counts: Collection<CountDoc>;
-  /** The last bump of each count under way in this process. */
-  private readonly bumps = new Map<string, Promise<unknown>>();
+  readonly counts: ListCounts;
+  private readonly gate = new ExclusiveGate();
+  private readonly cutListeners: (() => void)[] = [];
+  /** Other writers' marks seen at the last repair, by view: the same ones seen again were left by a crash. */
+  private suspects = new Map<string, string>();
 
-  constructor(db: Db) {
+  /**
+   * `writer`: the slot this process writes as. A worker takes its host and port (stack/roles.ts),
+   * so that one restarted in the same place knows the marks of that slot for its predecessor's.
+   */
+  constructor(db: Db, public writer: string = crypto.randomUUID()) {
     this.keys = db.collection<KeyDoc>('connector_list_keys');
-    this.counts = db.collection<CountDoc>('connector_list_counts');
+    this.counts = new ListCounts(db);
   }
 
-  /** Inserts the keys; each one that was not there yet adds one to its view's count. */
-  async add(keys: readonly string[], now = new Date()): Promise<void> {
-    await Promise.all(keys.map(async (key) => {
+  /** `listener` hears of every change of this process that was cut (it left marks to repair). */
+  onCut(listener: () => void): void {
+    this.cutListeners.push(listener);
+  }
+
+  /**
+   * A change around `write` (the record's): marks the views of `adds` and `removes`, runs `write`,
+   * and when it answers true inserts `adds` and deletes `removes`; then settles each view by what
+   * its keys really did. Answers what `write` answered.
+   */
+  async change(adds: readonly string[], removes: readonly string[], write: () => Promise<boolean>): Promise<boolean> {
+    const views = [...new Set([...adds, ...removes].map(countIdOf))];
+    if (views.length === 0) return write();
+    return this.gate.share(async () => {
       try {
-        await this.keys.insertOne({ _id: key, at: now });
+        await Promise.all(views.map((view) => this.counts.mark(view, this.writer)));
+        const wrote = await write();
+        const moved = new Map(views.map((view) => [view, 0]));
+        const move = (key: string, by: number) => moved.set(countIdOf(key), moved.get(countIdOf(key))! + by);
+        if (wrote) {
+          await Promise.all([
+            ...adds.map(async (key) => { if (await this.insertKey(key)) move(key, 1); }),
+            ...removes.map(async (key) => { if ((await this.keys.deleteOne({ _id: key })).deletedCount === 1) move(key, -1); }),
+          ]);
+        }
+        const settled = await Promise.all(views.map((view) => this.counts.settle(view, this.writer, moved.get(view)!)));
+        if (settled.includes(false)) this.cut();
+        return wrote;
       } catch (err) {
-        if (isDuplicate(err)) return;
+        this.cut();
         throw err;
       }
-      await this.bump(countIdOf(key), 1);
-    }));
-  }
-
-  /** Deletes the keys; each one that was there takes one from its view's count. */
-  async remove(keys: readonly string[]): Promise<void> {
-    await Promise.all(keys.map(async (key) => {
-      const { deletedCount } = await this.keys.deleteOne({ _id: key });
-      if (deletedCount === 1) await this.bump(countIdOf(key), -1);
-    }));
+    });
   }
 
   /** Up to `limit` keys of the view, in order, after `after`. */
@@ -64,46 +91,101 @@ export class ListIndex {
     return docs.map((d) => d._id);
   }
 
-  async count(view: ListView): Promise<number> {
-    return (await this.counts.findOne({ _id: viewPrefix(view) }))?.n ?? 0;
+  count(view: ListView): Promise<ViewCount> {
+    return this.counts.read(viewPrefix(view));
   }
 
   /** The counts of every view under a family prefix (e.g. `s|`: by state), by the rest of their `_id`. */
-  async countsUnder(family: string): Promise<Record<string, number>> {
-    const docs = await this.counts.find({ _id: { $gt: family, $lt: `${family}~` } }).toArray();
-    return Object.fromEntries(docs.filter((d) => d.n > 0).map((d) => [d._id.slice(family.length, -1), d.n]));
+  countsUnder(family: string): Promise<Record<string, number>> {
+    return this.counts.under(family);
   }
 
   /**
-   * Makes the index what `expected` (every key of every record) says: adds the missing keys and
-   * removes unexpected ones older than STALE_KEY_AGE_MS, moving the counts with them as any
-   * write does (so a write racing this pass is counted once).
+   * Makes every view what the records say (`expectedKeys`: every key of every record), alone
+   * against this process's changes: adds missing keys, removes stale ones and sets the count of
+   * each view that was off, in doubt or marked. Each view is taken by compare-and-set on its `v`,
+   * read before the records were: a view another process wrote meanwhile is left for the next
+   * pass, and so is one that carries another writer's marks not seen at the pass before.
    */
-  async reconcile(expected: ReadonlySet<string>, now = new Date()): Promise<{ added: number; removed: number }> {
-    const present = new Map<string, Date>();
-    for await (const doc of this.keys.find({})) present.set(doc._id, doc.at);
-    const missing = [...expected].filter((key) => !present.has(key));
-    const staleBefore = now.getTime() - STALE_KEY_AGE_MS;
-    const stale = [...present].filter(([key, at]) => !expected.has(key) && at.getTime() < staleBefore).map(([key]) => key);
-    for (let i = 0; i < missing.length; i += BATCH) await this.add(missing.slice(i, i + BATCH), now);
-    for (let i = 0; i < stale.length; i += BATCH) await this.remove(stale.slice(i, i + BATCH));
-    return { added: missing.length, removed: stale.length };
+  repair(expectedKeys: () => Promise<ReadonlySet<string>>): Promise<RepairResult> {
+    return this.gate.alone(async () => {
+      const before = new Map((await this.counts.docs.find({}).toArray()).map((doc) => [doc._id, doc]));
+      const expected = byView(await expectedKeys());
+      const present = byView(await this.keys.find({}, { projection: { _id: 1 } }).map((doc) => doc._id).toArray());
+      const result: RepairResult = { added: 0, removed: 0, recounted: 0, unsettled: 0 };
+      const suspects = new Map<string, string>();
+      for (const view of new Set([...before.keys(), ...expected.keys(), ...present.keys()])) {
+        const doc = before.get(view) ?? null;
+        const want = expected.get(view) ?? new Set<string>();
+        const have = present.get(view) ?? new Set<string>();
+        const missing = [...want].filter((key) => !have.has(key));
+        const stale = [...have].filter((key) => !want.has(key));
+        if (missing.length + stale.length === 0 && (doc?.n ?? 0) === want.size && isExact(doc) && onlyOwnMarks(doc, this.writer)) continue;
+        const others = othersMarks(doc, this.writer);
+        if (others !== '' && this.suspects.get(view) !== others) {
+          suspects.set(view, others); // perhaps a change under way in another process: seen again, it was cut
+          result.unsettled += 1;
+          continue;
+        }
+        const v = await this.counts.claim(view, doc?.v);
+        if (v === null) {
+          result.unsettled += 1;
+          continue;
+        }
+        await this.insertKeys(missing);
+        for (let i = 0; i < stale.length; i += BATCH) await this.keys.deleteMany({ _id: { $in: stale.slice(i, i + BATCH) } });
+        result.added += missing.length;
+        result.removed += stale.length;
+        if (await this.counts.finish(view, v, want.size)) result.recounted += 1;
+        else result.unsettled += 1;
+      }
+      this.suspects = suspects;
+      return result;
+    });
   }
 
-  /**
-   * FerretDB applies `$inc` as a read and a write of the document, so two at once can lose one:
-   * a process serialises its own bumps of a count (the embedded stack has one worker process;
-   * MongoDB's `$inc` is atomic across processes). Two first upserts at once: the loser retries.
-   */
-  private bump(countId: string, by: number): Promise<void> {
-    const run = async () => {
-      const inc = () => this.counts.updateOne({ _id: countId }, { $inc: { n: by } }, { upsert: true });
-      await inc().catch((err) => (isDuplicate(err) ? inc() : Promise.reject(err)));
-    };
-    const next = (this.bumps.get(countId) ?? Promise.resolve()).then(run, run);
-    const tail = next.catch(() => undefined);
-    this.bumps.set(countId, tail);
-    void tail.then(() => { if (this.bumps.get(countId) === tail) this.bumps.delete(countId); });
-    return next;
+  private async insertKey(key: string): Promise<boolean> {
+    try {
+      await this.keys.insertOne({ _id: key });
+      return true;
+    } catch (err) {
+      if ((err as { code?: number }).code === DUPLICATE_KEY) return false;
+      throw err;
+    }
   }
+
+  private async insertKeys(keys: readonly string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += BATCH) {
+      await this.keys.insertMany(keys.slice(i, i + BATCH).map((_id) => ({ _id })), { ordered: false }).catch((err: { writeErrors?: unknown }) => {
+        const errors = [err.writeErrors ?? err].flat() as { code?: number }[];
+        if (!errors.every((e) => e.code === DUPLICATE_KEY)) throw err;
+      });
+    }
+  }
+
+  private cut(): void {
+    for (const listener of this.cutListeners) listener();
+  }
+}
+
+function byView(keys: Iterable<string>): Map<string, Set<string>> {
+  const views = new Map<string, Set<string>>();
+  for (const key of keys) {
+    const view = countIdOf(key);
+    let set = views.get(view);
+    if (!set) views.set(view, (set = new Set()));
+    set.add(key);
+  }
+  return views;
+}
+
+/** Whether `p` holds no entry but this writer's (others' spent entries are cleared as the view is recounted). */
+function onlyOwnMarks(doc: CountDoc | null, writer: string): boolean {
+  return Object.keys(doc?.p ?? {}).every((key) => key === writerKey(writer));
+}
+
+/** Other writers' non-zero marks, as a comparable string ('' when none). */
+function othersMarks(doc: CountDoc | null, writer: string): string {
+  const mine = writerKey(writer);
+  return Object.entries(doc?.p ?? {}).filter(([key, k]) => key !== mine && k !== 0).sort().map(([key, k]) => `${key}=${k}`).join(',');
 }

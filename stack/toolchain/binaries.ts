@@ -16,6 +16,7 @@ import { releaseFor } from './releases';
 import { findOnPath, isExecutableFile } from './executable';
 import { runGoBuild, type BuildTarget } from './go-build';
 import { toolchainFile } from './own-file';
+import type { PlannedBuild } from './build-plan';
 
 export type BinaryName =
   | 'temporal' | 'ferretdb' | 'etcd' | 'kwok' | 'kwokctl'
@@ -33,6 +34,8 @@ export interface ResolveOptions {
   log: Logger;
   /** false: only look (env, PATH, cache), never build or download. Default true. */
   install?: boolean;
+  /** false: no release download is tried (planInstalls() has tried it already). Default true. */
+  download?: boolean;
 }
 
 const BINARIES: Record<BinaryName, { envVar: string; target: BuildTarget }> = {
@@ -76,7 +79,7 @@ export async function locateBinary(name: BinaryName, options: ResolveOptions): P
   const { target } = BINARIES[name];
   let install = installs.get(target);
   if (!install) {
-    install = installTarget(name, options.log).finally(() => installs.delete(target));
+    install = installTarget(name, options.log, options.download !== false).finally(() => installs.delete(target));
     installs.set(target, install);
   }
   const source = await install;
@@ -117,13 +120,37 @@ async function builtFromCurrentPatch(name: BinaryName): Promise<boolean> {
   return stamp.trim() === createHash('sha256').update(patch).digest('hex');
 }
 
-async function installTarget(name: BinaryName, log: Logger): Promise<BinarySource> {
+/**
+ * Tries the release downloads of every target that `names` miss, and answers the Go builds that
+ * remain to be run (with Go there), so that they can be announced with their expected times
+ * (build-plan.ts) before the first one starts.
+ */
+export async function planInstalls(names: readonly BinaryName[], log: Logger): Promise<PlannedBuild[]> {
+  const hasGo = Boolean(await findOnPath('go'));
+  const missing = new Map<BuildTarget, BinaryName>();
+  for (const name of names) if (!(await lookWithoutInstalling(name))) missing.set(BINARIES[name].target, name);
+  const builds: PlannedBuild[] = [];
+  for (const [target, name] of missing) {
+    const binaries = TARGET_BINARIES[target];
+    const downloadable = binaries.every((binary) => releaseFor(binary) !== null);
+    if (hasGo && BUILD_FIRST.has(target)) {
+      builds.push({ target, binaries, why: 'built on purpose, for its patch (lists and _id lookups use the index)', downloadable: false });
+      continue;
+    }
+    const failure = await withFileLock(join(cacheRoot(), `build-${target}.lock`), log, async () => (await lookWithoutInstalling(name) ? null : downloadTarget(target, log)));
+    if (failure !== null && hasGo) builds.push({ target, binaries, why: `no download (${failure})`, downloadable });
+  }
+  return builds;
+}
+
+async function installTarget(name: BinaryName, log: Logger, download: boolean): Promise<BinarySource> {
   const { target } = BINARIES[name];
   return withFileLock(join(cacheRoot(), `build-${target}.lock`), log, async () => {
     // Another process may have finished the job while we waited for the lock.
     if ((await isExecutableFile(join(cacheBinDir(), name))) && (await builtFromCurrentPatch(name))) return 'cache';
     const hasGo = Boolean(await findOnPath('go'));
-    const downloadFailure = hasGo && BUILD_FIRST.has(target) ? 'built first' : await downloadTarget(target, log);
+    const downloadFailure = hasGo && BUILD_FIRST.has(target) ? 'built first'
+      : download ? await downloadTarget(target, log) : 'its download was tried already';
     if (downloadFailure === null) return 'downloaded';
     if (!hasGo) throw missingError(name, `Go is not installed, and ${downloadFailure}`);
     log.info({ build: target }, `${name} not found: building ${target} from Go modules into ${cacheBinDir()} (first time only; minutes)`);

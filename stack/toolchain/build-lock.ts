@@ -3,7 +3,7 @@
 // lock whose owner is gone is stale and taken over. Two waiters taking over the same stale lock
 // at the same instant could both build: harmless, because build.sh renames complete binaries
 // into place atomically, so the worst case is time, never a broken binary.
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../core/logger';
@@ -11,7 +11,6 @@ import { isAlive } from './process-alive';
 
 const POLL_MS = 500;
 const NOTICE_EVERY_MS = 15_000;
-const EMPTY_LOCK_GRACE_MS = 5_000;
 
 export async function withFileLock<T>(lockPath: string, log: Logger, fn: () => Promise<T>): Promise<T> {
   await acquire(lockPath, log);
@@ -30,7 +29,7 @@ async function acquire(lockPath: string, log: Logger): Promise<void> {
     if (await tryCreate(lockPath)) return;
     const owner = await readOwner(lockPath);
     if (owner === 'vanished') continue;
-    if (owner === 'stale' || (owner !== 'starting' && !isAlive(owner))) {
+    if (owner === 'stale' || !isAlive(owner)) {
       log.warn({ lockPath, owner }, 'removing a stale build lock');
       await rm(lockPath, { force: true });
       continue;
@@ -44,23 +43,30 @@ async function acquire(lockPath: string, log: Logger): Promise<void> {
   }
 }
 
+/**
+ * The lock appears with its owner's pid already in it (written beside it, then hard-linked into
+ * place, which fails if it exists): no waiter ever reads a lock without an owner, so none has to
+ * guess from the clock whether an empty one is being written or was left.
+ */
 async function tryCreate(lockPath: string): Promise<boolean> {
+  const draft = `${lockPath}.${process.pid}`;
+  await writeFile(draft, `${process.pid}\n`);
   try {
-    await writeFile(lockPath, `${process.pid}\n`, { flag: 'wx' });
+    await link(draft, lockPath);
     return true;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;
+  } finally {
+    await rm(draft, { force: true });
   }
 }
 
-async function readOwner(lockPath: string): Promise<number | 'starting' | 'stale' | 'vanished'> {
+async function readOwner(lockPath: string): Promise<number | 'stale' | 'vanished'> {
   try {
-    const [content, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)]);
-    const pid = Number.parseInt(content, 10);
-    if (Number.isInteger(pid) && pid > 0) return pid;
-    // An empty file may be a lock whose owner has created it but not yet written its pid.
-    return Date.now() - info.mtimeMs > EMPTY_LOCK_GRACE_MS ? 'stale' : 'starting';
+    const pid = Number.parseInt(await readFile(lockPath, 'utf8'), 10);
+    // A lock always holds its pid (tryCreate): one without is a leftover of an older kind.
+    return Number.isInteger(pid) && pid > 0 ? pid : 'stale';
   } catch {
     return 'vanished';
   }

@@ -3,7 +3,8 @@
 // once with visible progress, and prints where each was found. `npm test` runs it before ava so that a
 // first install never happens inside a test's timeout.
 import { createLogger } from '../../core/logger';
-import { KUBE_BINARIES, locateBinary, SERVER_BINARIES, type BinaryName } from './binaries';
+import { KUBE_BINARIES, locateBinary, planInstalls, SERVER_BINARIES, type BinaryName } from './binaries';
+import { describeBuildPlan } from './build-plan';
 import { locateChromium } from './chromium';
 import { ensureNodeBaseImage, locateContainerEngine } from './container-images';
 import { locateNode24 } from './node24';
@@ -20,9 +21,12 @@ async function main(argv: string[]): Promise<number> {
     ...SERVER_BINARIES, ...(argv.includes('--kube') ? KUBE_BINARIES : []), ...(argv.includes('--helm') ? ['helm' as const] : []),
   ];
   const log = createLogger('toolchain');
+  // Downloads first, for every missing binary; then what is left to build, with its expected
+  // time, before the first build starts.
+  for (const line of describeBuildPlan(await planInstalls(names, log))) process.stdout.write(`${line}\n`);
   // One at a time: builds are CPU-bound, and running them side by side only makes each slower.
   type Step = () => Promise<readonly [string, { source: string; path: string }]>;
-  const steps: Step[] = names.map((name) => () => locateBinary(name, { log }).then((found) => [name, found] as const));
+  const steps: Step[] = names.map((name) => () => locateBinary(name, { log, download: false }).then((found) => [name, found] as const));
   if (argv.includes('--chromium')) steps.push(() => locateChromium({ log }).then((found) => ['chromium', found] as const));
   if (argv.includes('--node24')) steps.push(() => locateNode24({ log }).then((found) => ['node24', found] as const));
   if (argv.includes('--containers')) steps.push(() => containers(log));

@@ -11,7 +11,9 @@ let upstream: TokenMcpServer;
 test.before(async () => {
   upstream = await startTokenMcpServer({ token: 'good-token-123' });
   stack = await startTestStack({
-    CONNECTOR__CONNECT_TIMEOUT_MS: '1500',
+    // The limit every connect of this file must beat, the hanging server's included: long enough
+    // that a loopback MCP server answers within it however busy the machine is.
+    CONNECTOR__CONNECT_TIMEOUT_MS: '10000',
     CONNECTOR__EVENTS_RETENTION_DAYS: '7',
     CONNECTOR__PRESETS: JSON.stringify([
       { url: 'https://preset.example/mcp', client_id: 'preset-client', client_secret: 'preset-secret', metadata: { name: 'Preset', description: 'A preset' } },
@@ -235,6 +237,7 @@ test('list: paging with limit/page_token/total_count/has_more survives inserts b
   t.true(created.body.items.length > 0, 'the filter finds the connectors created here');
   t.true(created.body.items.every((c: { state: string }) => c.state === 'created'));
   t.true(created.body.total_count >= mine.size);
+  t.is(typeof created.body.total_count_exact, 'boolean');
   const none = await stack.api('GET', '/api/v1/connectors?state=deleting&limit=100');
   t.false(none.body.items.some((c: { id: string }) => mine.has(c.id)), 'connectors in another state are left out');
   for (const q of ['limit=0', 'limit=101', 'limit=abc', 'state=bogus', 'page_token=%%%', 'page_token=abc', 'unknown=1', 'limit=1&limit=2']) {
@@ -258,6 +261,9 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   t.truthy(createSchema.properties.match_preset);
   t.truthy(res.body.components.schemas.Connector.properties.disconnect_reason);
   t.truthy(res.body.components.schemas.Connector.properties.created_by_name, 'the owner\'s readable name is in the schema');
+  const listSchema = res.body.components.schemas.ConnectorList;
+  t.like(listSchema.properties.total_count_exact, { type: 'boolean' });
+  t.true(listSchema.required.includes('total_count_exact'), 'every list says whether its count is exact');
   const listParameters = res.body.paths['/api/v1/connectors'].get.parameters.map((p: { name: string }) => p.name).sort();
   t.deepEqual(listParameters, ['created_by', 'limit', 'page_token', 'state'], 'query parameters come from the schema the route validates with');
   const callParameters = res.body.paths['/api/v1/connectors/{id}/calls'].get.parameters.map((p: { name: string }) => p.name).sort();

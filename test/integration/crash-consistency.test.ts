@@ -3,15 +3,23 @@
 // stack at a random moment; after each restart, for every connector workflow: the record equals
 // the workflow's own view within a few seconds, the audit trail is exactly the transitions the
 // workflow handed to its projection writes in history (in order, no gap, no phantom), and
-// `created_at` is the first audit event's time. The moments are drawn at random, many times:
-// not points chosen in advance. A second test kills the worker alone, in the production split
-// (API and worker as separate processes), while the API goes on taking calls.
+// `created_at` is the first audit event's time; and every list view (all, by state, by owner, by
+// owner and state, each caller's own) holds each connector once, in the state GET answers, with a
+// `total_count` that says it is exact and is the number of items paged through, and never a
+// connector that answered 404. The moments are drawn at random, many times: not points chosen in
+// advance. A second test kills the worker alone, in the production split (API and worker as
+// separate processes), while the API goes on taking calls; a third kills the database alone
+// (CRASH_DATABASE_ROUNDS, off by default: see there).
+// Four callers with API keys (one an admin) make the traffic, so that connectors have owners.
+// CRASH_ROUNDS sets the rounds of each test (npm test runs a few; the seeds of failures are logged);
+// CRASH_LOG names a file that gets each round's line as it ends (ava prints t.log at the test's end).
 import type { ConnectorRecord } from '../../core/connector-record';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { Client, Connection } from '@temporalio/client';
+import { MongoClient } from 'mongodb';
 import crypto from 'node:crypto';
 import { createLogger } from '../../core/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
@@ -20,27 +28,67 @@ import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server'
 import { viewQuery } from '../../workflows/messages';
 import { startStackProcess, type StackProcess } from '../helpers/stack-process';
 import { eventually, type ApiCall } from '../helpers/test-stack';
+import { checkListViews, keyCallers, type Callers } from '../helpers/list-views';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
-const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
 const TOKEN = 'crash-consistency-token-3b9d';
 
 interface AuditEvent { seq: number; time: string; actor: string; from: string | null; to: string; reason: string | null }
 
-test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record and audit trail follow the workflow`, async (t) => {
+/** A round's randomness from its seed (mulberry32), logged so that a failing round can be told apart and tried again (CRASH_SEED). */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(a ^ (a >>> 15), 1 | a);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function roundSeed(round: number): number {
+  return process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) + round - 1 : crypto.randomInt(2 ** 31);
+}
+
+/**
+ * ava's own limit (3 minutes without a result) is for tests of a fixed size; these run as many
+ * rounds as asked, each bounded by its own deadlines (readiness, consistency), so that ava's
+ * limit grows with them instead of cutting a long run on a busy machine.
+ */
+const ROUND_BOUND_MS = 10 * 60_000;
+
+/**
+ * How long a connector or a list may take to come right after a restart: generous, because a
+ * write that failed while the database was down is retried by Temporal with a backoff of up to
+ * 30 s (workflows/activity-proxies.ts), and the machine may be busy.
+ */
+const CONVERGE_MS = 120_000;
+
+/** What the rounds of one test share: the connectors met so far, those that answered 404, and the callers. */
+interface Rounds {
+  ids: Map<string, number>;
+  gone: Set<string>;
+  callers: Callers;
+}
+
+test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record, audit trail and every list follow the workflow`, async (t) => {
+  t.timeout(ROUNDS * ROUND_BOUND_MS);
   const upstream = await startTokenMcpServer({ token: TOKEN });
   t.teardown(() => upstream.close());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-consistency-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
   const port = await freePort();
-  const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info' };
-  const ids = new Set<string>();
+  const rounds: Rounds = { ids: new Map(), gone: new Set(), callers: keyCallers(['alice', 'bob', 'carol']) };
+  const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info', ...rounds.callers.env };
   let checked = 0;
   for (let round = 1; round <= ROUNDS; round++) {
     const stack = await startStackProcess({ env, logFile });
-    const cutAfterMs = 200 + Math.floor(Math.random() * 2500);
-    t.log(`round ${round}: traffic cut by SIGKILL after ${cutAfterMs} ms`);
-    const traffic = randomTraffic(stack.api, upstream.url, ids, Date.now() + cutAfterMs + 5_000);
+    const seed = roundSeed(round);
+    const random = seeded(seed);
+    const cutAfterMs = 200 + Math.floor(random() * 2500);
+    say(t, `round ${round} (seed ${seed}): traffic cut by SIGKILL after ${cutAfterMs} ms`);
+    const traffic = randomTraffic(stack.api, upstream.url, rounds, random, Date.now() + cutAfterMs + 5_000);
     await new Promise((r) => setTimeout(r, cutAfterMs));
     await stack.kill();
     await traffic;
@@ -49,9 +97,7 @@ test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record and audit
     const restarted = await startStackProcess({ env, logFile });
     const temporal = await temporalClient(logFile, readyBefore);
     try {
-      const count = await checkEveryConnector(restarted.api, temporal, ids);
-      t.log(`round ${round}: ${count} connectors consistent after the restart`);
-      checked += count;
+      checked += await checkRound(t, `round ${round} (seed ${seed})`, restarted.api, temporal, rounds);
     } finally {
       await temporal.connection.close();
       await restarted.stop();
@@ -60,16 +106,18 @@ test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record and audit
   t.true(checked >= ROUNDS, `checked ${checked} connectors over ${ROUNDS} rounds`);
 });
 
-test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API takes calls: record and audit trail follow the workflow`, async (t) => {
+test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API takes calls: record, audit trail and every list follow the workflow`, async (t) => {
+  t.timeout(ROUNDS * ROUND_BOUND_MS);
   const upstream = await startTokenMcpServer({ token: TOKEN });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-worker-'));
   const log = createLogger('crash-worker-test', 'warn', path.join(dataDir, 'logs', 'servers.log'));
   const temporalServer = await startTemporalDevServer({ dataDir, headless: true, log });
   const mongo = await startFerretDb({ dataDir, log });
   const port = await freePort();
+  const rounds: Rounds = { ids: new Map(), gone: new Set(), callers: keyCallers(['alice', 'bob', 'carol']) };
   const env = {
     TEMPORAL_ADDRESS: temporalServer.address, MONGODB_URI: mongo.uri, HOST: '127.0.0.1', LOG_LEVEL: 'info', PORT: String(port),
-    BASE_URL: `http://127.0.0.1:${port}`, CONNECTOR__ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
+    BASE_URL: `http://127.0.0.1:${port}`, CONNECTOR__ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'), ...rounds.callers.env,
   };
   // A log file per start: readiness is a line in it, which an earlier worker's log must not hold.
   let starts = 0;
@@ -89,76 +137,166 @@ test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API take
     await upstream.close();
   });
   current = await worker();
-  const ids = new Set<string>();
   let checked = 0;
   for (let round = 1; round <= ROUNDS; round++) {
-    const cutAfterMs = 200 + Math.floor(Math.random() * 2500);
-    t.log(`round ${round}: worker SIGKILLed after ${cutAfterMs} ms of traffic`);
-    const traffic = randomTraffic(apiProcess.api, upstream.url, ids, Date.now() + cutAfterMs + 3_000);
+    const seed = roundSeed(round);
+    const random = seeded(seed);
+    const cutAfterMs = 200 + Math.floor(random() * 2500);
+    say(t, `round ${round} (seed ${seed}): worker SIGKILLed after ${cutAfterMs} ms of traffic`);
+    const traffic = randomTraffic(apiProcess.api, upstream.url, rounds, random, Date.now() + cutAfterMs + 3_000);
     await new Promise((r) => setTimeout(r, cutAfterMs));
     await current.kill();
     current = await worker();
     await traffic;
-    const count = await checkEveryConnector(apiProcess.api, temporal, ids);
-    t.log(`round ${round}: ${count} connectors consistent after the worker restart`);
-    checked += count;
+    checked += await checkRound(t, `round ${round} (seed ${seed})`, apiProcess.api, temporal, rounds);
   }
   t.true(checked >= ROUNDS, `checked ${checked} connectors over ${ROUNDS} rounds`);
 });
 
-/** Four callers doing random lifecycle calls until `until` or until the stack is gone. */
-async function randomTraffic(api: ApiCall, url: string, ids: Set<string>, until: number): Promise<void> {
-  const pick = () => [...ids][Math.floor(Math.random() * ids.size)];
-  const caller = async () => {
+/**
+ * Off unless CRASH_DATABASE_ROUNDS is set: in runs of 100 rounds on a machine under a load of 30,
+ * the service's MongoDB client was seen, twice, not to reach the restarted FerretDB for minutes
+ * ("connection N to ... closed" on every operation, seeds 435470642 round 7 and 1131892506
+ * round 3) while a fresh client reached it at once; until that is understood, this test would
+ * make `npm test` fail at random.
+ */
+const DATABASE_ROUNDS = Number(process.env.CRASH_DATABASE_ROUNDS ?? 0);
+
+(DATABASE_ROUNDS > 0 ? test.serial : test.serial.skip)(`${DATABASE_ROUNDS} rounds with the database alone SIGKILLed while the service takes calls: record, audit trail and every list follow the workflow`, async (t) => {
+  const ROUNDS = DATABASE_ROUNDS;
+  t.timeout(ROUNDS * ROUND_BOUND_MS);
+  const upstream = await startTokenMcpServer({ token: TOKEN });
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-database-'));
+  // FerretDB's own output is logged at debug: kept, so that a failed round shows what it said.
+  const log = createLogger('crash-database-test', 'debug', path.join(dataDir, 'logs', 'servers.log'));
+  const mongoPort = await freePort();
+  let mongo = await startFerretDb({ dataDir, port: mongoPort, log });
+  const port = await freePort();
+  const rounds: Rounds = { ids: new Map(), gone: new Set(), callers: keyCallers(['alice', 'bob', 'carol']) };
+  // The embedded stack with the database outside it: only the database dies.
+  const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info', MONGODB_URI: mongo.uri, ...rounds.callers.env };
+  const logFile = path.join(dataDir, 'logs', 'stack.log');
+  const stack = await startStackProcess({ env, logFile });
+  const temporal = await temporalClient(logFile, 0);
+  t.teardown(async () => {
+    await stack.stop().catch(() => undefined);
+    await temporal.connection.close();
+    await mongo.stop();
+    await upstream.close();
+  });
+  let checked = 0;
+  for (let round = 1; round <= ROUNDS; round++) {
+    const seed = roundSeed(round);
+    const random = seeded(seed);
+    const cutAfterMs = 200 + Math.floor(random() * 2500);
+    say(t, `round ${round} (seed ${seed}): database SIGKILLed after ${cutAfterMs} ms of traffic`);
+    const traffic = randomTraffic(stack.api, upstream.url, rounds, random, Date.now() + cutAfterMs + 3_000);
+    await new Promise((r) => setTimeout(r, cutAfterMs));
+    process.kill(mongo.pid, 'SIGKILL');
+    await mongo.stop();
+    mongo = await startFerretDb({ dataDir, port: mongoPort, log });
+    await traffic;
+    checked += await checkRound(t, `round ${round} (seed ${seed})`, stack.api, temporal, rounds).catch(async (err: Error) => {
+      throw new Error(`${err.message}; the restarted FerretDB (pid ${mongo.pid}) ${await databaseState(mongo.uri, mongo.pid)}; logs in ${dataDir}/logs`);
+    });
+  }
+  t.true(checked >= ROUNDS, `checked ${checked} connectors over ${ROUNDS} rounds`);
+});
+
+/** Whether the database process lives and answers, for a failure's message. */
+async function databaseState(uri: string, pid: number): Promise<string> {
+  let alive = true;
+  try { process.kill(pid, 0); } catch { alive = false; }
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
+  const ping = await client.db('admin').command({ ping: 1 }).then(() => 'answers a ping', (e: Error) => `does not answer a ping (${e.message})`);
+  await client.close();
+  return `${alive ? 'runs' : 'has exited'} and ${ping}`;
+}
+
+/** Four callers (the last an admin) doing random lifecycle calls until `until` or until the service is gone. */
+async function randomTraffic(api: ApiCall, url: string, rounds: Rounds, random: () => number, until: number): Promise<void> {
+  const { ids, callers } = rounds;
+  const caller = async (who: number) => {
+    const admin = who === callers.headers.length - 1;
+    const headers = callers.headers[who]!;
     while (Date.now() < until) {
-      const dice = Math.random();
+      const mine = [...ids].filter(([, owner]) => admin || owner === who).map(([id]) => id);
+      const pick = () => mine[Math.floor(random() * mine.length)];
+      const dice = random();
       try {
-        if (dice < 0.35 || ids.size === 0) {
-          const created = await api('POST', '/api/v1/connectors', { url });
-          if (created.status === 201) ids.add(created.body.id);
+        if (dice < 0.35 || mine.length === 0) {
+          const created = await api('POST', '/api/v1/connectors', { url }, headers);
+          if (created.status === 201) ids.set(created.body.id, who);
         } else if (dice < 0.7) {
-          await api('POST', `/api/v1/connectors/${pick()}/connect`, { access_token: TOKEN });
+          await api('POST', `/api/v1/connectors/${pick()}/connect`, { access_token: TOKEN }, headers);
         } else if (dice < 0.9) {
-          await api('POST', `/api/v1/connectors/${pick()}/disconnect`);
+          await api('POST', `/api/v1/connectors/${pick()}/disconnect`, undefined, headers);
         } else {
-          await api('DELETE', `/api/v1/connectors/${pick()}`);
+          await api('DELETE', `/api/v1/connectors/${pick()}`, undefined, headers);
         }
       } catch {
         return; // the stack was killed under this call
       }
     }
   };
-  await Promise.all(Array.from({ length: 4 }, caller));
+  await Promise.all(callers.headers.map((_, who) => caller(who)));
 }
 
-async function checkEveryConnector(api: ApiCall, temporal: Client, ids: Set<string>): Promise<number> {
+function say(t: ExecutionContext, line: string): void {
+  t.log(line);
+  if (process.env.CRASH_LOG) fs.appendFileSync(process.env.CRASH_LOG, `${new Date().toISOString()} ${t.title.slice(0, 40)}: ${line}\n`);
+}
+
+/** After a restart: every connector follows its workflow, then every list view is exact; answers how many connectors were checked. */
+async function checkRound(t: ExecutionContext, round: string, api: ApiCall, temporal: Client, rounds: Rounds): Promise<number> {
+  const count = await checkEveryConnector(api, temporal, rounds);
+  const last = { why: '' };
+  const views = await eventually(async () => {
+    try {
+      return await checkListViews(api, rounds.callers, rounds.gone);
+    } catch (err) {
+      last.why = (err as Error).message;
+      return undefined;
+    }
+  }, CONVERGE_MS, 'every list view to be exact').catch((err: Error) => Promise.reject(new Error(`${round}: ${err.message}: ${last.why}`)));
+  say(t, `${round}: ${count} connectors consistent, ${views} list views exact (${rounds.gone.size} gone)`);
+  return count;
+}
+
+async function checkEveryConnector(api: ApiCall, temporal: Client, rounds: Rounds): Promise<number> {
   // Every connector workflow, also those whose create never answered (their ids are unknown).
   for await (const execution of temporal.workflow.list({ query: "WorkflowType = 'connectorWorkflow'" })) {
-    ids.add(execution.workflowId.replace(/^connector:/, ''));
+    const id = execution.workflowId.replace(/^connector:/, '');
+    if (!rounds.ids.has(id)) rounds.ids.set(id, rounds.callers.headers.length - 1);
   }
-  for (const id of ids) {
+  for (const id of rounds.ids.keys()) {
     const last = { why: '' };
-    await eventually(() => consistent(api, temporal, id, last), 30_000, `connector ${id} to be consistent`)
+    await eventually(() => consistent(api, rounds, temporal, id, last), CONVERGE_MS, `connector ${id} to be consistent`)
       .catch((err: Error) => Promise.reject(new Error(`${err.message}: ${last.why}`)));
   }
-  return ids.size;
+  return rounds.ids.size;
 }
 
 /** True when the record, the audit trail and the workflow agree; undefined to be asked again. */
-async function consistent(api: ApiCall, temporal: Client, id: string, last: { why: string }): Promise<true | undefined> {
+async function consistent(api: ApiCall, rounds: Rounds, temporal: Client, id: string, last: { why: string }): Promise<true | undefined> {
+  const admin = rounds.callers.admin;
   const handle = temporal.workflow.getHandle(`connector:${id}`);
   const description = await handle.describe().catch(() => null);
-  const record = await api('GET', `/api/v1/connectors/${id}`);
+  const record = await api('GET', `/api/v1/connectors/${id}`, undefined, admin);
   if (!description || description.status.name !== 'RUNNING') {
     last.why = `the workflow is ${description?.status.name ?? 'missing'}, the record answers ${record.status}`;
-    return record.status === 404 ? true : undefined; // a finished workflow (deleted) leaves no record
+    if (record.status !== 404) return undefined;
+    rounds.gone.add(id); // a finished workflow (deleted) leaves no record, and no list may hold it again
+    return true;
   }
+  last.why = `record ${record.status}, the workflow's view query has not answered`;
   const view = await handle.query(viewQuery);
   last.why = `record ${record.status} ${record.body?.state} ${record.body?.updated_at}, workflow ${view.state} ${view.updated_at}`;
   if (record.status !== 200 || record.body.state !== view.state || record.body.updated_at !== view.updated_at) return undefined;
-  const events: AuditEvent[] = (await api('GET', `/api/v1/connectors/${id}/events?limit=100`)).body.items;
+  const events: AuditEvent[] = (await api('GET', `/api/v1/connectors/${id}/events?limit=100`, undefined, admin)).body.items;
   const written = await transitionsInHistory(temporal, id);
-  last.why = `${events.length} audit events, ${written.length} transitions written in history, workflow version ${view.version}`;
+  const pending = (description.raw.pendingActivities ?? []).map((a) => `${a.activityType?.name} attempt ${a.attempt}${a.lastFailure?.message ? ` (${a.lastFailure.message})` : ''}`);
+  last.why = `${events.length} audit events, ${written.length} transitions written in history, workflow version ${view.version}; activities under way: ${pending.join(', ') || 'none'}`;
   if (events.length !== view.version || written.length !== view.version) return undefined;
   for (const [i, event] of events.entries()) {
     const expected = written[i]!;
@@ -196,7 +334,7 @@ function readyLines(logFile: string): { temporal: string }[] {
 
 /** A client of the restarted stack's Temporal: its ready line comes just after /readyz answers. */
 async function temporalClient(logFile: string, readyBefore: number): Promise<Client> {
-  const ready = await eventually(async () => readyLines(logFile).at(readyBefore), 30_000, 'the restarted stack\'s ready line');
+  const ready = await eventually(async () => readyLines(logFile).at(readyBefore), CONVERGE_MS, 'the restarted stack\'s ready line');
   const connection = await Connection.connect({ address: ready.temporal });
   return new Client({ connection, namespace: 'default' });
 }

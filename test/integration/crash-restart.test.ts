@@ -1,7 +1,7 @@
 // `npm start` killed with SIGKILL (the whole process tree, no handler runs) and started again on
-// the same DATA_DIR: every connector comes back as it was, with its token, and no secret is
-// anywhere on disk or in the logs in plaintext. The compiled stack, which `npm start` runs
-// (npm test builds it first).
+// the same DATA_DIR: every connector comes back as it was, with its token, listed once in every
+// view with an exact count, and no secret is anywhere on disk or in the logs in plaintext. The
+// compiled stack, which `npm start` runs (npm test builds it first).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,6 +45,16 @@ test.serial('a SIGKILL of the whole stack loses no connector and no token', asyn
   t.is(after.status, 200);
   t.is(after.body.state, 'connected');
   t.is((await second.api('GET', `/api/v1/connectors/${other.id}`)).body.state, 'created');
+  // Every list view holds each connector once, with an exact count, once the restarted worker's repair is done.
+  const { eventually } = await import('../helpers/test-stack');
+  for (const [query, ids] of [['', [c.id, other.id]], ['&state=connected', [c.id]], ['&state=created', [other.id]], ['&state=connecting', []]] as const) {
+    const page = await eventually(async () => {
+      const res = await second.api('GET', `/api/v1/connectors?limit=100${query}`);
+      return res.body?.total_count_exact === true ? res.body : undefined;
+    }, 60_000, `the list ${query} to be exact`);
+    t.deepEqual(page.items.map((r: { id: string }) => r.id).sort(), [...ids].sort(), `list ${query}`);
+    t.is(page.total_count, ids.length, `total_count of ${query}`);
+  }
   t.is(await echoThroughProxy(c.mcp_url), 'still here', 'the token survived: the proxy still authenticates upstream');
   t.is(upstream.seenAuthorization.at(-1), `Bearer ${TOKEN}`);
   t.is((await second.api('POST', `/api/v1/connectors/${other.id}/connect`, { access_token: TOKEN })).status, 200, 'updates still work');

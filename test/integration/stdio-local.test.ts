@@ -27,7 +27,9 @@ test.before(async () => {
     // Blocked as in a real deployment: the workloads listen on loopback and are reached through
     // the route the service created for them (managed), never exempted by their address.
     CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'true',
-    CONNECTOR__STDIO_READY_TIMEOUT_MS: '3000',
+    // Every workload of this file must be ready within it, however busy the machine is: the
+    // silent server's 504 waits it out.
+    CONNECTOR__STDIO_READY_TIMEOUT_MS: '15000',
     CONNECTOR__PRESETS: JSON.stringify([
       { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'reference server' },
         stdio: { image: 'mcp/everything', command: [process.execPath], args: [EVERYTHING, 'stdio'], env: { PRESET_MARKER: 'everything-e2e', PRESET_VALUE: 'preset-env-42' }, access_token_env_name: 'EVERYTHING_TOKEN' } },

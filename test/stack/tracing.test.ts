@@ -13,8 +13,10 @@ import { startTracing } from '../../stack/tracing';
 import { currentShape, workflowSpanProcessor, type SandboxSpan } from '../../stack/workflow-spans';
 import { startOtlpReceiver } from '../helpers/otlp-receiver';
 
-// Read by the SDK from the process environment: a failed export is given up sooner.
-process.env.OTEL_EXPORTER_OTLP_TIMEOUT = '1000';
+// Read by the SDK from the process environment: a failed export is given up sooner than by
+// default (the unreachable collector below), yet the export to the live receiver, which a busy
+// machine may answer late, is never given up on for the machine's load.
+process.env.OTEL_EXPORTER_OTLP_TIMEOUT = '10000';
 
 test('spans leave as OTLP protobuf over HTTP, named by the process, when the protocol is not chosen', async (t) => {
   const receiver = await startOtlpReceiver();
