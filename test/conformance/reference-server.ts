@@ -1,5 +1,6 @@
-// The conformance suite's reference server (everything-server.ts, vendored beside this file) as a
-// child process: it listens on PORT and says "running on http://localhost:PORT" once it is ready.
+// The conformance reference servers vendored beside this file, each as a child process: the suite's
+// own fixture (SDK v1 with a hand-made 2026-07-28 path) and the TypeScript SDK v2's (both revisions
+// natively). Both listen on PORT and say "running on http://localhost:PORT" once they are ready.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -10,12 +11,17 @@ export interface ReferenceServer {
   stop(): Promise<void>;
 }
 
-const ENTRY = fileURLToPath(new URL('./everything-server.ts', import.meta.url));
+export type ReferenceName = 'suite' | 'sdk-v2';
 
-export async function startReferenceServer(): Promise<ReferenceServer> {
+const ENTRIES: Record<ReferenceName, string> = {
+  suite: fileURLToPath(new URL('./suite-everything-server.ts', import.meta.url)),
+  'sdk-v2': fileURLToPath(new URL('./sdk-everything-server.ts', import.meta.url)),
+};
+
+export async function startReferenceServer(name: ReferenceName): Promise<ReferenceServer> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY], {
+    const child = spawn(process.execPath, ['--import', 'tsx', ENTRIES[name]], {
       env: { ...process.env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
