@@ -6,7 +6,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { readFileSync } from 'node:fs';
 import { startReferenceServer, type ReferenceName, type ReferenceServer } from '../conformance/reference-server';
-import { runServerSuite, type SpecVersion, type SuiteResult } from '../conformance/run-server-suite';
+import { runSuite, type SpecVersion, type SuiteResult } from '../conformance/suite-cli';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 
 type ExpectedFailures = Record<ReferenceName, Record<SpecVersion, Record<string, string>>>;
@@ -14,6 +14,10 @@ type ExpectedFailures = Record<ReferenceName, Record<SpecVersion, Record<string,
 const EXPECTED = JSON.parse(readFileSync(new URL('../conformance/expected-failures.json', import.meta.url), 'utf8')) as ExpectedFailures;
 const REFERENCES: ReferenceName[] = ['suite', 'sdk-v2'];
 const ERAS: SpecVersion[] = ['2025-11-25', '2026-07-28'];
+
+// `--suite all` takes the pending and extension scenarios too: what the proxy must relay is
+// everything the reference server can do, not only what a revision requires.
+const serverSuite = (url: string, era: SpecVersion) => runSuite(['server', '--url', url, '--spec-version', era, '--suite', 'all']);
 
 let stack: TestStack;
 const upstreams = new Map<ReferenceName, { server: ReferenceServer; mcpUrl: string }>();
@@ -46,8 +50,8 @@ for (const name of REFERENCES) {
   for (const era of ERAS) {
     test.serial(`${name} reference server, ${era}: whatever passes directly passes through the connector's MCP path`, async (t) => {
       const upstream = upstreams.get(name)!;
-      const direct = await runServerSuite(upstream.server.url, era);
-      const proxied = await runServerSuite(upstream.mcpUrl, era);
+      const direct = await serverSuite(upstream.server.url, era);
+      const proxied = await serverSuite(upstream.mcpUrl, era);
       report(t, `${name} ${era}`, direct, proxied);
       t.true(direct.passed.size > 0, 'the reference server passes scenarios directly');
       t.deepEqual([...proxied.scenarios.keys()].sort(), [...direct.scenarios.keys()].sort(), 'the same scenarios ran both ways');
