@@ -31,7 +31,7 @@ test.after.always(async () => {
 
 const record = (state: ConnectorRecord['state'], version: number): ConnectorRecord => ({
   id: 'c1', url: 'http://127.0.0.1:1/mcp', state, metadata: {}, auth_request: null, disconnect_reason: null,
-  disconnect_permanent: null, preset: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', created_by: 'alice', version,
+  disconnect_permanent: null, preset: null, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', created_by: 'alice', protocol_version: null, version,
 });
 
 /** `db` whose `connectors` writes fail while `failing.on` (a database gone for a moment). */

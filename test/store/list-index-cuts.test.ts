@@ -61,7 +61,7 @@ function record(n: number, state: ConnectorRecord['state'], owner: string | null
   const at = new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
   return {
     id: `c${n}`, url: 'http://127.0.0.1:1/mcp', state, metadata: {}, auth_request: null, disconnect_reason: null,
-    disconnect_permanent: null, preset: null, created_at: at, updated_at: at, created_by: owner, version,
+    disconnect_permanent: null, preset: null, created_at: at, updated_at: at, created_by: owner, protocol_version: null, version,
   };
 }
 

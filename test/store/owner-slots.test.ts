@@ -30,7 +30,7 @@ test.after.always(async () => {
 });
 
 function freshStore(name: string, clock = { now: Date.now() }): ConnectorStore {
-  return new ConnectorStore(client.db(name), () => clock.now);
+  return new ConnectorStore(client.db(name), undefined, () => clock.now);
 }
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

@@ -1,0 +1,39 @@
+// The "client under test" the conformance suite runs for its authorization scenarios: the service
+// is the OAuth client, so this driver plays its user and its agent. It creates a connector for the
+// scenario's MCP server (the last argument) on the stack at 127.0.0.1:CONFORMANCE_STACK_PORT,
+// connects it, opens the consent page, follows the authorization server's redirect to the callback,
+// then lists the tools and calls `test-tool` through the connector's MCP path (what the SDK's own
+// conformance client does once authorized). A scenario with a pre-registered client passes its
+// credentials in MCP_CONFORMANCE_CONTEXT; they go into the connector as its client_id/secret.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { deliverCallback, localMcpUrl, openConsentPage, startFlow } from '../helpers/oauth-service';
+import { apiClient } from '../helpers/test-stack';
+
+const port = Number(process.env.CONFORMANCE_STACK_PORT);
+const serverUrl = process.argv[process.argv.length - 1]!;
+const api = apiClient(`http://127.0.0.1:${port}`);
+
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
+const credentials = context.client_id ? { client_id: context.client_id, client_secret: context.client_secret } : {};
+const { id, res } = await startFlow(api, { url: serverUrl, match_preset: false, ...credentials });
+if (res.body?.state === 'auth_required') await authorize(res.body.auth_request.authorization_endpoint);
+else console.log(`connect answered ${res.status}: ${res.text}`);
+
+const client = new Client({ name: 'conformance-auth-driver', version: '1.0.0' });
+await client.connect(new StreamableHTTPClientTransport(new URL(localMcpUrl(port, id))));
+await client.listTools();
+await client.callTool({ name: 'test-tool', arguments: {} });
+await client.close();
+// The suite waits for this process to end, and keep-alive sockets would hold it for its timeout.
+process.exit(0);
+
+async function authorize(consentEndpoint: string): Promise<void> {
+  const consent = await openConsentPage(port, consentEndpoint);
+  // The scenario's authorization server approves at once and redirects to the callback.
+  const answer = await fetch(consent.authorizationUrl, { redirect: 'manual' });
+  const location = answer.headers.get('location');
+  if (!location) throw new Error(`the authorization server answered ${answer.status} without a redirect: ${await answer.text()}`);
+  const delivered = await deliverCallback(port, new URL(location), consent.cookie);
+  console.log(`callback answered ${delivered.status}`);
+}
