@@ -26,7 +26,8 @@ let servers: TestImage;
 
 test.before(async () => {
   const log = createLogger('test-project-images', 'warn');
-  // npm test builds these before ava starts; run alone on a cold machine this takes minutes.
+  // npm test builds these before ava starts. Run alone on a cold machine, the build takes minutes,
+  // past ava's 3-minute timeout: `npm run images` first (or `npx ava --timeout=20m`).
   images = await projectImages(log);
   servers = await testServersImage(log);
 });
