@@ -8,20 +8,24 @@
 # The pod runs it as a non-root user on a read-only root filesystem: plain node, no npx cache.
 # Build from the repository root: docker build -f deploy/gateway.Dockerfile -t connector-registry-gateway .
 # Every RUN step is one that `npm test` runs too (test/deploy/images.test.ts).
-FROM node:24-slim AS build
+# The base: the official Node image by default; `npm run images` passes a local one made from
+# Debian packages and node@24 where no registry is reachable (stack/toolchain/build-images.ts).
+ARG BASE_IMAGE=node:24-slim
+FROM ${BASE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 
-FROM node:24-slim
+FROM ${BASE_IMAGE}
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-# The gateway needs dist/gateway.mjs only; it imports nothing else of the service.
-COPY --from=build /app/dist/gateway.mjs /app/dist/gateway.mjs.map ./dist/
+# All of dist/ (a few MB): dist/gateway.mjs imports chunks that esbuild shares between the entry
+# points, whose names change with the code (a gateway.mjs alone failed with ERR_MODULE_NOT_FOUND).
+COPY --from=build /app/dist ./dist
 USER 1000:1000
 EXPOSE 8080
 # A young generation of 2 MB instead of V8's 32: about 30 MB less resident memory per workload,

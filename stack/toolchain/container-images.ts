@@ -57,11 +57,34 @@ export async function ensureNodeBaseImage(engine: ContainerEngine, options: { lo
   return NODE_BASE_IMAGE;
 }
 
-/** Builds an image; the context directory and Containerfile are the caller's. */
-export async function buildImage(engine: ContainerEngine, args: { tag: string; file: string; context: string; buildArgs?: Record<string, string> }): Promise<void> {
+export interface ImageBuild {
+  tag: string;
+  file: string;
+  context: string;
+  buildArgs?: Record<string, string>;
+  /** More tags for the same image. */
+  alsoTag?: string[];
+  /** Each line of the engine's output as it comes (a first build runs for minutes). */
+  progress?: (line: string) => void;
+}
+
+/** Builds an image, never pulling: the context directory and Containerfile are the caller's. */
+export async function buildImage(engine: ContainerEngine, args: ImageBuild): Promise<void> {
   const buildArgs = Object.entries(args.buildArgs ?? {}).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]);
-  await exec(engine.program, ['build', '--pull=never', ...buildArgs, '-f', args.file, '-t', args.tag, args.context], {
+  const tags = [args.tag, ...(args.alsoTag ?? [])].flatMap((tag) => ['-t', tag]);
+  const running = exec(engine.program, ['build', '--pull=never', ...buildArgs, '-f', args.file, ...tags, args.context], {
     maxBuffer: 256 * 1024 * 1024, timeout: 30 * 60_000,
+  });
+  if (args.progress) for (const stream of [running.child.stdout, running.child.stderr]) forEachLine(stream, args.progress);
+  await running;
+}
+
+function forEachLine(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  let pending = '';
+  stream?.on('data', (chunk: Buffer | string) => {
+    const lines = (pending + chunk.toString()).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) onLine(line);
   });
 }
 

@@ -2,12 +2,16 @@
 // servers' binaries (and, for the tests, Chromium and Node 24) exist, downloading or building each
 // once with visible progress, and prints where each was found. `npm test` runs it before ava so that a
 // first install never happens inside a test's timeout.
+import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../core/logger';
 import { KUBE_BINARIES, locateBinary, planInstalls, SERVER_BINARIES, type BinaryName } from './binaries';
 import { describeBuildPlan } from './build-plan';
 import { locateChromium } from './chromium';
-import { ensureNodeBaseImage, locateContainerEngine } from './container-images';
+import { locateContainerEngine } from './container-images';
 import { locateNode24 } from './node24';
+import { chooseBaseImage, ensureProjectImages } from './project-images';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const FLAGS = ['--kube', '--helm', '--chromium', '--node24', '--containers'];
 
@@ -42,12 +46,21 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** A container engine and the Node base image; without an engine the container tests skip, saying why. */
+/**
+ * A container engine, the Node base image and the project's own images of this checkout (a first
+ * build runs `npm ci` inside for minutes: here, never inside a test's timeout); without an engine
+ * the container tests skip, saying why.
+ */
 async function containers(log: ReturnType<typeof createLogger>): Promise<readonly [string, { source: string; path: string }]> {
   const found = await locateContainerEngine({ log });
   if (!found.engine) return ['containers', { source: 'skipped', path: found.reason }] as const;
-  const image = await ensureNodeBaseImage(found.engine, { log });
-  return [`containers (${found.engine.program})`, { source: found.source, path: image }] as const;
+  const base = await chooseBaseImage(found.engine, process.env, log);
+  const images = await ensureProjectImages(found.engine, {
+    root: ROOT, base: base.image, log,
+    progress: (role, line) => { if (/STEP \d+\/\d+/.test(line)) log.info(`${role} image: ${line}`); },
+  });
+  const summary = images.map((i) => `${i.tag} (${i.built ? `built in ${i.seconds.toFixed(0)} s` : 'cached'})`).join(', ');
+  return [`containers (${found.engine.program})`, { source: found.source, path: `${base.image}; ${summary}` }] as const;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -1,7 +1,8 @@
 // The images are built by steps that this suite runs too: the Dockerfiles may only RUN `npm ci`,
 // `npm run build` and `npm ci --omit=dev`, and the final stage's tree (production dependencies
-// and dist/) is made here the same way and every role is started from it. There is no container
-// engine on the development machine, so the images themselves are not built in CI.
+// and dist/) is made here the same way and every role is started from it. Every stage is FROM the
+// BASE_IMAGE build argument, whose default is the official Node 24 image; where podman or Docker
+// is present the images themselves are built and run too (test/integration/project-images.test.ts).
 import { execFile } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,13 +22,19 @@ const ALLOWED_RUN_STEPS = new Set([
 let tree: string;
 
 interface Stage { from: string; runs: string[]; user?: string; cmd?: string[]; copies: string[] }
+interface Dockerfile { buildArgs: Map<string, string>; stages: Stage[] }
 
-/** The stages of a Dockerfile, enough to hold it to the steps tested here. */
-function stages(dockerfile: string): Stage[] {
+/** The build arguments before the first FROM and the stages of a Dockerfile, enough to hold it to the steps tested here. */
+function parse(dockerfile: string): Dockerfile {
   const out: Stage[] = [];
+  const buildArgs = new Map<string, string>();
   for (const line of dockerfile.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))) {
     const [instruction, ...rest] = line.split(/\s+/);
     const args = rest.join(' ');
+    if (instruction === 'ARG' && out.length === 0) {
+      const [name, value = ''] = args.split('=');
+      buildArgs.set(name!, value);
+    }
     if (instruction === 'FROM') out.push({ from: args, runs: [], copies: [] });
     const stage = out.at(-1)!;
     if (instruction === 'RUN') stage.runs.push(args);
@@ -35,7 +42,7 @@ function stages(dockerfile: string): Stage[] {
     if (instruction === 'CMD') stage.cmd = JSON.parse(args) as string[];
     if (instruction === 'COPY') stage.copies.push(args);
   }
-  return out;
+  return { buildArgs, stages: out };
 }
 
 test.before(async () => {
@@ -51,11 +58,12 @@ test.after.always(async () => {
 });
 
 for (const file of ['deploy/Dockerfile', 'deploy/gateway.Dockerfile']) {
-  test(`${file} runs only the tested steps, on Node 24, as non-root, a compiled entry point`, async (t) => {
-    const all = stages(await readFile(join(ROOT, file), 'utf8'));
+  test(`${file} runs only the tested steps, on Node 24 (BASE_IMAGE, default node:24-slim), as non-root, a compiled entry point`, async (t) => {
+    const { buildArgs, stages: all } = parse(await readFile(join(ROOT, file), 'utf8'));
     t.true(all.length >= 2, 'multi-stage');
+    t.is(buildArgs.get('BASE_IMAGE'), 'node:24-slim', 'the official Node image unless the build names another');
     for (const stage of all) {
-      t.regex(stage.from, /^node:24-slim\b/);
+      t.regex(stage.from, /^\$\{BASE_IMAGE\}(\s|$)/, 'every stage on the base the build argument names');
       for (const run of stage.runs) t.true(ALLOWED_RUN_STEPS.has(run), `untested RUN step: ${run}`);
     }
     const final = all.at(-1)!;

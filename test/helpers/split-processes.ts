@@ -16,6 +16,8 @@ export interface SplitProcesses {
   dataDir: string;
   /** The port the proxy is to take: BASE_URL (and so every mcp_url) names it. */
   proxyPort: number;
+  /** The variables every role shares (Temporal's and the database's addresses, the key, BASE_URL): for roles started elsewhere, such as in containers. */
+  env: Record<string, string>;
   /** `entry` (dist/<role>.mjs) as a process, ready; `extra` adds to or overrides the shared variables. */
   start(entry: string, name: string, extra?: Record<string, string>): Promise<StackProcess>;
 }
@@ -39,6 +41,7 @@ export async function startSplitProcesses(t: ExecutionContext, env: Record<strin
   return {
     dataDir,
     proxyPort,
+    env: common,
     async start(entry, name, extra = {}) {
       const port = extra.PORT ?? String(await freePort());
       // Every role, the worker included, is ready when its /readyz answers 200 (the chart's probes).
