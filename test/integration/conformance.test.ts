@@ -1,18 +1,22 @@
-// The MCP project's conformance suite (server scenarios) against two reference servers (the suite's
-// own fixture and the TypeScript SDK v2's), once directly and once through a connector's MCP path
-// of a real embedded stack, at each protocol revision: every scenario that passes directly must
-// pass through the proxy, unless test/conformance/expected-failures.json lists it with its reason
-// (and a listed one that passes again fails the test, so the list stays true).
+// The MCP project's conformance suite (server scenarios) against the MCP project's reference server
+// from npm (@modelcontextprotocol/server-everything, Streamable HTTP), once directly and once
+// through a connector's MCP path of a real embedded stack, at each protocol revision: every
+// scenario that passes directly must pass through the proxy, unless
+// test/conformance/expected-failures.json lists it with its reason (and a listed one that passes
+// again fails the test, so the list stays true). The suite's own fixture servers are not
+// published on npm, and their code is not ours to copy: what the reference server cannot do
+// fails both ways and says nothing about the proxy.
 import test, { type ExecutionContext } from 'ava';
 import { readFileSync } from 'node:fs';
-import { startReferenceServer, type ReferenceName, type ReferenceServer } from '../conformance/reference-server';
+import { startEverythingServer, type EverythingServer } from '../fixtures/everything-server';
 import { runSuite, type SpecVersion, type SuiteResult } from '../conformance/suite-cli';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 
+type ReferenceName = 'everything';
 type ExpectedFailures = Record<ReferenceName, Record<SpecVersion, Record<string, string>>>;
 
 const EXPECTED = JSON.parse(readFileSync(new URL('../conformance/expected-failures.json', import.meta.url), 'utf8')) as ExpectedFailures;
-const REFERENCES: ReferenceName[] = ['suite', 'sdk-v2'];
+const REFERENCES: ReferenceName[] = ['everything'];
 const ERAS: SpecVersion[] = ['2025-11-25', '2026-07-28'];
 
 // `--suite all` takes the pending and extension scenarios too: what the proxy must relay is
@@ -20,12 +24,12 @@ const ERAS: SpecVersion[] = ['2025-11-25', '2026-07-28'];
 const serverSuite = (url: string, era: SpecVersion) => runSuite(['server', '--url', url, '--spec-version', era, '--suite', 'all']);
 
 let stack: TestStack;
-const upstreams = new Map<ReferenceName, { server: ReferenceServer; mcpUrl: string }>();
+const upstreams = new Map<ReferenceName, { server: EverythingServer; mcpUrl: string }>();
 
 test.before(async () => {
   stack = await startTestStack();
   for (const name of REFERENCES) {
-    const server = await startReferenceServer(name);
+    const server = await startEverythingServer();
     upstreams.set(name, { server, mcpUrl: await connectorFor(server.url) });
   }
 });
