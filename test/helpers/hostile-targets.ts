@@ -183,7 +183,11 @@ export function headerCases(random: Random, known: KnownConnectors): HostileCase
   return out;
 }
 
-/** The MCP path: unknown ids answer 404, a connector that is not connected 409, whatever the request. */
+/**
+ * The MCP path: a DELETE that carries a body is refused at the door (400, before any lookup, so the
+ * same for every id: proxy/request-framing.ts); otherwise unknown ids answer 404 and a connector
+ * that is not connected 409, whatever the request.
+ */
 export function mcpCases(random: Random, known: KnownConnectors): HostileCase[] {
   const bodies = [
     '{}', '[]', 'null', '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}', '{"jsonrpc":"2.0","method":"tools/call"', '\u0000\u0001',
@@ -201,7 +205,9 @@ export function mcpCases(random: Random, known: KnownConnectors): HostileCase[] 
     if (body !== undefined && type) headers['content-type'] = type;
     if (random.chance(0.3)) headers['mcp-session-id'] = random.string(random.int(1, 100), ASCII_PRINTABLE.filter((c) => c !== ' '));
     const suffix = random.pick(['', '/', `?${random.string(5, ['a', '=', '&', '%', '1'])}`]);
-    out.push({ name: `mcp ${connected ? 'not connected' : 'unknown id'}`, method, path: `${API}/${id}/mcp${suffix}`, headers, body, expect: connected ? [409] : [404] });
+    const framingRefused = method === 'DELETE' && body !== undefined && body.length > 0;
+    const expect = framingRefused ? [400] : connected ? [409] : [404];
+    out.push({ name: `mcp ${connected ? 'not connected' : 'unknown id'}`, method, path: `${API}/${id}/mcp${suffix}`, headers, body, expect });
   }
   return out;
 }

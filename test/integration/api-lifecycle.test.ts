@@ -89,7 +89,9 @@ test('create: an mcp+stdio URL that matches a preset is accepted; the preset lis
   const presets = await stack.api('GET', '/api/v1/connectors/presets');
   t.is(presets.status, 200);
   t.is(presets.body.items.length, 2);
-  t.deepEqual(presets.body.items[1], { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'stdio' }, stdio: { image: 'everything:1' } });
+  const { reason, ...shown } = presets.body.items[1];
+  t.deepEqual(shown, { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'stdio' }, stdio: { image: 'everything:1' }, runnable: false });
+  t.regex(reason, /container or the Kubernetes runtime/, 'an image-only preset cannot run as a local process, and the list says so');
   t.false(presets.text.includes('env-value-xyz'));
   t.false(presets.text.includes('preset-secret'));
   t.false(presets.text.includes('preset-client'));
