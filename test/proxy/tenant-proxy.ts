@@ -35,7 +35,8 @@ export interface TenantProxy {
 
 export async function startTenantProxy(options: Partial<McpProxyOptions> = {}): Promise<TenantProxy> {
   const upstream = await startRawUpstream();
-  const route = (t: Tenant) => ({ kind: 'connected' as const, owner: t.owner, target: upstream.url, token: t.token });
+  // An API key's subject names the owner `key:<subject>` (callers/caller.ts).
+  const route = (t: Tenant) => ({ kind: 'connected' as const, owner: `key:${t.owner}`, target: upstream.url, token: t.token });
   const authenticator = createAuthenticator({
     enabled: true,
     apiKeys: [OWNER_A, OWNER_B].map((t) => ({ subject: t.owner, sha256: sha256Hex(t.apiKey), admin: false })),
