@@ -225,7 +225,7 @@ test('a server that exits before it is ready: WorkloadExitedError with its exit 
 
 test('a preset without command cannot run locally: WorkloadSpecError', async (t) => {
   await t.throwsAsync(runtime.start({ connectorId: randomUUID(), stdio: { image: 'mcp/github:1' }, token: null }, { readinessTimeoutMs: 1_000 }), {
-    instanceOf: WorkloadSpecError, message: 'a preset without command cannot run locally',
+    instanceOf: WorkloadSpecError, message: 'a preset without command cannot run as a local process: it needs the container or the Kubernetes runtime (CONNECTOR__STDIO_RUNTIME)',
   });
 });
 

@@ -130,7 +130,7 @@ test.serial('startWorkload failures reach the workflow typed: 504 timeout, 422 s
   ]);
   t.deepEqual(outcomes.slice(0, 3), [
     { failure: { type: 'UpstreamTimeout', nonRetryable: true, message: 'the stdio workload did not become ready within 5 s' } },
-    { failure: { type: 'Unprocessable', nonRetryable: true, message: 'a preset without command cannot run locally' } },
+    { failure: { type: 'Unprocessable', nonRetryable: true, message: 'a preset without command cannot run as a local process: it needs the container or the Kubernetes runtime (CONNECTOR__STDIO_RUNTIME)' } },
     { failure: { type: 'UpstreamError', nonRetryable: true, message: 'stdio server exited with code 7' } },
   ]);
   t.like(outcomes[3], { failure: { nonRetryable: false } }, 'a token that cannot be opened is an ordinary (retryable) failure');
