@@ -18,7 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { stop } from './proxy/child';
 import { treeCpuMs, treeRssMb, waitForPort } from './gateway/process-tree';
-import { freePort } from '../stack/servers/free-port';
+import { freePort } from '../service/free-port';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);

@@ -18,7 +18,7 @@ import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/clie
 import { Pool } from 'undici';
 import { createLogger } from '../core/logger';
 import { startEmbeddedStack } from '../stack/embedded-stack';
-import { freePort } from '../stack/servers/free-port';
+import { freePort } from '../service/free-port';
 import { bareWorkflow, setValueUpdate } from './lifecycle/bare-workflow';
 import { startBareWorker } from './lifecycle/bare-worker';
 import { percentile, runRound, throughput, type ItemTiming, type RoundResult } from './lifecycle/rounds';

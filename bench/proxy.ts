@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'undici';
-import { freePort } from '../stack/servers/free-port';
+import { freePort } from '../service/free-port';
 import { BENCH_OWNER, startBenchCallers, type BenchCallers } from './proxy/bench-callers';
 import { startChild, type Child } from './proxy/child';
 import { cpuMs, withChildren } from './proxy/cpu-time';

@@ -1,5 +1,5 @@
 // The service's Prometheus series: one definition of each name, its labels and buckets, so that
-// every room records into the same series. A process builds one set (stack/metrics.ts) and hands
+// every room records into the same series. A process builds one set (service/metrics.ts) and hands
 // it to whatever records; label values stay bounded (route templates, outcomes, statuses, and no
 // id but that of an existing connector).
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';

@@ -5,7 +5,7 @@
 
 export const CLIENT_METADATA_PATH = '/api/v1/oauth/client-metadata.json';
 export const OAUTH_CALLBACK_PATH = '/api/v1/connectors/oauth/callback';
-/** The service's consent page: the authorization_endpoint it hands out (decisions.md, "Callers"). */
+/** The service's consent page: the authorization_endpoint it hands out (the specification's decisions, "Callers"). */
 export const CONSENT_PATH = '/api/v1/connectors/oauth/authorize';
 
 export function consentPageUrl(baseUrl: string, stateHash: string): string {

@@ -1,5 +1,5 @@
 // What a server span takes from a caller and what it records, shared by the REST API's spans
-// (stack/http-trace.ts) and the MCP proxy's (proxy/mcp-trace.ts). Only the OpenTelemetry API is
+// (service/http-trace.ts) and the MCP proxy's (proxy/mcp-trace.ts). Only the OpenTelemetry API is
 // used here: with tracing off no tracer exists and none of this runs.
 import { ROOT_CONTEXT, SpanStatusCode, propagation, type Context, type Span } from '@opentelemetry/api';
 import type { IncomingHttpHeaders } from 'node:http';

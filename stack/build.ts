@@ -6,16 +6,16 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { bundleWorkflows } from './bundle-workflows';
-import { workflowBundleName } from './workflow-bundle';
+import { bundleWorkflows } from '../service/bundle-workflows';
+import { workflowBundleName } from '../service/workflow-bundle';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIST = join(ROOT, 'dist');
 /** dist/<name>.mjs for each production entry point; one image runs any of them. */
 export const ENTRY_POINTS = {
-  worker: 'stack/worker.ts',
-  api: 'stack/api.ts',
-  proxy: 'stack/proxy.ts',
+  worker: 'service/worker.ts',
+  api: 'service/api.ts',
+  proxy: 'service/proxy.ts',
   gateway: 'gateway/main.ts',
 } as const;
 /** Built beside them for `npm start`, which runs the compiled stack: tsx would hold about 100 MB more. */
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     sourcemap: true,
     logLevel: 'warning',
   });
-  // Beside dist/worker.mjs, where the worker looks for them (stack/worker-runtime.ts).
+  // Beside dist/worker.mjs, where the worker looks for them (service/worker-runtime.ts).
   const bundles = [false, true].map((traced) => workflowBundleName(traced));
   for (const traced of [false, true]) await writeFile(join(DIST, workflowBundleName(traced)), await bundleWorkflows(traced));
   process.stdout.write(`built ${Object.keys(ALL_ENTRY_POINTS).map((n) => `dist/${n}.mjs`).join(', ')} and ${bundles.map((b) => `dist/${b}`).join(', ')} in ${Date.now() - started} ms\n`);

@@ -6,15 +6,15 @@ import { loadConfig, type Config } from '../core/config';
 import { createLogger, type Logger } from '../core/logger';
 import type { ConnectorStore } from '../store/connector-store';
 import { startFerretDb } from './servers/ferretdb-server';
-import { ensurePrivateDir } from './private-files';
+import { ensurePrivateDir } from '../service/private-files';
 import { onFreePorts } from './preferred-port';
-import { preferredOrFree } from './servers/free-port';
+import { preferredOrFree } from '../service/free-port';
 import { startTemporalDevServer } from './servers/temporal-dev-server';
-import { closeServer, createHttpServer, listen } from './http-server';
-import { createProcessMetrics, serveMetrics } from './metrics';
-import { authenticatorOf, buildApi, buildProxy, originPolicyOf, startWorkerRole } from './roles';
-import { encryptionKey, openMongo, openTemporal, secretBox } from './services';
-import { startTracing } from './tracing';
+import { closeServer, createHttpServer, listen } from '../service/http-server';
+import { createProcessMetrics, serveMetrics } from '../service/metrics';
+import { authenticatorOf, buildApi, buildProxy, originPolicyOf, startWorkerRole } from '../service/roles';
+import { encryptionKey, openMongo, openTemporal, secretBox } from '../service/services';
+import { startTracing } from '../service/tracing';
 
 export interface EmbeddedStack {
   config: Config;

@@ -1,6 +1,6 @@
 // The embedded stack prefers the servers' usual ports (7233, 8233, 27017) so their addresses
 // are familiar, but never fails because something else holds one.
-import { isPortConflict } from './servers/free-port';
+import { isPortConflict } from '../service/free-port';
 
 /**
  * Starts a server on its preferred ports, and once more on free ports if another process took

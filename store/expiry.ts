@@ -1,7 +1,7 @@
 // Documents that expire: a TTL index where the database has them, and a sweep that deletes the
 // same documents where it does not. FerretDB 1.24 (the embedded database) answers an index with
 // expireAfterSeconds with NotImplemented and never expires anything, so there a plain index on
-// the field stands in and the worker's sweep (stack/expiry-sweeper.ts) holds the bound.
+// the field stands in and the worker's sweep (service/expiry-sweeper.ts) holds the bound.
 import type { Collection, Document, Filter } from 'mongodb';
 
 export interface Expiry {

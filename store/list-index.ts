@@ -9,7 +9,7 @@
 // read of all of them (countDocuments on FerretDB decodes every document in Go: 250 ms at 10,000
 // connectors), and a list must cost the same at 10,000 as at 10. The repair reads every record
 // and key once (about a second of FerretDB's time at 10,000), at worker start, 30 minutes after,
-// and a few seconds after any change this process saw cut (stack/list-index-repair.ts).
+// and a few seconds after any change this process saw cut (service/list-index-repair.ts).
 import crypto from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { ExclusiveGate } from './exclusive-gate';
@@ -42,7 +42,7 @@ export class ListIndex {
   private suspects = new Map<string, string>();
 
   /**
-   * `writer`: the slot this process writes as. A worker takes its host and port (stack/roles.ts),
+   * `writer`: the slot this process writes as. A worker takes its host and port (service/roles.ts),
    * so that one restarted in the same place knows the marks of that slot for its predecessor's.
    */
   constructor(db: Db, public writer: string = crypto.randomUUID()) {

@@ -5,15 +5,17 @@
 import * as oauth from 'oauth4webapi';
 import type { Logger } from '../../core/logger';
 import { networkFailure } from '../../core/network-error';
+import { RedirectRefusedError } from '../../core/network-policy-errors';
 import {
-  AuthorizationDeniedError, AuthorizationServerError, ForbiddenAddressError, InvalidGrantError,
-  OAuthError, OAuthInternalError, UpstreamResponseError, UpstreamTimeoutError, UpstreamUnavailableError,
+  AuthorizationDeniedError, AuthorizationServerError, ForbiddenAddressError, InsecureUrlError, InvalidGrantError,
+  OAuthError, OAuthInternalError, TooManyRedirectsError, UpstreamResponseError, UpstreamTimeoutError, UpstreamUnavailableError,
 } from './errors';
 import { OAUTH_ERROR_CODE } from './schemas';
 
 /** Maps any error thrown while doing `step` (e.g. "the token request") to the typed family; `logger` hears of the unexpected ones. */
 export function classifyError(err: unknown, step: string, logger?: Logger): OAuthError {
   if (err instanceof OAuthError) return err;
+  if (err instanceof RedirectRefusedError) return fromRedirect(err);
   const network = networkFailure(err);
   if (network?.kind === 'blocked') return new ForbiddenAddressError(`${step} was refused: ${network.guardMessage}`);
   if (network?.kind === 'timeout') return new UpstreamTimeoutError(`${step} did not complete in time`);
@@ -49,6 +51,13 @@ export function statusError(status: number, step: string): OAuthError {
     return new UpstreamUnavailableError(`${step} failed: the server answered HTTP ${status}`);
   }
   return new UpstreamResponseError(`${step} failed: the server answered HTTP ${status}`);
+}
+
+/** The guarded fetch's refusal of a redirect; its message names only origins and the hop limit. */
+function fromRedirect(err: RedirectRefusedError): OAuthError {
+  if (err.refusal === 'insecure') return new InsecureUrlError(err.message);
+  if (err.refusal === 'too-many') return new TooManyRedirectsError(err.message);
+  return new UpstreamResponseError(err.message);
 }
 
 function fromOAuthBody(err: oauth.ResponseBodyError, step: string): OAuthError {

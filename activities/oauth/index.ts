@@ -2,7 +2,7 @@
 // and the injected OAuthHttp, so each can run as its own Temporal activity.
 export * from './errors';
 export { classifyError } from './classify-error';
-export { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from './guarded-fetch';
+export { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from '../../core/guarded-fetch';
 export { type FetchLike, type OAuthHttp } from './http';
 export { parseWwwAuthenticate, findBearerChallenge, type BearerChallenge, type Challenge } from '../../core/www-authenticate';
 export { canonicalServerUri, resourceCovers } from './canonical-uri';

@@ -1,4 +1,4 @@
-// A worker for the bare workflow with the worker options of stack/worker-runtime.ts, so that the
+// A worker for the bare workflow with the worker options of service/worker-runtime.ts, so that the
 // two loops differ only in what the service adds (HTTP, records, the upstream probe).
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';

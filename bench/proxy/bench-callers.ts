@@ -4,7 +4,7 @@
 // come from (key:…, oidc:…), so the routes belong to the key's owner and the token carries the
 // admin role: both reach them, each through the ownership check.
 import { sha256Hex } from '../../callers/api-keys';
-import { startJwtIssuer } from '../../test/fixtures/jwt-issuer';
+import { startJwtIssuer } from '../../test/helpers/for-bench';
 
 export const BENCH_OWNER = 'key:bench-team';
 const BENCH_SUBJECT = 'bench-team';

@@ -1,5 +1,5 @@
 // Bench proxy: the production proxy role in its own process, built from configuration as
-// dist/proxy.mjs builds it (stack/proxy-role.ts: the same caller gate, pools and policy; the
+// dist/proxy.mjs builds it (service/proxy-role.ts: the same caller gate, pools and policy; the
 // same HTTP server with its Origin rule and series), except that routes come from a static table
 // (BENCH_ROUTES, JSON) behind the same RouteCache instead of from Temporal. Configured by the
 // production variables the bench sets (PORT, BASE_URL, CONNECTOR__*); BENCH_METRICS=0 records
@@ -11,10 +11,10 @@ import { createMcpProxy } from '../../proxy/mcp-proxy';
 import type { Route } from '../../proxy/route';
 import { RouteCache } from '../../proxy/route-cache';
 import { staticRoutes } from '../../proxy/static-routes';
-import { createHttpServer, listen } from '../../stack/http-server';
-import { createProcessMetrics } from '../../stack/metrics';
-import { auditQueueOf, originPolicyOf, proxyOptionsOf } from '../../stack/proxy-role';
-import { openMongo } from '../../stack/services';
+import { createHttpServer, listen } from '../../service/http-server';
+import { createProcessMetrics } from '../../service/metrics';
+import { auditQueueOf, originPolicyOf, proxyOptionsOf } from '../../service/proxy-role';
+import { openMongo } from '../../service/services';
 
 const config = loadConfig();
 const logger = createLogger('bench-proxy', 'warn');

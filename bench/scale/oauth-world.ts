@@ -1,9 +1,10 @@
 // The OAuth side of the scale run: oidc-provider with short-lived access tokens and rotating
 // refresh tokens, an MCP server that accepts its tokens, and the walk a user makes to connect a
 // connector (the service's consent page, the provider's login and consent, the callback).
-import { createConsentAgent, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../../test/fixtures/oauth';
-import { deliverCallback, openConsentPage } from '../../test/helpers/oauth-service';
-import type { ApiCall } from '../../test/helpers/test-stack';
+import {
+  createConsentAgent, deliverCallback, openConsentPage, startOidcServer, startProtectedMcpServer,
+  type ApiCall, type OidcServer, type ProtectedMcpServer,
+} from '../../test/helpers/for-bench';
 
 export interface OAuthWorld {
   as: OidcServer;

@@ -8,7 +8,7 @@ import { MongoClient } from 'mongodb';
 import type { Logger } from '../../core/logger';
 import { resolveBinary } from '../toolchain/binaries';
 import { startChildServer } from './child-server';
-import { portOrFree, retryOnPortConflict } from './free-port';
+import { portOrFree, retryOnPortConflict } from '../../service/free-port';
 
 export interface FerretDbOptions {
   dataDir: string;

@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../core/logger';
 import { resolveBinary, type BinaryName } from '../toolchain/binaries';
-import { freePorts } from './free-port';
+import { freePorts } from '../../service/free-port';
 import { runOnParentDeath } from './parent-watchdog';
 import { runCommand } from './run-command';
 

@@ -1,12 +1,17 @@
 // The rooms' dependency rules (README, "Architecture"), checked on the source: each room imports
-// only from the rooms listed for it, the workflow sandbox takes only types from activities/, and
-// no module imports itself through others.
+// only from the rooms listed for it, the workflow sandbox takes only types from activities/, the
+// production processes (service/ and the rooms it wires) never import the development stack
+// (stack/), the benchmarks reach test/ through one door, and no module imports itself through
+// others. No room is exempt.
 import test from 'ava';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** What dist/api.mjs, dist/proxy.mjs, dist/worker.mjs and dist/gateway.mjs are built from. */
+const PRODUCTION = ['core', 'gateway', 'store', 'callers', 'activities', 'workflows', 'api', 'proxy', 'service'];
 
 /** Which rooms each room may import from; `types` may be imported for their types only. */
 const ALLOWED: Record<string, { values: string[]; types: string[] }> = {
@@ -18,8 +23,17 @@ const ALLOWED: Record<string, { values: string[]; types: string[] }> = {
   workflows: { values: ['core'], types: ['activities'] },
   api: { values: ['core', 'store', 'callers', 'workflows'], types: [] },
   proxy: { values: ['core', 'callers', 'workflows'], types: [] },
+  // The production composition root: entry points, wiring from configuration, the HTTP server,
+  // observability, the worker's periodic jobs.
+  service: { values: ['core', 'store', 'callers', 'activities', 'workflows', 'api', 'proxy'], types: [] },
+  // The development stack (embedded supervisor, dev servers, toolchain, build) runs production's parts.
+  stack: { values: PRODUCTION, types: [] },
+  // The benchmarks run both, and take from test/ only what BENCH_DOOR re-exports.
+  bench: { values: [...PRODUCTION, 'stack'], types: [] },
 };
-const ROOMS = [...Object.keys(ALLOWED), 'stack'];
+const ROOMS = Object.keys(ALLOWED);
+/** The one module of test/ that bench/ may import. */
+const BENCH_DOOR = 'test/helpers/for-bench.ts';
 
 interface Edge { from: string; to: string; typeOnly: boolean }
 
@@ -50,26 +64,65 @@ function edgesOf(file: string): Edge[] {
     const to = resolveImport(file, match[3]!);
     if (to) edges.push({ from: file, to, typeOnly: Boolean(match[2]) });
   }
+  // Modules loaded on demand (the Kubernetes runtime, the gateway's modern endpoint) count too.
+  for (const match of text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) {
+    const to = resolveImport(file, match[1]!);
+    if (to) edges.push({ from: file, to, typeOnly: false });
+  }
   return edges;
 }
 
 const roomOf = (file: string) => file.split('/')[0]!;
+
+/** Why an import breaks the rules, or null when it keeps them. */
+function brokenRule({ from, to, typeOnly }: Edge): string | null {
+  const [a, b] = [roomOf(from), roomOf(to)];
+  if (a === b) return null;
+  if (a === 'bench' && b === 'test') return to === BENCH_DOOR ? null : `bench/ imports test/ only through ${BENCH_DOOR}`;
+  const rule = ALLOWED[a];
+  if (!rule) return `${a}/ is not a room this test governs`;
+  if (rule.values.includes(b) || (typeOnly && rule.types.includes(b))) return null;
+  return `${a}/ may not import ${b}/${typeOnly ? ' (not even types)' : ''}`;
+}
+
 const files = ROOMS.flatMap((room) => sourceFiles(join(ROOT, room)));
 const edges = files.flatMap(edgesOf);
 
 test('the source has the rooms and imports this test reads', (t) => {
   t.true(files.length > 100, `found ${files.length} source files`);
   t.true(edges.some((e) => e.from === 'workflows/connector-manager.ts' && e.to === 'core/connector-states.ts'));
+  t.true(edges.some((e) => e.from === 'stack/embedded-stack.ts' && e.to === 'service/roles.ts'));
+  t.true(edges.some((e) => e.from === 'activities/workloads/create-runtime.ts' && e.to === 'activities/workloads/kube-runtime.ts'), 'import() is read');
+  t.true(edges.some((e) => e.from.startsWith('bench/') && e.to === BENCH_DOOR));
 });
 
-test('each room imports only from the rooms below it', (t) => {
-  const broken = edges.filter(({ from, to, typeOnly }) => {
-    const [a, b] = [roomOf(from), roomOf(to)];
-    if (a === b || a === 'stack') return false;
-    const rule = ALLOWED[a]!;
-    return !(rule.values.includes(b) || (typeOnly && rule.types.includes(b)));
-  });
-  t.deepEqual(broken.map((e) => `${e.from} -> ${e.to}${e.typeOnly ? ' (type)' : ''}`), []);
+test('each room imports only from the rooms it may', (t) => {
+  const broken = edges.map((e) => [e, brokenRule(e)] as const).filter(([, why]) => why);
+  t.deepEqual(broken.map(([e, why]) => `${e.from} -> ${e.to}: ${why}`), []);
+});
+
+test('production never imports the development stack, nor bench/ or test/', (t) => {
+  const production = edges.filter((e) => PRODUCTION.includes(roomOf(e.from)));
+  t.deepEqual(production.filter((e) => !PRODUCTION.includes(roomOf(e.to))).map((e) => `${e.from} -> ${e.to}`), []);
+});
+
+test('bench/ reaches test/ through its one door only', (t) => {
+  const intoTests = edges.filter((e) => roomOf(e.from) === 'bench' && roomOf(e.to) === 'test');
+  t.deepEqual(intoTests.filter((e) => e.to !== BENCH_DOOR).map((e) => `${e.from} -> ${e.to}`), []);
+});
+
+test('the rule refuses the imports it is there to refuse', (t) => {
+  const edge = (from: string, to: string, typeOnly = false): Edge => ({ from, to, typeOnly });
+  t.regex(brokenRule(edge('service/worker.ts', 'stack/servers/temporal-dev-server.ts')) ?? '', /service\/ may not import stack\//);
+  t.regex(brokenRule(edge('proxy/mcp-proxy.ts', 'stack/embedded-stack.ts', true)) ?? '', /not even types/);
+  t.regex(brokenRule(edge('core/config.ts', 'service/roles.ts')) ?? '', /core\/ may not import service\//);
+  t.regex(brokenRule(edge('bench/scale.ts', 'test/helpers/test-stack.ts')) ?? '', /only through test\/helpers\/for-bench\.ts/);
+  t.regex(brokenRule(edge('bench/proxy.ts', 'test/fixtures/jwt-issuer.ts')) ?? '', /only through/);
+  t.regex(brokenRule(edge('workflows/connector-manager.ts', 'activities/index.ts')) ?? '', /workflows\/ may not import activities\//);
+  t.regex(brokenRule(edge('test/helpers/for-bench.ts', 'stack/build.ts')) ?? '', /not a room/);
+  t.is(brokenRule(edge('workflows/activity-proxies.ts', 'activities/index.ts', true)), null);
+  t.is(brokenRule(edge('stack/embedded-stack.ts', 'service/roles.ts')), null);
+  t.is(brokenRule(edge('bench/scale.ts', BENCH_DOOR)), null);
 });
 
 test('no module imports itself through others', (t) => {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { CACHED_WORKFLOW_KB, cachedWorkflowsFor, loadConfig } from '../../core/config';
-import { temporalConnectOptions } from '../../stack/services';
+import { temporalConnectOptions } from '../../service/services';
 
 test('defaults', (t) => {
   const c = loadConfig({});

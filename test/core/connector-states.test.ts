@@ -4,8 +4,8 @@ import {
   transition, watchNeeded, type ConnectorEvent, type ConnectorState,
 } from '../../core/connector-states';
 
-// The contract of decisions.md, written out independently of the table in the module, so that
-// a change to either shows up here.
+// The contract of the specification's decisions ("States"), written out independently of the
+// table in the module, so that a change to either shows up here.
 const EXPECTED: Record<ConnectorState, Partial<Record<ConnectorEvent, ConnectorState>>> = {
   created: { connect: 'connecting', delete: 'deleting' },
   connecting: {

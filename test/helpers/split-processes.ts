@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { createLogger } from '../../core/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { startStackProcess, type StackProcess } from './stack-process';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../core/logger';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { startEmbeddedStack, type EmbeddedStack } from '../../stack/embedded-stack';
 
 export interface TestStack extends EmbeddedStack {

@@ -23,7 +23,7 @@ import { MongoClient } from 'mongodb';
 import crypto from 'node:crypto';
 import { createLogger } from '../../core/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { viewQuery } from '../../workflows/messages';
 import { startStackProcess, type StackProcess } from '../helpers/stack-process';

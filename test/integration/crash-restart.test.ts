@@ -8,7 +8,7 @@ import path from 'node:path';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { filesContaining } from '../helpers/test-stack';
 import { startStackProcess } from '../helpers/stack-process';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';

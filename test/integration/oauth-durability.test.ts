@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { createConsentAgent, startOidcServer, startProtectedMcpServer } from '../fixtures/oauth';
 import { observeAuthorizationServer } from '../helpers/oauth-as-observer';
 import {

@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { containerName } from '../../activities/workloads/container-run-args';
 import { createLogger } from '../../core/logger';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { testServersImage, type TestImage } from '../helpers/container-images';
 import { projectImages, type ProjectImages } from '../helpers/project-images';
 import { startSplitProcesses } from '../helpers/split-processes';

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { createLogger } from '../../core/logger';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { eventually } from '../helpers/test-stack';

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
 import { createLogger } from '../../core/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { startTemporalDevServer, type TemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 

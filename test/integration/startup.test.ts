@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { startStackProcess } from '../helpers/stack-process';
 import { createLogger } from '../../core/logger';
 import { startEmbeddedStack } from '../../stack/embedded-stack';

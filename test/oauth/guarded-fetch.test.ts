@@ -5,9 +5,10 @@ import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BlockedAddressError } from '../../core/address-guard';
-import { createGuardedFetch } from '../../activities/oauth/guarded-fetch';
+import { createGuardedFetch } from '../../core/guarded-fetch';
+import { RedirectRefusedError } from '../../core/network-policy-errors';
 import { discoverAuthorization } from '../../activities/oauth/discover';
-import { ForbiddenAddressError, TooManyRedirectsError } from '../../activities/oauth/errors';
+import { ForbiddenAddressError, InsecureUrlError, TooManyRedirectsError, UpstreamResponseError } from '../../activities/oauth/errors';
 import { classifyError } from '../../activities/oauth/classify-error';
 
 const open = createGuardedFetch({ blockPrivateNetworks: false });
@@ -68,11 +69,24 @@ test('loopback is refused when private networks are blocked', async (t) => {
   t.true(classifyError(error, 'the probe') instanceof ForbiddenAddressError);
 });
 
-test('redirects are followed at most five times', async (t) => {
-  const error = await t.throwsAsync(open(`${origin}/loop`), { instanceOf: TooManyRedirectsError });
+test('redirects are followed at most five times; the OAuth family says so as too many redirects', async (t) => {
+  const error = await t.throwsAsync(open(`${origin}/loop`), { instanceOf: RedirectRefusedError });
+  t.is(error.refusal, 'too-many');
   t.regex(error.message, /more than 5 redirects/);
+  const classified = classifyError(error, 'the probe');
+  t.true(classified instanceof TooManyRedirectsError);
+  t.is(classified.message, error.message);
   t.true(seen.includes('GET /loop?n=5'));
   t.false(seen.includes('GET /loop?n=6'));
+});
+
+test('each refusal of a redirect becomes its OAuth error, with the same message', (t) => {
+  const cases = [['insecure', InsecureUrlError], ['too-many', TooManyRedirectsError], ['not-allowed', UpstreamResponseError], ['scheme', UpstreamResponseError]] as const;
+  for (const [refusal, kind] of cases) {
+    const classified = classifyError(new RedirectRefusedError(refusal, `refused: ${refusal}`), 'the probe');
+    t.true(classified instanceof kind, refusal);
+    t.is(classified.message, `refused: ${refusal}`);
+  }
 });
 
 test('a 303 turns a POST into a GET; a 307 keeps method and body', async (t) => {

@@ -10,7 +10,7 @@ import { refreshTokens } from '../../activities/oauth/refresh';
 import { revokeTokens } from '../../activities/oauth/revoke';
 import { probeForChallenge } from '../../activities/oauth/auth-probe';
 import { InvalidGrantError, UpstreamTimeoutError, UpstreamUnavailableError } from '../../activities/oauth/errors';
-import { createGuardedFetch } from '../../activities/oauth/guarded-fetch';
+import { createGuardedFetch } from '../../core/guarded-fetch';
 import { authorize, recordingHttp, testHttp, type AuthorizedFlow } from './flow';
 import type { OAuthHttp } from '../../activities/oauth/http';
 

@@ -8,7 +8,7 @@ import { createLogger } from '../../core/logger';
 import { CallerGate } from '../../proxy/caller-gate';
 import { createMcpProxy, type McpProxyOptions } from '../../proxy/mcp-proxy';
 import { staticRoutes } from '../../proxy/static-routes';
-import { closeServer, createHttpServer, listen } from '../../stack/http-server';
+import { closeServer, createHttpServer, listen } from '../../service/http-server';
 import { startRawUpstream, type RawUpstream } from './raw-upstream';
 
 export interface Tenant {

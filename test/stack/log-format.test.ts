@@ -44,7 +44,7 @@ test('npm start on a terminal with LOG_FORMAT=json prints JSON', async (t) => {
 
 for (const env of [{}, { LOG_FORMAT: 'pretty' }] as Record<string, string>[]) {
   test(`a production entry point on a terminal logs JSON (${JSON.stringify(env)})`, async (t) => {
-    const { code, lines } = await runOnTerminal('stack/api.ts', env);
+    const { code, lines } = await runOnTerminal('service/api.ts', env);
     t.is(code, 1);
     const fatal = lines.find((l) => l.includes('configuration error'));
     t.true(isJson(fatal!), lines.join('\n'));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
 import { createLogger } from '../../core/logger';
-import { startExpirySweeper } from '../../stack/expiry-sweeper';
+import { startExpirySweeper } from '../../service/expiry-sweeper';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { ConnectorStore, EVENT_EXPIRY } from '../../store/connector-store';
 import { OAuthStore, STATE_EXPIRY } from '../../store/oauth-store';

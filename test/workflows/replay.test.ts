@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import proto from '@temporalio/proto';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundleOptions } from '../../stack/workflow-bundle';
+import { workflowBundleOptions } from '../../service/workflow-bundle';
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
 const { History } = proto.temporal.api.history.v1;

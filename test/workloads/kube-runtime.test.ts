@@ -26,7 +26,7 @@ import { createWorkloadRuntime } from '../../activities/workloads/create-runtime
 import { deploymentManifest, ownerReference, secretManifest } from '../../activities/workloads/kube-manifests';
 import type { WorkloadSpec } from '../../activities/workloads/runtime';
 import { createKubeCluster, type KubeCluster } from '../../stack/servers/kube-cluster';
-import { startReconciler } from '../../stack/reconciler';
+import { startReconciler } from '../../service/reconciler';
 import {
   RBAC_DIR, adminConfig, apisOf, applyYamlFile, canI, cordonNodes, eventually, readOrUndefined, serviceAccountConfig,
 } from './support/kube';

@@ -19,7 +19,7 @@ import { LocalRuntime } from '../../activities/workloads/local-runtime';
 import type { StartedRuntimeWorkload } from '../../activities/workloads/runtime';
 import { checkUidSwitching } from '../../activities/workloads/uid-switching';
 import { uidsInUse } from '../../activities/workloads/uid-processes';
-import { encryptionKey } from '../../stack/services';
+import { encryptionKey } from '../../service/services';
 
 const log = createLogger('test-local-uids', process.env.LOG_LEVEL ?? 'silent');
 const PRYING = fileURLToPath(new URL('../fixtures/prying-stdio-server.mjs', import.meta.url));

@@ -1,6 +1,6 @@
 // `npm run proxy`: the streaming MCP proxy against an external Temporal cluster. Routes come from
 // the connector workflows; the database only receives the per-call audit. With PROXY_PROCESSES > 1
-// it runs as that many processes on one port (stack/process-cluster.ts), each with its own route
+// it runs as that many processes on one port (service/process-cluster.ts), each with its own route
 // cache and audit queue.
 import cluster from 'node:cluster';
 import { loadConfig } from '../core/config';

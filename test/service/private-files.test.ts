@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import test from 'ava';
 import { loadConfig } from '../../core/config';
 import { createLogger } from '../../core/logger';
-import { encryptionKey } from '../../stack/services';
+import { encryptionKey } from '../../service/services';
 
 const log = createLogger('test-private-files', 'silent');
 const modeOf = (path: string) => statSync(path).mode & 0o777;

@@ -9,8 +9,8 @@ import { SpanKind, TraceFlags } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { createLogger } from '../../core/logger';
-import { startTracing } from '../../stack/tracing';
-import { currentShape, workflowSpanProcessor, type SandboxSpan } from '../../stack/workflow-spans';
+import { startTracing } from '../../service/tracing';
+import { currentShape, workflowSpanProcessor, type SandboxSpan } from '../../service/workflow-spans';
 import { startOtlpReceiver } from '../helpers/otlp-receiver';
 
 // Read by the SDK from the process environment: a failed export is given up sooner than by

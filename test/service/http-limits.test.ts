@@ -10,7 +10,7 @@ import { createLogger } from '../../core/logger';
 import type { ServerLimits } from '../../core/server-limits';
 import { createMcpProxy } from '../../proxy/mcp-proxy';
 import { staticRoutes } from '../../proxy/static-routes';
-import { closeServer, createHttpServer, listen } from '../../stack/http-server';
+import { closeServer, createHttpServer, listen } from '../../service/http-server';
 
 const log = createLogger('test-http-limits', process.env.LOG_LEVEL ?? 'silent');
 const LONG: ServerLimits = { headersTimeoutMs: 60_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 60_000, maxConnections: 10_000 };

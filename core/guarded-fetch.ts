@@ -5,9 +5,8 @@
 // at most `maxRedirects`, so that every hop passes the same checks.
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import net from 'node:net';
-import { checkHost, guardedLookup, type AddressPolicy } from '../../core/address-guard';
-import { InsecureUrlError, TooManyRedirectsError, UpstreamResponseError } from './errors';
-import type { FetchLike } from './http';
+import { checkHost, guardedLookup, type AddressPolicy } from './address-guard';
+import { RedirectRefusedError } from './network-policy-errors';
 
 export interface GuardedFetchOptions {
   /** Whole exchange, redirects and body included. */
@@ -15,7 +14,8 @@ export interface GuardedFetchOptions {
   maxRedirects?: number;
 }
 
-export interface GuardedFetch extends FetchLike {
+export interface GuardedFetch {
+  (input: string | URL, init?: RequestInit): Promise<Response>;
   /** Closes the pooled connections. */
   close(): Promise<void>;
 }
@@ -45,8 +45,8 @@ export function createGuardedFetch(policy: AddressPolicy, options: GuardedFetchO
       const location = response.headers.get('location');
       if (!REDIRECTS.has(response.status) || !location || init.redirect === 'manual') return response;
       await response.body?.cancel();
-      if (init.redirect === 'error') throw new UpstreamResponseError(`${request.url.origin} answered with a redirect where none is allowed`);
-      if (hop >= maxRedirects) throw new TooManyRedirectsError(`more than ${maxRedirects} redirects from ${new URL(input).origin}`);
+      if (init.redirect === 'error') throw new RedirectRefusedError('not-allowed', `${request.url.origin} answered with a redirect where none is allowed`);
+      if (hop >= maxRedirects) throw new RedirectRefusedError('too-many', `more than ${maxRedirects} redirects from ${new URL(input).origin}`);
       request = nextHop(request, response.status, new URL(location, request.url));
     }
   };
@@ -58,10 +58,10 @@ type Hop = { url: URL; method: string; headers: Headers; body: RequestInit['body
 /** The request for the next hop, with the method and header rules browsers apply. */
 function nextHop(current: Hop, status: number, url: URL): Hop {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UpstreamResponseError(`${current.url.origin} redirected to a ${url.protocol} URL`);
+    throw new RedirectRefusedError('scheme', `${current.url.origin} redirected to a ${url.protocol} URL`);
   }
   if (current.url.protocol === 'https:' && url.protocol === 'http:') {
-    throw new InsecureUrlError(`${current.url.origin} redirected from https to plain http (${url.origin})`);
+    throw new RedirectRefusedError('insecure', `${current.url.origin} redirected from https to plain http (${url.origin})`);
   }
   const headers = new Headers(current.headers);
   if (url.origin !== current.url.origin) for (const name of CROSS_ORIGIN_DROPPED) headers.delete(name);

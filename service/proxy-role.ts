@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { SecretBox } from '../core/secret-box';
-import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
+import { createGuardedFetch } from '../core/guarded-fetch';
 import { createAuthenticator } from '../callers/authenticator';
 import type { OriginPolicy } from '../callers/request-origin';
 import { OwnerRateLimit } from '../callers/owner-rate-limit';

@@ -49,7 +49,7 @@ export function temporalConnectOptions(address: string, access: TemporalAccess =
 
 const NO_ACCESS: TemporalAccess = { tls: null, apiKey: null };
 
-/** `interceptors`: the tracing ones when traces are on (stack/tracing.ts). */
+/** `interceptors`: the tracing ones when traces are on (service/tracing.ts). */
 export async function openTemporal(address: string, namespace: string, access?: TemporalAccess, interceptors: WorkflowClientInterceptor[] = []): Promise<Client> {
   const connection = await Connection.connect(temporalConnectOptions(address, access));
   return new Client({ connection, namespace, interceptors: { workflow: interceptors } });

@@ -10,7 +10,7 @@ import type { TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
 import { bundleWorkflowsApart } from './bundle-workflows';
 import { assertHeapHoldsCache } from './heap-fit';
-import { freePortBelowEphemeral } from './servers/free-port';
+import { freePortBelowEphemeral } from './free-port';
 import { temporalConnectOptions } from './services';
 import type { Tracing } from './tracing';
 

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { cachedWorkflowsFor, ConfigError, loadConfig } from '../../core/config';
-import { assertHeapHoldsCache, heapNeededMb } from '../../stack/heap-fit';
+import { assertHeapHoldsCache, heapNeededMb } from '../../service/heap-fit';
 
 const MB = 1048576;
 const scripts = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).scripts as Record<string, string>;

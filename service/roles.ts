@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { SecretBox } from '../core/secret-box';
-import { createGuardedFetch } from '../activities/oauth/guarded-fetch';
+import { createGuardedFetch } from '../core/guarded-fetch';
 import { authenticatorOf, policyOf, rateLimitOf } from './proxy-role';
 import { createApi } from '../api/app';
 import { ConnectorCommands } from '../api/connector-commands';

@@ -1,4 +1,4 @@
-// The worker's list index repair (stack/list-index-repair.ts) against the embedded database: it
+// The worker's list index repair (service/list-index-repair.ts) against the embedded database: it
 // runs at start, and again within seconds of a change this process saw cut, long before its
 // 30-minute interval, so that a count left in doubt by a failed write comes right by itself.
 import type { ConnectorRecord } from '../../core/connector-record';
@@ -9,7 +9,7 @@ import test from 'ava';
 import { MongoClient, type Db } from 'mongodb';
 import { createLogger } from '../../core/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
-import { startListIndexRepair } from '../../stack/list-index-repair';
+import { startListIndexRepair } from '../../service/list-index-repair';
 import { ConnectorStore } from '../../store/connector-store';
 import { eventually } from '../helpers/test-stack';
 
