@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../../core/secret-box';
 import {
-  CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl, consentCookieName,
+  OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl, consentCookieName,
 } from '../../core/oauth-client-metadata';
 import type { ConnectorStore } from '../../store/connector-store';
 import { renderConsentPage } from '../consent-page';
