@@ -8,6 +8,7 @@ import type { Metrics } from '../core/metrics';
 import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
 import type { Preset } from '../core/schemas';
 import { configuredPreset } from './configured-preset';
+import { withTypedFailures } from './typed-failure';
 import type { AddressPolicy } from '../core/address-guard';
 import { clearTextRefusal, urlTokenTransportRefusal } from '../core/token-transport';
 import type { OAuthStore } from '../store/oauth-store';
@@ -16,8 +17,8 @@ import { hashState } from '../store/oauth-store';
 import type { OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
 
 import {
-  InsecureUrlError, OAuthError, checkAuthorizationServerBinding, discoverAuthorization, exchangeCode, oauthCallbackUrl, probeForChallenge, refreshTokens,
-  resolveClientIdentity, revokeTokens, selectScope, startAuthorization, InvalidGrantError,
+  InsecureUrlError, checkAuthorizationServerBinding, discoverAuthorization, exchangeCode, oauthCallbackUrl, probeForChallenge, refreshTokens,
+  resolveClientIdentity, revokeTokens, selectScope, startAuthorization,
   type OAuthHttp, type TokenSet, type RegisteredClient, type ClientIdentity,
 } from './oauth';
 
@@ -82,7 +83,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       /** SEP-2352: the issuer of the connector's last grant (absent in older histories). */
       boundIssuer?: string | null;
     }): Promise<BeginResult> {
-      return asFailure(async () => {
+      return withTypedFailures(async () => {
         const id = input.connectorId;
         const probe = await probeForChallenge({ serverUrl: input.url, timeoutMs: deps.connectTimeoutMs }, deps.http);
         const known = input.knownChallenge ? { ...input.knownChallenge, error: null, errorDescription: null } : null;
@@ -138,7 +139,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
 
     /** Checks the callback (iss, state, error) and exchanges the code. */
     async oauthComplete(input: { connectorId: string; pending: PendingAuthorization; callback: Ciphertext }): Promise<SealedTokens> {
-      return asFailure(async () => {
+      return withTypedFailures(async () => {
         const id = input.connectorId;
         const { context } = input.pending;
         const tokens = await exchangeCode({
@@ -156,7 +157,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       if (input.scheduledAt !== undefined && Context.current().info.attempt === 1) {
         deps.metrics?.tokenRefreshLag.observe(Math.max(0, Date.now() - input.scheduledAt) / 1000);
       }
-      return countedRefresh(deps.metrics, () => asFailure(async () => {
+      return countedRefresh(deps.metrics, () => withTypedFailures(async () => {
         heartbeat();
         const id = input.connectorId;
         const previous = open(id, 'refresh_token', input.refreshToken);
@@ -171,7 +172,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
 
     async oauthRevoke(input: { connectorId: string; context: OAuthContext; accessToken: Ciphertext | null; refreshToken: Ciphertext | null }): Promise<void> {
       const id = input.connectorId;
-      await asFailure(() => revokeTokens({
+      await withTypedFailures(() => revokeTokens({
         authorizationServer: input.context.authorizationServer, client: plainClient(id, input.context.client),
         accessToken: input.accessToken ? open(id, 'access_token', input.accessToken) : null,
         refreshToken: input.refreshToken ? open(id, 'refresh_token', input.refreshToken) : null,
@@ -191,24 +192,6 @@ async function countedRefresh<T>(metrics: OAuthActivityDeps['metrics'], refresh:
     const outcome = type === FAILURE.invalidGrant ? 'invalid_grant' : type === FAILURE.transient ? 'transient' : 'failed';
     metrics?.tokenRefreshes.inc({ outcome });
     throw err;
-  }
-}
-
-/** OAuth errors become failures the workflow and the API understand; retryable ones are retried. */
-async function asFailure<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!(err instanceof OAuthError)) throw err;
-    // A retryable failure gets a type of its own: the workflow lists the others as non-retryable.
-    const type = err.retryable ? FAILURE.transient
-      : err instanceof InvalidGrantError ? FAILURE.invalidGrant
-      : err.status === 422 ? FAILURE.unprocessable : err.status === 504 ? FAILURE.upstreamTimeout
-      : err.status === 400 ? FAILURE.authorizationFailed : FAILURE.upstreamError;
-    throw ApplicationFailure.create({
-      type, message: err.detail, nonRetryable: !err.retryable,
-      details: [{ status: err.status, oauthError: err.oauthError }],
-    });
   }
 }
 

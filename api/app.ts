@@ -1,7 +1,6 @@
 // The REST API as a Koa application. It parses and validates, calls the workflow for every
 // change and reads MongoDB for every listing; it never holds state of its own.
 import Koa from 'koa';
-import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { Authenticator } from '../callers/authenticator';
 import type { OwnerRateLimit } from '../callers/owner-rate-limit';
@@ -15,11 +14,13 @@ import { callerMiddleware } from './caller-middleware';
 import type { ConnectorCommands } from './connector-commands';
 import { openApiDocument } from './openapi';
 import { problemMiddleware } from './problem-middleware';
-import { connectorRoutes } from './routes/connectors';
-import { healthRoutes, type ReadinessCheck } from './routes/health';
-import { presetRoutes } from './routes/presets';
-import { oauthRoutes, type OAuthRouteDeps } from './routes/oauth';
-import { protectedResourceRoutes } from './routes/protected-resource';
+import { UNDECLARED_ANSWER_MESSAGE, declaredStatusCheck, type UndeclaredAnswer } from './declared-status';
+import { declaredRouter } from './router';
+import { connectorHandlers } from './routes/connectors';
+import { healthHandlers, type ReadinessCheck } from './routes/health';
+import { presetHandlers } from './routes/presets';
+import { oauthHandlers, type OAuthRouteDeps } from './routes/oauth';
+import { protectedResourceHandlers } from './routes/protected-resource';
 
 export interface ApiDeps extends OAuthRouteDeps {
   commands: ConnectorCommands;
@@ -40,30 +41,30 @@ export interface ApiDeps extends OAuthRouteDeps {
   maxConnectorsPerOwner: number;
   /** CONNECTOR__RATE_LIMIT_PER_OWNER; null or absent: none. */
   rateLimit?: OwnerRateLimit | null;
+  /** Told of an answer its operation's declaration does not list; absent: it is logged as a warning. */
+  onUndeclaredAnswer?: (answer: UndeclaredAnswer) => void;
 }
 
 export function createApi(deps: ApiDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true; // errors are answered and logged by the problem middleware
+  // Outermost, so that it sees the status the problem middleware settled on.
+  app.use(declaredStatusCheck(deps.onUndeclaredAnswer ?? ((answer) => deps.logger.warn(answer, UNDECLARED_ANSWER_MESSAGE))));
   app.use(problemMiddleware(deps.logger));
   app.use(callerMiddleware(deps.authenticator, deps.rateLimit ?? null));
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.bodyLimit, encoding: 'utf-8' }));
 
-  const docs = new Router();
   const document = openApiDocument(deps.baseUrl);
-  docs.get('/api/v1/openapi.json', (ctx) => {
-    ctx.body = document;
+  const router = declaredRouter({
+    ...healthHandlers(deps.readiness),
+    getOpenApi: (ctx) => { ctx.body = document; },
+    ...protectedResourceHandlers(deps),
+    ...presetHandlers(deps.presets, deps.stdioRuntime),
+    ...oauthHandlers(deps),
+    ...connectorHandlers({ ...deps, callersAuthenticated: deps.authenticator.enabled }),
   });
-
-  // Presets before the connector routes, so that /presets is not read as a connector id.
-  const connectorDeps = { ...deps, callersAuthenticated: deps.authenticator.enabled };
-  const routers = [
-    healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(deps.presets, deps.stdioRuntime), oauthRoutes(deps), connectorRoutes(connectorDeps),
-  ];
-  for (const router of routers) {
-    app.use(router.routes());
-    app.use(router.allowedMethods());
-  }
+  app.use(router.routes());
+  app.use(router.allowedMethods());
   return app;
 }

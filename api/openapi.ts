@@ -1,16 +1,11 @@
-// The OpenAPI 3.1 document, generated from the same zod schemas the API validates with.
-import { ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, EventListSchema, AuthRequestSchema } from '../core/connector-record';
+// The OpenAPI 3.1 document, derived from the declarations (api/routes/declarations.ts) and the
+// same zod schemas the API validates with.
 import { z } from 'zod';
-import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
-import { CallListSchema, CallSchema } from '../core/call-record';
-import { ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
-import { PROTECTED_RESOURCE_PREFIX } from './routes/protected-resource';
-import { METRICS_PATH } from '../core/metrics';
+import { problemBody } from '../core/problem';
+import { SCHEMAS, answersOf, operations, problemTypesOf, type Answer, type Operation } from './routes/declarations';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ 'application/json': { schema } });
-const problem = (description: string) => ({ description, content: { 'application/problem+json': { schema: ref('Problem') } } });
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const SCHEMA_NAMES = new Map(Object.entries(SCHEMAS).map(([name, schema]) => [schema, name]));
 
 /** Query parameters from the schema the route validates with. */
 function queryParameters(schema: z.ZodObject) {
@@ -24,22 +19,15 @@ function queryParameters(schema: z.ZodObject) {
   });
 }
 
-/** Answers every authenticated operation may give besides its own. */
-const CALLER_ANSWERS = {
-  401: problem('No or a bad credential (WWW-Authenticate: Bearer)'),
-  403: problem('A foreign Origin'),
-  429: problem('The owner is past its request rate (CONNECTOR__RATE_LIMIT_PER_OWNER; Retry-After, RateLimit-Policy and RateLimit say when to come back)'),
-};
+/** A named schema by reference, any other inline. */
+function schemaOf(schema: z.ZodType): object {
+  const name = SCHEMA_NAMES.get(schema);
+  return name ? ref(name) : stripSchemaKeyword(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }));
+}
 
 function components() {
-  const named = {
-    Connector: ConnectorSchema, ConnectorList: ConnectorListSchema, CreateConnectorRequest: CreateConnectorSchema,
-    ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
-    ConnectorCall: CallSchema, ConnectorCallList: CallListSchema,
-    Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
-  };
   const registry = z.registry<{ id: string }>();
-  for (const [id, schema] of Object.entries(named)) registry.add(schema as z.ZodType, { id });
+  for (const [id, schema] of Object.entries(SCHEMAS)) registry.add(schema, { id });
   const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'input', uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' });
   return Object.fromEntries(Object.entries(schemas).map(([k, v]) => [k, stripSchemaKeyword(v)]));
 }
@@ -49,126 +37,54 @@ function stripSchemaKeyword(schema: object): object {
   return rest;
 }
 
+/** Problem details name the problem types they may carry (`x-problem-types`). */
+function response(status: number, answer: Answer) {
+  if (answer.problemTypes) {
+    const types = problemTypesOf(status, answer).map((slug) => problemBody(status, undefined, slug).type);
+    return { description: answer.description, content: { 'application/problem+json': { schema: ref('Problem') } }, 'x-problem-types': types };
+  }
+  if (answer.schema) return { description: answer.description, content: { 'application/json': { schema: schemaOf(answer.schema) } } };
+  if (answer.contentType) return { description: answer.description, content: { [answer.contentType]: answer.contentType.startsWith('text/plain') ? { schema: { type: 'string' } } : {} } };
+  return { description: answer.description };
+}
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name, in: 'path', required: true, schema: name === 'id' ? { type: 'string', format: 'uuid' } : { type: 'string' },
+  }));
+}
+
+function operationObject(id: string, operation: Operation) {
+  const parameters = [...(operation.parameters ?? []), ...(operation.query ? queryParameters(operation.query) : [])];
+  return {
+    operationId: id,
+    summary: operation.summary,
+    ...(operation.auth === 'open' ? { security: [] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(operation.body ? { requestBody: { required: operation.body.required, content: { 'application/json': { schema: schemaOf(operation.body.schema) } } } } : {}),
+    responses: Object.fromEntries(Object.entries(answersOf(operation)).map(([status, answer]) => [status, response(Number(status), answer)])),
+  };
+}
+
+/** Path items: the path's parameters once, then an operation per method. */
+function paths() {
+  const out: Record<string, Record<string, object>> = {};
+  for (const [id, operation] of operations()) {
+    const parameters = pathParameters(operation.path);
+    out[operation.path] ??= parameters.length ? { parameters } : {};
+    out[operation.path]![operation.method] = operationObject(id, operation);
+  }
+  return out;
+}
+
 export function openApiDocument(baseUrl: string) {
   return {
     openapi: '3.1.0',
     info: { title: 'Connector registry', version: '1.0.0', description: 'Registers MCP servers as connectors, connects them and proxies MCP traffic to them.' },
     servers: [{ url: baseUrl }],
-    paths: {
-      '/api/v1/connectors': {
-        post: {
-          summary: 'Create a connector', requestBody: { required: true, content: json(ref('CreateConnectorRequest')) },
-          responses: { 201: { description: 'Created', content: json(ref('Connector')) }, 400: problem('Unparsable JSON'), 413: problem('Body too large'), 415: problem('Not JSON'), 422: problem('Invalid body'), 429: problem('The owner has as many connectors as allowed, or is past its request rate') },
-        },
-        get: {
-          summary: 'List connectors',
-          parameters: queryParameters(ListConnectorsQuerySchema),
-          responses: { 200: { description: 'A page of connectors', content: json(ref('ConnectorList')) }, 422: problem('Bad query') },
-        },
-      },
-      '/api/v1/connectors/presets': {
-        get: { summary: 'List presets', responses: { 200: { description: 'Presets, without credentials or env values', content: json(ref('PresetList')) } } },
-      },
-      '/api/v1/connectors/{id}': {
-        parameters: [idParam],
-        get: { summary: 'Get a connector', responses: { 200: { description: 'The connector', content: json(ref('Connector')) }, 404: problem('Not found') } },
-        delete: { summary: 'Delete a connector', responses: { 202: { description: 'Deleting; the record disappears once teardown is done', content: json(ref('Connector')) }, 404: problem('Not found') } },
-      },
-      '/api/v1/connectors/{id}/connect': {
-        parameters: [idParam, { name: 'Prefer', in: 'header', schema: { type: 'string', example: 'respond-async' } }],
-        post: {
-          summary: 'Connect (token, OAuth or managed workload)', requestBody: { required: false, content: json(ref('ConnectRequest')) },
-          responses: {
-            200: { description: 'connected or auth_required', content: json(ref('Connector')) },
-            202: { description: 'With Prefer: respond-async: connecting', content: json(ref('Connector')) },
-            404: problem('Not found'), 409: problem('Wrong state'), 422: problem('Invalid body, or a plain-http URL a token may not be sent to (type token-over-plain-http)'),
-            502: problem('The MCP server answered with an error'), 504: problem('The MCP server did not answer in time'),
-          },
-        },
-      },
-      '/api/v1/connectors/{id}/disconnect': {
-        parameters: [idParam],
-        post: { summary: 'Disconnect', responses: { 200: { description: 'disconnected', content: json(ref('Connector')) }, 404: problem('Not found'), 409: problem('Wrong state') } },
-      },
-      '/api/v1/connectors/{id}/events': {
-        parameters: [idParam],
-        get: { summary: 'Audit trail of the connector', parameters: queryParameters(ListEventsQuerySchema), responses: { 200: { description: 'Transitions, oldest first', content: json(ref('ConnectorEventList')) }, 404: problem('Not found') } },
-      },
-      '/api/v1/connectors/{id}/calls': {
-        parameters: [idParam],
-        get: {
-          summary: "Per-call audit of the connector's MCP traffic (never arguments or results)",
-          parameters: queryParameters(ListCallsQuerySchema),
-          responses: { 200: { description: 'MCP calls, newest first', content: json(ref('ConnectorCallList')) }, 404: problem('Not found'), 422: problem('Bad query') },
-        },
-      },
-      '/api/v1/connectors/{id}/mcp': {
-        parameters: [idParam],
-        post: mcpOperation('MCP request (JSON-RPC), relayed and streamed'),
-        get: mcpOperation('MCP server-to-client SSE stream'),
-        delete: mcpOperation('End the MCP session'),
-      },
-      [CONSENT_PATH]: {
-        get: {
-          summary: "The consent page an auth_request's authorization_endpoint points to: names the MCP server and the connector's owner, binds the flow to the browser (cookie) and links on to the authorization server",
-          security: [],
-          parameters: [{ name: 'request', in: 'query', required: true, schema: { type: 'string' } }],
-          responses: {
-            200: { description: 'The page, with a Set-Cookie the callback needs', content: { 'text/html': {} } },
-            400: { description: 'Unknown, expired or used authorization request', content: { 'text/html': {} } },
-          },
-        },
-      },
-      [OAUTH_CALLBACK_PATH]: {
-        get: {
-          summary: 'Where the authorization server sends the user back (RFC 6749 section 4.1.2)',
-          security: [],
-          parameters: ['code', 'state', 'iss', 'error', 'error_description'].map((name) => ({ name, in: 'query', schema: { type: 'string' } })),
-          responses: {
-            302: { description: "To the connect's redirect_url, with connector_id, and on failure error and error_description" },
-            200: { description: 'Without a redirect_url: a page saying the connector is connected', content: { 'text/html': {} } },
-            400: { description: 'Without a redirect_url: a page showing the error (unknown, expired or used state; refused or failed authorization)', content: { 'text/html': {} } },
-          },
-        },
-      },
-      [CLIENT_METADATA_PATH]: {
-        get: {
-          summary: "The service's OAuth client metadata document: its client_id where authorization servers support them",
-          security: [],
-          responses: { 200: { description: 'The document (served under an https BASE_URL only)' }, 404: problem('Not served: BASE_URL is not https') },
-        },
-      },
-      [`${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/{id}/mcp`]: {
-        parameters: [idParam],
-        get: {
-          summary: "RFC 9728 protected-resource metadata of a connector's MCP path: where an MCP client signs its user in",
-          security: [],
-          responses: { 200: { description: 'resource (the mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)' }, 404: problem('No identity provider is configured') },
-        },
-      },
-      '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
-      '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'Alive' } } } },
-      '/readyz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Temporal and the database answer' }, 503: problem('A dependency is down') } } },
-      [METRICS_PATH]: {
-        get: {
-          summary: 'Prometheus metrics of this process (text format). Open on METRICS_PORT when that is set, and then not served here',
-          responses: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: problem('No or a bad credential (WWW-Authenticate: Bearer), while callers are authenticated'), 403: problem('Not an admin credential'), 503: problem('The identity provider cannot be reached') },
-        },
-      },
-    },
+    paths: paths(),
     // A caller's API key or access token (README, "Callers and security"); off on a loopback default.
     security: [{ bearer: [] }],
     components: { schemas: components(), securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-  };
-}
-
-function mcpOperation(summary: string) {
-  return {
-    summary,
-    responses: {
-      200: { description: 'Relayed from the MCP server (application/json or text/event-stream)' },
-      ...CALLER_ANSWERS, 429: problem("The owner is past its request rate, or its concurrent MCP requests are at the limit"),
-      404: problem('Unknown connector, or another owner\'s'), 409: problem('Not connected (connector_state says what it is), also after the MCP server asked for authorization'), 502: problem('Upstream unreachable'), 504: problem('Upstream timed out'),
-    },
   };
 }

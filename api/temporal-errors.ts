@@ -3,10 +3,10 @@
 // statuses are core's (core/failures.ts).
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ConnectorRecord } from '../core/connector-record';
 import { FAILURE_HTTP, isFailureType } from '../core/failures';
 import { ProblemError } from '../core/problem';
 import { isWorkflowGone } from '../core/workflow-gone';
+import type { ConnectFailureDetails } from '../workflows/connect-job';
 
 export function toProblemError(err: unknown): unknown {
   if (isWorkflowGone(err)) return new ProblemError(404, 'no such connector');
@@ -18,14 +18,14 @@ export function toProblemError(err: unknown): unknown {
 }
 
 function fromFailure(failure: ApplicationFailure): ProblemError {
-  const details = failure.details?.[0] as { record?: ConnectorRecord } | undefined;
+  const details = failure.details?.[0] as Partial<ConnectFailureDetails> | undefined;
   if (!isFailureType(failure.type)) return new ProblemError(500, failure.message);
   const { status, slug } = FAILURE_HTTP[failure.type];
   return new ProblemError(status, failure.message, slug, undefined, recordExtension(details));
 }
 
 /** A failed connect carries the record as it now is (`disconnected`, with the reason). */
-function recordExtension(details: { record?: ConnectorRecord } | undefined): Record<string, unknown> {
+function recordExtension(details: Partial<ConnectFailureDetails> | undefined): Record<string, unknown> {
   return details?.record ? { connector_state: details.record.state, disconnect_reason: details.record.disconnect_reason } : {};
 }
 

@@ -71,6 +71,7 @@ export function problemBody(
   };
 }
 
-function slugFor(status: number): string {
+/** The problem type slug of a status when no more precise one is given ("not-found", ...). */
+export function slugFor(status: number): string {
   return (TITLES[status] ?? 'error').toLowerCase().replace(/[^a-z]+/g, '-');
 }

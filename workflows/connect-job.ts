@@ -1,7 +1,7 @@
 // The work behind a connect. What to do depends on the connector's kind: a managed stdio
 // workload, a remote server with a given token, or a remote server that needs OAuth. Each step is
 // an activity; this file orders them and turns their outcome into a transition.
-import { FAILURE, FAILURE_HTTP, isFailureType, type FailureType } from '../core/failures';
+import { FAILURE, isFailureType, type FailureType } from '../core/failures';
 import type { ConnectorRecord } from '../core/connector-record';
 import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { ConnectorEvent } from '../core/connector-states';
@@ -18,9 +18,8 @@ export interface ConnectJob {
   stdioReadyTimeoutMs: number;
 }
 
-/** A connect failure as the caller sees it: status for the API, and the record as it now is. */
+/** What a failed connect carries besides its type (the API's status): the record as it now is. */
 export interface ConnectFailureDetails {
-  status: number;
   record: ConnectorRecord;
 }
 
@@ -109,17 +108,17 @@ export function workloadInput(entity: ConnectorEntity, tokenSealed: Ciphertext |
   return { connectorId: id, stdio: stdio ?? undefined, tokenSealed };
 }
 
-/** The failure a connect Update answers with, carrying the HTTP status and the record. */
+/** The failure a connect Update answers with: its type (the API's status follows) and the record. */
 export function connectFailure(err: unknown, record: ConnectorRecord): ApplicationFailure {
   if (isCancellation(err)) {
     return ApplicationFailure.create({
       type: FAILURE.cancelled, nonRetryable: true, message: 'the connect was cancelled by a disconnect or delete',
-      details: [{ status: 409, record } satisfies ConnectFailureDetails],
+      details: [{ record } satisfies ConnectFailureDetails],
     });
   }
   const type = failureType(err);
   return ApplicationFailure.create({
-    type, nonRetryable: true, message: failureMessage(err), details: [{ status: FAILURE_HTTP[type].status, record } satisfies ConnectFailureDetails],
+    type, nonRetryable: true, message: failureMessage(err), details: [{ record } satisfies ConnectFailureDetails],
   });
 }
 

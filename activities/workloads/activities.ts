@@ -9,7 +9,7 @@ import type { Preset, StdioConfig } from '../../core/schemas';
 import { secretContext, type Ciphertext, type SecretBox } from '../../core/secret-box';
 import { configuredPreset } from '../configured-preset';
 import { WorkloadSpecError } from './errors';
-import { toActivityFailure } from './failures';
+import { toApplicationFailure } from '../typed-failure';
 import type { WatchResult, WorkloadRuntime } from './runtime';
 
 export interface StartWorkloadInput {
@@ -63,7 +63,7 @@ export function createWorkloadActivities(deps: WorkloadActivityDeps) {
         return { target: ready.target, gatewaySecret };
       } catch (error) {
         outcome(context.cancellationSignal.aborted ? 'cancelled' : 'failed');
-        throw toActivityFailure(error);
+        throw toApplicationFailure(error);
       } finally {
         clearInterval(timer);
       }

@@ -1,19 +1,20 @@
-// The typed failures of a workload runtime. The activity wrappers map each class to one failure
-// type the API turns into a status code (see failures.ts), so a runtime only has to pick a class.
+// The typed failures of a workload runtime: each class names its failure type (core/failures.ts,
+// whose table gives the API's status), so a runtime only has to pick a class.
+import { FAILURE, TypedFailure } from '../../core/failures';
 
-/** The workload did not become ready in time; everything it created is gone again (→ 504). */
-export class WorkloadTimeoutError extends Error {
-  override name = 'WorkloadTimeoutError';
+/** The workload did not become ready in time; everything it created is gone again. */
+export class WorkloadTimeoutError extends TypedFailure {
+  readonly failure = FAILURE.upstreamTimeout;
 }
 
-/** The spec cannot run on this runtime, retrying will not help (→ 422). */
-export class WorkloadSpecError extends Error {
-  override name = 'WorkloadSpecError';
+/** The spec cannot run on this runtime, retrying will not help. */
+export class WorkloadSpecError extends TypedFailure {
+  readonly failure = FAILURE.unprocessable;
 }
 
-/** The stdio server ended before it became ready, e.g. "stdio server exited with code 1" (→ 502). */
-export class WorkloadExitedError extends Error {
-  override name = 'WorkloadExitedError';
+/** The stdio server ended before it became ready, e.g. "stdio server exited with code 1". */
+export class WorkloadExitedError extends TypedFailure {
+  readonly failure = FAILURE.upstreamError;
 }
 
 /** "the stdio workload did not become ready within 60 s" */

@@ -1,6 +1,6 @@
-// /api/v1/connectors: create, list, get, delete, connect, disconnect, events, calls.
+// /api/v1/connectors: create, list, get, delete, connect, disconnect, events, calls (their methods,
+// paths, schemas and statuses are declared in declarations.ts).
 import { randomUUID } from 'node:crypto';
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { presentConnector, type ConnectorRecord } from '../../core/connector-record';
 import { ProblemError } from '../../core/problem';
@@ -8,14 +8,14 @@ import { BlockedAddressError, checkHost, type AddressPolicy } from '../../core/a
 import { isStdioUrl } from '../../core/connector-url';
 import { clearTextRefusal, urlTokenTransportRefusal } from '../../core/token-transport';
 import { findPreset } from '../../core/presets';
-import { ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema, type Preset } from '../../core/schemas';
+import type { Preset } from '../../core/schemas';
 import type { ConnectorStore } from '../../store/connector-store';
 import type { CallAuditStore } from '../../store/call-audit-store';
 import { InvalidPageToken } from '../../store/page-token';
 import type { ConnectorCommands } from '../connector-commands';
 import { actorOf, mayAccess, type Caller } from '../../callers/caller';
 import { callerOf } from '../caller-middleware';
-import { jsonBody, parseWith, queryObject } from '../parse';
+import type { Handler } from '../router';
 import { isConnectorId } from '../../core/connector-id';
 
 export interface ConnectorRouteDeps {
@@ -30,85 +30,87 @@ export interface ConnectorRouteDeps {
   callersAuthenticated: boolean;
 }
 
-export function connectorRoutes(deps: ConnectorRouteDeps): Router {
-  const router = new Router({ prefix: '/api/v1/connectors' });
+type ConnectorOperation = 'createConnector' | 'listConnectors' | 'getConnector' | 'deleteConnector' | 'connectConnector'
+  | 'disconnectConnector' | 'listConnectorEvents' | 'listConnectorCalls';
+
+/** The handlers of the connector operations (declared in declarations.ts). */
+export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOperation]: Handler<K> } {
   const present = (view: ConnectorRecord) => presentConnector(view, deps.baseUrl);
+  return {
+    async createConnector(ctx, input) {
+      const body = input.body();
+      const preset = body.match_preset ? findPreset(body.url, deps.presets) : undefined;
+      if (isStdioUrl(body.url) && !preset) {
+        throw unprocessable('url', 'an mcp+stdio:// URL must match a preset (and match_preset must be true)');
+      }
+      if (!isStdioUrl(body.url)) await refuseForbiddenHost(body.url, deps.addressPolicy);
+      const caller = callerOf(ctx);
+      const id = randomUUID();
+      const view = await withQuotaSlot(caller, id, deps, () => deps.commands.create({
+        id, url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
+        preset, createdBy: caller.subject, createdByName: caller.displayName,
+      }));
+      ctx.status = 201;
+      ctx.set('Location', `/api/v1/connectors/${view.id}`);
+      ctx.body = present(view);
+    },
 
-  router.post('/', async (ctx) => {
-    const body = parseWith(CreateConnectorSchema, jsonBody(ctx), 'request body');
-    const preset = body.match_preset ? findPreset(body.url, deps.presets) : undefined;
-    if (isStdioUrl(body.url) && !preset) {
-      throw unprocessable('url', 'an mcp+stdio:// URL must match a preset (and match_preset must be true)');
-    }
-    if (!isStdioUrl(body.url)) await refuseForbiddenHost(body.url, deps.addressPolicy);
-    const caller = callerOf(ctx);
-    const id = randomUUID();
-    const view = await withQuotaSlot(caller, id, deps, () => deps.commands.create({
-      id, url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
-      preset, createdBy: caller.subject, createdByName: caller.displayName,
-    }));
-    ctx.status = 201;
-    ctx.set('Location', `/api/v1/connectors/${view.id}`);
-    ctx.body = present(view);
-  });
+    async listConnectors(ctx, input) {
+      const query = input.query();
+      const caller = callerOf(ctx);
+      // A caller lists its own connectors; an admin lists all, or one owner's with created_by.
+      const createdBy = caller.admin ? query.created_by : caller.subject ?? undefined;
+      const page = await pageOr422(() => deps.store.list({ limit: query.limit, pageToken: query.page_token, state: query.state, createdBy }));
+      ctx.body = { ...page, items: page.items.map(present) };
+    },
 
-  router.get('/', async (ctx) => {
-    const query = parseWith(ListConnectorsQuerySchema, queryObject(ctx), 'query');
-    const caller = callerOf(ctx);
-    // A caller lists its own connectors; an admin lists all, or one owner's with created_by.
-    const createdBy = caller.admin ? query.created_by : caller.subject ?? undefined;
-    const page = await pageOr422(() => deps.store.list({ limit: query.limit, pageToken: query.page_token, state: query.state, createdBy }));
-    ctx.body = { ...page, items: page.items.map(present) };
-  });
+    async getConnector(ctx) {
+      ctx.body = present(await existing(ctx, deps));
+    },
 
-  router.get('/:id', async (ctx) => {
-    ctx.body = present(await existing(ctx, deps));
-  });
+    async deleteConnector(ctx) {
+      const id = await ownedId(ctx, deps);
+      ctx.status = 202;
+      ctx.body = present(await deps.commands.delete(id, actorOf(callerOf(ctx))));
+    },
 
-  router.delete('/:id', async (ctx) => {
-    const id = await ownedId(ctx, deps);
-    ctx.status = 202;
-    ctx.body = present(await deps.commands.delete(id, actorOf(callerOf(ctx))));
-  });
+    async connectConnector(ctx, input) {
+      // The record is read for admins too: its URL decides whether a token may travel there.
+      const { id, url } = await existing(ctx, deps);
+      const body = input.body();
+      // With callers authenticated, a redirect_url must be on the allow-list: anyone may otherwise
+      // send a user's browser, and the connector's id, wherever they like.
+      const allowed = deps.allowedRedirectOrigins ?? (deps.callersAuthenticated ? [] : null);
+      if (body.redirect_url && allowed && !allowed.includes(new URL(body.redirect_url).origin)) {
+        throw unprocessable('redirect_url', 'redirect_url is not on the allowed origins (CONNECTOR__ALLOWED_REDIRECT_ORIGINS)');
+      }
+      if (body.access_token) await refuseTokenOverPlainHttp(url, deps.addressPolicy);
+      const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));
+      const view = await deps.commands.connect(id, body, respondAsync, actorOf(callerOf(ctx)));
+      ctx.status = respondAsync && view.state === 'connecting' ? 202 : 200;
+      if (ctx.status === 202) ctx.set('Preference-Applied', 'respond-async');
+      ctx.body = present(view);
+    },
 
-  router.post('/:id/connect', async (ctx) => {
-    // The record is read for admins too: its URL decides whether a token may travel there.
-    const { id, url } = await existing(ctx, deps);
-    const body = parseWith(ConnectRequestSchema, jsonBody(ctx), 'request body');
-    // With callers authenticated, a redirect_url must be on the allow-list: anyone may otherwise
-    // send a user's browser, and the connector's id, wherever they like.
-    const allowed = deps.allowedRedirectOrigins ?? (deps.callersAuthenticated ? [] : null);
-    if (body.redirect_url && allowed && !allowed.includes(new URL(body.redirect_url).origin)) {
-      throw unprocessable('redirect_url', 'redirect_url is not on the allowed origins (CONNECTOR__ALLOWED_REDIRECT_ORIGINS)');
-    }
-    if (body.access_token) await refuseTokenOverPlainHttp(url, deps.addressPolicy);
-    const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));
-    const view = await deps.commands.connect(id, body, respondAsync, actorOf(callerOf(ctx)));
-    ctx.status = respondAsync && view.state === 'connecting' ? 202 : 200;
-    if (ctx.status === 202) ctx.set('Preference-Applied', 'respond-async');
-    ctx.body = present(view);
-  });
+    async disconnectConnector(ctx) {
+      const id = await ownedId(ctx, deps);
+      ctx.body = present(await deps.commands.disconnect(id, actorOf(callerOf(ctx))));
+    },
 
-  router.post('/:id/disconnect', async (ctx) => {
-    const id = await ownedId(ctx, deps);
-    ctx.body = present(await deps.commands.disconnect(id, actorOf(callerOf(ctx))));
-  });
+    async listConnectorEvents(ctx, input) {
+      const id = (await existing(ctx, deps)).id;
+      const query = input.query();
+      const page = await pageOr422(() => deps.store.listEvents(id, { limit: query.limit, pageToken: query.page_token }));
+      ctx.body = { ...page, items: page.items.map(({ connectorId, ...e }) => e) };
+    },
 
-  router.get('/:id/events', async (ctx) => {
-    const id = (await existing(ctx, deps)).id;
-    const query = parseWith(ListEventsQuerySchema, queryObject(ctx), 'query');
-    const page = await pageOr422(() => deps.store.listEvents(id, { limit: query.limit, pageToken: query.page_token }));
-    ctx.body = { ...page, items: page.items.map(({ connectorId, ...e }) => e) };
-  });
-
-  // The per-call audit of the connector's MCP traffic, newest first.
-  router.get('/:id/calls', async (ctx) => {
-    const id = (await existing(ctx, deps)).id;
-    const { page_token, ...query } = parseWith(ListCallsQuerySchema, queryObject(ctx), 'query');
-    ctx.body = await pageOr422(() => deps.callStore.list(id, { ...query, pageToken: page_token }));
-  });
-
-  return router;
+    // The per-call audit of the connector's MCP traffic, newest first.
+    async listConnectorCalls(ctx, input) {
+      const id = (await existing(ctx, deps)).id;
+      const { page_token, ...query } = input.query();
+      ctx.body = await pageOr422(() => deps.callStore.list(id, { ...query, pageToken: page_token }));
+    },
+  };
 }
 
 /**

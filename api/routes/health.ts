@@ -1,18 +1,23 @@
 // /healthz: the process answers. /readyz: every dependency answers (Temporal, the database),
 // each within a short bound so that a hung dependency reads as "not ready", not as a hang.
-import Router from '@koa/router';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../../core/problem';
+import type Router from '@koa/router';
+import { routerOf, type Handler } from '../router';
 
 export type ReadinessCheck = () => Promise<void>;
 
 const CHECK_TIMEOUT_MS = 2_000;
 
+/** /healthz and /readyz alone, for the processes that serve nothing else of the API. */
 export function healthRoutes(checks: Record<string, ReadinessCheck>): Router {
-  const router = new Router();
-  router.get('/healthz', (ctx) => {
+  return routerOf(healthHandlers(checks));
+}
+
+export function healthHandlers(checks: Record<string, ReadinessCheck>): { getHealth: Handler<'getHealth'>; getReadiness: Handler<'getReadiness'> } {
+  const getHealth: Handler<'getHealth'> = (ctx) => {
     ctx.body = { status: 'ok' };
-  });
-  router.get('/readyz', async (ctx) => {
+  };
+  const getReadiness: Handler<'getReadiness'> = async (ctx) => {
     const results = await Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await outcome(check)] as const));
     const failing = results.filter(([, ok]) => ok !== 'ok');
     if (failing.length === 0) {
@@ -24,8 +29,8 @@ export function healthRoutes(checks: Record<string, ReadinessCheck>): Router {
     ctx.body = problemBody(503, `not ready: ${failing.map(([n]) => n).join(', ')} unreachable`, undefined, undefined, {
       checks: Object.fromEntries(results),
     });
-  });
-  return router;
+  };
+  return { getHealth, getReadiness };
 }
 
 async function outcome(check: ReadinessCheck): Promise<string> {

@@ -1,18 +1,19 @@
 // The OAuth endpoints of the service itself: the callback the authorization server sends the
 // user back to, and the client metadata document that serves as our client_id where supported.
-import Router from '@koa/router';
 import type { Context } from 'koa';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../../core/secret-box';
 import {
-  CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl, consentCookieName,
+  OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl, consentCookieName,
 } from '../../core/oauth-client-metadata';
 import type { ConnectorStore } from '../../store/connector-store';
 import { renderConsentPage } from '../consent-page';
 import { ProblemError } from '../../core/problem';
+import { FAILURE, FAILURE_HTTP } from '../../core/failures';
 import { hashState, type OAuthStore } from '../../store/oauth-store';
 import { callbackUpdate, connectorWorkflowId, type CallbackOutcome } from '../../workflows/messages';
 import { renderCallbackPage } from '../callback-page';
+import type { Handler } from '../router';
 
 export interface OAuthRouteDeps {
   temporal: Client;
@@ -22,18 +23,19 @@ export interface OAuthRouteDeps {
   baseUrl: string;
 }
 
-export function oauthRoutes(deps: OAuthRouteDeps): Router {
-  const router = new Router();
+type OAuthOperation = 'getClientMetadata' | 'getConsentPage' | 'oauthCallback';
+
+export function oauthHandlers(deps: OAuthRouteDeps): { [K in OAuthOperation]: Handler<K> } {
   // Authorization servers accept only https client_id URLs, so the document exists only there.
   const document = clientMetadataDocumentUrl(deps.baseUrl) ? buildClientMetadataDocument({ baseUrl: deps.baseUrl }) : null;
 
-  router.get(CLIENT_METADATA_PATH, (ctx) => {
+  const getClientMetadata: Handler<'getClientMetadata'> = (ctx) => {
     if (!document) throw new ProblemError(404, 'the client metadata document is served only under an https BASE_URL');
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = document;
-  });
+  };
 
-  router.get(CONSENT_PATH, async (ctx) => {
+  const getConsentPage: Handler<'getConsentPage'> = async (ctx) => {
     const hash = typeof ctx.query.request === 'string' ? ctx.query.request : '';
     const pending = hash ? await deps.oauthStore.pendingState(hash) : null;
     const record = pending ? await deps.store.get(pending.connector_id) : null;
@@ -55,9 +57,9 @@ export function oauthRoutes(deps: OAuthRouteDeps): Router {
     ctx.body = renderConsentPage({
       serverUrl: record.url, ownerName: record.created_by_name ?? record.created_by, connectorName: record.metadata.name ?? null, authorizationUrl,
     });
-  });
+  };
 
-  router.get(OAUTH_CALLBACK_PATH, async (ctx) => {
+  const oauthCallback: Handler<'oauthCallback'> = async (ctx) => {
     const state = typeof ctx.query.state === 'string' ? ctx.query.state : '';
     const hash = state ? hashState(state) : null;
     const known = hash && !cameThroughConsent(ctx, deps.secrets, hash) ? await deps.oauthStore.findState(hash) : null;
@@ -90,9 +92,9 @@ export function oauthRoutes(deps: OAuthRouteDeps): Router {
       outcome = { connectorId: id, redirectUrl: pending.redirect_url, error: 'invalid_request', errorDescription: detail };
     }
     respond(ctx, outcome);
-  });
+  };
 
-  return router;
+  return { getClientMetadata, getConsentPage, oauthCallback };
 }
 
 function respond(ctx: Context, outcome: { connectorId: string | null; redirectUrl: string | null; error: string | null; errorDescription: string | null }) {
@@ -109,7 +111,8 @@ function respond(ctx: Context, outcome: { connectorId: string | null; redirectUr
     ctx.redirect(target.toString());
     return;
   }
-  ctx.status = outcome.error ? 400 : 200;
+  // Every failure of the flow is the authorization failing, whatever failed inside it.
+  ctx.status = outcome.error ? FAILURE_HTTP[FAILURE.authorizationFailed].status : 200;
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = renderCallbackPage(outcome);
 }

@@ -1,14 +1,14 @@
-import Router from '@koa/router';
 import { publicPreset, type StdioRuntimeKind } from '../../core/presets';
 import type { Preset } from '../../core/schemas';
+import type { Handler } from '../router';
 
 /** `runtime` is asked once, at the first request: finding a container engine takes a process start. */
-export function presetRoutes(presets: readonly Preset[], runtime: () => Promise<StdioRuntimeKind>): Router {
-  const router = new Router();
+export function presetHandlers(presets: readonly Preset[], runtime: () => Promise<StdioRuntimeKind>): { listPresets: Handler<'listPresets'> } {
   let body: Promise<{ items: Array<ReturnType<typeof publicPreset>> }> | undefined;
-  router.get('/api/v1/connectors/presets', async (ctx) => {
-    body ??= runtime().then((kind) => ({ items: presets.map((p) => publicPreset(p, kind)) }));
-    ctx.body = await body;
-  });
-  return router;
+  return {
+    async listPresets(ctx) {
+      body ??= runtime().then((kind) => ({ items: presets.map((p) => publicPreset(p, kind)) }));
+      ctx.body = await body;
+    },
+  };
 }

@@ -2,9 +2,9 @@
 // that gets the proxy's 401 can sign its user in against the platform's identity provider by the
 // MCP authorization spec. Answered for any well-formed id, whether or not such a connector exists
 // or is the caller's: the document says nothing about the connector.
-import Router from '@koa/router';
 import { isConnectorId } from '../../core/connector-id';
 import { ProblemError } from '../../core/problem';
+import type { Handler } from '../router';
 
 export const PROTECTED_RESOURCE_PREFIX = '/.well-known/oauth-protected-resource';
 
@@ -17,9 +17,8 @@ export function protectedResourceMetadataUrl(baseUrl: string, connectorId: strin
   return `${baseUrl}${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/${connectorId}/mcp`;
 }
 
-export function protectedResourceRoutes(deps: { baseUrl: string; issuer: string | null }): Router {
-  const router = new Router();
-  router.get(`${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/:id/mcp`, (ctx) => {
+export function protectedResourceHandlers(deps: { baseUrl: string; issuer: string | null }): { getProtectedResourceMetadata: Handler<'getProtectedResourceMetadata'> } {
+  const getProtectedResourceMetadata: Handler<'getProtectedResourceMetadata'> = (ctx) => {
     const id = String(ctx.params.id).toLowerCase();
     if (!deps.issuer) throw new ProblemError(404, 'the MCP path takes API keys only: there is no authorization server to sign in with');
     if (!isConnectorId(id)) throw new ProblemError(404, 'no such resource');
@@ -30,6 +29,6 @@ export function protectedResourceRoutes(deps: { baseUrl: string; issuer: string 
       bearer_methods_supported: ['header'],
       resource_name: 'MCP connector',
     };
-  });
-  return router;
+  };
+  return { getProtectedResourceMetadata };
 }

@@ -1,7 +1,9 @@
 // The REST API against the real embedded stack (Temporal dev server + FerretDB): every
 // endpoint of this issue with its status codes, the lifecycle and the audit trail.
 import test from 'ava';
+import { readFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
+import { UNDECLARED_ANSWER_MESSAGE } from '../../api/declared-status';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -20,6 +22,12 @@ test.before(async () => {
       { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'stdio' }, stdio: { image: 'everything:1', env: { SECRET_ENV: 'env-value-xyz' } } },
     ]),
   });
+});
+
+// Every answer of this file, error cases included, is one its operation declares (api/routes/declarations.ts).
+test.after('no handler answered a status or problem type its operation does not declare', (t) => {
+  const stray = readFileSync(stack.logFile, 'utf8').split('\n').filter((line) => line.includes(UNDECLARED_ANSWER_MESSAGE));
+  t.deepEqual(stray, []);
 });
 
 test.after.always(async () => {
@@ -257,7 +265,7 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
     '/api/v1/connectors/{id}/calls', '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/{id}/events',
     '/api/v1/connectors/{id}/mcp', '/api/v1/oauth/client-metadata.json', '/api/v1/openapi.json', '/healthz', '/metrics', '/readyz',
   ], 'every path the service answers, and nothing else');
-  t.deepEqual(Object.keys(res.body.paths['/api/v1/connectors/oauth/callback'].get.responses).sort(), ['200', '302', '400']);
+  t.deepEqual(Object.keys(res.body.paths['/api/v1/connectors/oauth/callback'].get.responses).sort(), ['200', '302', '400', '503']);
   const createSchema = res.body.components.schemas.CreateConnectorRequest;
   t.deepEqual(createSchema.required, ['url']);
   t.truthy(createSchema.properties.match_preset);

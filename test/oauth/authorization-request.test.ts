@@ -11,6 +11,7 @@ import { selectScope } from '../../activities/oauth/scope';
 import { PkceNotSupportedError } from '../../activities/oauth/errors';
 import type { AuthorizationDiscovery } from '../../activities/oauth/discover';
 import { discover, REDIRECT_URI, testHttp } from './flow';
+import { FAILURE } from '../../core/failures';
 
 const http = testHttp();
 let as: OidcServer;
@@ -70,7 +71,7 @@ test('an authorization server that does not advertise S256 is refused at discove
   const noS256 = await startOidcServer({ advertiseS256: false });
   cleanups.push(() => noS256.close());
   const error = await t.throwsAsync(discoverWith({}, noS256), { instanceOf: PkceNotSupportedError });
-  t.is(error.status, 422);
+  t.is(error.failure, FAILURE.unprocessable);
   t.false(error.retryable);
   t.regex(error.message, new RegExp(`${noS256.issuer} does not advertise PKCE support`));
 });

@@ -13,6 +13,7 @@ import { startOidcServer, type OidcServer } from '../fixtures/oauth/oidc-server'
 import { startProtectedMcpServer, type ProtectedMcpServer } from '../fixtures/oauth/protected-mcp-server';
 import { recordingHttp, testHttp } from './flow';
 import type { OAuthHttp } from '../../activities/oauth/http';
+import { FAILURE } from '../../core/failures';
 
 const fetcher = testHttp();
 const secrets = new SecretBox(Buffer.alloc(32, 7));
@@ -51,7 +52,7 @@ test('the binding: unchanged or never bound is no change; a change with given cr
   const error = t.throws(() => checkAuthorizationServerBinding({ boundIssuer: 'https://a.example', issuer: 'https://b.example', givenCredentials: true }), {
     instanceOf: AuthorizationServerChangedError,
   });
-  t.is(error.status, 422);
+  t.is(error.failure, FAILURE.unprocessable);
 });
 
 test('a server that moved to another authorization server: registered there anew, and the URL is for the new server', async (t) => {

@@ -9,6 +9,7 @@ import { chooseTokenAuthMethod } from '../../activities/oauth/token-auth-method'
 import { AuthorizationServerError, NoClientIdentityError, UnsupportedAuthMethodError } from '../../activities/oauth/errors';
 import type { AuthorizationServerMetadata } from '../../activities/oauth/schemas';
 import { authorize, discover, recordingHttp, REDIRECT_URI, testHttp, type RecordedRequest } from './flow';
+import { FAILURE } from '../../core/failures';
 
 const fetcher = testHttp();
 const STATIC_CLIENTS: StaticClient[] = [
@@ -48,7 +49,7 @@ test('the token endpoint auth method follows what the server and the registratio
   const error = t.throws(() => chooseTokenAuthMethod(metadata({ token_endpoint_auth_methods_supported: ['private_key_jwt'] }), { hasSecret: true }), {
     instanceOf: UnsupportedAuthMethodError,
   });
-  t.is(error.status, 422);
+  t.is(error.failure, FAILURE.unprocessable);
   t.throws(() => chooseTokenAuthMethod(metadata({ token_endpoint_auth_methods_supported: ['client_secret_basic'] }), { hasSecret: false }), {
     instanceOf: UnsupportedAuthMethodError,
     message: /does not accept public clients/,
@@ -176,7 +177,7 @@ test('without credentials, registration or metadata documents, identity fails wi
     const error = await t.throwsAsync(resolveClientIdentity({
       authorizationServer: discovery.authorizationServer.metadata, baseUrl: 'http://127.0.0.1:9', redirectUri: REDIRECT_URI,
     }, fetcher), { instanceOf: NoClientIdentityError });
-    t.is(error.status, 422);
+    t.is(error.failure, FAILURE.unprocessable);
     t.regex(error.message, /neither dynamic client registration nor client ID metadata documents/);
   } finally {
     await server.close();

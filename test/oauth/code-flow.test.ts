@@ -16,6 +16,7 @@ import {
   AuthorizationDeniedError, CallbackIssuerError, InvalidCallbackError, InvalidGrantError,
 } from '../../activities/oauth/errors';
 import { authorize, discover, REDIRECT_URI, testHttp } from './flow';
+import { FAILURE } from '../../core/failures';
 
 let as: OidcServer;
 let mcp: ProtectedMcpServer;
@@ -96,7 +97,7 @@ test('a callback whose iss names another issuer is refused, and so is one withou
   const wrong = new URL(callback);
   wrong.searchParams.set('iss', 'http://127.0.0.1:1/evil');
   const error = await t.throwsAsync(exchange(wrong), { instanceOf: CallbackIssuerError });
-  t.is(error.status, 400);
+  t.is(error.failure, FAILURE.authorizationFailed);
   t.false(error.retryable);
   const missing = new URL(callback);
   missing.searchParams.delete('iss');

@@ -12,6 +12,7 @@ import {
 } from '../../activities/oauth/errors';
 import { discoverAuthorization } from '../../activities/oauth/discover';
 import { discover, testHttp } from './flow';
+import { FAILURE } from '../../core/failures';
 
 const http = testHttp();
 const cleanups: Array<() => Promise<void>> = [];
@@ -95,7 +96,7 @@ test('metadata describing another resource is refused', async (t) => {
   const as = await authorizationServer();
   const mcp = await mcpServer(as, { resource: 'http://127.0.0.1:1/other' });
   const error = await t.throwsAsync(discover(mcp.url, http), { instanceOf: ResourceMismatchError });
-  t.is(error.status, 502);
+  t.is(error.failure, FAILURE.upstreamError);
   t.regex(error.message, /describes http:\/\/127\.0\.0\.1:1\/other/);
 });
 

@@ -10,6 +10,7 @@ import { RedirectRefusedError } from '../../core/network-policy-errors';
 import { discoverAuthorization } from '../../activities/oauth/discover';
 import { ForbiddenAddressError, InsecureUrlError, TooManyRedirectsError, UpstreamResponseError } from '../../activities/oauth/errors';
 import { classifyError } from '../../activities/oauth/classify-error';
+import { FAILURE } from '../../core/failures';
 
 const open = createGuardedFetch({ blockPrivateNetworks: false });
 const strict = createGuardedFetch({ blockPrivateNetworks: true });
@@ -51,7 +52,7 @@ test('a metadata URL in a challenge that points at 169.254.169.254 fails discove
     serverUrl: `${origin}/mcp`,
     challenge: { resourceMetadata: 'http://169.254.169.254/.well-known/oauth-protected-resource', scope: null, error: null, errorDescription: null },
   }, { fetch: open }), { instanceOf: ForbiddenAddressError });
-  t.is(error.status, 422);
+  t.is(error.failure, FAILURE.unprocessable);
   t.false(error.retryable);
   t.regex(error.message, /169\.254\.169\.254/);
   t.false(seen.some((line) => line.includes('oauth-protected-resource')), 'no fallback to the well-known locations');

@@ -13,6 +13,7 @@ import { InvalidGrantError, UpstreamTimeoutError, UpstreamUnavailableError } fro
 import { createGuardedFetch } from '../../core/guarded-fetch';
 import { authorize, recordingHttp, testHttp, type AuthorizedFlow } from './flow';
 import type { OAuthHttp } from '../../activities/oauth/http';
+import { FAILURE } from '../../core/failures';
 
 const fetcher = testHttp();
 let as: OidcServer;
@@ -143,7 +144,7 @@ test('a token endpoint that does not answer in time is a retryable timeout', asy
       authorizationServer: metadata, client: flow.client.identity, refreshToken: flow.tokens.refreshToken!, resource: flow.discovery.resource,
     }, { fetch: impatient }), { instanceOf: UpstreamTimeoutError });
     t.true(error.retryable);
-    t.is(error.status, 504);
+    t.is(error.failure, FAILURE.transient);
   } finally {
     await impatient.close();
     await silent.close();

@@ -8,6 +8,26 @@ import { createLogger } from '../../core/logger';
 import { connectorIdFromPath } from '../../proxy/mcp-path';
 import { createMcpProxy, type McpProxyOptions } from '../../proxy/mcp-proxy';
 import type { RouteSource } from '../../proxy/route';
+import { OPERATIONS, answersOf } from '../../api/routes/declarations';
+import { PROBLEM_CONTENT_TYPE } from '../../core/problem';
+
+const MCP_OPERATIONS: Record<string, keyof typeof OPERATIONS> = { POST: 'postMcp', GET: 'getMcp', DELETE: 'deleteMcp' };
+
+/**
+ * Notes every problem the proxy answers itself (relayed answers are the MCP server's) whose
+ * status the MCP path's declaration (api/routes/declarations.ts) does not list.
+ */
+function watchDeclared(req: http.IncomingMessage, res: http.ServerResponse, undeclared: string[]): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => http.ServerResponse;
+  // Headers given to writeHead are never readable through getHeader: they are read here.
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    const headers = rest.find((arg) => typeof arg === 'object' && arg !== null) as http.OutgoingHttpHeaders | undefined;
+    const type = String(headers?.['content-type'] ?? res.getHeader('content-type') ?? '');
+    const operation = OPERATIONS[MCP_OPERATIONS[req.method ?? ''] ?? 'postMcp'];
+    if (type.startsWith(PROBLEM_CONTENT_TYPE) && !answersOf(operation)[status]) undeclared.push(`${req.method} ${status}`);
+    return writeHead(status, ...rest);
+  }) as typeof res.writeHead;
+}
 
 export interface ProxyHarness {
   baseUrl: string;
@@ -25,7 +45,9 @@ export async function startProxy(
     logger: createLogger('proxy-test', process.env.LOG_LEVEL ?? 'silent'),
     ...options,
   });
+  const undeclared: string[] = [];
   const server = http.createServer((req, res) => {
+    watchDeclared(req, res, undeclared);
     const id = connectorIdFromPath(req.url ?? '/');
     if (id === null) res.writeHead(404).end();
     else proxy.handle(req, res, id);
@@ -39,6 +61,7 @@ export async function startProxy(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       proxy.close();
+      if (undeclared.length) throw new Error(`the proxy answered statuses the MCP path does not declare: ${undeclared.join(', ')}`);
     },
   };
 }
