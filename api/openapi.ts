@@ -151,7 +151,7 @@ export function openApiDocument(baseUrl: string) {
       '/readyz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Temporal and the database answer' }, 503: problem('A dependency is down') } } },
       [METRICS_PATH]: {
         get: {
-          summary: 'Prometheus metrics of this process (text format). Open on METRICS_PORT when that is set, and then not served here',
+          summary: 'Prometheus metrics of this process (text format). Open on CONNECTOR__METRICS_PORT when that is set, and then not served here',
           responses: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: { type: 'string' } } } }, 401: problem('No or a bad credential (WWW-Authenticate: Bearer), while callers are authenticated'), 403: problem('Not an admin credential'), 503: problem('The identity provider cannot be reached') },
         },
       },

@@ -35,7 +35,7 @@ export function describeBuildPlan(builds: readonly PlannedBuild[]): string[] {
     `toolchain: ${builds.length} Go build${builds.length > 1 ? 's' : ''} to run, one at a time, about ${minutes(total)} cold on 2 quiet cores (longer on a busy machine; once only, then cached):`,
     ...builds.map((b) => `  ${b.target.padEnd(9)} ~${minutes(COLD_BUILD_SECONDS[b.target]).padEnd(7)} ${b.binaries.join(', ')}: ${b.why}`),
     avoidable.length > 0
-      ? `toolchain: a release download would have avoided ${avoidable.map((b) => b.target).join(', ')} (about ${minutes(avoidable.reduce((sum, b) => sum + COLD_BUILD_SECONDS[b.target], 0))} of it): with internet access, or CONNECTOR_REGISTRY_RELEASE_MIRROR naming a mirror of the releases`
+      ? `toolchain: a release download would have avoided ${avoidable.map((b) => b.target).join(', ')} (about ${minutes(avoidable.reduce((sum, b) => sum + COLD_BUILD_SECONDS[b.target], 0))} of it): with internet access, or CONNECTOR__RELEASE_MIRROR naming a mirror of the releases`
       : 'toolchain: no download would have avoided these builds',
   ];
 }
