@@ -57,7 +57,7 @@ export function cachedWorkflowsFor(budgetMb: number): number {
  */
 export const DEFAULT_STDIO_UID_RANGE = '200000-265535';
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   CONNECTOR__METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
