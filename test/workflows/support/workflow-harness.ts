@@ -135,7 +135,7 @@ export async function startHarness(): Promise<Harness> {
     async start(settings = {}, init = {}) {
       const id = randomUUID();
       const fullInit: ConnectorInit = {
-        id, url: 'https://mcp.invalid/mcp', metadata: {}, preset: null, stdio: null, createdBy: 'tester', clientId: null, clientSecret: null,
+        id, url: 'https://mcp.invalid/mcp', metadata: {}, preset: null, presetClient: false, createdBy: 'tester', createdByName: 'tester', clientId: null, clientSecret: null,
         settings: { historyLimit: 10_000, authTimeoutSeconds: 600, connectTimeoutMs: 5_000, stdioReadyTimeoutMs: 5_000, refreshSkewSeconds: 60, ...settings },
         ...init,
       };
