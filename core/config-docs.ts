@@ -85,7 +85,7 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   CONNECTOR__UPSTREAM_MAX_SOCKETS: { section: 'limits', meaning: "the proxy's connections per owner and upstream origin (an open stream holds one); one connector may hold a quarter" },
 
   CONNECTOR__BLOCK_PRIVATE_NETWORKS: { section: 'network', default: 'true with callers authenticated, else false', meaning: 'also refuse loopback, private, unique-local and CGNAT addresses for every URL fetched on someone\'s word (link-local and metadata always are)' },
-  CONNECTOR__ALLOWED_PRIVATE_NETWORKS: { section: 'network', format: 'comma-separated CIDRs', meaning: 'let through while private networks are blocked; never opens link-local, metadata or reserved ranges; a bad entry stops start-up' },
+  CONNECTOR__ALLOWED_PRIVATE_NETWORKS: { section: 'network', format: 'comma-separated CIDRs', meaning: 'let through while private networks are blocked (internal MCP servers, authorization servers, the issuer); never opens link-local, metadata or reserved ranges; a bad entry stops start-up' },
 
   CONNECTOR__CONNECT_TIMEOUT_MS: { section: 'connectors', meaning: 'how long a probe of an MCP server may take before connect answers 504' },
   CONNECTOR__AUTH_TIMEOUT_SECONDS: { section: 'connectors', meaning: 'how long an authorization URL stays valid (`auth_required` → `disconnected`, "authorization timed out")' },
@@ -105,10 +105,10 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
 
   CONNECTOR__KUBE_NAMESPACE: { section: 'kubernetes', meaning: "the workloads' own namespace" },
   CONNECTOR__KUBE_GATEWAY_IMAGE: { section: 'kubernetes', meaning: 'the gateway sidecar image (pinned, never `:latest`)' },
-  KUBECONFIG: { section: 'kubernetes', default: 'in-cluster', meaning: 'the cluster to run workloads on' },
+  KUBECONFIG: { section: 'kubernetes', meaning: "the cluster to run workloads on (unset: the Kubernetes client's own defaults)" },
   CONNECTOR__KUBE_PROXY_SELECTOR: { section: 'kubernetes', format: '`k=v,...`', meaning: "labels of the proxy pods: each workload's NetworkPolicy admits only them, on port 8080" },
   CONNECTOR__KUBE_PROXY_NAMESPACE_SELECTOR: { section: 'kubernetes', format: '`k=v,...`', meaning: "labels of the proxy pods' namespace" },
-  CONNECTOR__KUBE_CLUSTER_CIDRS: { section: 'kubernetes', format: 'comma-separated CIDRs', meaning: "the cluster's pod and service ranges, never reachable by workloads" },
+  CONNECTOR__KUBE_CLUSTER_CIDRS: { section: 'kubernetes', format: 'comma-separated CIDRs', meaning: "the cluster's pod and service ranges: a workload's NetworkPolicy allows egress to the public internet only (never RFC 1918, CGNAT, unique-local, loopback, link-local, metadata or these) except DNS, the API server and the allowed networks" },
   CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS: { section: 'kubernetes', format: 'comma-separated CIDRs', meaning: 'private networks workloads may reach besides the public internet' },
   CONNECTOR__KUBE_DNS_SELECTOR: { section: 'kubernetes', format: '`k=v,...`', meaning: 'labels of the DNS pods workloads may query' },
   CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR: { section: 'kubernetes', format: '`k=v,...`', meaning: "labels of the DNS pods' namespace" },
@@ -120,7 +120,7 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
 
   CONNECTOR__CALL_AUDIT_DAYS: { section: 'audit', meaning: 'how long the per-call audit keeps a call (a TTL index; on FerretDB the worker sweeps)' },
   CONNECTOR__CALL_AUDIT_QUEUE: { section: 'audit', meaning: 'calls a proxy process holds for the database at most; past it calls are left out and counted in `mcp_call_audit_dropped_total`' },
-  CONNECTOR__EVENTS_RETENTION_DAYS: { section: 'audit', meaning: "how long a deleted connector's audit events are kept (a TTL index; on FerretDB the worker sweeps every 5 minutes)" },
+  CONNECTOR__EVENTS_RETENTION_DAYS: { section: 'audit', meaning: "how long a deleted connector's audit events are kept (a TTL index; on FerretDB, which has none, the worker sweeps every 5 minutes, OAuth states too an hour past expiry)" },
 
   LOG_LEVEL: { section: 'observability', meaning: 'pino level' },
   LOG_FORMAT: { section: 'observability', default: '`pretty` on a terminal, else `json`', meaning: '`npm start` only; the production entry points always log JSON' },
