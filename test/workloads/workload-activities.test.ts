@@ -55,6 +55,24 @@ const presets: Preset[] = [{
   url: 'mcp+stdio://watched', stdio: { image: 'x:1', command: [process.execPath, EVERYTHING, 'stdio'], env: { MARKER: WATCHED_MARKER } },
 }];
 
+/**
+ * The runtime with READINESS_MS for the server that never gets ready (whose timeout the test is
+ * about) and a limit no busy machine reaches for every other start, so that a loaded machine
+ * starting a server slowly cannot turn a start that should succeed into a timeout.
+ */
+function patient(inner: LocalRuntime): LocalRuntime {
+  return new Proxy(inner, {
+    get(target, key) {
+      if (key === 'start') {
+        return (spec: Parameters<LocalRuntime['start']>[0], options: Parameters<LocalRuntime['start']>[1]) =>
+          target.start(spec, { ...options, readinessTimeoutMs: spec.stdio.env?.MARKER === NEVER_READY_MARKER ? options.readinessTimeoutMs : 10 * 60_000 });
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 test.before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'workload-activities-'));
   server = await startTemporalDevServer({ dataDir, headless: true, log });
@@ -63,7 +81,7 @@ test.before(async () => {
     connection: await NativeConnection.connect({ address: server.address }),
     taskQueue,
     workflowsPath: fileURLToPath(new URL('./fixtures/workload-workflows.ts', import.meta.url)),
-    activities: createWorkloadActivities({ runtime, readinessTimeoutMs: READINESS_MS, secrets: box, presets }),
+    activities: createWorkloadActivities({ runtime: patient(runtime), readinessTimeoutMs: READINESS_MS, secrets: box, presets }),
   });
   running = worker.run();
   connection = await Connection.connect({ address: server.address });
