@@ -227,7 +227,7 @@ export interface Config {
   };
 }
 
-/** Caller authentication and the limits per owner (README, "Callers and security"). */
+/** Caller authentication and the limits per owner (docs/security.md). */
 export interface CallerConfig {
   /** False with CONNECTOR__AUTH_DISABLED, or with neither issuer nor keys on a loopback address. */
   enabled: boolean;
