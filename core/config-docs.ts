@@ -123,8 +123,8 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   CONNECTOR__EVENTS_RETENTION_DAYS: { section: 'audit', meaning: "how long a deleted connector's audit events are kept (a TTL index; on FerretDB, which has none, the worker sweeps every 5 minutes, OAuth states too an hour past expiry)" },
 
   LOG_LEVEL: { section: 'observability', meaning: 'pino level' },
-  LOG_FORMAT: { section: 'observability', default: '`pretty` on a terminal, else `json`', meaning: '`npm start` only; the production entry points always log JSON' },
-  CONNECTOR__METRICS_PORT: { section: 'observability', format: 'port (0: any free port)', meaning: 'serve `GET /metrics` on this port, unauthenticated, instead of on `PORT` (was `METRICS_PORT`)' },
+  LOG_FORMAT: { section: 'observability', default: '`pretty` on a terminal, else `json`', meaning: '`npm start` only: `json`, or `pretty` (readable lines, `pino-pretty`), whatever the output is; the production entry points always log JSON' },
+  CONNECTOR__METRICS_PORT: { section: 'observability', format: 'port (0: any free port)', meaning: 'serve `GET /metrics` on this port of `HOST`, unauthenticated, instead of on `PORT` (admin only there while callers are authenticated); was `METRICS_PORT`' },
 };
 
 /** Read outside the schema (by the SDKs, glibc, or the tracing set-up from the raw environment). */
