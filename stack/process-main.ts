@@ -16,10 +16,10 @@ export async function runProcess(role: string, needs: { mongo: boolean }, start:
   let stop: Stop;
   try {
     const config = loadConfig();
-    requireExternal(config, needs);
     logger.level = config.logLevel;
-    // A proxy's cluster workers leave it to their primary, so that a start warns once.
+    // Before anything else can stop the start; a proxy's cluster workers leave it to their primary, so that a start warns once.
     if (!cluster.isWorker) warnOldNames(logger, config.oldVariableNames);
+    requireExternal(config, needs);
     const tracing = await startTracing(config.tracing, name, logger);
     const stopRole = await start(config, logger, tracing);
     // The last spans (the shutdown's own requests included) leave before the process does.
