@@ -39,8 +39,8 @@ export interface OAuthActivityDeps {
 }
 
 export type BeginResult =
-  /** The server answered without authorization, at this MCP revision (absent in older histories). */
-  | { kind: 'open'; protocolVersion?: string | null }
+  /** The server answered without authorization, at this MCP revision. */
+  | { kind: 'open'; protocolVersion: string | null }
   | {
     kind: 'authorize'; authorizationUrl: string; expiresAt: string; pending: PendingAuthorization;
     /** SEP-2352: the server now names another authorization server than the connector's last grant came from. */
@@ -80,8 +80,8 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       presetClient?: string | null;
       /** The server asked for authorization through the proxy earlier; it wins over an open `initialize`. */
       knownChallenge?: AuthChallenge | null;
-      /** SEP-2352: the issuer of the connector's last grant (absent in older histories). */
-      boundIssuer?: string | null;
+      /** SEP-2352: the issuer of the connector's last grant (null: none yet). */
+      boundIssuer: string | null;
     }): Promise<BeginResult> {
       return withTypedFailures(async () => {
         const id = input.connectorId;
@@ -95,8 +95,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
         const discovery = await discoverAuthorization({ serverUrl: input.url, challenge }, deps.http);
         const as = discovery.authorizationServer.metadata;
         const fromPreset = !input.given && input.presetClient ? presetClient(input.presetClient) : null;
-        const boundIssuer = input.boundIssuer ?? null;
-        const binding = checkAuthorizationServerBinding({ boundIssuer, issuer: as.issuer, givenCredentials: Boolean(input.given || fromPreset) });
+        const binding = checkAuthorizationServerBinding({ boundIssuer: input.boundIssuer, issuer: as.issuer, givenCredentials: Boolean(input.given || fromPreset) });
         const given = input.given
           ? { clientId: input.given.clientId, clientSecret: input.given.clientSecret ? open(id, 'client_secret', input.given.clientSecret) : null }
           : fromPreset;
@@ -125,7 +124,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
             : { ...identity, clientSecret: identity.clientSecret ? seal(id, 'oauth_client_secret', identity.clientSecret) : null },
         };
         return {
-          authorizationServerChanged: binding.changed ? { from: boundIssuer!, to: as.issuer } : null,
+          authorizationServerChanged: binding.changed ? { from: input.boundIssuer!, to: as.issuer } : null,
           // The user is sent to the service's own consent page, which names the server and the
           // connector's owner and binds the flow to the browser before it goes on to this server.
           kind: 'authorize', authorizationUrl: consentPageUrl(deps.baseUrl, stateHash), expiresAt: expiresAt.toISOString(),
@@ -151,7 +150,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       });
     },
 
-    /** `scheduledAt` (epoch ms): when the refresh loop meant it to run; absent for a refresh on a 401 and in older histories. */
+    /** `scheduledAt` (epoch ms): when the refresh loop meant it to run; absent for a refresh on a 401. */
     async oauthRefresh(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext; scheduledAt?: number }): Promise<SealedTokens> {
       // The first attempt's delay is the schedule's lag; a retry's would add the retry policy's backoff.
       if (input.scheduledAt !== undefined && Context.current().info.attempt === 1) {

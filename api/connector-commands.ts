@@ -45,7 +45,7 @@ export class ConnectorCommands {
       url: input.url,
       metadata: input.metadata ?? presetMetadata(preset),
       preset: preset ? { url: preset.url } : null,
-      ...(!input.clientId && preset?.client_id ? { presetClient: true } : {}),
+      presetClient: Boolean(!input.clientId && preset?.client_id),
       createdBy: input.createdBy,
       createdByName: input.createdByName,
       clientId: input.clientId ?? null,

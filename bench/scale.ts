@@ -10,7 +10,7 @@
 // cached one (its replay), the refresh lag distribution, and the refreshes across a restart of
 // the service (worker included) in the middle. Traffic stays on 127.0.0.1. BENCH_MEMORY_ONLY=1
 // stops after the memory figures (to compare CONNECTOR__WORKER_MEMORY_BUDGET_MB or
-// TEMPORAL_MAX_CACHED_WORKFLOWS settings, which the run passes on to the service); BENCH_LISTS_ONLY=1
+// CONNECTOR__MAX_CACHED_WORKFLOWS settings, which the run passes on to the service); BENCH_LISTS_ONLY=1
 // after the lists and the replay.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     // as `npm start` runs it: two malloc arenas, and its node flags (V8's heap limits)
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
     NODE_OPTIONS: `${startNodeFlags()} ${process.env.BENCH_NODE_OPTIONS ?? ''}`.trim(),
-    ...Object.fromEntries(['CONNECTOR__WORKER_MEMORY_BUDGET_MB', 'TEMPORAL_MAX_CACHED_WORKFLOWS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
+    ...Object.fromEntries(['CONNECTOR__WORKER_MEMORY_BUDGET_MB', 'CONNECTOR__MAX_CACHED_WORKFLOWS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   };
   const logFile = path.join(dataDir, 'logs', 'service.log');
   const stops: (() => Promise<unknown>)[] = [];

@@ -31,7 +31,7 @@ export function originRefusal(headers: IncomingHttpHeaders, policy: OriginPolicy
 }
 
 /**
- * The separate metrics port (METRICS_PORT) is scraped by address (a pod's IP, or loopback), never
+ * The separate metrics port (CONNECTOR__METRICS_PORT) is scraped by address (a pod's IP, or loopback), never
  * through a DNS name a browser page could rebind: any IP literal, `localhost` or BASE_URL's host.
  */
 export function metricsHostRefusal(headers: IncomingHttpHeaders, baseUrl: string): string | null {

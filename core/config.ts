@@ -8,6 +8,7 @@ import { parseNetworks } from './address-guard';
 import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, parseLabelSelector } from './kube-labels';
 import { parsePresets, PresetConfigError } from './presets';
 import type { Preset } from './schemas';
+import { withCurrentNames, type OldName } from './renamed-variables';
 import { parseKey } from './secret-box';
 import { DEFAULT_GATEWAY_MAX_SESSIONS, type ServerLimits } from './server-limits';
 import {
@@ -56,15 +57,15 @@ export function cachedWorkflowsFor(budgetMb: number): number {
  */
 export const DEFAULT_STDIO_UID_RANGE = '200000-265535';
 
-const EnvSchema = z.object({
+export const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
-  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  CONNECTOR__METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATA_DIR: z.string().min(1).default('.data'),
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('connectors'),
+  CONNECTOR__TASK_QUEUE: z.string().min(1).default('connectors'),
   // The names Temporal's own clients use (envconfig), so one set of variables serves both.
   TEMPORAL_TLS: bool.optional(),
   TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().min(1).optional(),
@@ -72,7 +73,7 @@ const EnvSchema = z.object({
   TEMPORAL_TLS_SERVER_CA_CERT_PATH: z.string().min(1).optional(),
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
-  TEMPORAL_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(1).max(100_000).optional(),
+  CONNECTOR__MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(1).max(100_000).optional(),
   CONNECTOR__TEMPORAL_UI: bool.default(false),
   CONNECTOR__WORKER_MEMORY_BUDGET_MB: z.coerce.number().int().min(16).max(1_048_576).default(64),
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
@@ -121,7 +122,7 @@ const EnvSchema = z.object({
   CONNECTOR__MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).max(100_000).default(64),
   CONNECTOR__RATE_LIMIT_PER_OWNER: z.string().optional(),
   CONNECTOR__UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(4).max(1_000_000).default(512),
-  PROXY_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
+  CONNECTOR__PROXY_PROCESSES: z.coerce.number().int().min(1).max(256).default(1),
   CONNECTOR__GATEWAY_MAX_SESSIONS: z.coerce.number().int().min(1).max(100_000).default(DEFAULT_GATEWAY_MAX_SESSIONS),
   CONNECTOR__EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   CONNECTOR__CALL_AUDIT_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
@@ -131,11 +132,15 @@ const EnvSchema = z.object({
   CONNECTOR__REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   CONNECTOR__KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  // Read by package.json's start and worker scripts (node's --max-old-space-size); checked here.
+  CONNECTOR__HEAP_MB: z.coerce.number().int().min(32).max(1_048_576).optional(),
   // Read by core/logger.ts before the configuration is (the logger reports its errors); checked here.
   LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
 });
 
 export interface Config {
+  /** Variables set under a name from before CONNECTOR__X (read under the new one): start-up warns once. */
+  oldVariableNames: OldName[];
   port: number;
   host: string;
   /** A port of its own for /metrics, unauthenticated (0: any free port); unset: /metrics on `port`. */
@@ -222,7 +227,7 @@ export interface Config {
   };
 }
 
-/** Caller authentication and the limits per owner (README, "Callers and security"). */
+/** Caller authentication and the limits per owner (docs/security.md). */
 export interface CallerConfig {
   /** False with CONNECTOR__AUTH_DISABLED, or with neither issuer nor keys on a loopback address. */
   enabled: boolean;
@@ -279,12 +284,13 @@ export interface TracingConfig {
 export class ConfigError extends Error {}
 
 /** One deployment's name on shared infrastructure: its Temporal (or embedded data folder), namespace and task queue. */
-function deploymentTag(e: { TEMPORAL_ADDRESS?: string; DATA_DIR: string; TEMPORAL_NAMESPACE: string; TEMPORAL_TASK_QUEUE: string }): string {
+function deploymentTag(e: { TEMPORAL_ADDRESS?: string; DATA_DIR: string; TEMPORAL_NAMESPACE: string; CONNECTOR__TASK_QUEUE: string }): string {
   const temporal = e.TEMPORAL_ADDRESS ?? `embedded:${resolve(e.DATA_DIR)}`;
-  return createHash('sha256').update(`${temporal}|${e.TEMPORAL_NAMESPACE}|${e.TEMPORAL_TASK_QUEUE}`).digest('hex').slice(0, 16);
+  return createHash('sha256').update(`${temporal}|${e.TEMPORAL_NAMESPACE}|${e.CONNECTOR__TASK_QUEUE}`).digest('hex').slice(0, 16);
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
+  const { env, oldNames } = withCurrentNames(given);
   const parsed = EnvSchema.safeParse(stripEmpty(env));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -293,14 +299,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   const callers = callerConfig(e, baseUrlOf(e));
   return {
+    oldVariableNames: oldNames,
     port: e.PORT,
     host: e.HOST,
-    metricsPort: e.METRICS_PORT,
+    metricsPort: e.CONNECTOR__METRICS_PORT,
     baseUrl: baseUrlOf(e),
     dataDir: e.DATA_DIR,
     temporal: {
-      address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.TEMPORAL_TASK_QUEUE, access: temporalAccess(e),
-      maxCachedWorkflows: e.TEMPORAL_MAX_CACHED_WORKFLOWS ?? cachedWorkflowsFor(e.CONNECTOR__WORKER_MEMORY_BUDGET_MB),
+      address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.CONNECTOR__TASK_QUEUE, access: temporalAccess(e),
+      maxCachedWorkflows: e.CONNECTOR__MAX_CACHED_WORKFLOWS ?? cachedWorkflowsFor(e.CONNECTOR__WORKER_MEMORY_BUDGET_MB),
       webUi: e.CONNECTOR__TEMPORAL_UI,
     },
     mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
@@ -319,7 +326,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
     routeLoadTimeoutMs: e.CONNECTOR__ROUTE_LOAD_TIMEOUT_MS,
     upstreamMaxSockets: e.CONNECTOR__UPSTREAM_MAX_SOCKETS,
-    proxyProcesses: e.PROXY_PROCESSES,
+    proxyProcesses: e.CONNECTOR__PROXY_PROCESSES,
     bodyLimit: e.CONNECTOR__BODY_LIMIT,
     logLevel: e.LOG_LEVEL,
     allowedRedirectOrigins: e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS

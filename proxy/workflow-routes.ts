@@ -17,10 +17,10 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
   const handle = (connectorId: string) => temporal.workflow.getHandle(connectorWorkflowId(connectorId));
 
   function toRoute(connectorId: string, view: RouteView): Route {
-    const owner = view.owner ?? null;
+    const { owner } = view;
     if (view.state === 'deleting') return { kind: 'not_found' };
     if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner };
-    const managed = view.managed === true;
+    const { managed } = view;
     const gateway = view.gatewaySecret ? { gatewaySecret: secrets.open(view.gatewaySecret, secretContext(connectorId, GATEWAY_SECRET_FIELD)) } : {};
     if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway };
     const token = secrets.open(view.token, secretContext(connectorId, 'access_token'));

@@ -17,7 +17,7 @@ export function assertHeapHoldsCache(maxCachedWorkflows: number, heapLimitBytes 
   const needed = heapNeededMb(maxCachedWorkflows);
   if (limitMb >= needed) return;
   throw new ConfigError(
-    `the workflow cache (${maxCachedWorkflows} workflows, from CONNECTOR__WORKER_MEMORY_BUDGET_MB or TEMPORAL_MAX_CACHED_WORKFLOWS) ` +
+    `the workflow cache (${maxCachedWorkflows} workflows, from CONNECTOR__WORKER_MEMORY_BUDGET_MB or CONNECTOR__MAX_CACHED_WORKFLOWS) ` +
     `needs a V8 heap of ${needed} MB, but node runs with ${limitMb} MB: raise --max-old-space-size (CONNECTOR__HEAP_MB for npm start and npm run worker) or lower the budget`,
   );
 }

@@ -22,7 +22,7 @@ export interface Handlers {
   limits: ServerLimits;
   /** Where HTTP requests are counted (by route template and status). */
   metrics?: Metrics;
-  /** GET /metrics on this server; absent when METRICS_PORT serves it apart. */
+  /** GET /metrics on this server; absent when CONNECTOR__METRICS_PORT serves it apart. */
   metricsEndpoint?: http.RequestListener;
   /** A server span per REST request (the proxy makes its own); absent: tracing is off. */
   tracer?: Tracer | null;

@@ -1,7 +1,7 @@
 // The process's one metrics registry and the /metrics endpoint that serves it. On the main port
 // /metrics is a route like the API's: with caller authentication on it needs an admin credential
 // (metrics name every connector and how it is used, which only an admin may see). With
-// METRICS_PORT set it moves to a server of its own on that port, unauthenticated there (a
+// CONNECTOR__METRICS_PORT set it moves to a server of its own on that port, unauthenticated there (a
 // scraper on the cluster's network, behind its NetworkPolicy), and the main port no longer has it;
 // there a Host that is not an address is refused (callers/request-origin.ts: DNS rebinding).
 import http from 'node:http';
@@ -80,14 +80,14 @@ function sendProblem(res: http.ServerResponse, status: number, detail: string, h
 }
 
 export interface MetricsServing {
-  /** For the main port's server; absent when METRICS_PORT serves the metrics instead. */
+  /** For the main port's server; absent when CONNECTOR__METRICS_PORT serves the metrics instead. */
   endpoint?: http.RequestListener;
   /** The separate port, when one is configured. */
   port?: number;
   close(): Promise<void>;
 }
 
-/** Where this process serves its metrics, per METRICS_PORT. */
+/** Where this process serves its metrics, per CONNECTOR__METRICS_PORT. */
 export async function serveMetrics(config: Config, metrics: ProcessMetrics, auth: Authenticator, logger: Logger): Promise<MetricsServing> {
   if (config.metricsPort === undefined) return { endpoint: metricsEndpoint(metrics, auth, logger), close: async () => undefined };
   const open = metricsEndpoint(metrics, null, logger);

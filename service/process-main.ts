@@ -1,7 +1,9 @@
 // Shared start-up of the production entry points: configuration that must name external
 // servers, a logger, clean shutdown on SIGINT/SIGTERM, and a clear message on failure.
+import cluster from 'node:cluster';
 import { ConfigError, loadConfig, requireExternal, type Config } from '../core/config';
 import { createLogger, type Logger } from '../core/logger';
+import { warnOldNames } from '../core/renamed-variables';
 import { startTracing, type Tracing } from './tracing';
 
 export type Stop = () => Promise<void>;
@@ -14,8 +16,10 @@ export async function runProcess(role: string, needs: { mongo: boolean }, start:
   let stop: Stop;
   try {
     const config = loadConfig();
-    requireExternal(config, needs);
     logger.level = config.logLevel;
+    // Before anything else can stop the start; a proxy's cluster workers leave it to their primary, so that a start warns once.
+    if (!cluster.isWorker) warnOldNames(logger, config.oldVariableNames);
+    requireExternal(config, needs);
     const tracing = await startTracing(config.tracing, name, logger);
     const stopRole = await start(config, logger, tracing);
     // The last spans (the shutdown's own requests included) leave before the process does.

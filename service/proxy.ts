@@ -1,10 +1,11 @@
 // `npm run proxy`: the streaming MCP proxy against an external Temporal cluster. Routes come from
-// the connector workflows; the database only receives the per-call audit. With PROXY_PROCESSES > 1
+// the connector workflows; the database only receives the per-call audit. With CONNECTOR__PROXY_PROCESSES > 1
 // it runs as that many processes on one port (service/process-cluster.ts), each with its own route
 // cache and audit queue.
 import cluster from 'node:cluster';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logger';
+import { warnOldNames, withCurrentNames } from '../core/renamed-variables';
 import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
 import { superviseWorkers } from './process-cluster';
@@ -15,7 +16,9 @@ import { healthRoutes } from '../api/routes/health';
 import { openMongo, openTemporal, secretBox, temporalCheck } from './services';
 
 if (cluster.isPrimary && processesWanted() > 1) {
-  superviseWorkers(processesWanted(), createLogger('connector-registry-proxy'));
+  const logger = createLogger('connector-registry-proxy');
+  warnOldNames(logger, withCurrentNames(process.env).oldNames);
+  superviseWorkers(processesWanted(), logger);
 } else {
   await runProcess('proxy', { mongo: true }, async (config, logger, tracing) => {
     const mongo = await openMongo(config.mongo.uri!, config.mongo.database, config.callAudit.days);
@@ -42,7 +45,7 @@ if (cluster.isPrimary && processesWanted() > 1) {
   });
 }
 
-/** PROXY_PROCESSES; a configuration error is left to runProcess, which names it. */
+/** CONNECTOR__PROXY_PROCESSES; a configuration error is left to runProcess, which names it. */
 function processesWanted(): number {
   try {
     return loadConfig().proxyProcesses;

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../core/config';
 import { createLogger, type Logger } from '../core/logger';
+import { warnOldNames } from '../core/renamed-variables';
 import type { ConnectorStore } from '../store/connector-store';
 import { startFerretDb } from './servers/ferretdb-server';
 import { ensurePrivateDir } from '../service/private-files';
@@ -20,7 +21,7 @@ export interface EmbeddedStack {
   config: Config;
   baseUrl: string;
   port: number;
-  /** METRICS_PORT's actual port, when set. */
+  /** CONNECTOR__METRICS_PORT's actual port, when set. */
   metricsPort?: number;
   temporalAddress: string;
   temporalUiUrl?: string;
@@ -46,6 +47,7 @@ export interface EmbeddedOptions {
 export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise<EmbeddedStack> {
   const config = loadConfig(options.env ?? process.env);
   const logger = options.logger ?? createLogger('connector-registry', config.logLevel);
+  warnOldNames(logger, config.oldVariableNames);
   const dataDir = path.resolve(config.dataDir);
   ensurePrivateDir(dataDir);
   const stops: (() => Promise<void>)[] = [];

@@ -62,12 +62,12 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
     presetClient: init.presetClient && init.preset ? init.preset.url : null,
     extraScopes: accumulatedScopes(entity),
     knownChallenge: entity.data.oauth.challenge,
-    boundIssuer: entity.data.oauth.boundIssuer ?? entity.data.oauth.session?.context.authorizationServer.issuer ?? null,
+    boundIssuer: entity.data.oauth.boundIssuer,
   });
   if (begin.kind === 'open') {
     entity.data.secrets.accessToken = null;
     await job.commit('connect_succeeded', {
-      actor: request.actor, reason: 'the MCP server answered without authorization', protocolVersion: begin.protocolVersion ?? null,
+      actor: request.actor, reason: 'the MCP server answered without authorization', protocolVersion: begin.protocolVersion,
     });
     return;
   }
@@ -85,7 +85,7 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
  * a step-up asked for, and every scope the last grant carried.
  */
 function accumulatedScopes(entity: ConnectorEntity): string[] {
-  const { stepUpScopes, grantedScopes = [] } = entity.data.oauth;
+  const { stepUpScopes, grantedScopes } = entity.data.oauth;
   return [...new Set([...grantedScopes, ...stepUpScopes])];
 }
 
@@ -97,15 +97,10 @@ async function connectStdio(job: ConnectJob): Promise<void> {
   await job.commit('connect_succeeded', { actor: request.actor, reason: 'the stdio workload is ready' });
 }
 
-/**
- * What starting the connector's workload needs: its preset by reference (the worker has the
- * config, env values included). Only workflows without a preset on record, from before presets
- * were passed by reference, still hand over the stdio config they carry.
- */
+/** What starting the connector's workload needs: its preset by reference (the worker has the config, env values included). */
 export function workloadInput(entity: ConnectorEntity, tokenSealed: Ciphertext | null): StartWorkloadInput {
-  const { id, preset, stdio } = entity.data.init;
-  if (preset) return { connectorId: id, presetUrl: preset.url, tokenSealed };
-  return { connectorId: id, stdio: stdio ?? undefined, tokenSealed };
+  const { id, preset } = entity.data.init;
+  return { connectorId: id, presetUrl: preset?.url ?? null, tokenSealed };
 }
 
 /** The failure a connect Update answers with: its type (the API's status follows) and the record. */

@@ -19,13 +19,10 @@ export interface ConnectorData {
   authRequest: ConnectorRecord['auth_request'];
   secrets: { accessToken: Ciphertext | null };
   oauth: OAuthState;
-  /**
-   * A managed stdio workload serving this connector, while connected, with its gateway's secret
-   * (sealed; absent for workloads started before gateways had one).
-   */
-  workload: { target: string; gatewaySecret?: Ciphertext } | null;
-  /** The MCP revision negotiated at the last successful connect (absent in older runs). */
-  protocolVersion?: string | null;
+  /** A managed stdio workload serving this connector, while connected, with its gateway's secret (sealed). */
+  workload: { target: string; gatewaySecret: Ciphertext } | null;
+  /** The MCP revision negotiated at the last successful connect. */
+  protocolVersion: string | null;
 }
 
 export interface ApplyOptions {
@@ -39,19 +36,14 @@ export interface ApplyOptions {
 export class InvalidTransition extends Error {}
 
 export class ConnectorEntity {
-  constructor(public data: ConnectorData) {
-    // Runs continued from an earlier version of this state may lack the newer fields.
-    data.oauth ??= { pending: null, session: null, stepUpScopes: [], challenge: null };
-    data.oauth.challenge ??= null;
-    data.workload ??= null;
-    data.protocolVersion ??= null;
-  }
+  constructor(public data: ConnectorData) {}
 
   static create(init: ConnectorInit, now: string): { entity: ConnectorEntity; event: AuditEvent } {
     const entity = new ConnectorEntity({
       init, state: 'created', seq: 1, createdAt: now, updatedAt: now,
       disconnectReason: null, disconnectPermanent: null, authRequest: null, secrets: { accessToken: null },
-      oauth: { pending: null, session: null, stepUpScopes: [], challenge: null }, workload: null, protocolVersion: null,
+      oauth: { pending: null, session: null, stepUpScopes: [], challenge: null, boundIssuer: null, grantedScopes: [] },
+      workload: null, protocolVersion: null,
     });
     const event: AuditEvent = {
       connectorId: init.id, seq: 1, time: now, actor: init.createdBy ?? 'api', from: null, to: 'created', reason: 'created',
@@ -63,9 +55,9 @@ export class ConnectorEntity {
     return this.data.state;
   }
 
-  /** A managed stdio connector; older workflows say so by the stdio config they carry. */
+  /** A managed stdio connector. */
   get runsWorkload(): boolean {
-    return Boolean(this.data.init.stdio) || isStdioUrl(this.data.init.url);
+    return isStdioUrl(this.data.init.url);
   }
 
   /** Moves to the state that follows `event`; throws InvalidTransition when the machine refuses. */
@@ -116,8 +108,8 @@ export class ConnectorEntity {
       created_at: d.createdAt,
       updated_at: d.updatedAt,
       created_by: d.init.createdBy,
-      created_by_name: d.init.createdByName ?? null,
-      protocol_version: d.protocolVersion ?? null,
+      created_by_name: d.init.createdByName,
+      protocol_version: d.protocolVersion,
       version: d.seq,
     };
   }

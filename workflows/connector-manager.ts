@@ -246,7 +246,7 @@ export class ConnectorManager {
   private commit = (event: Parameters<Projection['commit']>[0], options: CommitOptions) => this.projection.commit(event, options);
 
   private workContext(): WatchContext {
-    const stdioReadyTimeoutMs = this.entity.data.init.settings.stdioReadyTimeoutMs ?? 60_000;
+    const { stdioReadyTimeoutMs } = this.entity.data.init.settings;
     return { entity: this.entity, commit: this.commit, stdioReadyTimeoutMs, uncut: this.uncut };
   }
 

@@ -6,7 +6,6 @@ import type { ConnectorState } from '../core/connector-states';
 import type { ConnectorRecord } from '../core/connector-record';
 import type { AuthChallenge } from '../core/www-authenticate';
 import type { Ciphertext } from '../core/secret-box';
-import type { StdioConfig } from '../core/schemas';
 
 export const connectorWorkflowId = (connectorId: string): string => `connector:${connectorId}`;
 
@@ -16,21 +15,15 @@ export interface ConnectorInit {
   metadata: Record<string, string>;
   /** The matched preset, by its normalised URL: the worker looks up its stdio config and credentials. */
   preset: { url: string } | null;
-  /**
-   * Workflows started before presets were passed by reference carry the preset's stdio config
-   * here, env values in plaintext; new ones leave it out and the worker resolves `preset.url`.
-   */
-  stdio?: StdioConfig | null;
   /** The OAuth client is the preset's: the activities take its client_id and client_secret from `preset.url`. */
-  presetClient?: boolean;
+  presetClient: boolean;
   createdBy: string | null;
-  /** The owner's readable name at creation (absent in workflows started before it existed). */
-  createdByName?: string | null;
-  /** Client credentials given in the create request (or, in older workflows, copied from the preset). */
+  /** The owner's readable name at creation. */
+  createdByName: string | null;
+  /** Client credentials given in the create request. */
   clientId: string | null;
   clientSecret: Ciphertext | null;
-  /** Optional fields are absent in workflows started before they existed. */
-  settings: { historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs?: number; refreshSkewSeconds?: number };
+  settings: { historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs: number; refreshSkewSeconds: number };
 }
 
 export interface Actor {
@@ -47,14 +40,14 @@ export interface ConnectInput extends Actor {
 /** What the proxy needs to route a request: target and sealed token, when connected. */
 export interface RouteView {
   state: ConnectorState;
-  /** The connector's owner: the proxy answers 404 to anyone else (absent in older workflows' answers). */
-  owner?: string | null;
+  /** The connector's owner: the proxy answers 404 to anyone else. */
+  owner: string | null;
   target: string | null;
   token: Ciphertext | null;
-  /** A managed workload's gateway secret, sealed (absent in older answers and for remote servers). */
-  gatewaySecret?: Ciphertext | null;
-  /** The target is the workload the service started (mcp+stdio): reached whatever its address (absent in older answers). */
-  managed?: boolean;
+  /** A managed workload's gateway secret, sealed (null for remote servers). */
+  gatewaySecret: Ciphertext | null;
+  /** The target is the workload the service started (mcp+stdio): reached whatever its address. */
+  managed: boolean;
 }
 
 /** The MCP server refused a proxied request that carried `usedToken` (null: no token at all). */

@@ -48,13 +48,13 @@ export interface OAuthState {
   /**
    * SEP-2352: the authorization server (issuer) the connector's last grant came from, kept across
    * disconnects; a later connect that finds another one registers and authorizes there anew, and
-   * never sends given client credentials to it. Absent in runs from before it was kept.
+   * never sends given client credentials to it (null: no grant yet).
    */
-  boundIssuer?: string | null;
+  boundIssuer: string | null;
   /**
    * SEP-2350: the scopes the last grant carried (the token response's `scope`, else what was
    * asked for). A later authorization asks for them again besides what the server now names, so a
-   * step-up never trades away what the user already granted. Absent in older runs.
+   * step-up never trades away what the user already granted.
    */
-  grantedScopes?: string[];
+  grantedScopes: string[];
 }

@@ -14,10 +14,8 @@ import type { WatchResult, WorkloadRuntime } from './runtime';
 
 export interface StartWorkloadInput {
   connectorId: string;
-  /** The connector's preset, by its normalised URL: its stdio config is looked up here. */
-  presetUrl?: string;
-  /** The stdio config itself: only in inputs recorded before presets were passed by reference. */
-  stdio?: StdioConfig;
+  /** The connector's preset, by its normalised URL: its stdio config is looked up here (null: none, refused). */
+  presetUrl: string | null;
   tokenSealed: Ciphertext | null;
 }
 
@@ -82,13 +80,10 @@ export function createWorkloadActivities(deps: WorkloadActivityDeps) {
 }
 
 function stdioOf(input: StartWorkloadInput, presets: readonly Preset[]): StdioConfig {
-  if (input.presetUrl !== undefined) {
-    const preset = configuredPreset(presets, input.presetUrl);
-    if (preset.stdio) return preset.stdio;
-    throw new WorkloadSpecError(`the preset ${input.presetUrl} in CONNECTOR__PRESETS no longer says how to run a stdio server`);
-  }
-  if (input.stdio) return input.stdio;
-  throw new WorkloadSpecError('the connector names no preset to run');
+  if (input.presetUrl === null) throw new WorkloadSpecError('the connector names no preset to run');
+  const preset = configuredPreset(presets, input.presetUrl);
+  if (preset.stdio) return preset.stdio;
+  throw new WorkloadSpecError(`the preset ${input.presetUrl} in CONNECTOR__PRESETS no longer says how to run a stdio server`);
 }
 
 export type WorkloadActivityFunctions = ReturnType<typeof createWorkloadActivities>;

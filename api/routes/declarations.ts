@@ -228,7 +228,7 @@ export const OPERATIONS = {
   },
   getMetrics: {
     method: 'get', path: METRICS_PATH, servedBy: 'server', auth: 'caller',
-    summary: 'Prometheus metrics of this process (text format). Open on METRICS_PORT when that is set, and then not served here',
+    summary: 'Prometheus metrics of this process (text format). Open on CONNECTOR__METRICS_PORT when that is set, and then not served here',
     responses: {
       200: page('Prometheus text', 'text/plain'),
       401: problem('No or a bad credential (WWW-Authenticate: Bearer), while callers are authenticated'),

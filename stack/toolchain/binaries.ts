@@ -1,6 +1,6 @@
 // Where the real servers' binaries come from, in order: an environment variable naming the file,
 // PATH, the user-level cache, an official release download (seconds; skipped with
-// CONNECTOR_REGISTRY_DOWNLOAD=0), a build from Go modules (build.sh; minutes). FerretDB is the
+// CONNECTOR__DOWNLOAD=0), a build from Go modules (build.sh; minutes). FerretDB is the
 // exception: with Go present it is built, because build.sh patches its _id lookups to use the
 // index (without the patch every write scans the collection); its download is the fallback.
 // Installing is serialised per build target by a lock file in the cache, so concurrent callers
@@ -17,6 +17,7 @@ import { findOnPath, isExecutableFile } from './executable';
 import { runGoBuild, type BuildTarget } from './go-build';
 import { toolchainFile } from './own-file';
 import type { PlannedBuild } from './build-plan';
+import { toolchainVariable } from './toolchain-env';
 
 export type BinaryName =
   | 'temporal' | 'ferretdb' | 'etcd' | 'kwok' | 'kwokctl'
@@ -161,8 +162,8 @@ async function installTarget(name: BinaryName, log: Logger, download: boolean): 
 
 /** Downloads every binary of the target; null when done, else why not (logged, not thrown). */
 async function downloadTarget(target: BuildTarget, log: Logger): Promise<string | null> {
-  if (process.env.CONNECTOR_REGISTRY_DOWNLOAD === '0') return 'downloads are off (CONNECTOR_REGISTRY_DOWNLOAD=0)';
-  const reachTimeoutMs = Number(process.env.CONNECTOR_REGISTRY_DOWNLOAD_TIMEOUT_MS) || undefined;
+  if (toolchainVariable('CONNECTOR__DOWNLOAD') === '0') return 'downloads are off (CONNECTOR__DOWNLOAD=0)';
+  const reachTimeoutMs = Number(toolchainVariable('CONNECTOR__DOWNLOAD_TIMEOUT_MS')) || undefined;
   try {
     for (const binary of TARGET_BINARIES[target]) {
       const release = releaseFor(binary);

@@ -8,7 +8,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-CACHE_BIN="${CONNECTOR_REGISTRY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/connector-registry}/bin"
+CACHE_BIN="${CONNECTOR__CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/connector-registry}/bin"
 mkdir -p "$CACHE_BIN"
 command -v go >/dev/null || { echo "go is not installed: install Go 1.24+ or put the binaries on PATH" >&2; exit 3; }
 

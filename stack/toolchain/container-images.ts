@@ -13,6 +13,7 @@ import type { Logger } from '../../core/logger';
 import { withFileLock } from './build-lock';
 import { cacheRoot } from './cache-dir';
 import { locateNode24 } from './node24';
+import { toolchainVariable } from './toolchain-env';
 
 const exec = promisify(execFile);
 export const DEBIAN_IMAGE = 'localhost/connector-registry/debian:bookworm';
@@ -28,7 +29,7 @@ export type EngineFound = { engine: ContainerEngine; source: 'found' | 'installe
 export async function locateContainerEngine(options: { log: Logger }): Promise<EngineFound> {
   const found = await detectContainerEngine();
   if (found) return { engine: found, source: 'found' };
-  if (process.env.CONNECTOR_REGISTRY_INSTALL_PODMAN === '0') return { engine: null, reason: 'CONNECTOR_REGISTRY_INSTALL_PODMAN=0' };
+  if (toolchainVariable('CONNECTOR__INSTALL_PODMAN') === '0') return { engine: null, reason: 'CONNECTOR__INSTALL_PODMAN=0' };
   if (process.getuid?.() !== 0 || !existsSync('/usr/bin/apt-get')) {
     return { engine: null, reason: 'neither podman nor Docker answers, and podman can only be installed here as root on Debian (apt-get install podman runc)' };
   }

@@ -18,7 +18,7 @@ export async function runGoBuild(target: BuildTarget, log: Logger): Promise<void
   const elapsedS = () => Math.round((Date.now() - started) / 1000);
   const tail: string[] = [];
   const child = spawn('bash', [BUILD_SCRIPT, target], {
-    env: { ...process.env, ...VERSIONS, CONNECTOR_REGISTRY_CACHE: cacheRoot() },
+    env: { ...process.env, ...VERSIONS, CONNECTOR__CACHE: cacheRoot() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const onLine = (line: string) => {

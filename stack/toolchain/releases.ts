@@ -1,8 +1,9 @@
 // The official release downloads of the pinned versions (versions.ts): tried before a Go build,
 // because a download takes seconds where a build takes minutes. The real URLs are untested here
 // (this machine has no internet); the mechanics are tested against a local server through
-// CONNECTOR_REGISTRY_RELEASE_MIRROR, which serves the same file names from one base URL.
+// CONNECTOR__RELEASE_MIRROR, which serves the same file names from one base URL.
 import { VERSIONS } from './versions';
+import { toolchainVariable } from './toolchain-env';
 
 export interface Release {
   url: string;
@@ -56,10 +57,10 @@ export function officialRelease(name: string, platform = currentPlatform()): Rel
   }
 }
 
-/** The release to fetch, honouring CONNECTOR_REGISTRY_RELEASE_MIRROR (a base URL serving the assets). */
+/** The release to fetch, honouring CONNECTOR__RELEASE_MIRROR (a base URL serving the assets). */
 export function releaseFor(name: string, env: NodeJS.ProcessEnv = process.env): Release | null {
   const release = officialRelease(name);
-  const mirror = env.CONNECTOR_REGISTRY_RELEASE_MIRROR?.replace(/\/+$/, '');
+  const mirror = toolchainVariable('CONNECTOR__RELEASE_MIRROR', env)?.replace(/\/+$/, '');
   if (!release || !mirror) return release;
   return { ...release, url: `${mirror}/${release.asset}` };
 }

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { CACHED_WORKFLOW_KB, cachedWorkflowsFor, loadConfig } from '../../core/config';
+import { createLogger } from '../../core/logger';
+import { warnOldNames } from '../../core/renamed-variables';
 import { temporalConnectOptions } from '../../service/services';
 
 test('defaults', (t) => {
@@ -158,8 +160,8 @@ test('the workflow cache is sized from the worker memory budget, or given', (t) 
   t.is(loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: '256' }).temporal.maxCachedWorkflows, cachedWorkflowsFor(256));
   t.true(cachedWorkflowsFor(256) > byDefault);
   t.is(loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: '16' }).temporal.maxCachedWorkflows, Math.max(10, Math.floor((16 * 1024) / CACHED_WORKFLOW_KB)));
-  t.is(loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: '256', TEMPORAL_MAX_CACHED_WORKFLOWS: '50' }).temporal.maxCachedWorkflows, 50);
-  t.throws(() => loadConfig({ TEMPORAL_MAX_CACHED_WORKFLOWS: '0' }), { message: /TEMPORAL_MAX_CACHED_WORKFLOWS/ });
+  t.is(loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: '256', CONNECTOR__MAX_CACHED_WORKFLOWS: '50' }).temporal.maxCachedWorkflows, 50);
+  t.throws(() => loadConfig({ CONNECTOR__MAX_CACHED_WORKFLOWS: '0' }), { message: /CONNECTOR__MAX_CACHED_WORKFLOWS/ });
   t.throws(() => loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: 'lots' }), { message: /CONNECTOR__WORKER_MEMORY_BUDGET_MB/ });
 });
 
@@ -205,4 +207,29 @@ test('CONNECTOR__RATE_LIMIT_PER_OWNER: on by default with callers authenticated,
     t.regex(err!.message, /^CONNECTOR__RATE_LIMIT_PER_OWNER: /, bad);
   }
   t.throws(() => loadConfig({ CONNECTOR__RATE_LIMIT_PER_OWNER: 'fast' }), undefined, 'checked even while callers are off');
+});
+
+test('renamed variables: an old name still works, the new name wins when both are set, and start-up warns once naming them', (t) => {
+  const old = loadConfig({ METRICS_PORT: '9464', PROXY_PROCESSES: '3', TEMPORAL_TASK_QUEUE: 'old-queue', TEMPORAL_MAX_CACHED_WORKFLOWS: '40' });
+  t.is(old.metricsPort, 9464);
+  t.is(old.proxyProcesses, 3);
+  t.is(old.temporal.taskQueue, 'old-queue');
+  t.is(old.temporal.maxCachedWorkflows, 40);
+  t.deepEqual(old.oldVariableNames, ['METRICS_PORT', 'PROXY_PROCESSES', 'TEMPORAL_TASK_QUEUE', 'TEMPORAL_MAX_CACHED_WORKFLOWS']);
+  const both = loadConfig({ METRICS_PORT: '9464', CONNECTOR__METRICS_PORT: '9465', PROXY_PROCESSES: '3', CONNECTOR__PROXY_PROCESSES: '4' });
+  t.is(both.metricsPort, 9465);
+  t.is(both.proxyProcesses, 4);
+  t.deepEqual(loadConfig({ CONNECTOR__METRICS_PORT: '9465' }).oldVariableNames, []);
+  const err = t.throws(() => loadConfig({ PROXY_PROCESSES: 'many' }));
+  t.regex(err!.message, /^CONNECTOR__PROXY_PROCESSES:/, 'a bad value is named by the variable it is read as');
+
+  const lines: string[] = [];
+  const logger = createLogger('test-config', 'info', { write: (line: string) => { lines.push(line); } });
+  warnOldNames(logger, old.oldVariableNames);
+  warnOldNames(logger, old.oldVariableNames);
+  t.is(lines.length, 1, 'one warning per process');
+  const entry = JSON.parse(lines[0]!) as { level: number; msg: string; deprecatedVariables: string[] };
+  t.is(entry.level, 40);
+  t.regex(entry.msg, /METRICS_PORT \(now CONNECTOR__METRICS_PORT\).*PROXY_PROCESSES \(now CONNECTOR__PROXY_PROCESSES\)/);
+  t.deepEqual(entry.deprecatedVariables, old.oldVariableNames);
 });

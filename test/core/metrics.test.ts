@@ -1,5 +1,5 @@
 // The series' definitions: connectors by state are asked for at each scrape and list every
-// state, the status label never invents a code, METRICS_PORT is read and checked, and the
+// state, the status label never invents a code, CONNECTOR__METRICS_PORT is read and checked, and the
 // proxy's method label takes only MCP's method names from the Mcp-Method header.
 import test from 'ava';
 import { loadConfig, ConfigError } from '../../core/config';
@@ -31,11 +31,11 @@ test('the status label is the code sent, or `aborted` when none was', (t) => {
   t.is(statusLabel({ headersSent: false, statusCode: 200 }), 'aborted');
 });
 
-test('METRICS_PORT: absent by default, read when set, refused by name when not a port', (t) => {
+test('CONNECTOR__METRICS_PORT: absent by default, read when set, refused by name when not a port', (t) => {
   t.is(loadConfig({}).metricsPort, undefined);
-  t.is(loadConfig({ METRICS_PORT: '9464' }).metricsPort, 9464);
-  const err = t.throws(() => loadConfig({ METRICS_PORT: '70000' }), { instanceOf: ConfigError });
-  t.regex(err!.message, /^METRICS_PORT:/);
+  t.is(loadConfig({ CONNECTOR__METRICS_PORT: '9464' }).metricsPort, 9464);
+  const err = t.throws(() => loadConfig({ CONNECTOR__METRICS_PORT: '70000' }), { instanceOf: ConfigError });
+  t.regex(err!.message, /^CONNECTOR__METRICS_PORT:/);
 });
 
 test('the MCP method label: a method MCP defines, else `other`; `unknown` when no body names one', (t) => {

@@ -116,7 +116,7 @@ test('rendered with presets: the presets reach every pod through a Secret, never
     t.is(envOf(container!, 'CONNECTOR__PRESETS')?.valueFrom?.secretKeyRef?.name, 'reg-connector-registry-presets');
     t.like(container!.securityContext, { runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } });
     t.like(container!.readinessProbe, { httpGet: { path: '/readyz' } });
-    t.is(envOf(container!, 'METRICS_PORT')?.value, '9090', 'metrics on a port of their own');
+    t.is(envOf(container!, 'CONNECTOR__METRICS_PORT')?.value, '9090', 'metrics on a port of their own');
     t.true(container!.ports!.some((p) => p.name === 'metrics' && p.containerPort === 9090));
     t.like(container!.livenessProbe, { httpGet: { path: '/healthz' } });
     t.truthy(deployment.spec && (deployment as unknown as V1Deployment).spec!.template.metadata!.annotations!['checksum/presets']);

@@ -72,7 +72,9 @@ test('a session that sends nothing after initialize is closed after the first-re
 });
 
 test('a request or a GET stream within the first-request delay keeps the session', async (t) => {
-  const gateway = await startGateway({ source: everythingSource(), port: 0, firstRequestTimeoutMs: 2_000, logger: quietLogger });
+  // 10 s: the kept sessions' requests follow their initialize at once, but a busy machine may
+  // take seconds over it, and must not turn "kept" into "closed" (the test waits the 10 s once).
+  const gateway = await startGateway({ source: everythingSource(), port: 0, firstRequestTimeoutMs: 10_000, logger: quietLogger });
   t.teardown(() => gateway.close());
   // A real client: initialize, notifications/initialized, then its GET stream.
   const { client, sessionId: listener } = await connect(gateway.url, 'listening-client');
@@ -83,7 +85,7 @@ test('a request or a GET stream within the first-request delay keeps the session
   await readSseMessages(pong, 1);
   // Opened after the other two: once its delay has run out, theirs has too.
   const unused = await initialized(gateway.url);
-  await eventually(() => !gateway.sessions().some((s) => s.id === unused) || undefined, 'the unused session to close');
+  await eventually(() => !gateway.sessions().some((s) => s.id === unused) || undefined, 'the unused session to close', 60_000);
 
   const ids = gateway.sessions().map((s) => s.id);
   t.true(ids.includes(listener), 'the session with a GET stream stays');

@@ -70,7 +70,10 @@ test('an MCP SDK client signs its user in from the 401 alone and lists the tools
     temporal: stack.temporal,
     taskQueue: stack.config.temporal.taskQueue,
     secrets: new SecretBox(parseKey(ENCRYPTION_KEY)),
-    settings: { historyLimit: stack.config.historyLimit, authTimeoutSeconds: stack.config.authTimeoutSeconds, connectTimeoutMs: stack.config.connectTimeoutMs },
+    settings: {
+      historyLimit: stack.config.historyLimit, authTimeoutSeconds: stack.config.authTimeoutSeconds, connectTimeoutMs: stack.config.connectTimeoutMs,
+      stdioReadyTimeoutMs: stack.config.stdio.readyTimeoutMs, refreshSkewSeconds: stack.config.refreshSkewSeconds,
+    },
   });
   const { id } = await commands.create({ url: upstream.url, createdBy: 'oidc:alice', createdByName: 'alice' });
   const mcpUrl = `${stack.baseUrl}/api/v1/connectors/${id}/mcp`;

@@ -1,7 +1,7 @@
 // GET /metrics on the real embedded stack: after a scripted workload (create, connect with a
 // token to a loopback MCP server, MCP calls through the proxy, a stdio connector, a disconnect)
 // each series shows the right counts; the main port asks for an admin credential while callers
-// are authenticated; METRICS_PORT serves the metrics apart, openly, and the main port no longer.
+// are authenticated; CONNECTOR__METRICS_PORT serves the metrics apart, openly, and the main port no longer.
 import http from 'node:http';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -38,7 +38,7 @@ test.before(async () => {
       { url: 'mcp+stdio://silent', metadata: { name: 'Silent', description: 'never answers' }, stdio: { image: 'busybox', command: [process.execPath], args: ['-e', 'setInterval(() => {}, 1000)'] } },
     ]),
   });
-  apart = await startTestStack({ METRICS_PORT: '0' });
+  apart = await startTestStack({ CONNECTOR__METRICS_PORT: '0' });
 });
 
 test.after.always(async () => {
@@ -166,7 +166,7 @@ test.serial('on the main port with callers authenticated, /metrics needs an admi
   t.regex(admin.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
 });
 
-test.serial('METRICS_PORT serves the metrics apart, unauthenticated, and the main port no longer', async (t) => {
+test.serial('CONNECTOR__METRICS_PORT serves the metrics apart, unauthenticated, and the main port no longer', async (t) => {
   t.truthy(apart.metricsPort);
   t.not(apart.metricsPort, apart.port);
   t.is((await apart.api('GET', '/api/v1/connectors')).status, 200);
@@ -178,7 +178,7 @@ test.serial('METRICS_PORT serves the metrics apart, unauthenticated, and the mai
   t.is((await apiClient(`http://127.0.0.1:${apart.metricsPort}`)('GET', '/api/v1/connectors')).status, 404);
 });
 
-test.serial('METRICS_PORT refuses a Host that is a DNS name (a rebinding page), and answers one that is an address; the main port, open, only loopback literals', async (t) => {
+test.serial('CONNECTOR__METRICS_PORT refuses a Host that is a DNS name (a rebinding page), and answers one that is an address; the main port, open, only loopback literals', async (t) => {
   const get = (host: string, port = apart.metricsPort, path = '/metrics') => new Promise<number>((resolve, reject) => {
     http.get({ host: '127.0.0.1', port, path, headers: { host }, agent: false }, (res) => {
       res.resume();

@@ -52,7 +52,10 @@ async function createdBehindTheApi(stack: TestStack, url: string): Promise<strin
     temporal: stack.temporal,
     taskQueue: stack.config.temporal.taskQueue,
     secrets: new SecretBox(parseKey(ENCRYPTION_KEY)),
-    settings: { historyLimit: stack.config.historyLimit, authTimeoutSeconds: stack.config.authTimeoutSeconds, connectTimeoutMs: stack.config.connectTimeoutMs },
+    settings: {
+      historyLimit: stack.config.historyLimit, authTimeoutSeconds: stack.config.authTimeoutSeconds, connectTimeoutMs: stack.config.connectTimeoutMs,
+      stdioReadyTimeoutMs: stack.config.stdio.readyTimeoutMs, refreshSkewSeconds: stack.config.refreshSkewSeconds,
+    },
   });
   return (await commands.create({ url, createdBy: 'key:alice', createdByName: 'alice' })).id;
 }

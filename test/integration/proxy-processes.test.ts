@@ -1,4 +1,4 @@
-// The proxy role as several processes on one port (PROXY_PROCESSES), run from the compiled entry
+// The proxy role as several processes on one port (CONNECTOR__PROXY_PROCESSES), run from the compiled entry
 // point against a real Temporal dev server (and FerretDB, where the audit goes): MCP requests through the one port are answered by
 // both processes (which process holds each connection is read from the kernel with `ss`), each
 // asking the registry on its own; a process killed with SIGKILL is replaced, and the new one
@@ -17,7 +17,7 @@ import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { eventually } from '../helpers/test-stack';
 import { startStackProcess } from '../helpers/stack-process';
 
-test('PROXY_PROCESSES=2: both processes serve MCP requests on one port, and a dead one is replaced', async (t) => {
+test('CONNECTOR__PROXY_PROCESSES=2: both processes serve MCP requests on one port, and a dead one is replaced', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-proxies-'));
   const log = createLogger('proxies-test', 'warn');
   const temporal = await startTemporalDevServer({ dataDir, headless: true, log });
@@ -26,7 +26,7 @@ test('PROXY_PROCESSES=2: both processes serve MCP requests on one port, and a de
   const proxy = await startStackProcess({
     entry: 'dist/proxy.mjs',
     env: {
-      TEMPORAL_ADDRESS: temporal.address, MONGODB_URI: mongo.uri, PORT: String(port), HOST: '127.0.0.1', PROXY_PROCESSES: '2',
+      TEMPORAL_ADDRESS: temporal.address, MONGODB_URI: mongo.uri, PORT: String(port), HOST: '127.0.0.1', CONNECTOR__PROXY_PROCESSES: '2',
       CONNECTOR__ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
     },
     logFile: path.join(dataDir, 'logs', 'proxy.log'),

@@ -24,7 +24,7 @@ test('oauthBegin refuses a plain-http public server that asks for authorization 
     addressPolicy: { blockPrivateNetworks: false, allowedPrivateNetworks: [] },
   });
   const failure = await t.throwsAsync(activities.oauthBegin({
-    connectorId: '0193a0c4-0000-7000-8000-000000000001', url: 'http://203.0.113.7/mcp', given: null, redirectUrl: null, extraScopes: [],
+    connectorId: '0193a0c4-0000-7000-8000-000000000001', url: 'http://203.0.113.7/mcp', given: null, redirectUrl: null, extraScopes: [], boundIssuer: null,
   }));
   t.true(failure instanceof ApplicationFailure);
   t.is((failure as ApplicationFailure).type, 'Unprocessable');

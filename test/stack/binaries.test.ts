@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
 import { createLogger } from '../../core/logger';
+import { RENAMED_VARIABLES } from '../../core/renamed-variables';
 import { locateBinary } from '../../stack/toolchain/binaries';
 import { findOnPath } from '../../stack/toolchain/executable';
 import { officialRelease } from '../../stack/toolchain/releases';
@@ -14,7 +15,7 @@ import { officialRelease } from '../../stack/toolchain/releases';
 const FIXTURE = fileURLToPath(new URL('./fixtures/resolve-binary.ts', import.meta.url));
 const log = createLogger('test-binaries', process.env.LOG_LEVEL ?? 'error');
 let scratch: string;
-// A release mirror on loopback (CONNECTOR_REGISTRY_RELEASE_MIRROR): /ok/ serves kwok's two
+// A release mirror on loopback (CONNECTOR__RELEASE_MIRROR): /ok/ serves kwok's two
 // binaries, /silent/ takes connections and never answers (a network that drops packets).
 let mirror: Server;
 let mirrorBase: string;
@@ -47,10 +48,11 @@ const NEVER_GIVEN_UP_MS = String(10 * 60_000);
 async function isolatedEnv(cache: string, mirrorPath: '/silent' | '/ok' = '/silent'): Promise<NodeJS.ProcessEnv> {
   const go = await findOnPath('go');
   const env: NodeJS.ProcessEnv = {
-    ...process.env, CONNECTOR_REGISTRY_CACHE: cache, CONNECTOR_REGISTRY_RELEASE_MIRROR: `${mirrorBase}${mirrorPath}`,
-    CONNECTOR_REGISTRY_DOWNLOAD_TIMEOUT_MS: mirrorPath === '/ok' ? NEVER_GIVEN_UP_MS : '500',
+    ...process.env, CONNECTOR__CACHE: cache, CONNECTOR__RELEASE_MIRROR: `${mirrorBase}${mirrorPath}`,
+    CONNECTOR__DOWNLOAD_TIMEOUT_MS: mirrorPath === '/ok' ? NEVER_GIVEN_UP_MS : '500',
   };
-  delete env.CONNECTOR_REGISTRY_DOWNLOAD;
+  delete env.CONNECTOR__DOWNLOAD;
+  for (const old of Object.keys(RENAMED_VARIABLES)) delete env[old];
   env.PATH = go ? `${dirname(go)}:/usr/bin:/bin` : '/usr/bin:/bin';
   for (const key of ['TEMPORAL_CLI', 'FERRETDB_BIN', 'ETCD_BIN', 'KWOK_BIN', 'KWOKCTL_BIN']) delete env[key];
   return env;
@@ -82,7 +84,7 @@ test.serial('an environment variable wins, and a wrong one is an error rather th
 });
 
 test.serial('without installing, a missing binary fails saying what to install', async (t) => {
-  process.env.CONNECTOR_REGISTRY_CACHE = join(scratch, 'empty-cache');
+  process.env.CONNECTOR__CACHE = join(scratch, 'empty-cache');
   const { PATH: savedPath, ETCD_BIN: savedEtcd } = process.env;
   delete process.env.ETCD_BIN;
   process.env.PATH = '/nonexistent';
@@ -93,7 +95,7 @@ test.serial('without installing, a missing binary fails saying what to install',
   } finally {
     process.env.PATH = savedPath;
     if (savedEtcd) process.env.ETCD_BIN = savedEtcd;
-    delete process.env.CONNECTOR_REGISTRY_CACHE;
+    delete process.env.CONNECTOR__CACHE;
   }
 });
 
@@ -119,10 +121,10 @@ test('a release download comes before a Go build, and brings every binary of the
 
 test('downloads can be turned off: the Go build is used directly', async (t) => {
   const env = await isolatedEnv(join(scratch, 'no-download-cache'), '/ok');
-  env.CONNECTOR_REGISTRY_DOWNLOAD = '0';
+  env.CONNECTOR__DOWNLOAD = '0';
   env.PATH = '/usr/bin:/bin'; // no Go either, so the answer says both
   const { result } = await resolveInChild('kwokctl', env);
-  t.regex(result.error ?? '', /Go is not installed, and downloads are off \(CONNECTOR_REGISTRY_DOWNLOAD=0\)/);
+  t.regex(result.error ?? '', /Go is not installed, and downloads are off \(CONNECTOR__DOWNLOAD=0\)/);
 });
 
 // Two processes at once, as two ava workers would be: one installs, the other waits for its lock
@@ -153,8 +155,8 @@ test('before any build, the plan says what is left to build, how long each takes
   if (!(await findOnPath('go'))) return;
   const { stdout, result } = await resolveInChild('etcd', await isolatedEnv(join(scratch, 'plan-silent-cache')), PLAN_FIXTURE);
   t.like(result, [{ target: 'etcd', binaries: ['etcd'], downloadable: true }]);
-  t.regex(stdout, /1 Go build to run, one at a time, about 35 s cold on 2 quiet cores/);
-  t.regex(stdout, /etcd +~35 s +etcd: no download \(.*no answer within 500 ms\)/);
+  t.regex(stdout, /1 Go build to run, one at a time: about 35 s on 2 quiet cores, up to 3 min on 2 busy ones/);
+  t.regex(stdout, /etcd +~35 s–3 min +etcd: no download \(.*no answer within 500 ms\)/);
   t.regex(stdout, /a release download would have avoided etcd/);
   await t.throwsAsync(access(join(scratch, 'plan-silent-cache', 'bin', 'etcd')), undefined, 'planning builds nothing');
 });

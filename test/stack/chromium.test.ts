@@ -38,7 +38,7 @@ async function locateInChild(env: NodeJS.ProcessEnv, ...args: string[]) {
 }
 
 function isolatedEnv(cache: string, path: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, CONNECTOR_REGISTRY_CACHE: cache, PATH: path };
+  const env: NodeJS.ProcessEnv = { ...process.env, CONNECTOR__CACHE: cache, PATH: path };
   delete env.CHROMIUM_BIN;
   return env;
 }

@@ -67,8 +67,15 @@ test('platforms without a release have none, and a mirror serves the same file n
   t.is(officialRelease('kube-scheduler', mac), null);
   t.is(officialRelease('kwok', mac)?.asset, 'kwok-darwin-arm64');
   t.is(officialRelease('no-such-binary', linux), null);
-  const mirrored = releaseFor('kwok', { CONNECTOR_REGISTRY_RELEASE_MIRROR: 'http://127.0.0.1:9/releases/' });
+  const mirrored = releaseFor('kwok', { CONNECTOR__RELEASE_MIRROR: 'http://127.0.0.1:9/releases/' });
   t.regex(mirrored?.url ?? '', /^http:\/\/127\.0\.0\.1:9\/releases\/kwok-(linux|darwin)-(amd64|arm64)$/);
+});
+
+test('the mirror\'s old name (CONNECTOR_REGISTRY_RELEASE_MIRROR) still works; the new name wins when both are set', (t) => {
+  const old = releaseFor('kwok', { CONNECTOR_REGISTRY_RELEASE_MIRROR: 'http://127.0.0.1:9/old' });
+  t.true(old?.url.startsWith('http://127.0.0.1:9/old/kwok-'));
+  const both = releaseFor('kwok', { CONNECTOR_REGISTRY_RELEASE_MIRROR: 'http://127.0.0.1:9/old', CONNECTOR__RELEASE_MIRROR: 'http://127.0.0.1:9/new' });
+  t.true(both?.url.startsWith('http://127.0.0.1:9/new/kwok-'));
 });
 
 test('a tar.gz archive (behind a redirect) yields just the executable, in place', async (t) => {

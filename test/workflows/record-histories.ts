@@ -1,6 +1,6 @@
 // Records the histories that test/workflows/replay.test.ts replays on every `npm test`. Run it
 // (`npx tsx test/workflows/record-histories.ts`) only when a change to the workflow is meant to
-// change its commands, together with a patched() or a new workflow type (README, "Versioning"),
+// change its commands, together with a patched() or a new workflow type (docs/development.md, "Versioning"),
 // and keep the old files next to the new ones: running workflows still have the old histories.
 import fs from 'node:fs';
 import { Context } from '@temporalio/activity';
@@ -43,7 +43,7 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
   async 'stdio-connect'(h) {
     let watches = 0;
     h.stubs.behaviour.watchWorkload = async () => (++watches === 1 ? sleep(500).then(() => ({ kind: 'exited', reason: 'the stdio server exited with code 1' }) as never) : Context.current().cancelled as never);
-    const handle = await h.start({}, { url: 'mcp+stdio://recorded', stdio: { image: 'recorded:1', command: ['server'] } });
+    const handle = await h.start({}, { url: 'mcp+stdio://recorded', preset: { url: 'mcp+stdio://recorded' } });
     await handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-token-1' as never }] });
     await until(async () => ((await handle.query(viewQuery)).state === 'disconnected' ? true : undefined), 'the workload to exit');
     await handle.executeUpdate(connectUpdate, { args: [actor] });

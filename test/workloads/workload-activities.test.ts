@@ -36,10 +36,42 @@ let running: Promise<void>;
 const box = new SecretBox(randomBytes(32));
 const runtime = new LocalRuntime({ logger: log, serverStderr: 'ignore' });
 const PRESET_ENV_VALUE = `preset-env-${randomUUID()}`;
+// Workloads are always started from a preset, by reference: one per case below.
+const NEVER_READY_MARKER = randomUUID();
+const WATCHED_MARKER = randomUUID();
 const presets: Preset[] = [{
   url: 'mcp+stdio://everything',
   stdio: { image: 'unused:1', command: [process.execPath, EVERYTHING, 'stdio'], env: { PRESET_SETTING: PRESET_ENV_VALUE }, access_token_env_name: 'API_TOKEN' },
+}, {
+  url: 'mcp+stdio://never-ready',
+  stdio: { image: 'x:1', command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], env: { MARKER: NEVER_READY_MARKER } },
+}, {
+  url: 'mcp+stdio://image-only', stdio: { image: 'mcp/github:1' },
+}, {
+  url: 'mcp+stdio://exits', stdio: { image: 'x:1', command: [process.execPath, '-e', 'process.exit(7)'] },
+}, {
+  url: 'mcp+stdio://true', stdio: { image: 'x:1', command: ['true'] },
+}, {
+  url: 'mcp+stdio://watched', stdio: { image: 'x:1', command: [process.execPath, EVERYTHING, 'stdio'], env: { MARKER: WATCHED_MARKER } },
 }];
+
+/**
+ * The runtime with READINESS_MS for the server that never gets ready (whose timeout the test is
+ * about) and a limit no busy machine reaches for every other start, so that a loaded machine
+ * starting a server slowly cannot turn a start that should succeed into a timeout.
+ */
+function patient(inner: LocalRuntime): LocalRuntime {
+  return new Proxy(inner, {
+    get(target, key) {
+      if (key === 'start') {
+        return (spec: Parameters<LocalRuntime['start']>[0], options: Parameters<LocalRuntime['start']>[1]) =>
+          target.start(spec, { ...options, readinessTimeoutMs: spec.stdio.env?.MARKER === NEVER_READY_MARKER ? options.readinessTimeoutMs : 10 * 60_000 });
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 test.before(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'workload-activities-'));
@@ -49,7 +81,7 @@ test.before(async () => {
     connection: await NativeConnection.connect({ address: server.address }),
     taskQueue,
     workflowsPath: fileURLToPath(new URL('./fixtures/workload-workflows.ts', import.meta.url)),
-    activities: createWorkloadActivities({ runtime, readinessTimeoutMs: READINESS_MS, secrets: box, presets }),
+    activities: createWorkloadActivities({ runtime: patient(runtime), readinessTimeoutMs: READINESS_MS, secrets: box, presets }),
   });
   running = worker.run();
   connection = await Connection.connect({ address: server.address });
@@ -120,13 +152,12 @@ test.serial('a preset this worker no longer has is a permanent failure naming it
 });
 
 test.serial('startWorkload failures reach the workflow typed: 504 timeout, 422 spec, 502 exit (non-retryable), others retryable', async (t) => {
-  const marker = randomUUID();
-  const neverReady = { image: 'x:1', command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'], env: { MARKER: marker } };
+  const marker = NEVER_READY_MARKER;
   const outcomes = await Promise.all([
-    startWorkload({ connectorId: randomUUID(), stdio: neverReady, tokenSealed: null }),
-    startWorkload({ connectorId: randomUUID(), stdio: { image: 'mcp/github:1' }, tokenSealed: null }),
-    startWorkload({ connectorId: randomUUID(), stdio: { image: 'x:1', command: [process.execPath, '-e', 'process.exit(7)'] }, tokenSealed: null }),
-    startWorkload({ connectorId: randomUUID(), stdio: { image: 'x:1', command: ['true'] }, tokenSealed: 'v1.not.a.ciphertext' as Ciphertext }),
+    startWorkload({ connectorId: randomUUID(), presetUrl: 'mcp+stdio://never-ready', tokenSealed: null }),
+    startWorkload({ connectorId: randomUUID(), presetUrl: 'mcp+stdio://image-only', tokenSealed: null }),
+    startWorkload({ connectorId: randomUUID(), presetUrl: 'mcp+stdio://exits', tokenSealed: null }),
+    startWorkload({ connectorId: randomUUID(), presetUrl: 'mcp+stdio://true', tokenSealed: 'v1.not.a.ciphertext' as Ciphertext }),
   ]);
   t.deepEqual(outcomes.slice(0, 3), [
     { failure: { type: 'UpstreamTimeout', nonRetryable: true, message: 'the stdio workload did not become ready within 5 s' } },
@@ -139,9 +170,8 @@ test.serial('startWorkload failures reach the workflow typed: 504 timeout, 422 s
 
 test.serial('watchWorkload heartbeats until cancelled, and cancelling leaves the server running; then reports its exit', async (t) => {
   const connectorId = randomUUID();
-  const marker = randomUUID();
-  const stdio = { image: 'x:1', command: [process.execPath, EVERYTHING, 'stdio'], env: { MARKER: marker } };
-  const started = await startWorkload({ connectorId, stdio, tokenSealed: null });
+  const marker = WATCHED_MARKER;
+  const started = await startWorkload({ connectorId, presetUrl: 'mcp+stdio://watched', tokenSealed: null });
   t.regex('target' in started ? started.target : '', /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
 
   const cancelled = await client.workflow.start('watchWorkloadWorkflow', { taskQueue, workflowId: `watch-${connectorId}`, args: [{ connectorId }] });

@@ -1,7 +1,7 @@
 // The connector workflow alone, on a real Temporal dev server, with stub activities that record
 // their calls and answer as each test says. Temporal's time-skipping test server is a Java-built
 // binary that @temporalio/testing downloads at run time; it cannot be fetched or built here (see
-// README, "Development"), so timers run in real time and the tests keep them to a second or two
+// docs/development.md, "Tests"), so timers run in real time and the tests keep them to a second or two
 // through the workflow's own settings and the lifetimes the stubs hand out.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -135,7 +135,7 @@ export async function startHarness(): Promise<Harness> {
     async start(settings = {}, init = {}) {
       const id = randomUUID();
       const fullInit: ConnectorInit = {
-        id, url: 'https://mcp.invalid/mcp', metadata: {}, preset: null, stdio: null, createdBy: 'tester', clientId: null, clientSecret: null,
+        id, url: 'https://mcp.invalid/mcp', metadata: {}, preset: null, presetClient: false, createdBy: 'tester', createdByName: 'tester', clientId: null, clientSecret: null,
         settings: { historyLimit: 10_000, authTimeoutSeconds: 600, connectTimeoutMs: 5_000, stdioReadyTimeoutMs: 5_000, refreshSkewSeconds: 60, ...settings },
         ...init,
       };

@@ -6,11 +6,11 @@
 - { name: BASE_URL, value: {{ .Values.baseUrl | quote }} }
 - { name: LOG_LEVEL, value: {{ .Values.logLevel | quote }} }
 {{- if .Values.metrics.port }}
-- { name: METRICS_PORT, value: {{ .Values.metrics.port | quote }} }
+- { name: CONNECTOR__METRICS_PORT, value: {{ .Values.metrics.port | quote }} }
 {{- end }}
 - { name: TEMPORAL_ADDRESS, value: {{ .Values.temporal.address | quote }} }
 - { name: TEMPORAL_NAMESPACE, value: {{ .Values.temporal.namespace | quote }} }
-- { name: TEMPORAL_TASK_QUEUE, value: {{ .Values.temporal.taskQueue | quote }} }
+- { name: CONNECTOR__TASK_QUEUE, value: {{ .Values.temporal.taskQueue | quote }} }
 {{- if .Values.temporal.tls.enabled }}
 - { name: TEMPORAL_TLS, value: "true" }
 {{- with .Values.temporal.tls.existingSecret }}
