@@ -8,8 +8,18 @@ import { logReady } from './ready-banner';
 const format = interactiveLogFormat();
 const logger = createLogger('connector-registry', undefined, undefined, format);
 
+// A ref'd timer for the start-up: if a step ever waits on a promise that nothing will settle,
+// Node would otherwise end the process silently with exit code 13 (an unsettled top-level await,
+// seen once in a crash test's restart); this way it fails with a message saying what happened.
+const STARTUP_LIMIT_MS = 5 * 60_000;
+const watchdog = setTimeout(() => {
+  logger.fatal(`the registry failed to start: start-up did not finish within ${STARTUP_LIMIT_MS / 1000} s`);
+  process.exit(1);
+}, STARTUP_LIMIT_MS);
+
 try {
   const stack = await startEmbeddedStack({ logger });
+  clearTimeout(watchdog);
   logReady(logger, format, stack);
   let stopping = false;
   const shutdown = async (signal: string) => {

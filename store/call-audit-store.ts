@@ -17,6 +17,7 @@ import type { Collection, Db } from 'mongodb';
 import type { BodyShape, Call, CallEntry } from '../core/call-record';
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
 import { InvalidPageToken } from './page-token';
+import { onlyDuplicateKeys } from './duplicate-key';
 
 /** One call as a batch keeps it; `at` in epoch milliseconds. */
 interface CallFields {
@@ -95,7 +96,6 @@ const headId = (connectorId: string) => `${connectorId}:head`;
 const rootOf = (connectorId: string) => `${connectorId}:0`;
 /** The successor slot of a batch (or of the root): whoever inserts it first links the next batch. */
 const slotOf = (id: string) => `${id}>`;
-const DUPLICATE_KEY = 11000;
 
 function batchId(connectorId: string, first: Date): string {
   sequence = (sequence + 1) % 0x1000000;
@@ -153,7 +153,7 @@ export class CallAuditStore {
         await this.hint(connectorId, id, at);
         return;
       } catch (err) {
-        if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
+        if (!onlyDuplicateKeys(err)) throw err;
       }
       tip = await this.forward(tip); // another proxy's batch took the slot: go after it
       await this.docs.updateOne({ _id: id }, { $set: { prev: tip } });
@@ -178,7 +178,7 @@ export class CallAuditStore {
     try {
       await this.docs.updateOne({ _id: headId(connectorId) }, { $set: { connector_id: connectorId, head, at } }, { upsert: true });
     } catch (err) {
-      if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err; // two first upserts at once
+      if (!onlyDuplicateKeys(err)) throw err; // two first upserts at once
     }
   }
 

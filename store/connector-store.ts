@@ -9,6 +9,7 @@ import { ListIndex, type RepairResult } from './list-index';
 import { inView, listKeysOf, positionOf, type ListView } from './list-keys';
 import { InvalidPageToken, decodePageToken, encodePageToken } from './page-token';
 import { OwnerSlots } from './owner-slots';
+import { onlyDuplicateKeys } from './duplicate-key';
 
 type RecordDoc = Omit<ConnectorRecord, 'id'> & { _id: string };
 /** `expires_at` is set when the connector's record is removed: the events are kept until then. */
@@ -23,13 +24,7 @@ export interface Page<T> {
   next_page_token: string | null;
 }
 
-const DUPLICATE_KEY = 11000;
 
-function onlyDuplicates(err: unknown): boolean {
-  const e = err as { code?: number; writeErrors?: { code?: number } | { code?: number }[] };
-  if (e.writeErrors === undefined) return e.code === DUPLICATE_KEY;
-  return [e.writeErrors].flat().every((w) => w.code === DUPLICATE_KEY);
-}
 
 export class ConnectorStore {
   private readonly records: Collection<RecordDoc>;
@@ -74,7 +69,7 @@ export class ConnectorStore {
       const now = listKeysOf(view);
       const write = async () => {
         if (before) return (await this.records.updateOne({ _id: id, version: before.version }, { $set: rest })).matchedCount === 1;
-        return this.records.insertOne({ _id: id, ...rest }).then(() => true, (err) => (onlyDuplicates(err) ? false : Promise.reject(err)));
+        return this.records.insertOne({ _id: id, ...rest }).then(() => true, (err) => (onlyDuplicateKeys(err) ? false : Promise.reject(err)));
       };
       if (await this.index.change(now.filter((key) => !old.includes(key)), old.filter((key) => !now.includes(key)), write)) return;
     }
@@ -88,7 +83,7 @@ export class ConnectorStore {
       if (docs.length === 1) await this.events.insertOne(docs[0]!);
       else await this.events.insertMany(docs, { ordered: false });
     } catch (err) {
-      if (!onlyDuplicates(err)) throw err;
+      if (!onlyDuplicateKeys(err)) throw err;
     }
   }
 

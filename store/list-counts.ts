@@ -11,6 +11,7 @@
 // away (it settles into a document that no longer holds it) sets `dirty` instead of settling,
 // because its key may or may not be in the repair's count.
 import type { Collection, Db, Filter } from 'mongodb';
+import { onlyDuplicateKeys } from './duplicate-key';
 
 export interface CountDoc {
   _id: string;
@@ -27,8 +28,6 @@ export interface ViewCount {
   exact: boolean;
 }
 
-const DUPLICATE_KEY = 11000;
-const isDuplicate = (err: unknown) => (err as { code?: number }).code === DUPLICATE_KEY;
 
 export function isExact(doc: CountDoc | null): boolean {
   if (doc === null) return true;
@@ -86,7 +85,7 @@ export class ListCounts {
       const { matchedCount, upsertedCount } = await this.docs.updateOne(filter, { $set: { dirty: true }, $inc: { v: 1 } }, { upsert: v === undefined });
       return matchedCount + upsertedCount === 1 ? (v ?? 0) + 1 : null;
     } catch (err) {
-      if (isDuplicate(err)) return null; // it exists with a `v`: written meanwhile
+      if (onlyDuplicateKeys(err)) return null; // it exists with a `v`: written meanwhile
       throw err;
     }
   }
@@ -100,7 +99,7 @@ export class ListCounts {
   /** Two first upserts at once: the loser runs into the winner's `_id`, and tries again as an update. */
   private async upsert(countId: string, update: Record<string, unknown>): Promise<void> {
     const write = () => this.docs.updateOne({ _id: countId }, update, { upsert: true });
-    await write().catch((err) => (isDuplicate(err) ? write() : Promise.reject(err)));
+    await write().catch((err) => (onlyDuplicateKeys(err) ? write() : Promise.reject(err)));
   }
 
   /**

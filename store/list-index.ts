@@ -16,6 +16,7 @@ import { ExclusiveGate } from './exclusive-gate';
 import { ListCounts, isExact, writerKey, type CountDoc, type ViewCount } from './list-counts';
 import { countIdOf, type ListView, viewPrefix, viewRange } from './list-keys';
 import type { PagePosition } from './page-token';
+import { onlyDuplicateKeys } from './duplicate-key';
 
 interface KeyDoc {
   _id: string;
@@ -30,7 +31,6 @@ export interface RepairResult {
   unsettled: number;
 }
 
-const DUPLICATE_KEY = 11000;
 const BATCH = 100;
 
 export class ListIndex {
@@ -149,16 +149,15 @@ export class ListIndex {
       await this.keys.insertOne({ _id: key });
       return true;
     } catch (err) {
-      if ((err as { code?: number }).code === DUPLICATE_KEY) return false;
+      if (onlyDuplicateKeys(err)) return false;
       throw err;
     }
   }
 
   private async insertKeys(keys: readonly string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += BATCH) {
-      await this.keys.insertMany(keys.slice(i, i + BATCH).map((_id) => ({ _id })), { ordered: false }).catch((err: { writeErrors?: unknown }) => {
-        const errors = [err.writeErrors ?? err].flat() as { code?: number }[];
-        if (!errors.every((e) => e.code === DUPLICATE_KEY)) throw err;
+      await this.keys.insertMany(keys.slice(i, i + BATCH).map((_id) => ({ _id })), { ordered: false }).catch((err: unknown) => {
+        if (!onlyDuplicateKeys(err)) throw err;
       });
     }
   }

@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { Ciphertext } from '../core/secret-box';
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
+import { onlyDuplicateKeys } from './duplicate-key';
 
 export interface PendingState {
   _id: string; // sha256 of the state value
@@ -27,7 +28,6 @@ export interface StoredRegistration {
   redirect_uri: string;
 }
 
-const DUPLICATE_KEY = 11000;
 
 /**
  * A state is kept an hour past its expiry, so that a late callback still learns it expired and
@@ -60,7 +60,7 @@ export class OAuthStore {
     try {
       await this.states.insertOne({ ...state, used_at: null });
     } catch (err) {
-      if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err; // a retried activity
+      if (!onlyDuplicateKeys(err)) throw err; // a retried activity
     }
   }
 

@@ -11,6 +11,7 @@
 // slot, slots whose connector has no record are freed first (a held one only after HOLD_MS, the
 // most a create takes), so the count converges on the owner's records.
 import type { Collection, Db } from 'mongodb';
+import { onlyDuplicateKeys } from './duplicate-key';
 
 interface SlotDoc {
   _id: string;
@@ -23,8 +24,6 @@ interface SlotDoc {
 export const HOLD_MS = 10 * 60_000;
 const RANDOM_TRIES = 3;
 
-const DUPLICATE_KEY = 11000;
-const isDuplicate = (err: unknown) => (err as { code?: number }).code === DUPLICATE_KEY;
 const owner64 = (owner: string) => Buffer.from(owner, 'utf8').toString('base64url');
 const prefixOf = (owner: string) => `${owner64(owner)}|`;
 const slotId = (owner: string, n: number) => prefixOf(owner) + String(n).padStart(7, '0');
@@ -76,7 +75,7 @@ export class OwnerSlots {
       await this.slots.insertOne({ _id: id, connector: connectorId, at: new Date(this.now()), confirmed: false });
       return id;
     } catch (err) {
-      if (isDuplicate(err)) return null;
+      if (onlyDuplicateKeys(err)) return null;
       throw err;
     }
   }
