@@ -6,7 +6,7 @@
 // Handlers that change state run one at a time under `lock`, so one never sees another half
 // done. Jobs and watches run outside the lock, in their own cancellation scopes, so that a
 // disconnect or delete can stop them.
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import {
   acceptsCallback, acceptsUpstreamReport, disconnectPlan, isAllowed, refusal, type CallerEvent,
@@ -18,7 +18,7 @@ import { connectFailure, recordsConnectingWithOutcome, runConnect } from './conn
 import type {
   Actor, CallbackInput, CallbackOutcome, ConnectInput, ConnectorInit, RouteView, StepUpRequest, StepUpView, UpstreamRefusal,
 } from './messages';
-import { authorizationOpen, offerStepUp, reauthorize, rememberStepUpScopes } from './reauthorization';
+import { authorizationOpen, disconnectOnRefusal, offerStepUp, reauthorize, rememberStepUpScopes } from './reauthorization';
 import { completeAuthorization } from './oauth-callback';
 import { Projection, type CommitOptions } from './projection';
 import { startScoped, stopScoped, type ScopedWork } from './scoped-work';
@@ -165,7 +165,8 @@ export class ConnectorManager {
       if (!this.hasRefreshableGrant() || this.job) return null;
       await this.stopWatch(); // the refresh loop restarts from the new expiry afterwards
       // A failure leaves the state to the proxy's refusal report, which asks the user to authorize anew.
-      return this.startJob('refresh', () => refreshOnce(this.workContext(), undefined, { onFailure: 'report' }));
+      const onFailure = patched('proxy-refresh-failure-reported') ? 'report' : 'lose';
+      return this.startJob('refresh', () => refreshOnce(this.workContext(), undefined, { onFailure }));
     });
     await job?.done.catch(() => undefined);
     return this.route();
@@ -198,7 +199,9 @@ export class ConnectorManager {
       if (!this.refusalApplies(refusal)) return this.route();
       await this.stopWatch(); // a refresh loop must not bring back what is being replaced
       if (!this.refusalApplies(refusal)) return this.route();
-      await reauthorize({ entity: this.entity, commit: this.commit }, refusal);
+      // Runs that disconnected on a refusal before re-authorization existed replay as they ran.
+      if (patched('reauthorize-on-refusal')) await reauthorize({ entity: this.entity, commit: this.commit }, refusal);
+      else await disconnectOnRefusal({ entity: this.entity, commit: this.commit }, refusal);
       return this.route();
     });
   }

@@ -90,6 +90,16 @@ export function authorizationOpen(entity: ConnectorEntity): boolean {
   return expires !== undefined && Date.parse(expires) > Date.now();
 }
 
+/**
+ * Runs from before re-authorization (histories without the `reauthorize-on-refusal` marker):
+ * the refusal disconnects, keeping the challenge for the next connect.
+ */
+export async function disconnectOnRefusal({ entity, commit }: ReauthorizationContext, refusal: UpstreamRefusal): Promise<void> {
+  entity.data.oauth.challenge = refusal.challenge ?? { resourceMetadata: null, scope: null };
+  const hint = refusal.usedToken && !entity.data.oauth.session ? 'connect again with a new token or to authorize' : 'connect again to authorize';
+  await commit('connection_lost', { actor: 'service', reason: `${refusalReason(entity, refusal)}; ${hint}`, permanent: true });
+}
+
 /** Why the server's refusal took the connector's credentials out of use. */
 function refusalReason(entity: ConnectorEntity, report: UpstreamRefusal): string {
   const http = `HTTP ${report.status}`;

@@ -38,7 +38,14 @@ export async function runWatch(kind: WatchKind, ctx: WatchContext): Promise<void
 }
 
 async function authExpiry({ entity, commit }: WatchContext): Promise<void> {
-  await sleep(Math.max(0, Date.parse(entity.data.authRequest!.expires_at) - Date.now()));
+  for (;;) {
+    const request = entity.data.authRequest;
+    if (!request) return;
+    await sleep(Math.max(0, Date.parse(request.expires_at) - Date.now()));
+    // A step-up offered anew meanwhile has a later deadline: wait for that one instead.
+    if (entity.data.authRequest && entity.data.authRequest !== request && Date.parse(entity.data.authRequest.expires_at) > Date.now()) continue;
+    break;
+  }
   // auth_required: the connector is disconnected; connected, a step-up's offer ends and the token stays in force.
   const event = authExpiryEvent(entity.state);
   if (isAllowed(entity.state, event)) await commit(event, { actor: 'service', reason: 'authorization timed out', permanent: true });
