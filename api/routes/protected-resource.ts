@@ -17,7 +17,8 @@ export function protectedResourceMetadataUrl(baseUrl: string, connectorId: strin
   return `${baseUrl}${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/${connectorId}/mcp`;
 }
 
-export function protectedResourceRoutes(deps: { baseUrl: string; issuer: string | null }): Router {
+/** `scopes`: CONNECTOR__AUTH_SCOPES, listed as `scopes_supported` so that a client knows what to ask for. */
+export function protectedResourceRoutes(deps: { baseUrl: string; issuer: string | null; scopes?: readonly string[] }): Router {
   const router = new Router();
   router.get(`${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/:id/mcp`, (ctx) => {
     const id = String(ctx.params.id).toLowerCase();
@@ -27,6 +28,7 @@ export function protectedResourceRoutes(deps: { baseUrl: string; issuer: string 
     ctx.body = {
       resource: mcpUrlOf(deps.baseUrl, id),
       authorization_servers: [deps.issuer],
+      ...(deps.scopes?.length ? { scopes_supported: [...deps.scopes] } : {}),
       bearer_methods_supported: ['header'],
       resource_name: 'MCP connector',
     };

@@ -206,3 +206,13 @@ test('CONNECTOR__RATE_LIMIT_PER_OWNER: on by default with callers authenticated,
   }
   t.throws(() => loadConfig({ CONNECTOR__RATE_LIMIT_PER_OWNER: 'fast' }), undefined, 'checked even while callers are off');
 });
+
+test('CONNECTOR__AUTH_SCOPES: openid by default, space-separated scope tokens, a bad one names the variable', (t) => {
+  const issuer = 'https://idp.example.com';
+  t.deepEqual(loadConfig({ CONNECTOR__AUTH_ISSUER: issuer }).callers.jwt?.scopes, ['openid']);
+  t.deepEqual(loadConfig({ CONNECTOR__AUTH_ISSUER: issuer, CONNECTOR__AUTH_SCOPES: 'openid mcp:use' }).callers.jwt?.scopes, ['openid', 'mcp:use']);
+  for (const bad of ['openid  mcp', 'a"b', 'a\\b']) {
+    const err = t.throws(() => loadConfig({ CONNECTOR__AUTH_ISSUER: issuer, CONNECTOR__AUTH_SCOPES: bad }), undefined, bad);
+    t.true(err!.message.startsWith('CONNECTOR__AUTH_SCOPES'), err!.message);
+  }
+});
