@@ -166,9 +166,10 @@ function mcpOperation(summary: string) {
   return {
     summary,
     responses: {
-      200: { description: 'Relayed from the MCP server (application/json or text/event-stream)' },
-      ...CALLER_ANSWERS, 429: problem("The owner is past its request rate, or its concurrent MCP requests are at the limit"),
-      404: problem('Unknown connector, or another owner\'s'), 409: problem('Not connected (connector_state says what it is), also after the MCP server asked for authorization'), 502: problem('Upstream unreachable'), 504: problem('Upstream timed out'),
+      200: { description: 'Relayed from the MCP server (application/json or text/event-stream); or, when the MCP server asked for authorization and the client declared URL-mode elicitation, JSON-RPC error -32042 whose elicitation carries the authorization URL' },
+      ...CALLER_ANSWERS,
+      403: problem('A foreign Origin; or the MCP server needs more scope for this request (insufficient_scope): the connector stays connected, authorization_url offers the step-up'), 429: problem("The owner is past its request rate, or its concurrent MCP requests are at the limit"),
+      404: problem('Unknown connector, or another owner\'s'), 409: problem('Not connected (connector_state says what it is); after the MCP server refused the token for good, auth_required with authorization_url to authorize it again'), 502: problem('Upstream unreachable'), 504: problem('Upstream timed out'),
     },
   };
 }
