@@ -148,7 +148,7 @@ export class RelayExchange {
     if (status === 401) return this.onUnauthorized(proxyRes);
     if (status === 403) {
       const challenge = proxyRes.headers['www-authenticate'];
-      const scope = this.route.token ? this.o.auth.stepUpScopes(challenge) : null;
+      const scope = this.route.token && this.o.auth.canStepUp(this.route) ? this.o.auth.stepUpScopes(challenge) : null;
       if (scope) return this.stepUp(proxyRes, scope, challenge);
       // No token, and the server wants one for this call: as good as a 401.
       if (!this.route.token && this.o.auth.asksForScope(challenge)) return this.refuse(proxyRes, 403);
@@ -175,7 +175,8 @@ export class RelayExchange {
       const url = answer?.authorizationUrl ?? null;
       const reason = answer ? answer.reason : 'the connector registry could not be told';
       await this.answerAuthorization(url, `The MCP server needs more scope for this request (${scope}); open the URL to grant it, then try again.`,
-        () => ({ problem: stepUpProblem(scope, url, reason), headers: {} }));
+        // The token was replaced meanwhile (a step-up just granted): the request is worth sending again.
+        () => answer?.stale ? refusalProblem({ ...this.route, sealedToken: undefined }, 403) : { problem: stepUpProblem(scope, url, reason), headers: {} });
     });
   }
 

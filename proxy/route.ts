@@ -80,4 +80,6 @@ export interface StepUpReport {
 export interface StepUpAnswer {
   authorizationUrl: string | null;
   reason: string | null;
+  /** The token reported is no longer the connector's: the request may succeed if sent again. */
+  stale?: boolean;
 }

@@ -92,6 +92,11 @@ export class UpstreamAuth {
     return [...new Set(challenge.scope.split(' ').filter(Boolean))].sort().join(' ') || null;
   }
 
+  /** Whether a 403 asking this route's token for scope can be reported (else it is relayed as it came). */
+  canStepUp(route: ConnectedRoute): boolean {
+    return this.routes.stepUp !== undefined && route.sealedToken !== undefined;
+  }
+
   /**
    * A 403 insufficient_scope to a request that carried the connector's token: the step-up
    * authorization URL the registry offers, or null when it could not be asked. Never rejects.
@@ -103,7 +108,10 @@ export class UpstreamAuth {
     const report = { sealedToken: used.sealedToken, scope, challenge: challenge && { resourceMetadata: challenge.resourceMetadata, scope: challenge.scope } };
     return this.shared(`step-up\n${connectorId}\n${used.sealedToken}\n${scope}`, () => {
       this.logger.info({ connectorId, scope }, 'the MCP server asked for more scope; asking the registry for a step-up authorization');
-      return this.withTimeout(this.routes.stepUp!(connectorId, report), connectorId, 'step-up report');
+      return this.withTimeout(this.routes.stepUp!(connectorId, report), connectorId, 'step-up report').then((answer) => {
+        if (answer?.stale) this.routes.invalidate?.(connectorId); // the next request asks for the new token
+        return answer;
+      });
     }) as Promise<StepUpAnswer | null>;
   }
 

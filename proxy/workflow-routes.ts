@@ -56,7 +56,7 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
       const answer = await handle(connectorId).executeUpdate(stepUpUpdate, {
         args: [{ usedToken: report.sealedToken as Ciphertext, scope: report.scope, challenge: report.challenge }],
       });
-      return { authorizationUrl: answer.authorizationUrl, reason: answer.reason };
+      return { authorizationUrl: answer.authorizationUrl, reason: answer.reason, stale: answer.stale === true };
     },
   };
 }

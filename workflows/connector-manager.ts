@@ -181,8 +181,9 @@ export class ConnectorManager {
   async stepUpAuthorization(request: StepUpRequest): Promise<StepUpView> {
     return this.lock.runExclusive(async () => {
       const d = this.entity.data;
-      if (!acceptsUpstreamReport(d.state) || d.workload || d.secrets.accessToken !== request.usedToken) {
-        return { route: this.route(), authorizationUrl: null, reason: 'the token reported is no longer the connector\'s' };
+      if (!acceptsUpstreamReport(d.state) || d.workload) return { route: this.route(), authorizationUrl: null, reason: `the connector is ${d.state}` };
+      if (d.secrets.accessToken !== request.usedToken) {
+        return { route: this.route(), authorizationUrl: null, reason: 'the token reported is no longer the connector\'s', stale: true };
       }
       const offer = await offerStepUp({ entity: this.entity, commit: this.commit }, request);
       return { route: this.route(), ...offer };

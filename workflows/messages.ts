@@ -73,6 +73,8 @@ export interface StepUpView {
   authorizationUrl: string | null;
   /** Why no URL could be offered (the token was replaced, the authorization server failed, …). */
   reason: string | null;
+  /** The token reported was replaced meanwhile (absent: it was not). */
+  stale?: boolean;
 }
 
 /** The MCP server refused a proxied request that carried `usedToken` (null: no token at all). */

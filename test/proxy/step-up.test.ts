@@ -96,3 +96,36 @@ test('when no step-up can be offered, the 403 problem says why and carries no UR
   t.is(problem.authorization_url, undefined);
   t.regex(problem.detail, /authorization server is unavailable/);
 });
+
+test('a token replaced meanwhile (a step-up just granted): 503 credentials-changed, worth sending again', async (t) => {
+  const upstream = await startAuthUpstream();
+  const source = refreshingSource(upstream.url);
+  source.stepUp = async (_id, report) => {
+    source.stepUps.push(report.scope);
+    return { authorizationUrl: null, reason: "the token reported is no longer the connector's", stale: true };
+  };
+  const proxy = await startProxy(new RouteCache(source));
+  t.teardown(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+  upstream.judge = () => ({ status: 403, challenge: ADMIN_CHALLENGE });
+  const response = await call(proxy);
+  t.is(response.status, 503);
+  t.is(response.headers.get('retry-after'), '0');
+});
+
+test('a route source that takes no step-up reports (a static table): the 403 is relayed as the server wrote it, less its challenge', async (t) => {
+  const upstream = await startAuthUpstream();
+  const { get } = refreshingSource(upstream.url);
+  const proxy = await startProxy({ get });
+  t.teardown(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+  upstream.judge = () => ({ status: 403, challenge: ADMIN_CHALLENGE });
+  const response = await call(proxy);
+  t.is(response.status, 403);
+  t.is(response.headers.get('www-authenticate'), null);
+  t.deepEqual(await response.json(), { refused: 403, token: 'token-1' });
+});
