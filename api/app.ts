@@ -38,6 +38,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   authenticator: Authenticator;
   /** The platform's identity provider, named in the MCP paths' protected-resource metadata. */
   issuer: string | null;
+  /** CONNECTOR__AUTH_SCOPES: listed in the MCP path's protected-resource metadata (absent: none). */
+  scopes?: readonly string[];
   maxConnectorsPerOwner: number;
   /** CONNECTOR__RATE_LIMIT_PER_OWNER; null or absent: none. */
   rateLimit?: OwnerRateLimit | null;

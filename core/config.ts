@@ -115,6 +115,8 @@ export const EnvSchema = z.object({
   CONNECTOR__AUTH_SUBJECT_CLAIM: z.string().min(1).default('sub'),
   CONNECTOR__AUTH_ROLES_CLAIM: z.string().min(1).default('roles'),
   CONNECTOR__AUTH_ADMIN_ROLE: z.string().min(1).default('connector-admin'),
+  // RFC 6749 scope tokens, space-separated: what a stock MCP client asks the issuer for when it signs in to the MCP path.
+  CONNECTOR__AUTH_SCOPES: z.string().trim().regex(/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/, 'must be scope tokens separated by single spaces').default('openid'),
   CONNECTOR__API_KEYS: z.string().optional(),
   CONNECTOR__AUTH_DISABLED: bool.default(false),
   CONNECTOR__ALLOWED_ORIGINS: z.string().optional(),
@@ -232,7 +234,11 @@ export interface CallerConfig {
   /** False with CONNECTOR__AUTH_DISABLED, or with neither issuer nor keys on a loopback address. */
   enabled: boolean;
   apiKeys: ApiKeyEntry[];
-  jwt: { issuer: string; audiences: string[]; subjectClaim: string; rolesClaim: string; adminRole: string } | null;
+  jwt: {
+    issuer: string; audiences: string[]; subjectClaim: string; rolesClaim: string; adminRole: string;
+    /** Listed as `scopes_supported` of the MCP path's protected-resource metadata and named in its 401 challenge. */
+    scopes: string[];
+  } | null;
   /** Origins besides BASE_URL's from which browsers may call. */
   allowedOrigins: string[];
   maxConnectorsPerOwner: number;
@@ -458,6 +464,7 @@ function callerConfig(e: Env, baseUrl: string): CallerConfig {
     jwt: issuer ? {
       issuer, audiences: [e.CONNECTOR__AUTH_AUDIENCE ?? baseUrl], subjectClaim: e.CONNECTOR__AUTH_SUBJECT_CLAIM,
       rolesClaim: e.CONNECTOR__AUTH_ROLES_CLAIM, adminRole: e.CONNECTOR__AUTH_ADMIN_ROLE,
+      scopes: e.CONNECTOR__AUTH_SCOPES.split(' '),
     } : null,
     allowedOrigins: e.CONNECTOR__ALLOWED_ORIGINS ? wrap('CONNECTOR__ALLOWED_ORIGINS', () => parseOrigins(e.CONNECTOR__ALLOWED_ORIGINS!)) : [],
     maxConnectorsPerOwner: e.CONNECTOR__MAX_CONNECTORS_PER_OWNER,

@@ -11,7 +11,7 @@ export const AuthRequestSchema = z
     authorization_endpoint: z.string(),
     expires_at: z.string(),
   })
-  .meta({ id: 'AuthRequest' });
+  .meta({ id: 'AuthRequest', description: 'The authorization on offer: while auth_required, or while connected when the MCP server asked for more scope (a step-up)' });
 
 /** What the workflow projects: the connector as of its transition number `version`. */
 export const ConnectorRecordSchema = z.object({

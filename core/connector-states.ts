@@ -14,6 +14,9 @@ export const EVENTS = [
   // outcomes of work the workflow does
   'connect_succeeded', 'connect_failed', 'auth_issued', 'auth_timed_out',
   'connection_lost', 'disconnect_finished',
+  // while connected, the server asked for more scope (SEP-2350): a step-up authorization URL is
+  // offered beside the token in force, and ends with a grant, a failure or its deadline
+  'step_up_issued', 'step_up_failed', 'step_up_expired',
 ] as const;
 export type ConnectorEvent = (typeof EVENTS)[number];
 
@@ -51,6 +54,13 @@ const TABLE: Table = {
     disconnect: 'disconnecting',
     delete: 'deleting',
     connection_lost: 'disconnected',
+    // the server refused the token during use and no refresh cured it: the user authorizes anew
+    auth_issued: 'auth_required',
+    // a step-up authorization's callback brought a wider grant; what the token could do kept working meanwhile
+    connect_succeeded: 'connected',
+    step_up_issued: 'connected',
+    step_up_failed: 'connected',
+    step_up_expired: 'connected',
   },
   disconnecting: {
     delete: 'deleting',
@@ -110,9 +120,27 @@ export function disconnectPlan(state: ConnectorState, permanent: boolean | null)
   return 'teardown';
 }
 
-/** An authorization's callback is taken only while the connector waits for it. */
+/**
+ * An authorization's callback is taken only while the connector waits for it: in
+ * `auth_required`, or connected with a step-up authorization offered.
+ */
 export function acceptsCallback(state: ConnectorState): boolean {
-  return state === 'auth_required';
+  return state === 'auth_required' || state === 'connected';
+}
+
+/** Whether the state that `event` leads to keeps the authorization request on offer (`auth_request`). */
+export function keepsAuthorizationRequest(event: ConnectorEvent, to: ConnectorState): boolean {
+  return to === 'auth_required' || event === 'step_up_issued';
+}
+
+/** The event of a failed callback: a step-up that fails leaves the token in force, connected. */
+export function callbackFailureEvent(state: ConnectorState): ConnectorEvent {
+  return state === 'connected' ? 'step_up_failed' : 'connect_failed';
+}
+
+/** The event of an authorization URL's deadline passing unused. */
+export function authExpiryEvent(state: ConnectorState): ConnectorEvent {
+  return state === 'connected' ? 'step_up_expired' : 'auth_timed_out';
 }
 
 /** The proxy may ask for a token refresh, or report a refused token, only while connected. */
@@ -148,12 +176,18 @@ export interface WatchFacts {
   disconnectPermanent: boolean | null;
 }
 
-/** Which watch a connector needs in its state: the deadline, the refresh timer or the workload. */
+/**
+ * Which watch a connector needs in its state: the deadline, the refresh timer or the workload.
+ * Connected with a step-up offered and a token to refresh, the refresh wins: a step-up past its
+ * deadline is then refused at the callback and replaced by the next one.
+ */
 export function watchNeeded(f: WatchFacts): WatchKind {
   if (f.state === 'auth_required' && f.authorizationIssued) return 'auth-expiry';
   if (f.state === 'connected' && f.workload) return 'workload';
-  if (!f.refreshable) return null;
+  if (!f.refreshable) return f.state === 'connected' && f.authorizationIssued ? 'auth-expiry' : null;
   if (f.state === 'connected' && f.expires) return 'refresh';
+  // A step-up offered while connected, with no refresh to run: its deadline is watched.
+  if (f.state === 'connected' && f.authorizationIssued) return 'auth-expiry';
   // A connection lost while the authorization server was away: keep refreshing until it is back.
   if (f.state === 'disconnected' && f.disconnectPermanent === false) return 'refresh';
   return null;

@@ -16,6 +16,8 @@ export interface CallerGateOptions {
   maxStreamsPerOwner: number;
   /** Null or absent: no rate limit (callers off, or CONNECTOR__RATE_LIMIT_PER_OWNER=off). */
   rateLimit?: OwnerRateLimit | null;
+  /** The scopes a client signing in should ask for, named in the challenge (CONNECTOR__AUTH_SCOPES); absent: none named. */
+  scopes?: readonly string[];
 }
 
 export class GateRefusal extends Error {
@@ -57,7 +59,10 @@ export class CallerGate {
       if (err instanceof Unauthenticated) {
         const metadata = `${this.options.baseUrl}/.well-known/oauth-protected-resource/api/v1/connectors/${connectorId}/mcp`;
         const error = err.given ? 'error="invalid_token", ' : '';
-        throw new GateRefusal(new ProblemError(401, err.message), { 'www-authenticate': `Bearer ${error}resource_metadata="${metadata}"` });
+        // RFC 6750 section 3 / MCP authorization: the scope named here is what a client asks for
+        // when it signs in (without one, some clients register and authorize with an empty scope).
+        const scope = this.options.scopes?.length ? `, scope="${this.options.scopes.join(' ')}"` : '';
+        throw new GateRefusal(new ProblemError(401, err.message), { 'www-authenticate': `Bearer ${error}resource_metadata="${metadata}"${scope}` });
       }
       if (err instanceof IdentityProviderUnavailable) {
         throw new GateRefusal(new ProblemError(503, 'The identity provider cannot be reached; try again.'), { 'retry-after': '1' });

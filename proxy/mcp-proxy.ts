@@ -15,8 +15,9 @@
 // and kept-alive upstream sockets are never shared between owners (upstream-agents.ts).
 //
 // The connector's token is kept working here too: an upstream 401 to a request carrying it is
-// answered by a refresh through the route source and one retry, and a 403 asking for more
-// scope is reported to it (upstream-auth.ts, relay-exchange.ts).
+// answered by a refresh through the route source and one retry; a 401 no refresh cures, and a 403
+// asking for more scope, are reported to it, and the request is answered with the authorization
+// URL the registry then offers (upstream-auth.ts, relay-exchange.ts, url-elicitation.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { context, type Tracer } from '@opentelemetry/api';
@@ -43,6 +44,7 @@ import { TargetPolicy } from './upstream-policy';
 import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
 import { upstreamRequestHeaders } from './forward-headers';
 import { upstreamTarget, type UpstreamTarget } from './upstream-target';
+import { ElicitingSessions } from './url-elicitation';
 
 export interface McpProxyOptions {
   routes: RouteSource;
@@ -108,6 +110,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const auth = new UpstreamAuth(routes, logger, options.auth);
   const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
   const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
+  const elicitation = new ElicitingSessions();
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
@@ -181,7 +184,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
     trace?.routed(connectorId, route.kind);
     if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
-    if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state));
+    if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state, undefined, route.authorizationUrl));
     const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
     const refused = targets.refusal(target, route);
     if (refused) {
@@ -217,6 +220,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     (tracer ? (req as WithTrace)[TRACE] : undefined)?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
       connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined, bodyLength, body,
+      elicitation,
     });
     (req as WithExchange)[EXCHANGE] = exchange;
     observed?.relaying(res);

@@ -20,9 +20,24 @@ export function sendProblem(res: ServerResponse, problem: ProblemError, headers:
   res.end(body);
 }
 
-/** 409 for a connector that is not connected; `connector_state` says what it is instead. */
-export function notConnectedProblem(state: string, detail = `The connector is ${state}, not connected.`): ProblemError {
-  return new ProblemError(409, detail, 'not-connected', undefined, { state, connector_state: state });
+/**
+ * 409 for a connector that is not connected; `connector_state` says what it is instead, and
+ * `authorization_url` where the user authorizes it when it waits for that.
+ */
+export function notConnectedProblem(state: string, detail = `The connector is ${state}, not connected.`, authorizationUrl?: string | null): ProblemError {
+  const url = authorizationUrl ? { authorization_url: authorizationUrl } : {};
+  return new ProblemError(409, detail, 'not-connected', undefined, { state, connector_state: state, ...url });
+}
+
+/**
+ * 403 for a request the MCP server refused for want of scope: the connector stays connected,
+ * and `authorization_url` (when one could be offered) grants the wider scope.
+ */
+export function stepUpProblem(scope: string, authorizationUrl: string | null, reason: string | null): ProblemError {
+  const detail = authorizationUrl
+    ? `The MCP server needs more scope for this request (${scope}). Open authorization_url to grant it, then send the request again; the connector stays connected meanwhile.`
+    : `The MCP server needs more scope for this request (${scope}), and no step-up authorization could be offered${reason ? `: ${reason}` : ''}.`;
+  return new ProblemError(403, detail, 'insufficient-scope', undefined, { scope, ...(authorizationUrl ? { authorization_url: authorizationUrl } : {}) });
 }
 
 /**
@@ -38,6 +53,10 @@ export function refusalProblem(route: Route | null, status: number): { problem: 
   }
   if (route.kind === 'not_found') return { problem: new ProblemError(404, 'No connector has this id.'), headers: {} };
   if (route.kind === 'not_connected') {
+    if (route.authorizationUrl) {
+      const detail = `The MCP server asks for authorization (HTTP ${status}); the connector is now ${route.state}. Open authorization_url to authorize it, then send the request again.`;
+      return { problem: notConnectedProblem(route.state, detail, route.authorizationUrl), headers: {} };
+    }
     const detail = `The MCP server asks for authorization (HTTP ${status}); the connector is now ${route.state}. Connect it again.`;
     return { problem: notConnectedProblem(route.state, detail), headers: {} };
   }

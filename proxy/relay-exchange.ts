@@ -8,9 +8,12 @@
 // request sent again, once, with the new token and the body as the caller sent it (a copy kept
 // by BodyRecorder). When no new token comes (the connector cannot refresh, the grant is gone,
 // the refresh timed out), or the retry is refused too, or the request carried no token at all,
-// the 401 is not relayed: it is reported to the registry as a refusal (which disconnects the
-// connector, keeping the upstream's challenge for the next connect) and answered with the
-// service's own problem. A body too large to keep is not sent twice: the caller is asked to
+// the 401 is not relayed: it is reported to the registry as a refusal (which asks the user to
+// authorize anew: auth_required with a fresh authorization URL). A 403 insufficient_scope to the
+// connector's token is not relayed either: the registry offers a step-up authorization, the
+// connector staying connected. Both are answered with the authorization URL: JSON-RPC -32042 to
+// a client that declared URL-mode elicitation, else the service's problem (url-elicitation.ts).
+// A body too large to keep is not sent twice: the caller is asked to
 // send it again once the token is renewed. Responses are never buffered: whatever is relayed
 // is piped as it arrives.
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
@@ -19,7 +22,8 @@ import { BodyRecorder } from './body-recorder';
 import type { CallObserver } from './call-observer';
 import { clientResponseHeaders } from './forward-headers';
 import { ProblemError } from '../core/problem';
-import { refusalProblem, sendProblem } from './problem-response';
+import { refusalProblem, sendProblem, stepUpProblem } from './problem-response';
+import { elicitationFacts, sendUrlElicitation, type ElicitingSessions } from './url-elicitation';
 import type { ConnectedRoute } from './route';
 import type { RefreshableRoute, UpstreamAuth } from './upstream-auth';
 import { UpstreamTimeoutError, errorCode, problemForUpstreamError } from './upstream-errors';
@@ -46,6 +50,8 @@ export interface ExchangeOptions {
   bodyLength: number | null | undefined;
   /** The whole body, when it was read before relaying (rpc-headers.ts); else it is streamed. */
   body?: Buffer;
+  /** The sessions whose clients declared URL-mode elicitation (absent: every answer is a problem). */
+  elicitation?: ElicitingSessions;
 }
 
 export class RelayExchange {
@@ -99,13 +105,22 @@ export class RelayExchange {
     const read = this.o.body;
     if (read) {
       this.send(read);
-      if (this.o.auth.canRefresh(this.route)) this.body = { whole: () => Promise.resolve(read) };
+      if (this.keepsBody()) this.body = { whole: () => Promise.resolve(read) };
       return;
     }
     this.send(undefined);
     // After dispatch: http-proxy has piped the request, so the copy misses no chunk.
     this.o.observer?.watchRequest(this.o.req);
-    if (this.o.auth.canRefresh(this.route)) this.body = new BodyRecorder(this.o.req, this.o.retryBodyLimit);
+    if (this.keepsBody()) this.body = new BodyRecorder(this.o.req, this.o.retryBodyLimit);
+  }
+
+  /**
+   * A copy of the body is kept for a retry after a refresh, and to answer a POST to a remote
+   * server that may ask for authorization with the request's own JSON-RPC id (and to read an
+   * initialize's capabilities). A managed workload's gateway never asks.
+   */
+  private keepsBody(): boolean {
+    return this.o.auth.canRefresh(this.route) || (this.o.req.method === 'POST' && !this.route.managed && this.o.elicitation !== undefined);
   }
 
   /** http-proxy made the upstream request and it has a socket (fresh or from the pool). */
@@ -133,11 +148,51 @@ export class RelayExchange {
     if (status === 401) return this.onUnauthorized(proxyRes);
     if (status === 403) {
       const challenge = proxyRes.headers['www-authenticate'];
-      if (this.route.token) this.o.auth.forbidden(this.o.connectorId, challenge);
+      const scope = this.route.token && this.o.auth.canStepUp(this.route) ? this.o.auth.stepUpScopes(challenge) : null;
+      if (scope) return this.stepUp(proxyRes, scope, challenge);
       // No token, and the server wants one for this call: as good as a 401.
-      else if (this.o.auth.asksForScope(challenge)) return this.refuse(proxyRes, 403);
+      if (!this.route.token && this.o.auth.asksForScope(challenge)) return this.refuse(proxyRes, 403);
     }
+    if (this.o.elicitation && proxyRes.headers['mcp-session-id']) this.noteSession(String(proxyRes.headers['mcp-session-id']));
     this.relay(proxyRes);
+  }
+
+  /** A new session (2025 era): remembered when its initialize declared URL-mode elicitation. */
+  private noteSession(sessionId: string): void {
+    if (this.o.req.headers['mcp-session-id'] || !this.body) return;
+    void this.body.whole().then((bytes) => {
+      const facts = elicitationFacts(bytes);
+      if (facts.method === 'initialize' && facts.declares) this.o.elicitation!.remember(this.o.connectorId, sessionId);
+    }, () => undefined);
+  }
+
+  /** A 403 asking the connector's token for more scope: answered with the step-up URL the registry offers. */
+  private stepUp(upstreamAnswer: IncomingMessage, scope: string, challenge: string | undefined): void {
+    this.dropAttempt(upstreamAnswer);
+    if (!this.o.req.readableEnded) this.o.req.resume();
+    this.holding = true;
+    void this.o.auth.stepUp(this.o.connectorId, this.route, challenge).then(async (answer) => {
+      const url = answer?.authorizationUrl ?? null;
+      const reason = answer ? answer.reason : 'the connector registry could not be told';
+      await this.answerAuthorization(url, `The MCP server needs more scope for this request (${scope}); open the URL to grant it, then try again.`,
+        // The token was replaced meanwhile (a step-up just granted): the request is worth sending again.
+        () => answer?.stale ? refusalProblem({ ...this.route, sealedToken: undefined }, 403) : { problem: stepUpProblem(scope, url, reason), headers: {} });
+    });
+  }
+
+  /**
+   * The answer to a request that met an authorization: -32042 with `url` to a client that
+   * declared URL-mode elicitation (and a request with an id), else the problem `otherwise` makes.
+   */
+  private async answerAuthorization(url: string | null, message: string, otherwise: () => ReturnType<typeof refusalProblem>): Promise<void> {
+    const facts = url && this.body ? elicitationFacts(await this.body.whole().catch(() => null)) : null;
+    this.holding = false;
+    if (this.clientGone) return;
+    this.answered = true;
+    const declared = facts?.declares || this.o.elicitation?.has(this.o.connectorId, this.o.req.headers['mcp-session-id']);
+    if (url && facts && facts.id !== null && declared) return sendUrlElicitation(this.o.res, facts.id, url, message);
+    const { problem, headers } = otherwise();
+    sendProblem(this.o.res, problem, headers);
   }
 
   private onUnauthorized(refused: IncomingMessage): void {
@@ -169,11 +224,9 @@ export class RelayExchange {
     this.holding = true;
     const challenge = upstreamAnswer.headers['www-authenticate'];
     void this.o.auth.refused(this.o.connectorId, this.route, status, challenge).then((route) => {
-      this.holding = false;
-      if (this.clientGone) return;
-      const { problem, headers } = refusalProblem(route, status);
-      this.answered = true;
-      sendProblem(this.o.res, problem, headers);
+      const url = route?.kind === 'not_connected' ? route.authorizationUrl ?? null : null;
+      const message = 'The MCP server asks for the connector to be authorized again; open the URL to authorize it, then try again.';
+      return this.answerAuthorization(url, message, () => refusalProblem(route, status));
     });
   }
 

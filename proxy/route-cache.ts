@@ -27,7 +27,7 @@
 //   step-up requests pass through to the loader.
 import type { Logger } from '../core/logger';
 import { ProblemError } from '../core/problem';
-import type { Route, RouteSource, UpstreamRefusalReport } from './route';
+import type { Route, RouteSource, StepUpAnswer, StepUpReport, UpstreamRefusalReport } from './route';
 import { errorCode } from './upstream-errors';
 
 export interface RouteCacheOptions {
@@ -73,7 +73,7 @@ export class RouteCache implements RouteSource {
   // when a refresh is possible at all.
   readonly refresh?: (connectorId: string, sealedToken: string) => Promise<Route>;
   readonly refused?: (connectorId: string, report: UpstreamRefusalReport) => Promise<Route>;
-  readonly stepUp?: (connectorId: string, scope: string) => Promise<void>;
+  readonly stepUp?: (connectorId: string, report: StepUpReport) => Promise<StepUpAnswer>;
 
   constructor(loader: Loader, private readonly options: RouteCacheOptions = {}) {
     this.loadRoute = typeof loader === 'function' ? loader : (id) => loader.get(id);

@@ -28,7 +28,11 @@ export interface ConnectedRoute {
 export type Route =
   | ConnectedRoute
   | { kind: 'not_found' }
-  | { kind: 'not_connected'; state: string; owner?: string | null };
+  | {
+    kind: 'not_connected'; state: string; owner?: string | null;
+    /** auth_required: where the user authorizes the connector (the service's consent page). */
+    authorizationUrl?: string | null;
+  };
 
 /** An upstream refusal no refresh can mend: a 401, or a 403 asking a tokenless connector for scope. */
 export interface UpstreamRefusalReport {
@@ -57,6 +61,25 @@ export interface RouteSource {
    * Answers the connector's route once that is on record.
    */
   refused?(connectorId: string, report: UpstreamRefusalReport): Promise<Route>;
-  /** The upstream asked for more scope (403 insufficient_scope): remembered for the next authorization. */
-  stepUp?(connectorId: string, scope: string): Promise<void>;
+  /**
+   * The upstream asked the connector's token for more scope (403 insufficient_scope): the
+   * registry offers a step-up authorization for the accumulated scopes, the connector staying
+   * connected, and answers its URL (null, with the reason, when none can be offered).
+   */
+  stepUp?(connectorId: string, report: StepUpReport): Promise<StepUpAnswer>;
+}
+
+/** A 403 insufficient_scope to a request that carried the connector's token. */
+export interface StepUpReport {
+  sealedToken: string;
+  /** The scopes the challenge names, space-separated. */
+  scope: string;
+  challenge: AuthChallenge | null;
+}
+
+export interface StepUpAnswer {
+  authorizationUrl: string | null;
+  reason: string | null;
+  /** The token reported is no longer the connector's: the request may succeed if sent again. */
+  stale?: boolean;
 }

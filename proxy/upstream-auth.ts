@@ -12,22 +12,22 @@
 //   `refreshTimeoutMs` counts as failed for the requests waiting on it.
 // - refused: a 401 that no refresh mends (no token at all, a token that cannot be refreshed, a
 //   fresh token refused again) is reported to the registry with the upstream's challenge, which
-//   disconnects the connector and keeps the challenge for the next connect. Reports about the
-//   same token share one call and its answer, like refreshes. The challenge itself never
-//   reaches the MCP client: it names an authorization server only the service may talk to.
+//   asks the user to authorize anew (auth_required, with a fresh authorization URL). Reports
+//   about the same token share one call and its answer, like refreshes. The challenge itself
+//   never reaches the MCP client: it names an authorization server only the service may talk to.
 // - step-up: a 403 with a Bearer challenge error="insufficient_scope" and a scope is reported
-//   to the registry, once per connector and scope set within `stepUpWindowMs`, so that a client
-//   calling the tool in a loop does not turn into a stream of signals.
+//   to the registry, which offers a step-up authorization URL while the connector stays
+//   connected. Reports about the same token and scope set share one call and its answer for
+//   `memoryMs`, so that a client calling the tool in a loop does not turn into a stream of
+//   updates (the workflow also reuses the URL on offer while it covers the scopes).
 import { findBearerChallenge } from '../core/www-authenticate';
 import type { Logger } from '../core/logger';
-import { RecentKeys } from './recent-keys';
-import type { ConnectedRoute, Route, RouteSource } from './route';
+import type { ConnectedRoute, Route, RouteSource, StepUpAnswer } from './route';
 import { errorCode } from './upstream-errors';
 
 export interface UpstreamAuthOptions {
   refreshTimeoutMs?: number;
   memoryMs?: number;
-  stepUpWindowMs?: number;
   /** Bound on the connectors (times tokens) remembered by each memory. */
   maxEntries?: number;
 }
@@ -36,13 +36,12 @@ export interface UpstreamAuthOptions {
 export type RefreshableRoute = ConnectedRoute & { token: string; sealedToken: string };
 
 interface Outcome {
-  route: Promise<Route | null>;
+  route: Promise<Route | StepUpAnswer | null>;
   settledAt?: number;
 }
 
 export class UpstreamAuth {
   private readonly outcomes = new Map<string, Outcome>();
-  private readonly stepUpsSent: RecentKeys;
   private readonly timeoutMs: number;
   private readonly memoryMs: number;
   private readonly maxEntries: number;
@@ -51,7 +50,6 @@ export class UpstreamAuth {
     this.timeoutMs = options.refreshTimeoutMs ?? 15_000;
     this.memoryMs = options.memoryMs ?? 10_000;
     this.maxEntries = options.maxEntries ?? 10_000;
-    this.stepUpsSent = new RecentKeys(options.stepUpWindowMs ?? 60_000, this.maxEntries);
   }
 
   /** Whether a 401 to this route can be answered by a refresh (and so a retry is worth preparing). */
@@ -87,25 +85,45 @@ export class UpstreamAuth {
     return findBearerChallenge(wwwAuthenticate ?? null)?.error === 'insufficient_scope';
   }
 
-  /** A 403 to a request that carried the connector's token: a step-up request, if it says so. */
-  forbidden(connectorId: string, wwwAuthenticate: string | undefined): void {
-    if (!this.routes.stepUp || !wwwAuthenticate) return;
-    const challenge = findBearerChallenge(wwwAuthenticate);
-    if (challenge?.error !== 'insufficient_scope' || !challenge.scope) return;
-    const scopes = [...new Set(challenge.scope.split(' ').filter(Boolean))].sort().join(' ');
-    if (!scopes || !this.stepUpsSent.claim(`${connectorId}\n${scopes}`)) return;
-    this.logger.info({ connectorId, scope: scopes }, 'the MCP server asked for more scope; recorded for the next authorization');
-    this.routes.stepUp(connectorId, scopes).catch((err: unknown) => this.logFailure(err, connectorId, 'stepUp report failed'));
+  /** The scopes a 403's challenge asks for (RFC 6750 insufficient_scope), normalised; null when it asks for none. */
+  stepUpScopes(wwwAuthenticate: string | undefined): string | null {
+    const challenge = findBearerChallenge(wwwAuthenticate ?? null);
+    if (challenge?.error !== 'insufficient_scope' || !challenge.scope) return null;
+    return [...new Set(challenge.scope.split(' ').filter(Boolean))].sort().join(' ') || null;
+  }
+
+  /** Whether a 403 asking this route's token for scope can be reported (else it is relayed as it came). */
+  canStepUp(route: ConnectedRoute): boolean {
+    return this.routes.stepUp !== undefined && route.sealedToken !== undefined;
+  }
+
+  /**
+   * A 403 insufficient_scope to a request that carried the connector's token: the step-up
+   * authorization URL the registry offers, or null when it could not be asked. Never rejects.
+   */
+  stepUp(connectorId: string, used: ConnectedRoute, wwwAuthenticate: string | undefined): Promise<StepUpAnswer | null> {
+    const scope = this.stepUpScopes(wwwAuthenticate);
+    if (!this.routes.stepUp || !scope || !used.sealedToken) return Promise.resolve(null);
+    const challenge = findBearerChallenge(wwwAuthenticate ?? null);
+    const report = { sealedToken: used.sealedToken, scope, challenge: challenge && { resourceMetadata: challenge.resourceMetadata, scope: challenge.scope } };
+    return this.shared(`step-up\n${connectorId}\n${used.sealedToken}\n${scope}`, () => {
+      this.logger.info({ connectorId, scope }, 'the MCP server asked for more scope; asking the registry for a step-up authorization');
+      return this.withTimeout(this.routes.stepUp!(connectorId, report), connectorId, 'step-up report').then((answer) => {
+        if (answer?.stale) this.routes.invalidate?.(connectorId); // the next request asks for the new token
+        return answer;
+      });
+    }) as Promise<StepUpAnswer | null>;
   }
 
   /** One call per key while it runs, and its answer for `memoryMs` after. */
-  private shared(key: string, ask: () => Promise<Route | null>): Promise<Route | null> {
+  private shared<T extends Route | StepUpAnswer>(key: string, ask: () => Promise<T | null>): Promise<T | null> {
     const known = this.outcomes.get(key);
-    if (known && (known.settledAt === undefined || performance.now() - known.settledAt < this.memoryMs)) return known.route;
-    const outcome: Outcome = { route: ask() };
-    void outcome.route.then(() => (outcome.settledAt = performance.now()));
+    if (known && (known.settledAt === undefined || performance.now() - known.settledAt < this.memoryMs)) return known.route as Promise<T | null>;
+    const asked = ask();
+    const outcome: Outcome = { route: asked };
+    void asked.then(() => (outcome.settledAt = performance.now()));
     this.remember(key, outcome);
-    return outcome.route;
+    return asked;
   }
 
   private async askRefresh(connectorId: string, used: RefreshableRoute): Promise<RefreshableRoute | null> {
@@ -115,7 +133,7 @@ export class UpstreamAuth {
   }
 
   /** The registry's answer, or null when it failed or took longer than `refreshTimeoutMs`. */
-  private async withTimeout(call: Promise<Route>, connectorId: string, what: string): Promise<Route | null> {
+  private async withTimeout<T>(call: Promise<T>, connectorId: string, what: string): Promise<T | null> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), this.timeoutMs)));
     try {

@@ -3,13 +3,13 @@
 // here, in memory, and never written anywhere. What the
 // proxy learns from upstream answers goes back to the same workflow: a refused token (the
 // refreshToken Update), a refusal no refresh mends (the upstreamRefused Update) and a request for
-// more scope (stepUp). The sealed token travels back as it came, so the workflow can tell whether the
+// more scope (the stepUpAuthorization Update). The sealed token travels back as it came, so the workflow can tell whether the
 // token reported is still its current one.
 import type { Client } from '@temporalio/client';
 import { isWorkflowGone } from '../core/workflow-gone';
 import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
 import { GATEWAY_SECRET_FIELD } from '../core/gateway-secret';
-import { connectorWorkflowId, refreshUpdate, routeQuery, stepUpSignal, upstreamRefusedUpdate, type RouteView } from '../workflows/messages';
+import { connectorWorkflowId, refreshUpdate, routeQuery, stepUpUpdate, upstreamRefusedUpdate, type RouteView } from '../workflows/messages';
 import { isConnectorId } from '../core/connector-id';
 import type { Route, RouteSource } from './route';
 
@@ -19,7 +19,7 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
   function toRoute(connectorId: string, view: RouteView): Route {
     const { owner } = view;
     if (view.state === 'deleting') return { kind: 'not_found' };
-    if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner };
+    if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner, authorizationUrl: view.authorizationUrl };
     const { managed } = view;
     const gateway = view.gatewaySecret ? { gatewaySecret: secrets.open(view.gatewaySecret, secretContext(connectorId, GATEWAY_SECRET_FIELD)) } : {};
     if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway };
@@ -51,8 +51,12 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
       });
       return toRoute(connectorId, view);
     },
-    async stepUp(connectorId, scope) {
-      await handle(connectorId).signal(stepUpSignal, { scope });
+    // The workflow reuses a step-up on offer that covers the scopes; the proxy shares one call per token and scope set.
+    async stepUp(connectorId, report) {
+      const answer = await handle(connectorId).executeUpdate(stepUpUpdate, {
+        args: [{ usedToken: report.sealedToken as Ciphertext, scope: report.scope, challenge: report.challenge }],
+      });
+      return { authorizationUrl: answer.authorizationUrl, reason: answer.reason, stale: answer.stale === true };
     },
   };
 }

@@ -42,7 +42,7 @@ export function originPolicyOf(config: Config): OriginPolicy {
 export function proxyOptionsOf(config: Config, logger: Logger, routes: RouteSource, metrics?: ProcessMetrics): McpProxyOptions {
   const callers = new CallerGate({
     authenticator: authenticatorOf(config), baseUrl: config.baseUrl, maxStreamsPerOwner: config.callers.maxStreamsPerOwner,
-    rateLimit: rateLimitOf(config),
+    rateLimit: rateLimitOf(config), scopes: config.callers.jwt?.scopes ?? [],
   });
   return { routes, callers, policy: policyOf(config), logger, metrics, pool: { maxSockets: config.upstreamMaxSockets } };
 }

@@ -124,6 +124,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     logger: deps.logger,
     authenticator: authenticatorOf(config),
     issuer: config.callers.jwt?.issuer ?? null,
+    scopes: config.callers.jwt?.scopes ?? [],
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
     rateLimit: rateLimitOf(config),
   });

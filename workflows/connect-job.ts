@@ -8,6 +8,7 @@ import type { ConnectorEvent } from '../core/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import type { ConnectInput } from './messages';
 import type { Ciphertext } from '../core/secret-box';
+import type { AuthChallenge } from '../core/www-authenticate';
 import type { StartWorkloadInput } from '../activities/workloads/activities';
 import { probe, remote, workloads } from './activity-proxies';
 
@@ -53,17 +54,25 @@ async function connectWithToken(job: ConnectJob): Promise<void> {
   await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server', protocolVersion: probed.protocolVersion });
 }
 
-async function connectWithOAuth(job: ConnectJob): Promise<void> {
-  const { entity, request } = job;
+/**
+ * Starts an authorization for the connector as it stands: its client, its accumulated scopes, and
+ * the challenge it keeps (or `challenge`, a step-up's).
+ */
+export function beginAuthorization(entity: ConnectorEntity, redirectUrl: string | null, challenge: AuthChallenge | null = entity.data.oauth.challenge) {
   const init = entity.data.init;
-  const begin = await remote(init.settings.connectTimeoutMs).oauthBegin({
-    connectorId: init.id, url: init.url, redirectUrl: request.redirectUrl ?? null,
+  return remote(init.settings.connectTimeoutMs).oauthBegin({
+    connectorId: init.id, url: init.url, redirectUrl,
     given: init.clientId ? { clientId: init.clientId, clientSecret: init.clientSecret } : null,
     presetClient: init.presetClient && init.preset ? init.preset.url : null,
     extraScopes: accumulatedScopes(entity),
-    knownChallenge: entity.data.oauth.challenge,
-    boundIssuer: entity.data.oauth.boundIssuer,
+    knownChallenge: challenge,
+    boundIssuer: entity.data.oauth.boundIssuer ?? entity.data.oauth.session?.context.authorizationServer.issuer ?? null,
   });
+}
+
+async function connectWithOAuth(job: ConnectJob): Promise<void> {
+  const { entity, request } = job;
+  const begin = await beginAuthorization(entity, request.redirectUrl ?? null);
   if (begin.kind === 'open') {
     entity.data.secrets.accessToken = null;
     await job.commit('connect_succeeded', {
@@ -84,7 +93,7 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
  * SEP-2350: what a new authorization asks for besides the server's current challenge: every scope
  * a step-up asked for, and every scope the last grant carried.
  */
-function accumulatedScopes(entity: ConnectorEntity): string[] {
+export function accumulatedScopes(entity: ConnectorEntity): string[] {
   const { stepUpScopes, grantedScopes } = entity.data.oauth;
   return [...new Set([...grantedScopes, ...stepUpScopes])];
 }

@@ -1,7 +1,7 @@
 // The connector's state as plain JSON (it crosses continue-as-new) and the one way to change it:
 // `apply`, which asks the state machine and produces the audit event that goes with it.
 import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
-import { transition, type ConnectorEvent, type ConnectorState } from '../core/connector-states';
+import { keepsAuthorizationRequest, transition, type ConnectorEvent, type ConnectorState } from '../core/connector-states';
 import { isStdioUrl } from '../core/connector-url';
 import type { Ciphertext } from '../core/secret-box';
 import type { ConnectorInit, RouteView } from './messages';
@@ -75,7 +75,7 @@ export class ConnectorEntity {
       d.disconnectReason = null;
       d.disconnectPermanent = null;
     }
-    if (t.to !== 'auth_required') {
+    if (!keepsAuthorizationRequest(event, t.to)) {
       d.authRequest = null;
       d.oauth.pending = null;
     }
@@ -123,6 +123,8 @@ export class ConnectorEntity {
       token: connected ? this.data.secrets.accessToken : null,
       gatewaySecret: connected ? (this.data.workload?.gatewaySecret ?? null) : null,
       managed: connected && this.data.workload !== null,
+      // auth_required, or connected with a step-up on offer: where the user authorizes
+      authorizationUrl: this.data.authRequest?.authorization_endpoint ?? null,
     };
   }
 }

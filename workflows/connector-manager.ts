@@ -6,7 +6,7 @@
 // Handlers that change state run one at a time under `lock`, so one never sees another half
 // done. Jobs and watches run outside the lock, in their own cancellation scopes, so that a
 // disconnect or delete can stop them.
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import {
   acceptsCallback, acceptsUpstreamReport, disconnectPlan, isAllowed, refusal, type CallerEvent,
@@ -15,7 +15,10 @@ import type { ConnectorRecord } from '../core/connector-record';
 import { FAILURE } from '../core/failures';
 import { ConnectorEntity, type ConnectorData } from './connector-entity';
 import { connectFailure, recordsConnectingWithOutcome, runConnect } from './connect-job';
-import type { Actor, CallbackInput, CallbackOutcome, ConnectInput, ConnectorInit, RouteView, UpstreamRefusal } from './messages';
+import type {
+  Actor, CallbackInput, CallbackOutcome, ConnectInput, ConnectorInit, RouteView, StepUpRequest, StepUpView, UpstreamRefusal,
+} from './messages';
+import { authorizationOpen, disconnectOnRefusal, offerStepUp, reauthorize, rememberStepUpScopes } from './reauthorization';
 import { completeAuthorization } from './oauth-callback';
 import { Projection, type CommitOptions } from './projection';
 import { startScoped, stopScoped, type ScopedWork } from './scoped-work';
@@ -161,31 +164,45 @@ export class ConnectorManager {
       if (this.job?.kind === 'refresh') return this.job; // join the refresh under way
       if (!this.hasRefreshableGrant() || this.job) return null;
       await this.stopWatch(); // the refresh loop restarts from the new expiry afterwards
-      return this.startJob('refresh', () => refreshOnce(this.workContext()));
+      // A failure leaves the state to the proxy's refusal report, which asks the user to authorize anew.
+      const onFailure = patched('proxy-refresh-failure-reported') ? 'report' : 'lose';
+      return this.startJob('refresh', () => refreshOnce(this.workContext(), undefined, { onFailure }));
     });
     await job?.done.catch(() => undefined);
     return this.route();
   }
 
+  /** Older proxies' step-up report: the scope is remembered for the next authorization. */
   stepUp({ scope }: { scope: string }): void {
-    const oauth = this.entity.data.oauth;
-    const wanted = scope.split(' ').filter(Boolean);
-    const granted = new Set((oauth.session?.context.scope ?? '').split(' '));
-    const known = new Set(oauth.stepUpScopes);
-    // A server that keeps asking for what it was already given cannot grow this list: no loop.
-    const added = wanted.filter((s) => !granted.has(s) && !known.has(s)).slice(0, 20);
-    if (added.length) oauth.stepUpScopes = [...oauth.stepUpScopes, ...added].slice(0, 50);
+    rememberStepUpScopes(this.entity, scope);
   }
 
-  /** The upstream refused a request in a way no refresh mends: disconnected, with the challenge kept. */
+  /** A 403 insufficient_scope to `usedToken`: a step-up authorization URL on offer, the connector still connected. */
+  async stepUpAuthorization(request: StepUpRequest): Promise<StepUpView> {
+    return this.lock.runExclusive(async () => {
+      const d = this.entity.data;
+      if (!acceptsUpstreamReport(d.state) || d.workload) return { route: this.route(), authorizationUrl: null, reason: `the connector is ${d.state}` };
+      if (d.secrets.accessToken !== request.usedToken) {
+        return { route: this.route(), authorizationUrl: null, reason: 'the token reported is no longer the connector\'s', stale: true };
+      }
+      const offer = await offerStepUp({ entity: this.entity, commit: this.commit }, request);
+      return { route: this.route(), ...offer };
+    });
+  }
+
+  /**
+   * The upstream refused a request in a way no refresh mends: the user is asked to authorize
+   * anew (auth_required), or, when no authorization can be started, disconnected with the reason.
+   */
   async upstreamRefused(refusal: UpstreamRefusal): Promise<RouteView> {
     return this.lock.runExclusive(async () => {
       if (this.job?.kind === 'refresh') await this.job.done.catch(() => undefined); // it may replace the token
       if (!this.refusalApplies(refusal)) return this.route();
-      await this.stopWatch(); // a refresh loop must not bring back what is being disconnected
+      await this.stopWatch(); // a refresh loop must not bring back what is being replaced
       if (!this.refusalApplies(refusal)) return this.route();
-      this.entity.data.oauth.challenge = refusal.challenge ?? { resourceMetadata: null, scope: null };
-      await this.commit('connection_lost', { actor: 'service', reason: refusalReason(this.entity, refusal), permanent: true });
+      // Runs that disconnected on a refusal before re-authorization existed replay as they ran.
+      if (patched('reauthorize-on-refusal')) await reauthorize({ entity: this.entity, commit: this.commit }, refusal);
+      else await disconnectOnRefusal({ entity: this.entity, commit: this.commit }, refusal);
       return this.route();
     });
   }
@@ -287,7 +304,7 @@ export class ConnectorManager {
   // What the state says
 
   private awaitsCallback(input: CallbackInput): boolean {
-    return acceptsCallback(this.entity.state) && this.entity.data.oauth.pending?.stateHash === input.stateHash;
+    return acceptsCallback(this.entity.state) && this.entity.data.oauth.pending?.stateHash === input.stateHash && authorizationOpen(this.entity);
   }
 
   private hasRefreshableGrant(): boolean {
@@ -299,12 +316,4 @@ export class ConnectorManager {
     const d = this.entity.data;
     return acceptsUpstreamReport(d.state) && !d.workload && d.secrets.accessToken === report.usedToken;
   }
-}
-
-/** Why the connector is disconnected after its server refused a proxied request. */
-function refusalReason(entity: ConnectorEntity, report: UpstreamRefusal): string {
-  const http = `HTTP ${report.status}`;
-  if (!report.usedToken) return `the MCP server asks for authorization (${http}); connect again to authorize`;
-  if (entity.data.oauth.session) return `the MCP server refused the access token (${http}) and a refresh did not help; connect again to authorize`;
-  return `the MCP server refused the token (${http}); connect again with a new token or to authorize`;
 }

@@ -3,7 +3,7 @@ import { setHandler } from '@temporalio/workflow';
 import { ConnectorManager, type ConnectorWorkflowInput } from './connector-manager';
 import {
   callbackUpdate, connectUpdate, createdUpdate, deleteUpdate, disconnectUpdate, refreshUpdate,
-  routeQuery, stepUpSignal, upstreamRefusedUpdate, viewQuery,
+  routeQuery, stepUpSignal, stepUpUpdate, upstreamRefusedUpdate, viewQuery,
 } from './messages';
 
 export type { ConnectorWorkflowInput } from './connector-manager';
@@ -20,5 +20,6 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   setHandler(refreshUpdate, (report) => manager.refresh(report), { validator: (_report) => manager.validateRefresh() });
   setHandler(upstreamRefusedUpdate, (report) => manager.upstreamRefused(report));
   setHandler(stepUpSignal, (request) => manager.stepUp(request));
+  setHandler(stepUpUpdate, (request) => manager.stepUpAuthorization(request));
   await manager.run();
 }

@@ -48,6 +48,26 @@ export interface RouteView {
   gatewaySecret: Ciphertext | null;
   /** The target is the workload the service started (mcp+stdio): reached whatever its address. */
   managed: boolean;
+  /** The authorization URL on offer (auth_required, or a step-up while connected). */
+  authorizationUrl: string | null;
+}
+
+/** The upstream answered 403 insufficient_scope to a request that carried `usedToken`. */
+export interface StepUpRequest {
+  usedToken: Ciphertext;
+  /** The challenge's scope, space-separated. */
+  scope: string;
+  challenge: AuthChallenge | null;
+}
+
+/** A step-up's outcome: the authorization URL on offer, or why there is none. */
+export interface StepUpView {
+  route: RouteView;
+  authorizationUrl: string | null;
+  /** Why no URL could be offered (the token was replaced, the authorization server failed, …). */
+  reason: string | null;
+  /** The token reported was replaced meanwhile (absent: it was not). */
+  stale?: boolean;
 }
 
 /** The MCP server refused a proxied request that carried `usedToken` (null: no token at all). */
@@ -78,13 +98,20 @@ export const deleteUpdate = defineUpdate<ConnectorRecord, [Actor]>('delete');
 export const callbackUpdate = defineUpdate<CallbackOutcome, [CallbackInput]>('authorizationCallback');
 /** The proxy saw the upstream refuse `usedToken` (401): refresh it once, shared by every caller. */
 export const refreshUpdate = defineUpdate<RouteView, [{ usedToken: Ciphertext | null }]>('refreshToken');
-/** The upstream asked for more scope (403 insufficient_scope): remembered for the next authorization. */
+/**
+ * The upstream asked for more scope (403 insufficient_scope) while connected: SEP-2350, the
+ * connector stays connected and offers a step-up authorization URL for the accumulated scopes
+ * (reused while one for those scopes is still on offer).
+ */
+export const stepUpUpdate = defineUpdate<StepUpView, [StepUpRequest]>('stepUpAuthorization');
+/** Older proxies' report of a step-up: the scope is only remembered for the next authorization. */
 export const stepUpSignal = defineSignal<[{ scope: string }]>('stepUp');
 export const routeQuery = defineQuery<RouteView>('route');
 export const viewQuery = defineQuery<ConnectorRecord>('view');
 /**
  * The upstream refused a request in a way no refresh can mend (see UpstreamRefusal): the
- * connector is disconnected with the challenge kept, unless the token reported is no longer
- * the connector's. Answers the route as it then is, once the change is on record.
+ * connector moves to auth_required with a fresh authorization URL (disconnected, with the reason,
+ * only when no authorization can be started), unless the token reported is no longer the
+ * connector's. Answers the route as it then is, once the change is on record.
  */
 export const upstreamRefusedUpdate = defineUpdate<RouteView, [UpstreamRefusal]>('upstreamRefused');

@@ -1,6 +1,7 @@
 // The user came back from the authorization server: exchange the code, try the token, and
 // become connected — or record why not, so the API can relay the error to the user.
 import { isCancellation } from '@temporalio/workflow';
+import { callbackFailureEvent } from '../core/connector-states';
 import type { ConnectJob } from './connect-job';
 import { failureMessage } from './connect-job';
 import { remote } from './activity-proxies';
@@ -26,7 +27,8 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
   } catch (err) {
     if (isCancellation(err)) throw err;
     const message = failureMessage(err);
-    await job.commit('connect_failed', { actor: 'service', reason: `authorization failed: ${message}`, permanent: true });
+    // A step-up that fails leaves the connector connected with the token it had.
+    await job.commit(callbackFailureEvent(entity.state), { actor: 'service', reason: `authorization failed: ${message}`, permanent: true });
     return { ...outcome, error: oauthErrorCode(err), errorDescription: message };
   }
 }

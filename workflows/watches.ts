@@ -3,7 +3,7 @@
 // and activities that the workflow runs in its own cancellation scope and replaces whenever the
 // state changes.
 import { isCancellation, sleep } from '@temporalio/workflow';
-import { isAllowed, refreshOutcomeEvent, watchNeeded, type ConnectorEvent, type WatchKind } from '../core/connector-states';
+import { authExpiryEvent, isAllowed, refreshOutcomeEvent, watchNeeded, type ConnectorEvent, type WatchKind } from '../core/connector-states';
 import { FAILURE } from '../core/failures';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType, workloadInput } from './connect-job';
@@ -38,8 +38,17 @@ export async function runWatch(kind: WatchKind, ctx: WatchContext): Promise<void
 }
 
 async function authExpiry({ entity, commit }: WatchContext): Promise<void> {
-  await sleep(Math.max(0, Date.parse(entity.data.authRequest!.expires_at) - Date.now()));
-  if (isAllowed(entity.state, 'auth_timed_out')) await commit('auth_timed_out', { actor: 'service', reason: 'authorization timed out', permanent: true });
+  for (;;) {
+    const request = entity.data.authRequest;
+    if (!request) return;
+    await sleep(Math.max(0, Date.parse(request.expires_at) - Date.now()));
+    // A step-up offered anew meanwhile has a later deadline: wait for that one instead.
+    if (entity.data.authRequest && entity.data.authRequest !== request && Date.parse(entity.data.authRequest.expires_at) > Date.now()) continue;
+    break;
+  }
+  // auth_required: the connector is disconnected; connected, a step-up's offer ends and the token stays in force.
+  const event = authExpiryEvent(entity.state);
+  if (isAllowed(entity.state, event)) await commit(event, { actor: 'service', reason: 'authorization timed out', permanent: true });
 }
 
 /**
@@ -70,9 +79,16 @@ async function refreshLoop(ctx: WatchContext): Promise<void> {
   }
 }
 
-/** One refresh, racing the token's expiry: past it the connector is disconnected (not permanently) until the refresh succeeds. */
-/** `scheduledAt`: when the refresh loop meant it to run (the activity measures its lag). */
-export async function refreshOnce({ entity, commit }: WatchContext, scheduledAt?: number): Promise<boolean> {
+/**
+ * One refresh, racing the token's expiry: past it the connector is disconnected (not permanently)
+ * until the refresh succeeds. `scheduledAt`: when the refresh loop meant it to run (the activity
+ * measures its lag). `onFailure: 'report'` (a refresh the proxy asked for after a 401): a failure
+ * changes no state, since the proxy's refusal report that follows asks the user to authorize
+ * anew; a grant found dead is dropped so that nobody tries it again.
+ */
+export async function refreshOnce(
+  { entity, commit }: WatchContext, scheduledAt?: number, { onFailure = 'lose' }: { onFailure?: 'lose' | 'report' } = {},
+): Promise<boolean> {
   const session = entity.data.oauth.session!;
   const id = entity.data.init.id;
   const refreshing = refresher.oauthRefresh({ connectorId: id, context: session.context, refreshToken: session.refreshToken!, scheduledAt });
@@ -93,7 +109,12 @@ export async function refreshOnce({ entity, commit }: WatchContext, scheduledAt?
     return true;
   } catch (err) {
     if (isCancellation(err)) throw err;
-    const reason = failureType(err) === FAILURE.invalidGrant
+    const dead = failureType(err) === FAILURE.invalidGrant;
+    if (onFailure === 'report' && entity.state === 'connected') {
+      if (dead && entity.data.oauth.session) entity.data.oauth.session = { ...entity.data.oauth.session, refreshToken: null };
+      return false;
+    }
+    const reason = dead
       ? 'the authorization grant expired or was revoked; connect again'
       : `the token could not be refreshed: ${failureMessage(err)}`;
     // Connected: the connection is lost. Already disconnected while retrying: the retry ends.

@@ -93,14 +93,14 @@ const CONNECTOR_ANSWERS = { 404: problem('Unknown connector, or another owner\'s
 const FAILED_CONNECT = (type: keyof typeof FAILURE) => FAILURE_HTTP[FAILURE[type]].slug;
 const INVALID_STATE = FAILED_CONNECT('invalidTransition');
 const MCP_ANSWERS: Readonly<Record<number, Answer>> = {
-  200: ok('relayed from the MCP server (application/json or text/event-stream), streamed'),
+  200: ok('relayed from the MCP server (application/json or text/event-stream), streamed; or JSON-RPC error -32042 carrying the authorization URL when the MCP server asked for authorization and the client declared URL-mode elicitation'),
   202: ok('relayed from the MCP server: a notification or response accepted'),
   400: problem('Ambiguous framing, a GET or DELETE with a body, or Mcp-Method/Mcp-Name headers that disagree with the body', 'ambiguous-framing', 'header-mismatch'),
   401: problem('No or a bad credential: WWW-Authenticate: Bearer with resource_metadata pointing at the RFC 9728 document of this path'),
   403: problem('A foreign Origin, or the MCP server asks for more scope (authorization_url holds the step-up URL)'),
   404: problem('Unknown connector, or another owner\'s'),
   405: problem('A method other than POST, GET and DELETE'),
-  409: problem('Not connected (connector_state says what it is), also after the MCP server asked for authorization', 'not-connected'),
+  409: problem('Not connected (connector_state says what it is); after the MCP server refused the token for good, `auth_required` with authorization_url to authorize it again', 'not-connected'),
   413: problem('A body carrying Mcp-Method or Mcp-Name over the limit read before relaying'),
   429: problem('The owner is past its request rate, or its concurrent MCP requests or this connector\'s are at the limit', 'rate-limited', 'quota-exceeded', 'connector-busy'),
   502: problem('The MCP server could not be reached, or refused the connector\'s credentials', 'bad-gateway', 'upstream-refused'),

@@ -17,7 +17,8 @@ export function protectedResourceMetadataUrl(baseUrl: string, connectorId: strin
   return `${baseUrl}${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/${connectorId}/mcp`;
 }
 
-export function protectedResourceHandlers(deps: { baseUrl: string; issuer: string | null }): { getProtectedResourceMetadata: Handler<'getProtectedResourceMetadata'> } {
+/** `scopes`: CONNECTOR__AUTH_SCOPES, listed as `scopes_supported` so that a client knows what to ask for. */
+export function protectedResourceHandlers(deps: { baseUrl: string; issuer: string | null; scopes?: readonly string[] }): { getProtectedResourceMetadata: Handler<'getProtectedResourceMetadata'> } {
   const getProtectedResourceMetadata: Handler<'getProtectedResourceMetadata'> = (ctx) => {
     const id = String(ctx.params.id).toLowerCase();
     if (!deps.issuer) throw new ProblemError(404, 'the MCP path takes API keys only: there is no authorization server to sign in with');
@@ -26,6 +27,7 @@ export function protectedResourceHandlers(deps: { baseUrl: string; issuer: strin
     ctx.body = {
       resource: mcpUrlOf(deps.baseUrl, id),
       authorization_servers: [deps.issuer],
+      ...(deps.scopes?.length ? { scopes_supported: [...deps.scopes] } : {}),
       bearer_methods_supported: ['header'],
       resource_name: 'MCP connector',
     };

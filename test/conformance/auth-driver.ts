@@ -5,6 +5,9 @@
 // then lists the tools and calls `test-tool` through the connector's MCP path (what the SDK's own
 // conformance client does once authorized). A scenario with a pre-registered client passes its
 // credentials in MCP_CONFORMANCE_CONTEXT; they go into the connector as its client_id/secret.
+// The agent declares URL-mode elicitation: when the server asks for more scope mid-way, the
+// proxy answers -32042 with the step-up authorization URL, which the user follows, and the agent
+// tries again (the service's way of doing what the SDK's own client does in-process).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { deliverCallback, localMcpUrl, openConsentPage, startFlow } from '../helpers/oauth-service';
@@ -20,13 +23,39 @@ const { id, res } = await startFlow(api, { url: serverUrl, match_preset: false, 
 if (res.body?.state === 'auth_required') await authorize(res.body.auth_request.authorization_endpoint);
 else console.log(`connect answered ${res.status}: ${res.text}`);
 
-const client = new Client({ name: 'conformance-auth-driver', version: '1.0.0' });
+const client = new Client({ name: 'conformance-auth-driver', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
 await client.connect(new StreamableHTTPClientTransport(new URL(localMcpUrl(port, id))));
-await client.listTools();
-await client.callTool({ name: 'test-tool', arguments: {} });
+await withAuthorization(() => client.listTools());
+await withAuthorization(() => client.callTool({ name: 'test-tool', arguments: {} }));
 await client.close();
 // The suite waits for this process to end, and keep-alive sockets would hold it for its timeout.
 process.exit(0);
+
+/** Runs `call`; when it meets an authorization (-32042), the user authorizes and the call is tried again. */
+async function withAuthorization<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const url = elicitedUrl(err);
+    if (!url) throw err;
+    await authorize(url);
+    // The proxy's route cache may serve the previous token for a moment after the change.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await call();
+      } catch (again) {
+        if (attempt >= 12) throw again;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+}
+
+function elicitedUrl(err: unknown): string | null {
+  const e = err as { code?: unknown; data?: { elicitations?: { mode?: string; url?: string }[] } };
+  const elicitation = e.code === -32042 ? e.data?.elicitations?.[0] : undefined;
+  return elicitation?.mode === 'url' && elicitation.url ? elicitation.url : null;
+}
 
 async function authorize(consentEndpoint: string): Promise<void> {
   const consent = await openConsentPage(port, consentEndpoint);

@@ -233,3 +233,13 @@ test('renamed variables: an old name still works, the new name wins when both ar
   t.regex(entry.msg, /METRICS_PORT \(now CONNECTOR__METRICS_PORT\).*PROXY_PROCESSES \(now CONNECTOR__PROXY_PROCESSES\)/);
   t.deepEqual(entry.deprecatedVariables, old.oldVariableNames);
 });
+
+test('CONNECTOR__AUTH_SCOPES: openid by default, space-separated scope tokens, a bad one names the variable', (t) => {
+  const issuer = 'https://idp.example.com';
+  t.deepEqual(loadConfig({ CONNECTOR__AUTH_ISSUER: issuer }).callers.jwt?.scopes, ['openid']);
+  t.deepEqual(loadConfig({ CONNECTOR__AUTH_ISSUER: issuer, CONNECTOR__AUTH_SCOPES: 'openid mcp:use' }).callers.jwt?.scopes, ['openid', 'mcp:use']);
+  for (const bad of ['openid  mcp', 'a"b', 'a\\b']) {
+    const err = t.throws(() => loadConfig({ CONNECTOR__AUTH_ISSUER: issuer, CONNECTOR__AUTH_SCOPES: bad }), undefined, bad);
+    t.true(err!.message.startsWith('CONNECTOR__AUTH_SCOPES'), err!.message);
+  }
+});

@@ -1,6 +1,6 @@
 import test from 'ava';
 import {
-  EVENTS, STATES, TRANSIENT_STATES, acceptsCallback, acceptsUpstreamReport, disconnectPlan, isAllowed, refreshOutcomeEvent, refusal,
+  EVENTS, STATES, TRANSIENT_STATES, acceptsCallback, acceptsUpstreamReport, authExpiryEvent, callbackFailureEvent, disconnectPlan, keepsAuthorizationRequest, isAllowed, refreshOutcomeEvent, refusal,
   transition, watchNeeded, type ConnectorEvent, type ConnectorState,
 } from '../../core/connector-states';
 
@@ -15,7 +15,13 @@ const EXPECTED: Record<ConnectorState, Partial<Record<ConnectorEvent, ConnectorS
     connect: 'connecting', disconnect: 'disconnecting', delete: 'deleting', auth_timed_out: 'disconnected',
     connect_succeeded: 'connected', connect_failed: 'disconnected',
   },
-  connected: { connect: 'connecting', disconnect: 'disconnecting', delete: 'deleting', connection_lost: 'disconnected' },
+  connected: {
+    connect: 'connecting', disconnect: 'disconnecting', delete: 'deleting', connection_lost: 'disconnected',
+    // decisions.md, MCP protocol revisions: a 401 no refresh cures asks the user again, never
+    // silently disconnects; a 403 insufficient_scope keeps the connector connected with a step-up on offer
+    auth_issued: 'auth_required', connect_succeeded: 'connected',
+    step_up_issued: 'connected', step_up_failed: 'connected', step_up_expired: 'connected',
+  },
   disconnecting: { delete: 'deleting', disconnect_finished: 'disconnected' },
   disconnected: { connect: 'connecting', disconnect: 'disconnected', delete: 'deleting', connect_succeeded: 'connected' },
   deleting: { delete: 'deleting' },
@@ -70,7 +76,7 @@ test('disconnect: nothing to do when already disconnected for good or deleting; 
 });
 
 test('callbacks only while waiting for one; proxy reports only while connected', (t) => {
-  t.deepEqual(STATES.filter(acceptsCallback), ['auth_required']);
+  t.deepEqual(STATES.filter(acceptsCallback), ['auth_required', 'connected'], 'connected: a step-up authorization');
   t.deepEqual(STATES.filter(acceptsUpstreamReport), ['connected']);
 });
 
@@ -97,4 +103,25 @@ test('the watch a state needs', (t) => {
   t.is(watchNeeded({ ...facts, state: 'disconnected', disconnectPermanent: false }), 'refresh');
   t.is(watchNeeded({ ...facts, state: 'disconnected', disconnectPermanent: true }), null);
   t.is(watchNeeded({ ...facts, refreshable: false }), null);
+  t.is(watchNeeded({ ...facts, refreshable: false, authorizationIssued: true }), 'auth-expiry', 'a step-up offered while connected');
+  t.is(watchNeeded({ ...facts, expires: false, authorizationIssued: true }), 'auth-expiry');
+  t.is(watchNeeded({ ...facts, authorizationIssued: true }), 'refresh', 'the refresh wins; the callback checks the deadline');
+});
+
+test('a step-up: offered while connected, kept by its own event only; its failure and its deadline leave the token in force', (t) => {
+  t.true(keepsAuthorizationRequest('step_up_issued', 'connected'));
+  t.true(keepsAuthorizationRequest('auth_issued', 'auth_required'));
+  for (const event of ['connect_succeeded', 'step_up_failed', 'step_up_expired', 'connection_lost'] as const) {
+    const to = transition('connected', event);
+    t.true(to.ok && !keepsAuthorizationRequest(event, to.to), event);
+  }
+  t.is(callbackFailureEvent('connected'), 'step_up_failed');
+  t.is(callbackFailureEvent('auth_required'), 'connect_failed');
+  t.is(authExpiryEvent('connected'), 'step_up_expired');
+  t.is(authExpiryEvent('auth_required'), 'auth_timed_out');
+  for (const state of STATES.filter(acceptsCallback)) {
+    t.true(isAllowed(state, callbackFailureEvent(state)), state);
+    t.true(isAllowed(state, authExpiryEvent(state)), state);
+    t.true(isAllowed(state, 'connect_succeeded'), state);
+  }
 });

@@ -152,16 +152,19 @@ test('access tokens: the subject owns what it creates; a token for a connector\'
   await call.body?.cancel();
 });
 
-test('the MCP path without a credential: 401 with resource_metadata, whose document names the resource and the issuer', async (t) => {
+test('the MCP path without a credential: 401 with resource_metadata and the scope to ask for, whose document names the resource, the issuer and the scopes', async (t) => {
   const c = await create(KEYS.alice, 'alice-prm');
   const res = await fetch(c.mcp_url, { method: 'POST', headers: { ...MCP_HEADERS, 'content-type': 'application/json' }, body: JSON.stringify(MCP_INIT) });
   t.is(res.status, 401);
   const metadataUrl = `${base}/.well-known/oauth-protected-resource/api/v1/connectors/${c.id}/mcp`;
-  t.is(res.headers.get('www-authenticate'), `Bearer resource_metadata="${metadataUrl}"`);
+  // CONNECTOR__AUTH_SCOPES unset: openid, which an OpenID issuer always knows (clients that read
+  // no scope from either place register and authorize with an empty one, which issuers refuse).
+  t.is(res.headers.get('www-authenticate'), `Bearer resource_metadata="${metadataUrl}", scope="openid"`);
   const document = await stack.api('GET', new URL(metadataUrl).pathname);
   t.is(document.status, 200);
   t.deepEqual(document.body.resource, c.mcp_url);
   t.deepEqual(document.body.authorization_servers, [idp.issuer]);
+  t.deepEqual(document.body.scopes_supported, ['openid']);
 });
 
 test('quotas: connectors per owner, and concurrent MCP requests per owner (429 beyond); the request rate limit is on by default', async (t) => {

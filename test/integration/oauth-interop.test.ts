@@ -181,7 +181,7 @@ test('RFC 9207: iss in the authorization response, promised by the metadata', as
 
 // Servers that ask for authorization only after initialize, or only for some tools.
 
-test('401 only after initialize: disconnected with the reason, the challenge kept, the next connect authorizes', async (t) => {
+test('401 only after initialize: auth_required with a fresh URL (the challenge\'s scope), the request answered 409 with it; the next connect authorizes too', async (t) => {
   const server = await wild({ openWithoutToken: 'initialize', challengeScope: 'mcp:read' });
   const id = await create(t, server);
   const open = await stack.api('POST', `/api/v1/connectors/${id}/connect`, {});
@@ -194,11 +194,12 @@ test('401 only after initialize: disconnected with the reason, the challenge kep
   });
   t.is(refused.status, 409);
   t.is(refused.headers.get('www-authenticate'), null, "the upstream's challenge never reaches the MCP client");
-  const problem = (await refused.json()) as { connector_state: string };
-  t.is(problem.connector_state, 'disconnected');
-  const record = await recordWhen(stack.api, id, (r) => r.state === 'disconnected', 10_000, 'disconnected');
-  t.regex(record.disconnect_reason, /asks for authorization \(HTTP 401\)/);
-  t.true(record.disconnect_permanent);
+  const problem = (await refused.json()) as { connector_state: string; authorization_url: string };
+  t.is(problem.connector_state, 'auth_required');
+  const record = await recordWhen(stack.api, id, (r) => r.state === 'auth_required', 10_000, 'auth_required');
+  t.is(problem.authorization_url, record.auth_request.authorization_endpoint);
+  const offered = await openConsentPage(stack.port, problem.authorization_url);
+  t.is(offered.authorizationUrl.searchParams.get('scope'), 'mcp:read', 'the challenge gave the scope');
 
   const flow = await authorize(t, id);
   t.is(flow.authorizationUrl.searchParams.get('scope'), 'mcp:read', 'the kept challenge gave the scope');
@@ -207,13 +208,16 @@ test('401 only after initialize: disconnected with the reason, the challenge kep
   const seen = await eventually(() => whoami(id), 10_000, 'the new grant in use');
   t.is(seen.client_id, flow.authorizationUrl.searchParams.get('client_id'));
   const events = (await stack.api('GET', `/api/v1/connectors/${id}/events`)).body.items.map((e: any) => `${e.from ?? ''}>${e.to}`);
-  t.deepEqual(events, ['>created', 'created>connecting', 'connecting>connected', 'connected>disconnected', 'disconnected>connecting', 'connecting>auth_required', 'auth_required>connected']);
+  t.deepEqual(events, ['>created', 'created>connecting', 'connecting>connected', 'connected>auth_required', 'auth_required>connecting', 'connecting>auth_required', 'auth_required>connected']);
 });
 
-test('403 insufficient_scope on one tool: the call fails without the challenge, the next connect asks for the union of scopes', async (t) => {
+test('403 insufficient_scope on one tool: the call fails with a step-up URL, still connected; the next connect asks for the union of scopes', async (t) => {
   const { server, flow } = await connectsAndServesTools(t, { challengeScope: 'mcp:read' });
   const error = await t.throwsAsync(whoami(flow.id, 'admin'));
-  t.is((error as { code?: number } | undefined)?.code, 403, 'the upstream 403 reached the client, without its challenge');
+  t.is((error as { code?: number } | undefined)?.code, 403, 'a 403 reached the client, without the upstream challenge');
+  const offered = (await stack.api('GET', `/api/v1/connectors/${flow.id}`)).body;
+  t.is(offered.state, 'connected');
+  t.truthy(offered.auth_request?.authorization_endpoint, 'a step-up URL is on offer');
   const again = await authorize(t, flow.id);
   t.deepEqual(again.authorizationUrl.searchParams.get('scope')?.split(' ').sort(), [ADMIN_SCOPE, 'mcp:read']);
   t.is(again.record.state, 'connected');
@@ -223,14 +227,15 @@ test('403 insufficient_scope on one tool: the call fails without the challenge, 
   t.true(server.as.tokenRequests.length >= 2);
 });
 
-test('403 insufficient_scope to a connector without a token: disconnected, and the next connect authorizes with that scope', async (t) => {
+test('403 insufficient_scope to a connector without a token: auth_required with that scope, and the next connect authorizes with it too', async (t) => {
   const server = await wild({ openWithoutToken: 'all' });
   const id = await create(t, server);
   t.is((await stack.api('POST', `/api/v1/connectors/${id}/connect`, {})).body.state, 'connected');
   t.is((await whoami(id)).client_id, null, 'the open tools work without a token');
   await t.throwsAsync(whoami(id, 'admin'));
-  const record = await recordWhen(stack.api, id, (r) => r.state === 'disconnected', 10_000, 'disconnected');
-  t.regex(record.disconnect_reason, /asks for authorization \(HTTP 403\)/);
+  await recordWhen(stack.api, id, (r) => r.state === 'auth_required', 10_000, 'auth_required');
+  const events = (await stack.api('GET', `/api/v1/connectors/${id}/events`)).body.items as { reason: string }[];
+  t.regex(events.at(-1)!.reason, /asks for authorization \(HTTP 403\); authorization URL issued/);
   const flow = await authorize(t, id);
   t.is(flow.authorizationUrl.searchParams.get('scope'), ADMIN_SCOPE);
   t.is(flow.record.state, 'connected');

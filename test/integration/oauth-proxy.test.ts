@@ -63,12 +63,12 @@ async function callTool(mcpUrl: string, name: string, args: Record<string, unkno
 
 const record = async (id: string) => (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
 
-const disconnected = (id: string) => eventually(async () => {
+const authRequired = (id: string) => eventually(async () => {
   const r = await record(id);
-  return r.state === 'disconnected' ? r : undefined;
-}, 20_000, 'disconnected');
+  return r.state === 'auth_required' ? r : undefined;
+}, 20_000, 'auth_required');
 
-test('a token the server refuses is refreshed by the proxy and the call retried; a revoked grant ends as disconnected', async (t) => {
+test('a token the server refuses is refreshed by the proxy and the call retried; a revoked grant asks the user again (auth_required)', async (t) => {
   const { id, mcpUrl } = await connectedConnector();
   t.regex(await callTool(mcpUrl, 'whoami'), /mcp:read/);
   const first = mcp.seenTokens.at(-1)!;
@@ -84,22 +84,23 @@ test('a token the server refuses is refreshed by the proxy and the call retried;
   t.is((await record(id)).state, 'connected');
 
   // The grant is revoked at the authorization server and the server refuses the current token:
-  // the refresh fails with invalid_grant and the connector is disconnected for good.
+  // the refresh fails with invalid_grant, and the user is asked to authorize again.
   t.true((await as.revokeAllGrants()) > 0);
   mcp.refuseToken(second);
   await t.throwsAsync(callTool(mcpUrl, 'whoami'));
-  const lost = await disconnected(id);
-  t.regex(lost.disconnect_reason, /expired or was revoked/);
-  t.true(lost.disconnect_permanent);
+  const waiting = await authRequired(id);
+  t.is(waiting.disconnect_reason, null);
+  t.truthy(waiting.auth_request.authorization_endpoint);
   const answer = await fetch(mcpUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
   });
-  t.is(answer.status, 409, 'the proxy no longer relays for a disconnected connector');
+  t.is(answer.status, 409, 'the proxy no longer relays for a connector waiting for authorization');
+  t.like(await answer.json(), { connector_state: 'auth_required', authorization_url: waiting.auth_request.authorization_endpoint });
 });
 
-test('a freshly refreshed token refused too: the connection is reported lost, permanently', async (t) => {
+test('a freshly refreshed token refused too: the user is asked to authorize again, the audit says why', async (t) => {
   const { id, mcpUrl } = await connectedConnector();
   t.regex(await callTool(mcpUrl, 'whoami'), /mcp:read/);
   mcp.refuseEveryToken(true);
@@ -109,12 +110,13 @@ test('a freshly refreshed token refused too: the connection is reported lost, pe
   const [refused, fresh] = mcp.seenTokens.slice(seenBefore);
   t.truthy(fresh);
   t.not(fresh, refused, 'the retry carried a new token');
-  const lost = await disconnected(id);
-  t.regex(lost.disconnect_reason, /refused the access token \(HTTP 401\) and a refresh did not help/);
-  t.true(lost.disconnect_permanent);
+  const waiting = await authRequired(id);
+  t.truthy(waiting.auth_request.authorization_endpoint);
+  const events = (await stack.api('GET', `/api/v1/connectors/${id}/events`)).body.items as { to: string; reason: string }[];
+  t.regex(events.at(-1)!.reason, /refused the access token \(HTTP 401\) and a refresh did not help; authorization URL issued/);
 });
 
-test('step-up: a 403 insufficient_scope reaches the caller, and the next connect asks for the union of the scopes', async (t) => {
+test('step-up: a 403 insufficient_scope reaches the caller with a step-up URL, and the next connect asks for the union of the scopes', async (t) => {
   const { id, mcpUrl } = await connectedConnector();
   const before = await callTool(mcpUrl, 'whoami');
   t.regex(before, /mcp:read/);
@@ -127,9 +129,11 @@ test('step-up: a 403 insufficient_scope reaches the caller, and the next connect
   }
   const handle = stack.temporal.workflow.getHandle(connectorWorkflowId(id));
   const { events } = await handle.fetchHistory();
-  const stepUps = (events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'stepUp');
-  t.is(stepUps.length, 1, 'one signal for the same scope set, however often the server asks');
-  t.is((await record(id)).state, 'connected', 'asking for scope does not disconnect');
+  const stepUps = (events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'stepUpAuthorization');
+  t.is(stepUps.length, 1, 'one report for the same token and scope set, however often the server asks');
+  const offered = await record(id);
+  t.is(offered.state, 'connected', 'asking for scope does not disconnect');
+  t.truthy(offered.auth_request?.authorization_endpoint, 'a step-up URL is on offer');
 
   const reconnect = await stack.api('POST', `/api/v1/connectors/${id}/connect`, {});
   t.is(reconnect.body.state, 'auth_required');

@@ -91,7 +91,10 @@ export interface RefreshingSource extends RouteSource {
  * or what `answer` says. `get` keeps answering token-1: only a cache that stores refreshed
  * routes makes later requests carry token-2.
  */
-export function refreshingSource(target: string, options: { held?: boolean; answer?: () => Promise<Route> } = {}): RefreshingSource {
+export function refreshingSource(
+  target: string,
+  options: { held?: boolean; answer?: () => Promise<Route>; refusedAs?: Route; stepUpUrl?: string | null } = {},
+): RefreshingSource {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   if (!options.held) release();
@@ -106,12 +109,17 @@ export function refreshingSource(target: string, options: { held?: boolean; answ
       await released;
       return options.answer ? options.answer() : { kind: 'connected', target, token: 'token-2', sealedToken: 'sealed-2' };
     },
-    // The registry's answer to a refusal: the connector is disconnected.
+    // The registry's answer to a refusal: the connector is disconnected, or what `refusedAs` says.
     async refused(_id, report) {
       source.refusals.push(report);
-      return { kind: 'not_connected', state: 'disconnected' };
+      return options.refusedAs ?? { kind: 'not_connected', state: 'disconnected' };
     },
-    stepUp: async (_id, scope) => void source.stepUps.push(scope),
+    // The registry's answer to a step-up: a URL on offer (default), or none.
+    async stepUp(_id, report) {
+      source.stepUps.push(report.scope);
+      const url = options.stepUpUrl === undefined ? 'https://connector.test/api/v1/connectors/oauth/authorize?step-up' : options.stepUpUrl;
+      return { authorizationUrl: url, reason: url ? null : 'the authorization server is unavailable' };
+    },
   };
   return source;
 }

@@ -47,6 +47,7 @@
 - { name: CONNECTOR__AUTH_SUBJECT_CLAIM, value: {{ .Values.callers.subjectClaim | quote }} }
 - { name: CONNECTOR__AUTH_ROLES_CLAIM, value: {{ .Values.callers.rolesClaim | quote }} }
 - { name: CONNECTOR__AUTH_ADMIN_ROLE, value: {{ .Values.callers.adminRole | quote }} }
+- { name: CONNECTOR__AUTH_SCOPES, value: {{ .Values.callers.scopes | quote }} }
 - { name: CONNECTOR__ALLOWED_ORIGINS, value: {{ join "," .Values.callers.allowedOrigins | quote }} }
 - { name: CONNECTOR__ALLOWED_REDIRECT_ORIGINS, value: {{ join "," .Values.callers.allowedRedirectOrigins | quote }} }
 - { name: CONNECTOR__MAX_CONNECTORS_PER_OWNER, value: {{ .Values.callers.maxConnectorsPerOwner | quote }} }
