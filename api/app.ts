@@ -11,6 +11,7 @@ import type { StdioRuntimeKind } from '../core/presets';
 import type { Preset } from '../core/schemas';
 import type { ConnectorStore } from '../store/connector-store';
 import type { CallAuditStore } from '../store/call-audit-store';
+import { LiveCatalog } from '../store/live-catalog';
 import { callerMiddleware } from './caller-middleware';
 import type { ConnectorCommands } from './connector-commands';
 import { openApiDocument } from './openapi';
@@ -26,6 +27,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   store: ConnectorStore;
   callStore: CallAuditStore;
   presets: readonly Preset[];
+  /** Env and registry presets (CONNECTOR__REGISTRY_URL); absent: `presets` alone. */
+  catalog?: LiveCatalog;
   /** Where stdio servers run here (GET /presets says which presets can run). */
   stdioRuntime: () => Promise<StdioRuntimeKind>;
   addressPolicy: AddressPolicy;
@@ -57,9 +60,10 @@ export function createApi(deps: ApiDeps): Koa {
   });
 
   // Presets before the connector routes, so that /presets is not read as a connector id.
-  const connectorDeps = { ...deps, callersAuthenticated: deps.authenticator.enabled };
+  const catalog = deps.catalog ?? new LiveCatalog(deps.presets, null);
+  const connectorDeps = { ...deps, catalog, callersAuthenticated: deps.authenticator.enabled };
   const routers = [
-    healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(deps.presets, deps.stdioRuntime), oauthRoutes(deps), connectorRoutes(connectorDeps),
+    healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(catalog, deps.stdioRuntime), oauthRoutes(deps), connectorRoutes(connectorDeps),
   ];
   for (const router of routers) {
     app.use(router.routes());

@@ -69,6 +69,17 @@ export function openApiDocument(baseUrl: string) {
       '/api/v1/connectors/presets': {
         get: { summary: 'List presets', responses: { 200: { description: 'Presets, without credentials or env values', content: json(ref('PresetList')) } } },
       },
+      '/api/v1/connectors/presets/{name}/approve': {
+        parameters: [{ name: 'name', in: 'path', required: true, description: 'The registry server name, its slash encoded (io.github.owner%2Fserver)', schema: { type: 'string' } }],
+        post: {
+          summary: 'Approve the synced version of a registry stdio preset (admins)',
+          requestBody: { required: false, content: json({ type: 'object', properties: { version: { type: 'string', description: 'The version looked at; 409 when the synced one differs' } }, additionalProperties: false }) },
+          responses: {
+            200: { description: 'The preset, approved', content: json(ref('Preset')) }, 403: problem('Not an admin'), 404: problem('No registry preset of this name'),
+            409: problem('Not a stdio preset, or the synced version differs'), 422: problem('Invalid body'),
+          },
+        },
+      },
       '/api/v1/connectors/{id}': {
         parameters: [idParam],
         get: { summary: 'Get a connector', responses: { 200: { description: 'The connector', content: json(ref('Connector')) }, 404: problem('Not found') } },

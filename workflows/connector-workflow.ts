@@ -3,7 +3,7 @@ import { setHandler } from '@temporalio/workflow';
 import { ConnectorManager, type ConnectorWorkflowInput } from './connector-manager';
 import {
   callbackUpdate, connectUpdate, createdUpdate, deleteUpdate, disconnectUpdate, refreshUpdate,
-  routeQuery, stepUpSignal, upstreamRefusedUpdate, viewQuery,
+  presetWithdrawnSignal, routeQuery, stepUpSignal, upstreamRefusedUpdate, viewQuery,
 } from './messages';
 
 export type { ConnectorWorkflowInput } from './connector-manager';
@@ -20,5 +20,6 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   setHandler(refreshUpdate, (report) => manager.refresh(report), { validator: (_report) => manager.validateRefresh() });
   setHandler(upstreamRefusedUpdate, (report) => manager.upstreamRefused(report));
   setHandler(stepUpSignal, (request) => manager.stepUp(request));
+  setHandler(presetWithdrawnSignal, (input) => manager.presetWithdrawn(input));
   await manager.run();
 }

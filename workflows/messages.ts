@@ -87,6 +87,8 @@ export const callbackUpdate = defineUpdate<CallbackOutcome, [CallbackInput]>('au
 export const refreshUpdate = defineUpdate<RouteView, [{ usedToken: Ciphertext | null }]>('refreshToken');
 /** The upstream asked for more scope (403 insufficient_scope): remembered for the next authorization. */
 export const stepUpSignal = defineSignal<[{ scope: string }]>('stepUp');
+/** The registry sync: the connector's preset was deleted from the registry; `reason` becomes its disconnect_reason. */
+export const presetWithdrawnSignal = defineSignal<[{ reason: string }]>('presetWithdrawn');
 export const routeQuery = defineQuery<RouteView>('route');
 export const viewQuery = defineQuery<ConnectorRecord>('view');
 /**
