@@ -72,7 +72,7 @@ export interface PublicCatalogPreset extends ReturnType<typeof publicPreset> {
 export function publicCatalogEntry(entry: CatalogEntry, runtime: StdioRuntimeKind): PublicCatalogPreset {
   if (!entry.registry) return { ...publicPreset(entry.preset!, runtime), source: 'env', version: null };
   const r = entry.registry;
-  const shown = entry.preset ? publicPreset(entry.preset, runtime) : { url: r.url, metadata: {}, runnable: false, reason: r.reason ?? 'not runnable' };
+  const shown = entry.preset ? publicPreset(entry.preset, runtime) : { url: r.url, metadata: { ...r.metadata }, runnable: false, reason: r.reason ?? 'not runnable' };
   const reason = entry.preset ? registryRuntimeReason(r, runtime) ?? unrunnableReason(entry.preset, runtime) : r.reason;
   return {
     ...shown,

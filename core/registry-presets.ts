@@ -26,6 +26,8 @@ export interface RegistryPreset {
   packageKind: PackageKind | null;
   /** What connectors are matched on: the remote's URL, or mcp+stdio://<server name>. */
   url: string;
+  /** Display metadata (the overlay's, else the registry's title and description), also when not runnable. */
+  metadata: Record<string, string>;
   /** What connects use; null when nothing here can run it (then `reason` says why). */
   preset: Preset | null;
   reason: string | null;
@@ -36,8 +38,8 @@ const MAX_DESCRIPTION = 512;
 const BEARER_TEMPLATE = /^Bearer \{[A-Za-z0-9_-]+\}$/;
 
 export function registryPreset(entry: RegistryEntry, overlay: RegistryOverlay | undefined): RegistryPreset {
-  const base = { name: entry.name, version: entry.version, deprecated: entry.status === 'deprecated' };
   const metadata = metadataOf(entry, overlay);
+  const base = { name: entry.name, version: entry.version, deprecated: entry.status === 'deprecated', metadata };
   const remote = (entry.server.remotes ?? []).find((r) => r.type === 'streamable-http');
   if (remote) return { ...base, ...remotePreset(remote, metadata, overlay) };
   const mapped = (entry.server.packages ?? []).map((p) => mapPackage(p, overlay));
@@ -110,7 +112,7 @@ function isLoopbackHttp(url: string): boolean {
   return url.startsWith('http:') && (host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host));
 }
 
-function metadataOf(entry: RegistryEntry, overlay: RegistryOverlay | undefined): Preset['metadata'] {
+function metadataOf(entry: RegistryEntry, overlay: RegistryOverlay | undefined): { name: string; description: string } {
   return {
     name: overlay?.metadata?.name ?? entry.server.title ?? entry.name,
     description: overlay?.metadata?.description ?? entry.server.description.slice(0, MAX_DESCRIPTION),

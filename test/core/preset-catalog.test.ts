@@ -58,7 +58,7 @@ test('the list: source, version, runnable with reason, deprecated, and never cre
   t.like(shown[2], { source: 'registry', version: '0.5.0', runnable: true, approved: false, stdio: { image: 'ghcr.io/astral-sh/uv:python3.12-alpine' } });
   t.like(publicCatalogEntry(catalog[2]!, 'container'), { runnable: false });
   t.regex(publicCatalogEntry(catalog[2]!, 'container').reason!, /local runtime only/);
-  t.like(shown[3], { runnable: false });
+  t.like(shown[3], { runnable: false, metadata: { name: 'Hybrid' } }, 'a preset that cannot run still shows what it is');
   t.regex(shown[3]!.reason!, /X-API-Key/);
   t.like(shown[4], { runnable: false, reason: 'its remote URL is refused: a cloud metadata address' });
   t.deepEqual(usablePresets(catalog).map((p) => p.url), ['https://mcp.stripe.com/', 'https://analytics.example.com/mcp', 'mcp+stdio://io.github.example/weather-mcp']);
