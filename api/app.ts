@@ -10,6 +10,7 @@ import type { StdioRuntimeKind } from '../core/presets';
 import type { Preset } from '../core/schemas';
 import type { ConnectorStore } from '../store/connector-store';
 import type { CallAuditStore } from '../store/call-audit-store';
+import { LiveCatalog } from '../store/live-catalog';
 import { callerMiddleware } from './caller-middleware';
 import type { ConnectorCommands } from './connector-commands';
 import { openApiDocument } from './openapi';
@@ -27,6 +28,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   store: ConnectorStore;
   callStore: CallAuditStore;
   presets: readonly Preset[];
+  /** Env and registry presets (CONNECTOR__REGISTRY_URL); absent: `presets` alone. */
+  catalog?: LiveCatalog;
   /** Where stdio servers run here (GET /presets says which presets can run). */
   stdioRuntime: () => Promise<StdioRuntimeKind>;
   addressPolicy: AddressPolicy;
@@ -58,13 +61,14 @@ export function createApi(deps: ApiDeps): Koa {
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.bodyLimit, encoding: 'utf-8' }));
 
   const document = openApiDocument(deps.baseUrl);
+  const catalog = deps.catalog ?? new LiveCatalog(deps.presets, null);
   const router = declaredRouter({
     ...healthHandlers(deps.readiness),
     getOpenApi: (ctx) => { ctx.body = document; },
     ...protectedResourceHandlers(deps),
-    ...presetHandlers(deps.presets, deps.stdioRuntime),
+    ...presetHandlers(catalog, deps.stdioRuntime),
     ...oauthHandlers(deps),
-    ...connectorHandlers({ ...deps, callersAuthenticated: deps.authenticator.enabled }),
+    ...connectorHandlers({ ...deps, catalog, callersAuthenticated: deps.authenticator.enabled }),
   });
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -45,6 +45,9 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   CONNECTOR__AUTH_ISSUER: { section: 'deployment', format: 'https URL (http only on loopback)', meaning: "OpenID issuer of the platform's identity provider: callers' access tokens are checked against its JWKS" },
   CONNECTOR__API_KEYS: { section: 'deployment', format: 'JSON array', meaning: 'static keys, `[{"subject":"team-a","sha256":"<hex of the key>","admin":false}]`' },
   CONNECTOR__PRESETS: { section: 'deployment', default: 'the three built-ins', format: 'JSON array', meaning: 'presets; replaces the built-ins; a bad entry stops start-up naming entry and field' },
+  CONNECTOR__REGISTRY_URL: { section: 'connectors', format: 'http(s) URL', meaning: 'API base of an MCP registry (`/v0.1/servers`): the official one or a sub-registry; presets synced from it (docs/presets.md)' },
+  CONNECTOR__REGISTRY_SERVERS: { section: 'connectors', format: 'JSON array', meaning: 'the allow-list `[{ "name", "version"?, "overlay"? }]`; required with the URL' },
+  CONNECTOR__REGISTRY_SYNC_MINUTES: { section: 'connectors', default: '60', meaning: 'the registry sync schedule\'s period (1 to 10080)' },
 
   PORT: { section: 'server', meaning: 'HTTP port (API and proxy share it in the embedded stack)' },
   DATA_DIR: { section: 'server', meaning: "Temporal's SQLite file, FerretDB's files and the generated key (embedded stack)" },

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { parseNetworks } from './address-guard';
 import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, parseLabelSelector } from './kube-labels';
 import { parsePresets, PresetConfigError } from './presets';
+import { parseRegistryConfig, RegistryConfigError, type RegistryConfig } from './registry-config';
 import type { Preset } from './schemas';
 import { withCurrentNames, type OldName } from './renamed-variables';
 import { parseKey } from './secret-box';
@@ -79,6 +80,9 @@ export const EnvSchema = z.object({
   MONGODB_URI: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// or mongodb+srv:// URI').optional(),
   MONGODB_DATABASE: z.string().min(1).default('connector_registry'),
   CONNECTOR__PRESETS: z.string().optional(),
+  CONNECTOR__REGISTRY_URL: z.string().optional(),
+  CONNECTOR__REGISTRY_SERVERS: z.string().optional(),
+  CONNECTOR__REGISTRY_SYNC_MINUTES: z.string().optional(),
   CONNECTOR__ENCRYPTION_KEY: z.string().optional(),
   CONNECTOR__BLOCK_PRIVATE_NETWORKS: bool.optional(),
   CONNECTOR__ALLOWED_PRIVATE_NETWORKS: z.string().optional(),
@@ -162,6 +166,8 @@ export interface Config {
   };
   mongo: { uri?: string; database: string };
   presets: Preset[];
+  /** Presets imported from an MCP registry (CONNECTOR__REGISTRY_*); null: none configured. */
+  registry: RegistryConfig | null;
   /** Undefined only in the embedded stack, which then keeps a generated key under DATA_DIR. */
   encryptionKey?: Buffer;
   /** Set, or else on whenever callers are authenticated (a real deployment). */
@@ -318,6 +324,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     },
     mongo: { uri: e.MONGODB_URI, database: e.MONGODB_DATABASE },
     presets: wrap('CONNECTOR__PRESETS', () => parsePresets(e.CONNECTOR__PRESETS)),
+    registry: wrap('CONNECTOR__REGISTRY_URL', () => parseRegistryConfig(e.CONNECTOR__REGISTRY_URL, e.CONNECTOR__REGISTRY_SERVERS, e.CONNECTOR__REGISTRY_SYNC_MINUTES)),
     encryptionKey: e.CONNECTOR__ENCRYPTION_KEY
       ? wrap('CONNECTOR__ENCRYPTION_KEY', () => parseKey(e.CONNECTOR__ENCRYPTION_KEY!))
       : undefined,
@@ -519,7 +526,7 @@ function wrap<T>(name: string, fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof PresetConfigError) throw new ConfigError(err.message);
+    if (err instanceof PresetConfigError || err instanceof RegistryConfigError) throw new ConfigError(err.message);
     throw new ConfigError(`${name}: ${(err as Error).message}`);
   }
 }

@@ -142,6 +142,14 @@ export const PublicPresetSchema = z
     /** False when no stdio runtime of this deployment can run it; `reason` says why. */
     runnable: z.boolean(),
     reason: z.string().optional(),
+    source: z.enum(['env', 'registry']).meta({ description: 'env: CONNECTOR__PRESETS; registry: synced from CONNECTOR__REGISTRY_URL' }),
+    version: z.string().nullable().meta({ description: "The registry server's version; null for env presets" }),
+    name: z.string().optional().meta({ description: 'Registry presets: the server name (the path parameter of approve)' }),
+    deprecated: z.boolean().optional().meta({ description: 'The registry marks the server deprecated' }),
+    approved: z.boolean().optional().meta({ description: 'Registry stdio presets: whether an admin approved this version (it runs only then)' }),
+    fields: z.array(z.object({
+      name: z.string(), in: z.enum(['connect', 'url', 'header', 'env']), secret: z.boolean(), description: z.string().optional(),
+    })).optional().meta({ description: 'Registry presets: what a connect supplies (access_token), or what keeps the preset from running' }),
   })
   .meta({ id: 'Preset' });
 
@@ -164,3 +172,9 @@ export function fieldErrors(error: z.ZodError): { path: string; message: string 
     message: issue.message,
   }));
 }
+
+/** POST /api/v1/connectors/presets/{name}/approve. */
+export const ApprovePresetSchema = z.strictObject({
+  /** The version the admin looked at; refused when the synced version is another by now. */
+  version: z.string().min(1).max(255).optional(),
+});

@@ -20,6 +20,11 @@ import { sdkMetrics, type ProcessMetrics } from './metrics';
 import { temporalCheck, type Mongo } from './services';
 import type { Tracing } from './tracing';
 import { createWorker } from './worker-runtime';
+import { ensureRegistrySchedule } from './registry-schedule';
+import { startPeriodicPass } from './periodic-pass';
+import { openTemporal } from './services';
+import { LiveCatalog } from '../store/live-catalog';
+import { RegistryStore } from '../store/registry-store';
 
 export interface RoleDeps {
   config: Config;
@@ -43,6 +48,10 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
   // restarted there takes the marks its predecessor left for cut at once (store/list-index.ts).
   deps.mongo.store.writeListIndexAs(`${os.hostname()}:${config.port}`);
   const listRepair = startListIndexRepair(deps.mongo.store, deps.logger);
+  const registryStore = new RegistryStore(deps.mongo.client.db(config.mongo.database));
+  const catalog = catalogOf(config, registryStore);
+  const catalogReload = startPeriodicPass({ pass: () => catalog.reload(), nothing: [], intervalMs: CATALOG_RELOAD_MS, logger: deps.logger, what: 'reloading the presets' });
+  const fetch = createGuardedFetch(policyOf(config), { timeoutMs: config.connectTimeoutMs });
   const { worker, connection, sdkMetricsUrl } = await createWorker({
     address: deps.temporalAddress,
     access: config.temporal.access,
@@ -56,7 +65,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       oauthStore: deps.mongo.oauthStore,
       secrets: deps.secrets,
       // The configured connect timeout bounds every outbound request, not a fixed default.
-      fetch: createGuardedFetch(policyOf(config), { timeoutMs: config.connectTimeoutMs }),
+      fetch,
       logger: deps.logger,
       addressPolicy: policyOf(config),
       connectTimeoutMs: config.connectTimeoutMs,
@@ -64,11 +73,21 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       baseUrl: config.baseUrl,
       authTimeoutSeconds: config.authTimeoutSeconds,
       // Connectors name their preset; its credentials and env values are read here, never from history.
-      presets: config.presets,
+      presets: catalog.presets,
       metrics: deps.metrics,
-      workloads: createWorkloadActivities({ runtime, readinessTimeoutMs: config.stdio.readyTimeoutMs, secrets: deps.secrets, presets: config.presets, metrics: deps.metrics }),
+      workloads: createWorkloadActivities({
+        runtime, readinessTimeoutMs: config.stdio.readyTimeoutMs, secrets: deps.secrets, presets: catalog.presets, metrics: deps.metrics,
+        approvalRefusal: (url) => catalog.approvalRefusal(url),
+      }),
     },
+    registry: config.registry ? {
+      config: config.registry, store: registryStore, connectors: deps.mongo.store, fetch, addressPolicy: policyOf(config),
+      envPresets: config.presets, onStored: () => void catalogReload.runOnce(),
+    } : null,
   });
+  // Only with a registry: a schedule left from an earlier configuration fails plainly (unconfiguredRegistryActivities).
+  const scheduler = config.registry ? await openTemporal(deps.temporalAddress, config.temporal.namespace, config.temporal.access) : null;
+  if (scheduler) await ensureRegistrySchedule(scheduler, config.temporal.taskQueue, config.registry!.syncMinutes);
   deps.metrics?.extras.push(sdkMetrics(sdkMetricsUrl));
   const running = worker.run();
   return {
@@ -78,10 +97,12 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     async stop() {
       reconciler.stop();
       await sweeper.stop();
+      await catalogReload.stop();
       await listRepair.stop();
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
       await connection.close();
+      await scheduler?.connection.close();
       await runtime.close();
     },
   };
@@ -116,6 +137,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     secrets: deps.secrets,
     allowedRedirectOrigins: config.allowedRedirectOrigins,
     presets: config.presets,
+    catalog: catalogOf(config, new RegistryStore(deps.mongo.client.db(config.mongo.database))),
     stdioRuntime: () => resolvedRuntimeKind(config.stdio),
     addressPolicy: policyOf(config),
     baseUrl: config.baseUrl,
@@ -129,4 +151,12 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     rateLimit: rateLimitOf(config),
   });
   return { api, close: temporalReady.close };
+}
+
+/** How often a worker rereads the presets (another process's sync or approval reaches it within this). */
+const CATALOG_RELOAD_MS = 15_000;
+
+function catalogOf(config: Config, store: RegistryStore): LiveCatalog {
+  if (!config.registry) return new LiveCatalog(config.presets, null);
+  return new LiveCatalog(config.presets, store, new Map(config.registry.servers.map((s) => [s.name, s.overlay])));
 }

@@ -5,6 +5,7 @@ import {
   DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption,
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { createRegistryActivities, unconfiguredRegistryActivities, type RegistryActivityDeps } from '../activities/registry/sync-activities';
 import { workflowBundleName } from './workflow-bundle';
 import type { TemporalAccess } from '../core/config';
 import type { Logger } from '../core/logger';
@@ -73,6 +74,8 @@ export interface WorkerOptions {
   /** The workflow cache's size: the worker's memory is bounded by it, not by the number of connectors. */
   maxCachedWorkflows: number;
   activities: ActivityDeps;
+  /** The registry sync's activities (CONNECTOR__REGISTRY_URL); absent: they refuse. */
+  registry?: RegistryActivityDeps | null;
   logger: Logger;
   /** Activity spans and the workflows' span sink; absent: tracing is off. */
   tracing?: Tracing | null;
@@ -87,7 +90,10 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(Boolean(options.tracing)),
-    activities: createActivities(options.activities),
+    activities: {
+      ...createActivities(options.activities),
+      ...(options.registry ? createRegistryActivities(options.registry) : unconfiguredRegistryActivities()),
+    },
     ...(options.tracing ? options.tracing.worker : {}),
     // All pollers also serve the normal queue: bursts of new workflows no longer wait for a
     // sticky poller (measured: ~2x connectors/s on the dev server, see toolchain notes).

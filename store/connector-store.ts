@@ -117,6 +117,15 @@ export class ConnectorStore {
   }
 
   /**
+   * The ids of the connectors made from a preset (by its normalised URL), for the registry sync
+   * that withdraws one. A scan: it runs when a registry server is deleted, not per request.
+   */
+  async idsWithPreset(presetUrl: string): Promise<string[]> {
+    const docs = await this.records.find({ 'preset.url': presetUrl }, { projection: { _id: 1 } }).toArray();
+    return docs.map((d) => d._id);
+  }
+
+  /**
    * Keyset paging on (created_at, id) over the view's keys in the list index: a page token stays
    * valid however many records are added, and a page costs the same on page 1 and page 100.
    * `total_count` is the view's maintained count, and `total_count_exact` false while a change of

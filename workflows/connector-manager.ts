@@ -122,7 +122,18 @@ export class ConnectorManager {
     return (await job.done) as CallbackOutcome;
   }
 
-  async disconnect({ actor }: Actor): Promise<ConnectorRecord> {
+  /**
+   * The registry withdrew the connector's preset (its server was deleted there): the connector is
+   * disconnected by the same path as a caller's disconnect, with the registry's reason. A state
+   * that refuses a disconnect (created, deleting) is left as it is: it cannot connect any more.
+   */
+  async presetWithdrawn({ reason }: { reason: string }): Promise<void> {
+    if (refusal(this.entity.state, 'disconnect')) return;
+    await this.disconnect({ actor: 'registry' }, reason);
+  }
+
+  async disconnect({ actor }: Actor, why?: string): Promise<ConnectorRecord> {
+    const reason = why ?? `disconnected by ${actor}`;
     return this.lock.runExclusive(async () => {
       if (disconnectPlan(this.entity.state, this.entity.data.disconnectPermanent) === 'none') return this.record();
       await this.stopJob();
@@ -131,13 +142,13 @@ export class ConnectorManager {
       const plan = disconnectPlan(this.entity.state, this.entity.data.disconnectPermanent);
       if (plan === 'end_retry') {
         // A transient loss being retried ends here, for good and on record, in the caller's name.
-        await this.commit('disconnect', { actor, reason: `disconnected by ${actor}`, permanent: true });
+        await this.commit('disconnect', { actor, reason, permanent: true });
       } else if (plan === 'teardown') {
         const material = teardownMaterial(this.entity);
         await this.commit('disconnect', { actor, reason: 'disconnect requested' });
         await teardown(material);
         if (isAllowed(this.entity.state, 'disconnect_finished')) {
-          await this.commit('disconnect_finished', { actor, reason: `disconnected by ${actor}`, permanent: true });
+          await this.commit('disconnect_finished', { actor, reason, permanent: true });
         }
       }
       return this.record();

@@ -3,7 +3,7 @@ import { setHandler } from '@temporalio/workflow';
 import { ConnectorManager, type ConnectorWorkflowInput } from './connector-manager';
 import {
   callbackUpdate, connectUpdate, createdUpdate, deleteUpdate, disconnectUpdate, refreshUpdate,
-  routeQuery, stepUpSignal, stepUpUpdate, upstreamRefusedUpdate, viewQuery,
+  presetWithdrawnSignal, routeQuery, stepUpSignal, stepUpUpdate, upstreamRefusedUpdate, viewQuery,
 } from './messages';
 
 export type { ConnectorWorkflowInput } from './connector-manager';
@@ -21,5 +21,6 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   setHandler(upstreamRefusedUpdate, (report) => manager.upstreamRefused(report));
   setHandler(stepUpSignal, (request) => manager.stepUp(request));
   setHandler(stepUpUpdate, (request) => manager.stepUpAuthorization(request));
+  setHandler(presetWithdrawnSignal, (input) => manager.presetWithdrawn(input));
   await manager.run();
 }

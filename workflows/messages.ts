@@ -106,6 +106,8 @@ export const refreshUpdate = defineUpdate<RouteView, [{ usedToken: Ciphertext | 
 export const stepUpUpdate = defineUpdate<StepUpView, [StepUpRequest]>('stepUpAuthorization');
 /** Older proxies' report of a step-up: the scope is only remembered for the next authorization. */
 export const stepUpSignal = defineSignal<[{ scope: string }]>('stepUp');
+/** The registry sync: the connector's preset was deleted from the registry; `reason` becomes its disconnect_reason. */
+export const presetWithdrawnSignal = defineSignal<[{ reason: string }]>('presetWithdrawn');
 export const routeQuery = defineQuery<RouteView>('route');
 export const viewQuery = defineQuery<ConnectorRecord>('view');
 /**

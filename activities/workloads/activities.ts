@@ -31,6 +31,8 @@ export interface WorkloadActivityDeps {
   secrets: Pick<SecretBox, 'seal' | 'open'>;
   /** The presets configured on this worker (CONNECTOR__PRESETS). */
   presets: readonly Preset[];
+  /** Why a preset may not run yet (a registry stdio preset whose version no admin approved), or null. */
+  approvalRefusal?: (presetUrl: string) => Promise<string | null>;
   /** Where starts and their readiness time are counted. */
   metrics?: Pick<Metrics, 'workloadStarts' | 'workloadReadiness'>;
 }
@@ -52,6 +54,8 @@ export function createWorkloadActivities(deps: WorkloadActivityDeps) {
         deps.metrics?.workloadReadiness.observe({ outcome: name }, (performance.now() - started) / 1000);
       };
       try {
+        const refused = input.presetUrl !== null ? await deps.approvalRefusal?.(input.presetUrl) : null;
+        if (refused) throw new WorkloadSpecError(refused);
         const stdio = stdioOf(input, deps.presets);
         const token = input.tokenSealed === null ? null : secrets.open(input.tokenSealed, secretContext(input.connectorId, 'access_token'));
         const spec = { connectorId: input.connectorId, stdio, token };

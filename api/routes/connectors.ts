@@ -12,6 +12,7 @@ import type { Preset } from '../../core/schemas';
 import type { ConnectorStore } from '../../store/connector-store';
 import type { CallAuditStore } from '../../store/call-audit-store';
 import { InvalidPageToken } from '../../store/page-token';
+import type { LiveCatalog } from '../../store/live-catalog';
 import type { ConnectorCommands } from '../connector-commands';
 import { actorOf, mayAccess, type Caller } from '../../callers/caller';
 import { callerOf } from '../caller-middleware';
@@ -23,6 +24,8 @@ export interface ConnectorRouteDeps {
   store: ConnectorStore;
   callStore: CallAuditStore;
   presets: readonly Preset[];
+  /** When given, presets are read from it (env and registry), fresh for each create. */
+  catalog?: LiveCatalog;
   addressPolicy: AddressPolicy;
   baseUrl: string;
   allowedRedirectOrigins: string[] | null;
@@ -39,7 +42,7 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
   return {
     async createConnector(ctx, input) {
       const body = input.body();
-      const preset = body.match_preset ? findPreset(body.url, deps.presets) : undefined;
+      const preset = body.match_preset ? findPreset(body.url, await presetsOf(deps)) : undefined;
       if (isStdioUrl(body.url) && !preset) {
         throw unprocessable('url', 'an mcp+stdio:// URL must match a preset (and match_preset must be true)');
       }
@@ -193,6 +196,12 @@ async function pageOr422<T>(fn: () => Promise<T>): Promise<T> {
     if (err instanceof InvalidPageToken) throw unprocessable('page_token', err.message);
     throw err;
   }
+}
+
+async function presetsOf(deps: ConnectorRouteDeps): Promise<readonly Preset[]> {
+  if (!deps.catalog) return deps.presets;
+  await deps.catalog.reload();
+  return deps.catalog.presets;
 }
 
 function unprocessable(path: string, message: string): ProblemError {

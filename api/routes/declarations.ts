@@ -26,7 +26,7 @@ import { METRICS_PATH } from '../../core/metrics';
 import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../../core/oauth-client-metadata';
 import { slugFor } from '../../core/problem';
 import {
-  ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema,
+  ApprovePresetSchema, ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema,
   PresetListSchema, ProblemSchema, PublicPresetSchema,
 } from '../../core/schemas';
 
@@ -125,7 +125,17 @@ export const OPERATIONS = {
   },
   listPresets: {
     method: 'get', path: '/api/v1/connectors/presets', summary: 'List presets', servedBy: 'api', auth: 'caller',
-    responses: { 200: ok('`{items}` without credentials or env values', PresetListSchema) },
+    responses: { 200: ok('`{items}` without credentials or env values; each with `source` (env or registry), `version`, `runnable`/`reason`, and for registry stdio presets `approved`', PresetListSchema) },
+  },
+  approvePreset: {
+    method: 'post', path: '/api/v1/connectors/presets/{name}/approve', servedBy: 'api', auth: 'caller',
+    summary: "Approve a registry stdio preset's current version (admins): it runs only once approved",
+    body: { schema: ApprovePresetSchema, required: false },
+    responses: {
+      200: ok('the preset, approved', PublicPresetSchema),
+      403: problem('Not an admin', 'forbidden'), 404: problem('No registry preset has this name'),
+      409: problem('A preset that needs no approval, or the synced version is another by now', 'not-approvable', 'version-changed'),
+    },
   },
   getConsentPage: {
     method: 'get', path: CONSENT_PATH, servedBy: 'api', auth: 'open',

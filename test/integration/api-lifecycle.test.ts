@@ -98,7 +98,7 @@ test('create: an mcp+stdio URL that matches a preset is accepted; the preset lis
   t.is(presets.status, 200);
   t.is(presets.body.items.length, 2);
   const { reason, ...shown } = presets.body.items[1];
-  t.deepEqual(shown, { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'stdio' }, stdio: { image: 'everything:1' }, runnable: false });
+  t.deepEqual(shown, { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'stdio' }, stdio: { image: 'everything:1' }, runnable: false, source: 'env', version: null });
   t.regex(reason, /container or the Kubernetes runtime/, 'an image-only preset cannot run as a local process, and the list says so');
   t.false(presets.text.includes('env-value-xyz'));
   t.false(presets.text.includes('preset-secret'));
@@ -261,7 +261,7 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   t.is(res.status, 200);
   t.is(res.body.openapi, '3.1.0');
   t.deepEqual(Object.keys(res.body.paths).sort(), [
-    '/.well-known/oauth-protected-resource/api/v1/connectors/{id}/mcp', '/api/v1/connectors', '/api/v1/connectors/oauth/authorize', '/api/v1/connectors/oauth/callback', '/api/v1/connectors/presets', '/api/v1/connectors/{id}',
+    '/.well-known/oauth-protected-resource/api/v1/connectors/{id}/mcp', '/api/v1/connectors', '/api/v1/connectors/oauth/authorize', '/api/v1/connectors/oauth/callback', '/api/v1/connectors/presets', '/api/v1/connectors/presets/{name}/approve', '/api/v1/connectors/{id}',
     '/api/v1/connectors/{id}/calls', '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/{id}/events',
     '/api/v1/connectors/{id}/mcp', '/api/v1/oauth/client-metadata.json', '/api/v1/openapi.json', '/healthz', '/metrics', '/readyz',
   ], 'every path the service answers, and nothing else');
