@@ -20,6 +20,8 @@ import { healthRoutes, type ReadinessCheck } from './routes/health';
 import { presetRoutes } from './routes/presets';
 import { oauthRoutes, type OAuthRouteDeps } from './routes/oauth';
 import { protectedResourceRoutes } from './routes/protected-resource';
+import { toolsetRoutes } from './routes/toolsets';
+import type { ToolsetStore } from '../store/toolset-store';
 
 export interface ApiDeps extends OAuthRouteDeps {
   commands: ConnectorCommands;
@@ -40,6 +42,10 @@ export interface ApiDeps extends OAuthRouteDeps {
   maxConnectorsPerOwner: number;
   /** CONNECTOR__RATE_LIMIT_PER_OWNER; null or absent: none. */
   rateLimit?: OwnerRateLimit | null;
+  /** The toolsets (absent: their routes are not served). */
+  toolsets?: ToolsetStore;
+  /** Told of every toolset changed or deleted (a toolset server in the same process). */
+  onToolsetChanged?: (toolsetId: string) => void;
 }
 
 export function createApi(deps: ApiDeps): Koa {
@@ -48,7 +54,8 @@ export function createApi(deps: ApiDeps): Koa {
   app.silent = true; // errors are answered and logged by the problem middleware
   app.use(problemMiddleware(deps.logger));
   app.use(callerMiddleware(deps.authenticator, deps.rateLimit ?? null));
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.bodyLimit, encoding: 'utf-8' }));
+  // PATCH takes an RFC 7396 merge patch, sent as application/merge-patch+json.
+  app.use(bodyParser({ enableTypes: ['json'], extendTypes: { json: ['application/merge-patch+json'] }, jsonLimit: deps.bodyLimit, encoding: 'utf-8' }));
 
   const docs = new Router();
   const document = openApiDocument(deps.baseUrl);
@@ -61,6 +68,7 @@ export function createApi(deps: ApiDeps): Koa {
   const routers = [
     healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(deps.presets, deps.stdioRuntime), oauthRoutes(deps), connectorRoutes(connectorDeps),
   ];
+  if (deps.toolsets) routers.push(toolsetRoutes({ ...deps, toolsets: deps.toolsets }));
   for (const router of routers) {
     app.use(router.routes());
     app.use(router.allowedMethods());

@@ -6,6 +6,7 @@ import { CallListSchema, CallSchema } from '../core/call-record';
 import { ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
 import { PROTECTED_RESOURCE_PREFIX } from './routes/protected-resource';
 import { METRICS_PATH } from '../core/metrics';
+import { toolsetPaths, toolsetSchemas } from './openapi-toolsets';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -37,6 +38,8 @@ function components() {
     ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
     ConnectorCall: CallSchema, ConnectorCallList: CallListSchema,
     Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
+    // --- toolsets (api/openapi-toolsets.ts) ---
+    ...toolsetSchemas,
   };
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(named)) registry.add(schema as z.ZodType, { id });
@@ -146,6 +149,9 @@ export function openApiDocument(baseUrl: string) {
           responses: { 200: { description: 'resource (the mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)' }, 404: problem('No identity provider is configured') },
         },
       },
+      // --- toolsets: every operation of /api/v1/toolsets, in one block (api/openapi-toolsets.ts) ---
+      ...toolsetPaths({ ref, json, problem, queryParameters, callerAnswers: CALLER_ANSWERS }),
+      // --- end of toolsets ---
       '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { 200: { description: 'Alive' } } } },
       '/readyz': { get: { summary: 'Readiness', security: [], responses: { 200: { description: 'Temporal and the database answer' }, 503: problem('A dependency is down') } } },

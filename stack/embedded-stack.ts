@@ -13,6 +13,7 @@ import { startTemporalDevServer } from './servers/temporal-dev-server';
 import { closeServer, createHttpServer, listen } from './http-server';
 import { createProcessMetrics, serveMetrics } from './metrics';
 import { authenticatorOf, buildApi, buildProxy, originPolicyOf, startWorkerRole } from './roles';
+import { toolsetSourceOf } from './proxy-role';
 import { encryptionKey, openMongo, openTemporal, secretBox } from './services';
 import { startTracing } from './tracing';
 
@@ -83,13 +84,17 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     // SDK's metrics exporter it starts takes a port below the ephemeral range, never PORT's.)
     const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
     stops.push(() => worker.stop());
-    const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore });
+    const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
     stops.push(() => proxy.stop());
     // One process: a change the API made is seen by the proxy at once, not after its route TTL.
-    const onChanged = (connectorId: string) => proxy.invalidate(connectorId);
-    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged, metrics });
+    const onChanged = (connectorId: string) => {
+      proxy.invalidate(connectorId);
+      proxy.toolsets?.memberChanged(connectorId);
+    };
+    const onToolsetChanged = (toolsetId: string) => proxy.toolsets?.toolsetChanged(toolsetId);
+    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged, onToolsetChanged, metrics });
     stops.push(closeApi);
-    const server = createHttpServer({ api, proxy, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint, tracer: tracing?.tracer });
+    const server = createHttpServer({ api, proxy, toolsets: proxy.toolsets, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint, tracer: tracing?.tracer });
     const port = await listen(server, config.port, config.host);
     stops.push(() => closeServer(server));
 

@@ -19,17 +19,20 @@ export function protectedResourceMetadataUrl(baseUrl: string, connectorId: strin
 
 export function protectedResourceRoutes(deps: { baseUrl: string; issuer: string | null }): Router {
   const router = new Router();
-  router.get(`${PROTECTED_RESOURCE_PREFIX}/api/v1/connectors/:id/mcp`, (ctx) => {
-    const id = String(ctx.params.id).toLowerCase();
-    if (!deps.issuer) throw new ProblemError(404, 'the MCP path takes API keys only: there is no authorization server to sign in with');
-    if (!isConnectorId(id)) throw new ProblemError(404, 'no such resource');
-    ctx.set('Cache-Control', 'public, max-age=300');
-    ctx.body = {
-      resource: mcpUrlOf(deps.baseUrl, id),
-      authorization_servers: [deps.issuer],
-      bearer_methods_supported: ['header'],
-      resource_name: 'MCP connector',
-    };
-  });
+  // A toolset's MCP path is a protected resource of its own, described the same way.
+  for (const [collection, name] of [['connectors', 'MCP connector'], ['toolsets', 'MCP toolset']] as const) {
+    router.get(`${PROTECTED_RESOURCE_PREFIX}/api/v1/${collection}/:id/mcp`, (ctx) => {
+      const id = String(ctx.params.id).toLowerCase();
+      if (!deps.issuer) throw new ProblemError(404, 'the MCP path takes API keys only: there is no authorization server to sign in with');
+      if (!isConnectorId(id)) throw new ProblemError(404, 'no such resource');
+      ctx.set('Cache-Control', 'public, max-age=300');
+      ctx.body = {
+        resource: `${deps.baseUrl}/api/v1/${collection}/${id}/mcp`,
+        authorization_servers: [deps.issuer],
+        bearer_methods_supported: ['header'],
+        resource_name: name,
+      };
+    });
+  }
   return router;
 }

@@ -1,0 +1,123 @@
+// /api/v1/toolsets: create, list, get, patch (JSON merge patch), delete, calls. Owner-scoped
+// exactly like connectors: another owner's toolset answers 404 like one that does not exist.
+import { randomUUID } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { mayAccess } from '../../callers/caller';
+import { isConnectorId } from '../../core/connector-id';
+import { ProblemError } from '../../core/problem';
+import { ListCallsQuerySchema } from '../../core/schemas';
+import {
+  CreateToolsetSchema, ListToolsetsQuerySchema, PatchToolsetSchema, presentToolset, type ToolsetRecord,
+} from '../../core/toolset-record';
+import type { CallAuditStore } from '../../store/call-audit-store';
+import type { ConnectorStore } from '../../store/connector-store';
+import { InvalidPageToken } from '../../store/page-token';
+import type { ToolsetStore } from '../../store/toolset-store';
+import { callerOf } from '../caller-middleware';
+import { jsonBody, parseWith, queryObject } from '../parse';
+import { resolveMembers } from '../toolset-members';
+
+export interface ToolsetRouteDeps {
+  toolsets: ToolsetStore;
+  store: ConnectorStore;
+  callStore: CallAuditStore;
+  baseUrl: string;
+  /** Told of every toolset changed or deleted (a toolset server in the same process). */
+  onToolsetChanged?: (toolsetId: string) => void;
+}
+
+export function toolsetRoutes(deps: ToolsetRouteDeps): Router {
+  const router = new Router({ prefix: '/api/v1/toolsets' });
+  const present = (record: ToolsetRecord) => presentToolset(record, deps.baseUrl);
+  const changed = (id: string) => deps.onToolsetChanged?.(id);
+
+  router.post('/', async (ctx) => {
+    const body = parseWith(CreateToolsetSchema, jsonBody(ctx), 'request body');
+    const caller = callerOf(ctx);
+    const now = new Date().toISOString();
+    const record: ToolsetRecord = {
+      id: randomUUID(), name: body.name, description: body.description ?? '',
+      members: await resolveMembers(body.members, caller, deps.store), access: body.access ?? [],
+      created_by: caller.subject, created_at: now, updated_at: now,
+    };
+    await deps.toolsets.insert(record);
+    ctx.status = 201;
+    ctx.set('Location', `/api/v1/toolsets/${record.id}`);
+    ctx.body = present(record);
+  });
+
+  router.get('/', async (ctx) => {
+    const query = parseWith(ListToolsetsQuerySchema, queryObject(ctx), 'query');
+    const caller = callerOf(ctx);
+    const createdBy = caller.admin ? query.created_by : caller.subject ?? undefined;
+    const page = await pageOr422(() => deps.toolsets.list({ limit: query.limit, pageToken: query.page_token, createdBy }));
+    ctx.body = { ...page, items: page.items.map(present) };
+  });
+
+  router.get('/:id', async (ctx) => {
+    ctx.body = present(await existing(ctx, deps));
+  });
+
+  router.patch('/:id', async (ctx) => {
+    const patch = parseWith(PatchToolsetSchema, jsonBody(ctx), 'request body');
+    const caller = callerOf(ctx);
+    // Compare-and-set: a PATCH that raced another is applied again over what that one left.
+    for (;;) {
+      const before = await existing(ctx, deps);
+      const after: ToolsetRecord = {
+        ...before,
+        name: patch.name ?? before.name,
+        description: patch.description === undefined ? before.description : patch.description ?? '',
+        members: patch.members === undefined ? before.members : await resolveMembers(patch.members, caller, deps.store),
+        access: patch.access === undefined ? before.access : patch.access ?? [],
+        updated_at: laterThan(before.updated_at),
+      };
+      if (await deps.toolsets.replace(before, after)) {
+        changed(after.id);
+        ctx.body = present(after);
+        return;
+      }
+    }
+  });
+
+  router.delete('/:id', async (ctx) => {
+    const { id } = await existing(ctx, deps);
+    if (!(await deps.toolsets.delete(id))) throw new ProblemError(404, 'no such toolset');
+    changed(id);
+    ctx.status = 204;
+  });
+
+  // The per-call audit of the toolset's MCP traffic, newest first (each call names its member).
+  router.get('/:id/calls', async (ctx) => {
+    const { id } = await existing(ctx, deps);
+    const { page_token, ...query } = parseWith(ListCallsQuerySchema, queryObject(ctx), 'query');
+    ctx.body = await pageOr422(() => deps.callStore.list(id, { ...query, pageToken: page_token }));
+  });
+
+  return router;
+}
+
+/** The toolset, if the caller may see it; another owner's is as absent as a missing one. */
+async function existing(ctx: Context, deps: ToolsetRouteDeps): Promise<ToolsetRecord> {
+  const id = String(ctx.params.id ?? '').toLowerCase();
+  const record = isConnectorId(id) ? await deps.toolsets.get(id) : null;
+  if (!record || !mayAccess(callerOf(ctx), record.created_by)) throw new ProblemError(404, 'no such toolset');
+  return record;
+}
+
+/** A timestamp after `previous`, even within the same millisecond: it is the compare-and-set's version. */
+function laterThan(previous: string): string {
+  const now = Date.now();
+  const before = Date.parse(previous);
+  return new Date(now > before ? now : before + 1).toISOString();
+}
+
+async function pageOr422<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof InvalidPageToken) throw new ProblemError(422, err.message, undefined, [{ path: 'page_token', message: err.message }]);
+    throw err;
+  }
+}
