@@ -86,7 +86,7 @@ export function buildProxy(deps: ProxyRoleDeps): McpProxy & { stop(): Promise<vo
   const proxy = createMcpProxy({ ...options, tracer: deps.tracing?.tracer, audit });
   // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate and audit.
   const toolsets = deps.toolsetSource && createToolsetEndpoint({
-    routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, pool: options.pool, audit,
+    routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, pool: options.pool, audit, metrics: deps.metrics,
   });
   return {
     ...proxy,

@@ -15,10 +15,11 @@ export class ToolsetStore {
     this.docs = db.collection<ToolsetDoc>('toolsets');
   }
 
-  async ensureIndexes(): Promise<void> {
-    await this.docs.createIndex({ 'members.connector_id': 1 });
-    await this.docs.createIndex({ created_by: 1, created_at: 1, _id: 1 });
-  }
+  /**
+   * No index but `_id`: FerretDB (the embedded database) serves only `_id` from an index anyway,
+   * and an owner's toolsets are few (a scan of the collection per list or connector delete).
+   */
+  async ensureIndexes(): Promise<void> {}
 
   async insert(record: ToolsetRecord): Promise<void> {
     const { id, ...rest } = record;

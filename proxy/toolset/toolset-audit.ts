@@ -4,10 +4,16 @@
 // method, name, status, JSON-RPC error, duration and bytes; never arguments or results.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { auditedName, MAX_METHOD_LENGTH, type CallEntry } from '../../core/call-record';
+import type { ToolsetRecord } from '../../core/toolset-record';
+import { statusLabel, type Metrics } from '../../core/metrics';
+import { rpcMethodLabel } from '../mcp-metrics';
+import { memberOf } from './toolset-server';
 
 export interface ToolsetAuditSink {
   record(entry: CallEntry): void;
 }
+
+export type ToolsetMetrics = Pick<Metrics, 'toolsetRequests' | 'toolsetDuration'>;
 
 const PREFIX_BYTES = 4096;
 const ERROR_CODE = /"error"\s*:\s*\{[^{}]*?"code"\s*:\s*(-?\d+)/;
@@ -15,17 +21,12 @@ const ERROR_CODE = /"error"\s*:\s*\{[^{}]*?"code"\s*:\s*(-?\d+)/;
 export class ToolsetAudit {
   private readonly at = new Date();
   private readonly started = performance.now();
-  private memberId: string | null = null;
   private responseBytes = 0;
   private prefix = '';
 
-  constructor(private readonly sink: ToolsetAuditSink, private readonly req: IncomingMessage, private readonly res: ServerResponse, private readonly toolsetId: string, private readonly caller: string | null, private readonly body: unknown, private readonly requestBytes: number) {
+  constructor(private readonly sink: ToolsetAuditSink | undefined, private readonly metrics: ToolsetMetrics | undefined, private readonly req: IncomingMessage, private readonly res: ServerResponse, private readonly toolset: ToolsetRecord, private readonly caller: string | null, private readonly body: unknown, private readonly requestBytes: number) {
     this.countResponse();
     res.once('close', () => this.closed());
-  }
-
-  member(connectorId: string): void {
-    this.memberId = connectorId;
   }
 
   private countResponse(): void {
@@ -47,16 +48,22 @@ export class ToolsetAudit {
     const method = typeof message?.method === 'string' ? message.method.slice(0, MAX_METHOD_LENGTH) : null;
     const rawName = message?.params?.name ?? message?.params?.uri;
     const code = ERROR_CODE.exec(this.prefix)?.[1];
+    // The member is the one the body's tool name names, as tools/call decides it.
+    const memberId = method === 'tools/call' && typeof rawName === 'string' ? memberOf(this.toolset, rawName)?.connector_id ?? null : null;
     const session = this.req.headers['mcp-session-id'] ?? this.res.getHeader('mcp-session-id');
     const entry: CallEntry = {
-      at: this.at, connectorId: this.toolsetId, caller: this.caller, sessionId: typeof session === 'string' ? session : null,
+      at: this.at, connectorId: this.toolset.id, caller: this.caller, sessionId: typeof session === 'string' ? session : null,
       httpMethod: this.req.method ?? '', rpcMethod: method, rpcName: auditedName(method, typeof rawName === 'string' ? rawName.slice(0, 512) : null),
       body: this.body === undefined ? 'none' : Array.isArray(this.body) ? 'batch' : message ? 'message' : 'unreadable',
       status: this.res.headersSent ? this.res.statusCode : null, rpcErrorCode: code === undefined ? null : Number(code),
       durationMs: Math.round((performance.now() - this.started) * 1000) / 1000, requestBytes: this.requestBytes, responseBytes: this.responseBytes,
-      toolsetId: this.toolsetId, memberId: this.memberId,
+      toolsetId: this.toolset.id, memberId,
     };
-    this.sink.record(entry);
-    if (this.memberId) this.sink.record({ ...entry, connectorId: this.memberId });
+    this.sink?.record(entry);
+    if (memberId) this.sink?.record({ ...entry, connectorId: memberId });
+    // Labels stay bounded: only existing toolsets the caller may use, and their members.
+    const labels = { toolset_id: this.toolset.id, member_id: memberId ?? 'none', rpc_method: rpcMethodLabel(method, entry.body), status: statusLabel(this.res) };
+    this.metrics?.toolsetRequests.inc(labels);
+    this.metrics?.toolsetDuration.observe(labels, entry.durationMs / 1000);
   }
 }

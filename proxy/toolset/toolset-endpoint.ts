@@ -24,7 +24,7 @@ import { LegacySessions } from './legacy-sessions';
 import { MemberClients } from './member-clients';
 import type { MemberUpstream } from './member-fetch';
 import { ToolCatalog } from './tool-catalog';
-import { ToolsetAudit, type ToolsetAuditSink } from './toolset-audit';
+import { ToolsetAudit, type ToolsetAuditSink, type ToolsetMetrics } from './toolset-audit';
 import { ToolsetRecords } from './toolset-records';
 import { toolsetServer, type ToolsetContext } from './toolset-server';
 import type { ToolsetSource } from './toolset-source';
@@ -44,6 +44,7 @@ export interface ToolsetEndpointOptions {
   /** How long a member's tool list is reused (default 30 s). */
   listTtlMs?: number;
   audit?: ToolsetAuditSink;
+  metrics?: ToolsetMetrics;
 }
 
 export interface ToolsetEndpoint {
@@ -67,7 +68,11 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
   const sessions = new LegacySessions();
   const shared = new Map<string, MemberClients>(); // 2026-07-28 requests' member clients, per toolset
   const contexts = new WeakMap<Request, ToolsetContext>();
-  const modern: McpHttpHandler = createMcpHandler(({ requestInfo }) => toolsetServer(contexts.get(requestInfo!)!), {
+  const modern: McpHttpHandler = createMcpHandler(({ requestInfo }) => {
+    const ctx = requestInfo && contexts.get(requestInfo);
+    if (!ctx) throw new Error('a toolset request without its context');
+    return toolsetServer(ctx);
+  }, {
     legacy: 'reject',
     onerror: (error) => logger.debug({ err: error.message }, 'toolset request refused or failed'),
   });
@@ -105,11 +110,12 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
     const checked = body && mirrored ? checkRpcHeaders(body, mirrored) : null;
     if (checked?.mismatch) throw checked.mismatch;
     const parsed = body ? parseJson(body) : undefined;
-    const audit = options.audit ? new ToolsetAudit(options.audit, req, res, id, caller.subject, parsed, body?.length ?? 0) : null;
+    // Watches the exchange until the response closes, then records it.
+    if (options.audit || options.metrics) new ToolsetAudit(options.audit, options.metrics, req, res, toolset, caller.subject, parsed, body?.length ?? 0);
     const request = webRequest(req, body, leaveSignal(res));
     const ctx: ToolsetContext = {
       toolset, grant, catalog, routes, source: options.source, logger, pageSize: options.pageSize ?? 100,
-      clients: undefined as unknown as MemberClients, onMember: (member) => audit?.member(member),
+      clients: undefined as unknown as MemberClients,
     };
     let response: Response;
     if (req.method !== 'POST' || isLegacy(req, parsed)) {

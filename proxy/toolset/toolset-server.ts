@@ -22,8 +22,6 @@ export interface ToolsetContext {
   source: ToolsetSource;
   logger: Logger;
   pageSize: number;
-  /** Told which member a tools/call went to (the audit names it). */
-  onMember?(connectorId: string): void;
 }
 
 export function toolsetServer(ctx: ToolsetContext): Server {
@@ -79,7 +77,7 @@ async function memberTools(ctx: ToolsetContext, member: ToolsetMember): Promise<
 }
 
 /** The member whose prefix the name carries (the longest, should one prefix extend another). */
-function memberOf(toolset: ToolsetRecord, name: string): ToolsetMember | undefined {
+export function memberOf(toolset: ToolsetRecord, name: string): ToolsetMember | undefined {
   let found: ToolsetMember | undefined;
   for (const member of toolset.members) {
     if (name.startsWith(member.prefix + TOOL_SEPARATOR) && (!found || member.prefix.length > found.prefix.length)) found = member;
@@ -94,7 +92,6 @@ async function callTool(ctx: ToolsetContext, name: string, args: Record<string, 
   if (!member || !grants(ctx.grant, name) || !memberOffers(member, own)) {
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
   }
-  ctx.onMember?.(member.connector_id);
   const route = await ctx.routes.get(member.connector_id);
   if (route.kind !== 'connected') throw await memberUnavailableError(member, route, ctx.source, urlElicitation);
   try {
