@@ -7,7 +7,7 @@ import { auditedName, MAX_METHOD_LENGTH, type CallEntry } from '../../core/call-
 import type { ToolsetRecord } from '../../core/toolset-record';
 import { statusLabel, type Metrics } from '../../core/metrics';
 import { rpcMethodLabel } from '../mcp-metrics';
-import { memberOf } from './toolset-server';
+import { memberOf } from './member-of';
 
 export interface ToolsetAuditSink {
   record(entry: CallEntry): void;

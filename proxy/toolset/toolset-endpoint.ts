@@ -26,7 +26,8 @@ import type { MemberUpstream } from './member-fetch';
 import { ToolCatalog } from './tool-catalog';
 import { ToolsetAudit, type ToolsetAuditSink, type ToolsetMetrics } from './toolset-audit';
 import { ToolsetRecords } from './toolset-records';
-import { toolsetServer, type ToolsetContext } from './toolset-server';
+import type { ToolsetContext } from './toolset-context';
+import { toolsetServer } from './toolset-server';
 import type { ToolsetSource } from './toolset-source';
 import { leaveSignal, webRequest, writeWebResponse } from './web-bridge';
 

@@ -3,29 +3,22 @@
 // by each member's allow/deny and by the caller's grant, in pages; tools/call goes to the member
 // whose prefix the name carries, through that member's own client.
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ListToolsResult, type Tool } from '@modelcontextprotocol/server';
-import { TOOL_SEPARATOR, type ToolsetMember, type ToolsetRecord } from '../../core/toolset-record';
-import type { Logger } from '../../core/logger';
-import type { RouteSource } from '../route';
-import { grants, memberOffers, type Grant } from './access';
+import { TOOL_SEPARATOR, type ToolsetMember } from '../../core/toolset-record';
+import { grants, memberOffers } from './access';
 import { memberUnavailableError } from './member-errors';
-import type { MemberClients } from './member-clients';
 import { unavailableIn } from './member-fetch';
-import type { ToolCatalog } from './tool-catalog';
-import type { ToolsetSource } from './toolset-source';
+import { getPrompt, listPrompts, listResources, readResource } from './member-extras';
+import { memberOf } from './member-of';
+import type { ToolsetContext } from './toolset-context';
 
-export interface ToolsetContext {
-  toolset: ToolsetRecord;
-  grant: Grant;
-  clients: MemberClients;
-  catalog: ToolCatalog;
-  routes: RouteSource;
-  source: ToolsetSource;
-  logger: Logger;
-  pageSize: number;
-}
 
 export function toolsetServer(ctx: ToolsetContext): Server {
-  const server = new Server({ name: `toolset ${ctx.toolset.name}`, version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
+  const capabilities = { tools: { listChanged: true }, prompts: {}, resources: {} };
+  const server = new Server({ name: `toolset ${ctx.toolset.name}`, version: '1.0.0' }, { capabilities });
+  server.setRequestHandler('prompts/list', async () => listPrompts(ctx));
+  server.setRequestHandler('prompts/get', async (request) => getPrompt(ctx, request.params.name, request.params.arguments));
+  server.setRequestHandler('resources/list', async () => listResources(ctx));
+  server.setRequestHandler('resources/read', async (request) => readResource(ctx, request.params.uri));
   server.setRequestHandler('tools/list', async (request) => listPage(ctx, request.params?.cursor));
   server.setRequestHandler('tools/call', async (request) => {
     const urlElicitation = server.getClientCapabilities()?.elicitation?.url !== undefined;
@@ -76,14 +69,6 @@ async function memberTools(ctx: ToolsetContext, member: ToolsetMember): Promise<
   }
 }
 
-/** The member whose prefix the name carries (the longest, should one prefix extend another). */
-export function memberOf(toolset: ToolsetRecord, name: string): ToolsetMember | undefined {
-  let found: ToolsetMember | undefined;
-  for (const member of toolset.members) {
-    if (name.startsWith(member.prefix + TOOL_SEPARATOR) && (!found || member.prefix.length > found.prefix.length)) found = member;
-  }
-  return found;
-}
 
 async function callTool(ctx: ToolsetContext, name: string, args: Record<string, unknown> | undefined, urlElicitation: boolean): Promise<CallToolResult> {
   const member = memberOf(ctx.toolset, name);

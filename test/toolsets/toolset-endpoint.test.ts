@@ -49,7 +49,7 @@ const connectedTo = (target: string, token: string): Route => ({ kind: 'connecte
 
 test.before(async () => {
   pay = await startToolsMcpServer({ name: 'payments', tokens: { 'pay-token': ['create_invoice', 'refund'] } });
-  content = await startToolsMcpServer({ name: 'content', tokens: { 'content-token': ['search'] } });
+  content = await startToolsMcpServer({ name: 'content', tokens: { 'content-token': ['search'] }, extras: true });
   code = await startTokenMcpServer({ token: 'code-token' });
   table.set(IDS.pay, connectedTo(pay.url, 'pay-token'));
   table.set(IDS.content, connectedTo(content.url, 'content-token'));
@@ -102,6 +102,21 @@ test.serial('a 2026-07-28 client: no session, the same tools and calls', async (
   t.is(client.getNegotiatedProtocolVersion(), '2026-07-28');
   t.deepEqual((await client.listTools()).tools.map((x) => x.name).sort(), ['code__echo', 'content__search', 'pay__create_invoice']);
   t.is(textOf(await client.callTool({ name: 'content__search', arguments: { text: 'q' } })), 'content:search:q');
+  await client.close();
+});
+
+test.serial("members' prompts and resources, prefixed; resource URIs mapped reversibly", async (t) => {
+  const client = new ClientV2({ name: 't', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new TransportV2(new URL(url), { requestInit: { headers: auth() } }));
+  t.deepEqual((await client.listPrompts()).prompts.map((p) => p.name), ['content__summarize']);
+  const prompt = await client.getPrompt({ name: 'content__summarize', arguments: { topic: 'x' } });
+  t.deepEqual(prompt.messages[0]?.content, { type: 'text', text: 'content: summarize x' });
+  const resources = (await client.listResources()).resources;
+  t.deepEqual(resources.map((r) => [r.name, r.uri]), [['content__guide', 'mcp-member://content/docs%3A%2F%2Fguide']]);
+  const read = await client.readResource({ uri: resources[0]!.uri });
+  t.like(read.contents[0], { uri: resources[0]!.uri, text: 'content guide' });
+  const unknown = await client.readResource({ uri: 'docs://guide' }).then(() => null, (e: { code?: number }) => e);
+  t.truthy(unknown, 'a URI the toolset did not hand out');
   await client.close();
 });
 
