@@ -6,7 +6,7 @@
 // its dual-era entry (strict: createMcpHandler with legacy 'reject'), 2025-11-25 through sessions
 // of the toolset's own (legacy-sessions.ts). The caller's credentials stop here.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyInboundRequest, createMcpHandler, type McpHttpHandler, type Server } from '@modelcontextprotocol/server';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { OPEN_CALLER, type Caller } from '../../callers/caller';
 import type { AddressPolicy } from '../../core/address-guard';
 import type { Logger } from '../../core/logger';
@@ -28,6 +28,7 @@ import { ToolsetAudit, type ToolsetAuditSink, type ToolsetMetrics } from './tool
 import { ToolsetRecords } from './toolset-records';
 import type { ToolsetContext } from './toolset-context';
 import { toolsetServer } from './toolset-server';
+import { ModernHandlers } from './modern-handlers';
 import type { ToolsetSource } from './toolset-source';
 import { leaveSignal, webRequest, writeWebResponse } from './web-bridge';
 
@@ -68,17 +69,10 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
   const records = new ToolsetRecords(options.source);
   const sessions = new LegacySessions();
   const shared = new Map<string, MemberClients>(); // 2026-07-28 requests' member clients, per toolset
-  const contexts = new WeakMap<Request, ToolsetContext>();
-  const modern: McpHttpHandler = createMcpHandler(({ requestInfo }) => {
-    const ctx = requestInfo && contexts.get(requestInfo);
-    if (!ctx) throw new Error('a toolset request without its context');
-    return toolsetServer(ctx);
-  }, {
-    legacy: 'reject',
-    onerror: (error) => logger.debug({ err: error.message }, 'toolset request refused or failed'),
-  });
+  const modern = new ModernHandlers(logger);
   const memberChanged = (connectorId: string) => {
     catalog.invalidate(connectorId);
+    modern.memberChanged(connectorId);
     for (const server of sessions.serversHolding(connectorId)) void server.sendToolListChanged().catch(() => undefined);
   };
   const newClients = () => new MemberClients(upstream, memberChanged);
@@ -126,8 +120,7 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
       });
     } else {
       ctx.clients = sharedClients(id);
-      contexts.set(request, ctx);
-      response = await modern.fetch(request, { parsedBody: parsed });
+      response = await modern.serve(request, parsed, ctx);
     }
     writeWebResponse(response, res);
   }
@@ -148,6 +141,7 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
       const clients = shared.get(toolsetId);
       shared.delete(toolsetId);
       void clients?.close();
+      modern.toolsetChanged(toolsetId);
       for (const server of sessions.serversOf(toolsetId)) void server.sendToolListChanged().catch(() => undefined);
     },
     memberChanged,
@@ -180,4 +174,3 @@ function isLegacy(req: IncomingMessage, body: unknown): boolean {
   }).kind === 'legacy';
 }
 
-export type { Server };

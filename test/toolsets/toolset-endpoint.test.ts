@@ -149,12 +149,19 @@ test.serial('a member that goes away mid-session: list_changed, its tools vanish
   });
   await client.connect(new TransportV1(new URL(url), { requestInit: { headers: auth() } }));
   t.is((await client.listTools()).tools.length, 3);
-  await new Promise((r) => setTimeout(r, 200)); // the session's GET stream opens
+  // A 2026-07-28 client hears it on its subscriptions/listen stream.
+  let modernChanged = 0;
+  const modern = new ClientV2({ name: 't', version: '1' }, { versionNegotiation: { mode: 'auto' }, listChanged: { tools: { autoRefresh: false, onChanged: () => { modernChanged += 1; } } } });
+  await modern.connect(new TransportV2(new URL(url), { requestInit: { headers: auth() } }));
+  await new Promise((r) => setTimeout(r, 300)); // the session's GET stream and the listen stream open
   table.set(IDS.content, { kind: 'not_connected', state: 'disconnected', owner: 'key:alice' });
   statuses.set(IDS.content, { state: 'disconnected', disconnect_reason: 'the MCP server refused the token (HTTP 401)', authorization_url: null });
   endpoint.memberChanged(IDS.content);
   for (let i = 0; i < 50 && changed === 0; i++) await new Promise((r) => setTimeout(r, 100));
   t.true(changed > 0, 'notifications/tools/list_changed');
+  for (let i = 0; i < 50 && modernChanged === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  t.true(modernChanged > 0, 'the 2026-07-28 client heard it too');
+  await modern.close();
   t.deepEqual((await client.listTools()).tools.map((x) => x.name).sort(), ['code__echo', 'pay__create_invoice']);
   const err = await client.callTool({ name: 'content__search', arguments: {} }).then(() => null, (e: { code?: number; data?: unknown }) => e);
   t.is(err?.code, -32010);
