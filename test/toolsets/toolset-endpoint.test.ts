@@ -19,12 +19,15 @@ import type { Route, RouteSource } from '../../proxy/route';
 import { createToolsetEndpoint, type ToolsetEndpoint } from '../../proxy/toolset/toolset-endpoint';
 import { toolsetIdFromPath } from '../../proxy/toolset/toolset-path';
 import type { MemberStatus } from '../../proxy/toolset/toolset-source';
+import { startRecordingMcpServer } from '../fixtures/recording-mcp-server';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { startToolsMcpServer, type ToolsMcpServer } from '../fixtures/tools-mcp-server';
 
 const KEY = 'endpoint-key-alice-5e4d';
 const OTHER = 'endpoint-key-mallory-3c2b';
 const TOOLSET = '0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e8';
+const SESSIONS_TOOLSET = '0b1c2d3e-4f50-4a61-8b72-93a4b5c6d7e9';
+const RECORDING = '44444444-4444-4444-8444-444444444444';
 const IDS = { pay: '11111111-1111-4111-8111-111111111111', content: '22222222-2222-4222-8222-222222222222', code: '33333333-3333-4333-8333-333333333333' };
 
 let pay: ToolsMcpServer;
@@ -45,6 +48,7 @@ const toolset: ToolsetRecord = {
     { connector_id: IDS.code, prefix: 'code', tools: { allow: ['*'], deny: [] } },
   ],
 };
+const sessionsToolset: ToolsetRecord = { ...toolset, id: SESSIONS_TOOLSET, members: [{ connector_id: RECORDING, prefix: 'rec', tools: { allow: ['*'], deny: [] } }] };
 const connectedTo = (target: string, token: string): Route => ({ kind: 'connected', target, token, sealedToken: `sealed-${token}`, owner: 'key:alice' });
 
 test.before(async () => {
@@ -65,7 +69,7 @@ test.before(async () => {
   endpoint = createToolsetEndpoint({
     routes, policy: { blockPrivateNetworks: false }, logger: createLogger('toolset-test', process.env.LOG_LEVEL ?? 'silent'),
     callers: new CallerGate({ authenticator, baseUrl: base, maxStreamsPerOwner: 64 }),
-    source: { toolset: async (id) => (id === TOOLSET ? toolset : null), memberStatus: async (id) => statuses.get(id) ?? null },
+    source: { toolset: async (id) => (id === TOOLSET ? toolset : id === SESSIONS_TOOLSET ? sessionsToolset : null), memberStatus: async (id) => statuses.get(id) ?? null },
   });
   url = `${base}/api/v1/toolsets/${TOOLSET}/mcp`;
 });
@@ -180,6 +184,26 @@ test.serial('a member that goes away mid-session: list_changed, its tools vanish
   await eliciting.close();
   table.set(IDS.content, connectedTo(content.url, 'content-token'));
   endpoint.memberChanged(IDS.content);
+});
+
+test.serial("a 2025-11-25 session opens a member's upstream session only when it needs it, and closes it with its own", async (t) => {
+  const recording = await startRecordingMcpServer({ requireToken: 'rec-token' });
+  t.teardown(() => recording.close());
+  table.set(RECORDING, connectedTo(recording.url, 'rec-token'));
+  const sessionsUrl = url.replace(TOOLSET, SESSIONS_TOOLSET);
+  const client = new ClientV1({ name: 't', version: '1' });
+  const transport = new TransportV1(new URL(sessionsUrl), { requestInit: { headers: auth() } });
+  await client.connect(transport);
+  t.is(recording.requests.length, 0, 'no upstream request before the toolset needs the member');
+  t.true((await client.listTools()).tools.some((x) => x.name === 'rec__echo'));
+  t.is(textOf(await client.callTool({ name: 'rec__echo', arguments: { text: 'hello' } })), 'hello');
+  const upstreamSessions = recording.sessionIds();
+  t.is(upstreamSessions.length, 1, 'one upstream session for the toolset session');
+  await transport.terminateSession();
+  const deleted = await recording.waitForRequest((r) => r.method === 'DELETE');
+  t.is(deleted.headers['mcp-session-id'], upstreamSessions[0]);
+  t.is(deleted.headers.authorization, 'Bearer rec-token');
+  await client.close();
 });
 
 test.serial('tools/list pages: a cursor walks the whole list, a bad cursor is refused', async (t) => {
