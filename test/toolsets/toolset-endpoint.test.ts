@@ -39,7 +39,20 @@ let url: string;
 const table = new Map<string, Route>();
 const statuses = new Map<string, MemberStatus>();
 
-const routes: RouteSource = { get: async (id) => table.get(id) ?? { kind: 'not_found' } };
+const refreshes: string[] = [];
+const nextTokens = new Map<string, string>();
+const routes: RouteSource = {
+  get: async (id) => table.get(id) ?? { kind: 'not_found' },
+  // The registry's refresh: the member's next token, as the workflow would answer it.
+  refresh: async (id, sealedToken) => {
+    refreshes.push(sealedToken);
+    const route = table.get(id)!;
+    const token = nextTokens.get(id);
+    if (route.kind !== 'connected' || !token) throw new Error('nothing to refresh with');
+    table.set(id, { ...route, token, sealedToken: `sealed-${token}` });
+    return table.get(id)!;
+  },
+};
 const toolset: ToolsetRecord = {
   id: TOOLSET, name: 'endpoint', description: '', created_by: 'key:alice', created_at: '', updated_at: '', access: [],
   members: [
@@ -203,6 +216,18 @@ test.serial("a 2025-11-25 session opens a member's upstream session only when it
   const deleted = await recording.waitForRequest((r) => r.method === 'DELETE');
   t.is(deleted.headers['mcp-session-id'], upstreamSessions[0]);
   t.is(deleted.headers.authorization, 'Bearer rec-token');
+  await client.close();
+});
+
+test.serial("a member whose token the upstream refuses is refreshed through the registry, and the call goes on with the new token", async (t) => {
+  const client = new ClientV2({ name: 't', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new TransportV2(new URL(url), { requestInit: { headers: auth() } }));
+  t.is(textOf(await client.callTool({ name: 'code__echo', arguments: { text: 'before' } })), 'before');
+  code.setToken('code-token-2');
+  nextTokens.set(IDS.code, 'code-token-2');
+  t.is(textOf(await client.callTool({ name: 'code__echo', arguments: { text: 'after' } })), 'after');
+  t.deepEqual(refreshes, ['sealed-code-token']);
+  t.is(code.seenAuthorization.at(-1), 'Bearer code-token-2');
   await client.close();
 });
 
