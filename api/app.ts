@@ -54,8 +54,7 @@ export function createApi(deps: ApiDeps): Koa {
   app.silent = true; // errors are answered and logged by the problem middleware
   app.use(problemMiddleware(deps.logger));
   app.use(callerMiddleware(deps.authenticator, deps.rateLimit ?? null));
-  // PATCH takes an RFC 7396 merge patch, sent as application/merge-patch+json.
-  app.use(bodyParser({ enableTypes: ['json'], extendTypes: { json: ['application/merge-patch+json'] }, jsonLimit: deps.bodyLimit, encoding: 'utf-8' }));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.bodyLimit, encoding: 'utf-8' }));
 
   const docs = new Router();
   const document = openApiDocument(deps.baseUrl);

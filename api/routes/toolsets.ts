@@ -17,6 +17,7 @@ import type { ToolsetStore } from '../../store/toolset-store';
 import { callerOf } from '../caller-middleware';
 import { jsonBody, parseWith, queryObject } from '../parse';
 import { resolveMembers } from '../toolset-members';
+import { mergePatchBody } from '../merge-patch-body';
 
 export interface ToolsetRouteDeps {
   toolsets: ToolsetStore;
@@ -60,7 +61,7 @@ export function toolsetRoutes(deps: ToolsetRouteDeps): Router {
   });
 
   router.patch('/:id', async (ctx) => {
-    const patch = parseWith(PatchToolsetSchema, jsonBody(ctx), 'request body');
+    const patch = parseWith(PatchToolsetSchema, await mergePatchBody(ctx), 'request body');
     const caller = callerOf(ctx);
     // Compare-and-set: a PATCH that raced another is applied again over what that one left.
     for (;;) {
