@@ -73,7 +73,7 @@ export class JwtVerifier {
       subject: oidcOwner(subject),
       displayName: displayNameOf(payload) ?? subject,
       admin: roles.includes(this.settings.adminRole),
-      roles,
+      ...(roles.length > 0 ? { roles } : {}),
     };
     const audiences = typeof payload.aud === 'string' ? [payload.aud] : payload.aud ?? [];
     // exp is required above; the key set is trusted for KEYS_MAX_AGE_MS before jose refetches it.
