@@ -57,7 +57,11 @@ async function memberTools(ctx: ToolsetContext, member: ToolsetMember): Promise<
   try {
     const route = await ctx.routes.get(id);
     if (route.kind !== 'connected') return [];
-    const tools = await ctx.catalog.tools(id, route, () => ctx.clients.with(id, async (client) => (await client.listTools()).tools as Tool[]));
+    const tools = await ctx.catalog.tools(id, route, () => ctx.clients.with(id, async (client) => {
+      const list = await client.listTools();
+      const ttlMs = (list as { ttlMs?: unknown }).ttlMs;
+      return { tools: list.tools as Tool[], ...(typeof ttlMs === 'number' ? { ttlMs } : {}) };
+    }));
     return tools
       .filter((tool) => memberOffers(member, tool.name))
       .map((tool) => ({ ...tool, name: `${member.prefix}${TOOL_SEPARATOR}${tool.name}` }))

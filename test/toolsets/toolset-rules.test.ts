@@ -70,7 +70,7 @@ test("the list cache: per owner, per token, and dropped by an invalidation", asy
   let fetches = 0;
   const fetch = (name: string) => async () => {
     fetches += 1;
-    return [{ name, inputSchema: { type: 'object' as const } }];
+    return { tools: [{ name, inputSchema: { type: 'object' as const } }] };
   };
   const route = (owner: string, sealedToken: string): ConnectedRoute => ({ kind: 'connected', target: 'https://mcp.example/mcp', owner, sealedToken });
   t.is((await catalog.tools('c1', route('key:alice', 's1'), fetch('alice')))[0]!.name, 'alice');
@@ -81,4 +81,12 @@ test("the list cache: per owner, per token, and dropped by an invalidation", asy
   t.is(catalog.sizeOf('c1'), 0);
   t.is((await catalog.tools('c1', route('key:alice', 's2'), fetch('after')))[0]!.name, 'after');
   t.is(fetches, 4);
+  // A member that says its list holds for no time (ttlMs 0) is asked every time.
+  const zero = async () => {
+    fetches += 1;
+    return { tools: [], ttlMs: 0 };
+  };
+  await catalog.tools('c2', route('key:alice', 's1'), zero);
+  await catalog.tools('c2', route('key:alice', 's1'), zero);
+  t.is(fetches, 6);
 });
