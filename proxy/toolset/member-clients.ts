@@ -46,6 +46,8 @@ export class MemberClients {
   }
 
   private client(connectorId: string): Promise<Client> {
+    // A closed set opens nothing more: what it opened would never be closed.
+    if (this.closed) return Promise.reject(new Error('the toolset session has ended'));
     let pending = this.clients.get(connectorId);
     if (!pending) {
       pending = this.open(connectorId);

@@ -60,6 +60,7 @@ export interface ToolsetEndpoint {
 
 const ALLOWED = new Set(['POST', 'GET', 'DELETE']);
 const BODY_LIMIT = 4 * 1024 * 1024;
+const MAX_SHARED = 1000;
 
 export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetEndpoint {
   const { routes, logger } = options;
@@ -76,9 +77,16 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
     for (const server of sessions.serversHolding(connectorId)) void server.sendToolListChanged().catch(() => undefined);
   };
   const newClients = () => new MemberClients(upstream, memberChanged);
+  // Bounded like the pools: past MAX_SHARED toolsets, the one unused longest closes its clients.
   const sharedClients = (toolsetId: string) => {
     let clients = shared.get(toolsetId);
-    if (!clients) shared.set(toolsetId, (clients = newClients()));
+    shared.delete(toolsetId);
+    shared.set(toolsetId, (clients ??= newClients()));
+    if (shared.size > MAX_SHARED) {
+      const oldest = shared.keys().next().value!;
+      void shared.get(oldest)?.close();
+      shared.delete(oldest);
+    }
     return clients;
   };
 
