@@ -58,6 +58,14 @@ export function toolsetPaths({ ref, json, problem, queryParameters, callerAnswer
         responses: { 200: { description: 'MCP calls, newest first', content: json(ref('ConnectorCallList')) }, 404: problem('Not found'), 422: problem('Bad query') },
       },
     },
+    '/.well-known/oauth-protected-resource/api/v1/toolsets/{id}/mcp': {
+      parameters: [idParam],
+      get: {
+        summary: "RFC 9728 protected-resource metadata of a toolset's MCP path: where an MCP client signs its user in",
+        security: [],
+        responses: { 200: { description: "resource (the toolset's mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)" }, 404: problem('No identity provider is configured') },
+      },
+    },
     '/api/v1/toolsets/{id}/mcp': {
       parameters: [idParam],
       post: mcp('MCP request to the toolset (both revisions: 2025-11-25 with a session, 2026-07-28 without)'),
