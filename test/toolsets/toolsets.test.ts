@@ -14,9 +14,11 @@ import { startJwtIssuer, type JwtIssuer } from '../fixtures/jwt-issuer';
 import { startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { startToolsMcpServer, type ToolsMcpServer } from '../fixtures/tools-mcp-server';
+import { valueOf } from '../helpers/prometheus-text';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 
 const KEYS = { alice: 'alice-key-toolsets-1f2e', bob: 'bob-key-toolsets-3d4c', carol: 'carol-key-toolsets-5b6a', dave: 'dave-key-toolsets-7980' };
+const OPS_KEY = 'ops-key-toolsets-admin-4e5f';
 const as = (key: string) => ({ authorization: `Bearer ${key}` });
 
 let stack: TestStack;
@@ -36,7 +38,10 @@ test.before(async () => {
   oidc = await startOidcServer();
   protectedServer = await startProtectedMcpServer({ issuer: oidc.issuer, jwksUri: oidc.jwksUri });
   stack = await startTestStack({
-    CONNECTOR__API_KEYS: JSON.stringify(Object.keys(KEYS).map((subject) => ({ subject, sha256: sha256Hex(KEYS[subject as keyof typeof KEYS]) }))),
+    CONNECTOR__API_KEYS: JSON.stringify([
+      ...Object.keys(KEYS).map((subject) => ({ subject, sha256: sha256Hex(KEYS[subject as keyof typeof KEYS]) })),
+      { subject: 'ops', sha256: sha256Hex(OPS_KEY), admin: true },
+    ]),
     CONNECTOR__AUTH_ISSUER: idp.issuer,
     CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8,::1/128',
     CONNECTOR__RATE_LIMIT_PER_OWNER: 'off',
@@ -297,6 +302,8 @@ test.serial('the calls through a toolset are audited under it, naming the member
     return found.length > 0 ? found : undefined;
   }, 15_000, 'the member call in the audit');
   t.is(memberCalls[0].member_id, ids.payments);
+  const metrics = await stack.api('GET', '/metrics', undefined, as(OPS_KEY));
+  t.is(valueOf(metrics.text, 'mcp_toolset_requests_total', { toolset_id: toolset.id, member_id: ids.payments, rpc_method: 'tools/call', status: '200' }), 1, 'the metrics name the toolset and the member');
   t.is((await stack.api('GET', `/api/v1/toolsets/${toolset.id}/calls`, undefined, as(KEYS.bob))).status, 404);
 });
 
