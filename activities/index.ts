@@ -3,6 +3,7 @@
 import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
 import { Context, heartbeat } from '@temporalio/activity';
 import type { ConnectorStore } from '../store/connector-store';
+import type { ToolsetStore } from '../store/toolset-store';
 import type { SecretBox, Ciphertext } from '../core/secret-box';
 import { secretContext } from '../core/secret-box';
 
@@ -17,6 +18,8 @@ export type WorkloadActivities = WorkloadActivityFunctions;
 
 export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
   store: ConnectorStore;
+  /** Where a deleted connector is pulled from every toolset (absent: no toolsets here). */
+  toolsets?: ToolsetStore;
   secrets: SecretBox;
   /** A fetch whose every connection passes the address guard. */
   fetch: FetchLike;
@@ -39,6 +42,8 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     async removeRecord({ connectorId }: { connectorId: string }): Promise<void> {
+      // Toolsets first: a retry after a crash between the two pulls nothing more and removes the record.
+      await deps.toolsets?.removeConnector(connectorId);
       await deps.store.remove(connectorId, new Date(Date.now() + deps.eventsRetentionDays * DAY_MS));
     },
 

@@ -22,6 +22,8 @@ import { healthHandlers, type ReadinessCheck } from './routes/health';
 import { presetHandlers } from './routes/presets';
 import { oauthHandlers, type OAuthRouteDeps } from './routes/oauth';
 import { protectedResourceHandlers } from './routes/protected-resource';
+import { toolsetHandlers } from './routes/toolsets';
+import type { ToolsetStore } from '../store/toolset-store';
 
 export interface ApiDeps extends OAuthRouteDeps {
   commands: ConnectorCommands;
@@ -48,6 +50,10 @@ export interface ApiDeps extends OAuthRouteDeps {
   rateLimit?: OwnerRateLimit | null;
   /** Told of an answer its operation's declaration does not list; absent: it is logged as a warning. */
   onUndeclaredAnswer?: (answer: UndeclaredAnswer) => void;
+  /** The toolsets (absent: every toolset path answers 404). */
+  toolsets?: ToolsetStore;
+  /** Told of every toolset changed or deleted (a toolset server in the same process). */
+  onToolsetChanged?: (toolsetId: string) => void;
 }
 
 export function createApi(deps: ApiDeps): Koa {
@@ -69,6 +75,7 @@ export function createApi(deps: ApiDeps): Koa {
     ...presetHandlers(catalog, deps.stdioRuntime),
     ...oauthHandlers(deps),
     ...connectorHandlers({ ...deps, catalog, callersAuthenticated: deps.authenticator.enabled }),
+    ...toolsetHandlers(deps),
   });
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -12,6 +12,8 @@ export interface Caller {
   /** A readable name for people (the token's email or name claim, else the subject as configured). */
   displayName: string | null;
   admin: boolean;
+  /** The identity provider's role claim (toolset access rules grant by role); absent for API keys. */
+  roles?: readonly string[];
 }
 
 export const OPEN_CALLER: Caller = Object.freeze({ subject: null, displayName: null, admin: true });

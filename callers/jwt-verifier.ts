@@ -68,10 +68,12 @@ export class JwtVerifier {
     if (typeof subject !== 'string' || subject.length === 0 || subject.length > 256) {
       throw new Unauthenticated(true, `the access token has no usable ${this.settings.subjectClaim} claim`);
     }
+    const roles = rolesOf(payload[this.settings.rolesClaim]);
     const caller: Caller = {
       subject: oidcOwner(subject),
       displayName: displayNameOf(payload) ?? subject,
-      admin: rolesOf(payload[this.settings.rolesClaim]).includes(this.settings.adminRole),
+      admin: roles.includes(this.settings.adminRole),
+      ...(roles.length > 0 ? { roles } : {}),
     };
     const audiences = typeof payload.aud === 'string' ? [payload.aud] : payload.aud ?? [];
     // exp is required above; the key set is trusted for KEYS_MAX_AGE_MS before jose refetches it.

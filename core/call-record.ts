@@ -42,6 +42,9 @@ export interface CallEntry {
   durationMs: number;
   requestBytes: number;
   responseBytes: number;
+  /** A call through a toolset: the toolset, and the member it went to (null: none, e.g. tools/list). */
+  toolsetId?: string;
+  memberId?: string | null;
 }
 
 export const CallSchema = z
@@ -59,6 +62,8 @@ export const CallSchema = z
     duration_ms: z.number(),
     request_bytes: z.number().int(),
     response_bytes: z.number().int(),
+    toolset_id: z.string().optional().meta({ description: 'Set on a call made through a toolset: the toolset' }),
+    member_id: z.string().nullable().optional().meta({ description: 'Set on a call made through a toolset: the member connector it went to (null: none, e.g. tools/list)' }),
   })
   .meta({ id: 'ConnectorCall' });
 export type Call = z.infer<typeof CallSchema>;

@@ -21,6 +21,9 @@ export interface Metrics {
   readonly mcpOpenStreams: Gauge<'connector_id'>;
   readonly mcpRequestBytes: Counter<'connector_id'>;
   readonly mcpResponseBytes: Counter<'connector_id'>;
+  /** Requests to a toolset's MCP path, naming the toolset and (for tools/call) the member; `none` otherwise. */
+  readonly toolsetRequests: Counter<'toolset_id' | 'member_id' | 'rpc_method' | 'status'>;
+  readonly toolsetDuration: Histogram<'toolset_id' | 'member_id' | 'rpc_method' | 'status'>;
   readonly callAuditWritten: Counter;
   readonly callAuditDropped: Counter<'reason'>;
   readonly workloadStarts: Counter<'outcome'>;
@@ -40,6 +43,8 @@ export function createMetrics(registry = new Registry()): Metrics {
     mcpOpenStreams: new Gauge({ name: 'mcp_proxy_open_streams', help: 'MCP requests and streams relayed to an upstream right now', labelNames: ['connector_id'], registers }),
     mcpRequestBytes: new Counter({ name: 'mcp_proxy_request_bytes_total', help: 'Bytes of MCP request bodies relayed to upstreams, by connector', labelNames: ['connector_id'], registers }),
     mcpResponseBytes: new Counter({ name: 'mcp_proxy_response_bytes_total', help: 'Bytes of MCP response bodies relayed from upstreams, by connector', labelNames: ['connector_id'], registers }),
+    toolsetRequests: new Counter({ name: 'mcp_toolset_requests_total', help: 'MCP requests to toolsets, by toolset, member (tools/call; else none), JSON-RPC method and status', labelNames: ['toolset_id', 'member_id', 'rpc_method', 'status'], registers }),
+    toolsetDuration: new Histogram({ name: 'mcp_toolset_request_duration_seconds', help: "From a toolset MCP request's arrival to its response's end", labelNames: ['toolset_id', 'member_id', 'rpc_method', 'status'], buckets: SECONDS, registers }),
     callAuditWritten: new Counter({ name: 'mcp_call_audit_written_total', help: 'MCP calls written to the per-call audit', registers }),
     callAuditDropped: new Counter({ name: 'mcp_call_audit_dropped_total', help: 'MCP calls left out of the per-call audit: queue_full (the queue was at capacity) or write_failed (the database refused the batch)', labelNames: ['reason'], registers }),
     workloadStarts: new Counter({ name: 'workload_starts_total', help: 'Managed stdio workload starts, by outcome', labelNames: ['outcome'], registers }),

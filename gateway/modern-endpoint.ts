@@ -6,8 +6,6 @@
 // Server wearing the stdio server's identity and capabilities, whose fallback handler relays the
 // request to the stdio server (under an upstream id, like every other request).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import {
   classifyInboundRequest,
   createMcpHandler,
@@ -21,6 +19,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { isJSONRPCRequest, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/logger';
+import { writeWebResponse } from '../core/web-response';
 import { progressTokenOf } from './jsonrpc';
 import type { Upstream } from './upstream';
 
@@ -47,7 +46,7 @@ export class ModernEndpoint {
     });
     if (isJSONRPCRequest(body)) this.raw.set(request, body);
     const response = await this.handler.fetch(request, { parsedBody: body });
-    writeResponse(await methodNotFoundAs404(response), res);
+    writeWebResponse(await methodNotFoundAs404(response), res);
   }
 
   /** Change news from the stdio server, for the open subscriptions/listen streams. */
@@ -127,17 +126,4 @@ function headersOf(req: IncomingMessage): Headers {
     for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
   }
   return headers;
-}
-
-function writeResponse(response: Response, res: ServerResponse): void {
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (!response.body) {
-    res.end();
-    return;
-  }
-  const body = Readable.fromWeb(response.body as unknown as NodeReadableStream<Uint8Array>);
-  // A client that leaves ends the stream (and with it the exchange: the SDK cancels upstream).
-  res.once('close', () => body.destroy());
-  body.on('error', () => res.destroy());
-  body.pipe(res);
 }

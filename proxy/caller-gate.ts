@@ -20,6 +20,9 @@ export interface CallerGateOptions {
   scopes?: readonly string[];
 }
 
+/** The two kinds of MCP path: a connector's and a toolset's. */
+export type McpCollection = 'connectors' | 'toolsets';
+
 export class GateRefusal extends Error {
   constructor(readonly problem: ProblemError, readonly headers: OutgoingHttpHeaders = {}) {
     super(problem.detail);
@@ -38,7 +41,8 @@ export class CallerGate {
   }
 
   /** The caller when the credential is known without waiting (see Authenticator.known), else null: ask `admit`. */
-  known(req: IncomingMessage, connectorId: string): Caller | null {
+  /** `collection`: whose MCP path this is (a toolset's is a resource of its own, with its own URL). */
+  known(req: IncomingMessage, connectorId: string, collection: McpCollection = 'connectors'): Caller | null {
     if (!this.enabled) return OPEN_CALLER;
     let authorization: string | undefined;
     try {
@@ -46,18 +50,18 @@ export class CallerGate {
     } catch {
       return null; // admit gives the refusal
     }
-    return this.options.authenticator.known(authorization, [this.mcpUrl(connectorId)]);
+    return this.options.authenticator.known(authorization, [this.mcpUrl(collection, connectorId)]);
   }
 
   /** The caller; a GateRefusal (401 with the RFC 9728 challenge, or 503) otherwise. */
-  async admit(req: IncomingMessage, connectorId: string): Promise<Caller> {
+  async admit(req: IncomingMessage, connectorId: string, collection: McpCollection = 'connectors'): Promise<Caller> {
     if (!this.enabled) return OPEN_CALLER;
     try {
       // A token minted for this connector's MCP URL (RFC 8707 resource) is accepted here.
-      return await this.options.authenticator.authenticate(authorizationOf(req.rawHeaders), [this.mcpUrl(connectorId)]);
+      return await this.options.authenticator.authenticate(authorizationOf(req.rawHeaders), [this.mcpUrl(collection, connectorId)]);
     } catch (err) {
       if (err instanceof Unauthenticated) {
-        const metadata = `${this.options.baseUrl}/.well-known/oauth-protected-resource/api/v1/connectors/${connectorId}/mcp`;
+        const metadata = `${this.options.baseUrl}/.well-known/oauth-protected-resource/api/v1/${collection}/${connectorId}/mcp`;
         const error = err.given ? 'error="invalid_token", ' : '';
         // RFC 6750 section 3 / MCP authorization: the scope named here is what a client asks for
         // when it signs in (without one, some clients register and authorize with an empty scope).
@@ -71,8 +75,8 @@ export class CallerGate {
     }
   }
 
-  private mcpUrl(connectorId: string): string {
-    return `${this.options.baseUrl}/api/v1/connectors/${connectorId}/mcp`;
+  private mcpUrl(collection: McpCollection, id: string): string {
+    return `${this.options.baseUrl}/api/v1/${collection}/${id}/mcp`;
   }
 
   /**
@@ -85,6 +89,11 @@ export class CallerGate {
     this.countRate(caller);
     if (route.kind === 'not_found') return true;
     return mayAccess(caller, route.owner ?? null);
+  }
+
+  /** Counts one request against the owner's rate (a toolset's MCP path, which decides visibility itself). */
+  countRequest(caller: Caller): void {
+    this.countRate(caller);
   }
 
   private countRate(caller: Caller): void {

@@ -11,11 +11,15 @@ import { capConnections, serverOptions, type ServerLimits } from '../core/server
 import { originRefusal, type OriginPolicy } from '../callers/request-origin';
 import { connectorIdFromPath } from '../proxy/mcp-path';
 import type { McpProxy } from '../proxy/mcp-proxy';
+import { toolsetIdFromPath } from '../proxy/toolset/toolset-path';
+import type { ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
 import { traced } from './http-trace';
 
 export interface Handlers {
   api?: Koa;
   proxy?: McpProxy;
+  /** The toolsets' MCP path (served beside the connectors' by the proxy role). */
+  toolsets?: ToolsetEndpoint;
   /** Applied to every request, whichever half serves it. */
   origin: OriginPolicy;
   /** Timeouts and the connection cap, so that slow or numerous clients cannot hold the process. */
@@ -45,6 +49,11 @@ export function createHttpServer(handlers: Handlers): http.Server {
       setRoute(req, MCP_ROUTE);
       return handlers.proxy.handle(req, res, id);
     }
+    const toolsetId = handlers.toolsets ? toolsetIdFromPath(req.url ?? '/') : null;
+    if (toolsetId !== null) {
+      setRoute(req, TOOLSET_MCP_ROUTE);
+      return handlers.toolsets!.handle(req, res, toolsetId);
+    }
     if (handlers.metricsEndpoint && pathOf(req.url) === METRICS_PATH) {
       setRoute(req, METRICS_PATH);
       return handlers.metricsEndpoint(req, res);
@@ -64,6 +73,7 @@ export function createHttpServer(handlers: Handlers): http.Server {
 const ROUTE = Symbol('route-template');
 type WithRoute = http.IncomingMessage & { [ROUTE]?: string };
 const setRoute = (req: http.IncomingMessage, route: string) => { (req as WithRoute)[ROUTE] = route; };
+const TOOLSET_MCP_ROUTE = '/api/v1/toolsets/:id/mcp';
 const pathOf = (url = '/') => url.split('?', 1)[0];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 

@@ -15,6 +15,10 @@ import type { CallAuditStore } from '../store/call-audit-store';
 import { RouteCache } from '../proxy/route-cache';
 import type { RouteSource } from '../proxy/route';
 import { workflowRoutes } from '../proxy/workflow-routes';
+import { createToolsetEndpoint, type ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
+import type { ToolsetSource } from '../proxy/toolset/toolset-source';
+import type { ConnectorStore } from '../store/connector-store';
+import type { ToolsetStore } from '../store/toolset-store';
 import type { ProcessMetrics } from './metrics';
 import type { Tracing } from './tracing';
 
@@ -57,18 +61,38 @@ export interface ProxyRoleDeps {
   tracing?: Tracing | null;
   /** Where the per-call audit goes, through a bounded queue; absent: no audit. */
   callStore?: CallAuditStore;
+  /** Where toolsets are read (absent: the toolsets' MCP path is not served). */
+  toolsetSource?: ToolsetSource;
+}
+
+/** The toolsets and their members' records, from the database. */
+export function toolsetSourceOf(mongo: { store: ConnectorStore; toolsets: ToolsetStore }): ToolsetSource {
+  return {
+    toolset: (id) => mongo.toolsets.get(id),
+    async memberStatus(connectorId) {
+      const record = await mongo.store.get(connectorId);
+      return record && { state: record.state, disconnect_reason: record.disconnect_reason, authorization_url: record.auth_request?.authorization_endpoint ?? null };
+    },
+  };
 }
 
 /** The MCP proxy; `stop` closes it and writes the calls still queued (before the database closes). */
-export function buildProxy(deps: ProxyRoleDeps): McpProxy & { stop(): Promise<void> } {
+export function buildProxy(deps: ProxyRoleDeps): McpProxy & { stop(): Promise<void>; toolsets?: ToolsetEndpoint } {
   const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
     ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
   });
   const audit = deps.callStore && auditQueueOf(deps.config, deps.logger, deps.callStore, deps.metrics);
-  const proxy = createMcpProxy({ ...proxyOptionsOf(deps.config, deps.logger, routes, deps.metrics), tracer: deps.tracing?.tracer, audit });
+  const options = proxyOptionsOf(deps.config, deps.logger, routes, deps.metrics);
+  const proxy = createMcpProxy({ ...options, tracer: deps.tracing?.tracer, audit });
+  // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate and audit.
+  const toolsets = deps.toolsetSource && createToolsetEndpoint({
+    routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, pool: options.pool, audit, metrics: deps.metrics,
+  });
   return {
     ...proxy,
+    toolsets,
     async stop() {
+      await toolsets?.close();
       proxy.close();
       await audit?.close();
     },

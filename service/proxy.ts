@@ -10,7 +10,7 @@ import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
 import { superviseWorkers } from './process-cluster';
 import { createProcessMetrics, serveMetrics } from './metrics';
-import { authenticatorOf, buildProxy, originPolicyOf } from './proxy-role';
+import { authenticatorOf, buildProxy, originPolicyOf, toolsetSourceOf } from './proxy-role';
 import Koa from 'koa';
 import { healthRoutes } from '../api/routes/health';
 import { openMongo, openTemporal, secretBox, temporalCheck } from './services';
@@ -25,13 +25,13 @@ if (cluster.isPrimary && processesWanted() > 1) {
     const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access, tracing?.clientInterceptors);
     const metrics = createProcessMetrics();
     const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
-    const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing, callStore: mongo.callStore });
+    const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
     // Only the health endpoints beside the MCP path, so that an orchestrator can probe it.
     const health = new Koa();
     const temporalReady = temporalCheck(config.temporal.address!, config.temporal.access);
     const routes = healthRoutes({ temporal: temporalReady });
     health.use(routes.routes());
-    const server = createHttpServer({ proxy, api: health, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint });
+    const server = createHttpServer({ proxy, toolsets: proxy.toolsets, api: health, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint });
     const port = await listen(server, config.port, config.host);
     logger.info({ port }, `proxy listening on ${config.host}:${port}`);
     return async () => {

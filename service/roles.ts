@@ -62,6 +62,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     tracing: deps.tracing,
     activities: {
       store: deps.mongo.store,
+      toolsets: deps.mongo.toolsets,
       oauthStore: deps.mongo.oauthStore,
       secrets: deps.secrets,
       // The configured connect timeout bounds every outbound request, not a fixed default.
@@ -111,7 +112,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
 /** The REST API and a `close` for the connection its readiness check keeps. */
 /** `onChanged` hears of every connector the API has just changed (a proxy in the same process). */
 /** Connectors by state are counted here, in the process that serves the projection (not the worker's too, which would count them twice). */
-export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void }) {
+export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void; onToolsetChanged?: (toolsetId: string) => void }) {
   if (deps.metrics) registerConnectorStates(deps.metrics, () => deps.mongo.store.countByState());
   const temporalReady = temporalCheck(deps.temporalAddress, deps.config.temporal.access);
   const { config } = deps;
@@ -149,6 +150,8 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     scopes: config.callers.jwt?.scopes ?? [],
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
     rateLimit: rateLimitOf(config),
+    toolsets: deps.mongo.toolsets,
+    onToolsetChanged: deps.onToolsetChanged,
   });
   return { api, close: temporalReady.close };
 }

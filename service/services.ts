@@ -12,6 +12,7 @@ import { ensurePrivateDir, ensurePrivateFile } from './private-files';
 import { CallAuditStore } from '../store/call-audit-store';
 import { ConnectorStore } from '../store/connector-store';
 import { OAuthStore } from '../store/oauth-store';
+import { ToolsetStore } from '../store/toolset-store';
 
 export interface Mongo {
   client: MongoClient;
@@ -19,6 +20,7 @@ export interface Mongo {
   oauthStore: OAuthStore;
   /** The per-call audit of MCP traffic. */
   callStore: CallAuditStore;
+  toolsets: ToolsetStore;
 }
 
 export async function openMongo(uri: string, database: string, callAuditDays: number): Promise<Mongo> {
@@ -30,7 +32,9 @@ export async function openMongo(uri: string, database: string, callAuditDays: nu
   await oauthStore.ensureIndexes();
   const callStore = new CallAuditStore(client.db(database), callAuditDays);
   await callStore.ensureIndexes();
-  return { client, store, oauthStore, callStore };
+  const toolsets = new ToolsetStore(client.db(database));
+  await toolsets.ensureIndexes();
+  return { client, store, oauthStore, callStore, toolsets };
 }
 
 /** Connection options for Temporal's clients (the worker's native one takes the same fields). */

@@ -16,6 +16,7 @@ import { createProcessMetrics, serveMetrics } from '../service/metrics';
 import { authenticatorOf, buildApi, buildProxy, originPolicyOf, startWorkerRole } from '../service/roles';
 import { encryptionKey, openMongo, openTemporal, secretBox } from '../service/services';
 import { startTracing } from '../service/tracing';
+import { toolsetSourceOf } from '../service/proxy-role';
 
 export interface EmbeddedStack {
   config: Config;
@@ -85,13 +86,17 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     // SDK's metrics exporter it starts takes a port below the ephemeral range, never PORT's.)
     const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
     stops.push(() => worker.stop());
-    const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore });
+    const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
     stops.push(() => proxy.stop());
     // One process: a change the API made is seen by the proxy at once, not after its route TTL.
-    const onChanged = (connectorId: string) => proxy.invalidate(connectorId);
-    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged, metrics });
+    const onChanged = (connectorId: string) => {
+      proxy.invalidate(connectorId);
+      proxy.toolsets?.memberChanged(connectorId);
+    };
+    const onToolsetChanged = (toolsetId: string) => proxy.toolsets?.toolsetChanged(toolsetId);
+    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged, onToolsetChanged, metrics });
     stops.push(closeApi);
-    const server = createHttpServer({ api, proxy, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint, tracer: tracing?.tracer });
+    const server = createHttpServer({ api, proxy, toolsets: proxy.toolsets, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint, tracer: tracing?.tracer });
     const port = await listen(server, config.port, config.host);
     stops.push(() => closeServer(server));
 

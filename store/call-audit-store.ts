@@ -33,6 +33,9 @@ interface CallFields {
   duration_ms: number;
   request_bytes: number;
   response_bytes: number;
+  /** Calls through a toolset only. */
+  toolset_id?: string;
+  member_id?: string | null;
 }
 
 /**
@@ -257,6 +260,7 @@ function toFields(e: CallEntry): CallFields {
     duration_ms: e.durationMs,
     request_bytes: e.requestBytes,
     response_bytes: e.responseBytes,
+    ...(e.toolsetId === undefined ? {} : { toolset_id: e.toolsetId, member_id: e.memberId ?? null }),
   };
 }
 

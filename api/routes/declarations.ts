@@ -29,6 +29,7 @@ import {
   ApprovePresetSchema, ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema,
   PresetListSchema, ProblemSchema, PublicPresetSchema,
 } from '../../core/schemas';
+import { CreateToolsetSchema, ListToolsetsQuerySchema, PatchToolsetSchema, ToolsetListSchema, ToolsetSchema } from '../../core/toolset-record';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -72,6 +73,7 @@ export const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
   ConnectorCall: CallSchema, ConnectorCallList: CallListSchema,
   Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
+  Toolset: ToolsetSchema, ToolsetList: ToolsetListSchema, CreateToolsetRequest: CreateToolsetSchema, PatchToolsetRequest: PatchToolsetSchema,
 };
 
 /** What any operation taking a credential may answer besides its own. */
@@ -92,6 +94,21 @@ export const BODY_ANSWERS: Readonly<Record<number, Answer>> = {
 const CONNECTOR_ANSWERS = { 404: problem('Unknown connector, or another owner\'s') };
 const FAILED_CONNECT = (type: keyof typeof FAILURE) => FAILURE_HTTP[FAILURE[type]].slug;
 const INVALID_STATE = FAILED_CONNECT('invalidTransition');
+const TOOLSET_ANSWERS = { 404: problem('Unknown toolset, or another owner\'s') };
+const TOOLSET_INVALID = problem('Invalid body: a member the caller may not see, a prefix that is not [a-z0-9_-]{1,32} or is used twice');
+const TOOLSET_MCP_ANSWERS: Readonly<Record<number, Answer>> = {
+  200: ok("the toolset's answer (application/json or text/event-stream): tools/list is the union of the connected members' tools named <prefix>__<tool>, filtered by the members' allow/deny and the caller's access; a call to a member that is not connected answers JSON-RPC -32010 with { connector_id, state, disconnect_reason, authorization_url? }, or -32042 with the authorization URL (URL-mode elicitation)"),
+  202: ok('a notification or response accepted'),
+  400: problem('Ambiguous framing, or Mcp-Method/Mcp-Name headers that disagree with the body', 'ambiguous-framing', 'header-mismatch'),
+  401: problem('No or a bad credential: WWW-Authenticate: Bearer with resource_metadata pointing at the RFC 9728 document of this path'),
+  403: problem('A foreign Origin'),
+  404: problem("Unknown toolset, another owner's, or an unknown session"),
+  405: problem('A method other than POST, GET and DELETE'),
+  413: problem('A body over the limit'),
+  429: problem('The owner is past its request rate, or its concurrent MCP requests are at the limit', 'rate-limited', 'quota-exceeded'),
+  503: problem('The registry or the identity provider cannot be reached; try again (Retry-After)', 'service-unavailable'),
+};
+
 const MCP_ANSWERS: Readonly<Record<number, Answer>> = {
   200: ok('relayed from the MCP server (application/json or text/event-stream), streamed; or JSON-RPC error -32042 carrying the authorization URL when the MCP server asked for authorization and the client declared URL-mode elicitation'),
   202: ok('relayed from the MCP server: a notification or response accepted'),
@@ -223,6 +240,53 @@ export const OPERATIONS = {
     method: 'get', path: '/.well-known/oauth-protected-resource/api/v1/connectors/{id}/mcp', servedBy: 'api', auth: 'open',
     summary: "RFC 9728 protected-resource metadata of a connector's MCP path: where an MCP client signs its user in",
     responses: { 200: ok('resource (the mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)'), 404: problem('No identity provider is configured') },
+  },
+  createToolset: {
+    method: 'post', path: '/api/v1/toolsets', summary: 'Create a toolset: the tools of several connectors as one MCP server', servedBy: 'api', auth: 'caller',
+    body: { schema: CreateToolsetSchema, required: true },
+    responses: { 201: ok('record, `Location`', ToolsetSchema), 422: TOOLSET_INVALID },
+  },
+  listToolsets: {
+    method: 'get', path: '/api/v1/toolsets', summary: 'List toolsets', servedBy: 'api', auth: 'caller',
+    query: ListToolsetsQuerySchema,
+    responses: { 200: ok('`{items,total_count,next_page_token}`', ToolsetListSchema), 422: problem('Bad query') },
+  },
+  getToolset: {
+    method: 'get', path: '/api/v1/toolsets/{id}', summary: 'Get a toolset', servedBy: 'api', auth: 'caller',
+    responses: { 200: ok('record', ToolsetSchema), ...TOOLSET_ANSWERS },
+  },
+  patchToolset: {
+    method: 'patch', path: '/api/v1/toolsets/{id}', servedBy: 'api', auth: 'caller',
+    summary: 'Change a toolset (RFC 7396 JSON merge patch, application/merge-patch+json or application/json; members and access are replaced whole)',
+    body: { schema: PatchToolsetSchema, required: true },
+    responses: { 200: ok('record', ToolsetSchema), ...TOOLSET_ANSWERS, 422: TOOLSET_INVALID },
+  },
+  deleteToolset: {
+    method: 'delete', path: '/api/v1/toolsets/{id}', summary: 'Delete a toolset (its connectors are untouched)', servedBy: 'api', auth: 'caller',
+    responses: { 204: ok('deleted'), ...TOOLSET_ANSWERS },
+  },
+  listToolsetCalls: {
+    method: 'get', path: '/api/v1/toolsets/{id}/calls', servedBy: 'api', auth: 'caller',
+    summary: "Per-call audit of the toolset's MCP traffic (each call names its member)",
+    query: ListCallsQuerySchema,
+    responses: { 200: ok('`{items,has_more,next_page_token}`: MCP calls, newest first', CallListSchema), ...TOOLSET_ANSWERS, 422: problem('Bad query') },
+  },
+  postToolsetMcp: {
+    method: 'post', path: '/api/v1/toolsets/{id}/mcp', summary: 'MCP request to the toolset (2025-11-25 with a session of its own, 2026-07-28 without)', servedBy: 'proxy', auth: 'caller',
+    responses: TOOLSET_MCP_ANSWERS,
+  },
+  getToolsetMcp: {
+    method: 'get', path: '/api/v1/toolsets/{id}/mcp', summary: 'MCP server-to-client SSE stream of the toolset', servedBy: 'proxy', auth: 'caller',
+    responses: TOOLSET_MCP_ANSWERS,
+  },
+  deleteToolsetMcp: {
+    method: 'delete', path: '/api/v1/toolsets/{id}/mcp', summary: 'End the toolset MCP session and its upstream sessions', servedBy: 'proxy', auth: 'caller',
+    responses: TOOLSET_MCP_ANSWERS,
+  },
+  getToolsetProtectedResourceMetadata: {
+    method: 'get', path: '/.well-known/oauth-protected-resource/api/v1/toolsets/{id}/mcp', servedBy: 'api', auth: 'open',
+    summary: "RFC 9728 protected-resource metadata of a toolset's MCP path",
+    responses: { 200: ok("resource (the toolset's mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)"), 404: problem('No identity provider is configured') },
   },
   getOpenApi: {
     method: 'get', path: '/api/v1/openapi.json', summary: 'This document', servedBy: 'api', auth: 'open',

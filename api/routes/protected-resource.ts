@@ -18,19 +18,23 @@ export function protectedResourceMetadataUrl(baseUrl: string, connectorId: strin
 }
 
 /** `scopes`: CONNECTOR__AUTH_SCOPES, listed as `scopes_supported` so that a client knows what to ask for. */
-export function protectedResourceHandlers(deps: { baseUrl: string; issuer: string | null; scopes?: readonly string[] }): { getProtectedResourceMetadata: Handler<'getProtectedResourceMetadata'> } {
-  const getProtectedResourceMetadata: Handler<'getProtectedResourceMetadata'> = (ctx) => {
+export function protectedResourceHandlers(deps: { baseUrl: string; issuer: string | null; scopes?: readonly string[] }): {
+  getProtectedResourceMetadata: Handler<'getProtectedResourceMetadata'>;
+  getToolsetProtectedResourceMetadata: Handler<'getToolsetProtectedResourceMetadata'>;
+} {
+  // A toolset's MCP path is a protected resource of its own, described the same way.
+  const metadata = (collection: 'connectors' | 'toolsets', name: string) => (ctx: Parameters<Handler<'getProtectedResourceMetadata'>>[0]) => {
     const id = String(ctx.params.id).toLowerCase();
     if (!deps.issuer) throw new ProblemError(404, 'the MCP path takes API keys only: there is no authorization server to sign in with');
     if (!isConnectorId(id)) throw new ProblemError(404, 'no such resource');
     ctx.set('Cache-Control', 'public, max-age=300');
     ctx.body = {
-      resource: mcpUrlOf(deps.baseUrl, id),
+      resource: `${deps.baseUrl}/api/v1/${collection}/${id}/mcp`,
       authorization_servers: [deps.issuer],
       ...(deps.scopes?.length ? { scopes_supported: [...deps.scopes] } : {}),
       bearer_methods_supported: ['header'],
-      resource_name: 'MCP connector',
+      resource_name: name,
     };
   };
-  return { getProtectedResourceMetadata };
+  return { getProtectedResourceMetadata: metadata('connectors', 'MCP connector'), getToolsetProtectedResourceMetadata: metadata('toolsets', 'MCP toolset') };
 }

@@ -48,10 +48,10 @@ test('no header, another scheme, two credentials, garbage: 401 without echoing a
   }
 });
 
-test('a valid access token names its qualified subject; the admin role makes an admin', async (t) => {
+test('a valid access token names its qualified subject and its roles; the admin role makes an admin', async (t) => {
   t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'alice', aud: BASE }))), { subject: 'oidc:alice', displayName: 'alice', admin: false });
-  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'root', aud: BASE, roles: ['x', 'connector-admin'] }))), { subject: 'oidc:root', displayName: 'root', admin: true });
-  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'root', aud: BASE, roles: 'a connector-admin' }))), { subject: 'oidc:root', displayName: 'root', admin: true });
+  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'root', aud: BASE, roles: ['x', 'connector-admin'] }))), { subject: 'oidc:root', displayName: 'root', admin: true, roles: ['x', 'connector-admin'] });
+  t.deepEqual(await auth.authenticate(bearer(await idp.sign({ sub: 'root', aud: BASE, roles: 'a connector-admin' }))), { subject: 'oidc:root', displayName: 'root', admin: true, roles: ['a', 'connector-admin'] });
 });
 
 test('the display name is the token\'s email, else its name, else the subject', async (t) => {

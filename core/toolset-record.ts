@@ -1,0 +1,114 @@
+// The toolset: several connectors served as one MCP server. One shape for the request bodies,
+// the stored record and the answer, so that the API, the store and the OpenAPI document agree.
+import { z } from 'zod';
+
+/** A member's prefix: its tools are named `<prefix>__<tool>`. */
+export const PREFIX = /^[a-z0-9_-]{1,32}$/;
+export const TOOL_SEPARATOR = '__';
+
+const GlobSchema = z.string().min(1).max(256);
+const GlobListSchema = z.array(GlobSchema).max(256);
+
+export const ToolFilterSchema = z
+  .strictObject({
+    allow: GlobListSchema.optional().meta({ description: "Glob patterns over the member's own tool names; absent: every tool" }),
+    deny: GlobListSchema.optional().meta({ description: 'Glob patterns over the member\'s own tool names, applied after allow' }),
+  });
+
+export const ToolsetMemberInputSchema = z.strictObject({
+  connector_id: z.string().min(1).max(64),
+  prefix: z.string().regex(PREFIX, 'must match [a-z0-9_-]{1,32}').optional()
+    .meta({ description: "Default: a slug of the connector's metadata.name, else of its id" }),
+  tools: ToolFilterSchema.optional(),
+});
+
+/** Callers: `key:<subject>`, `oidc:<subject>`, `role:<role>`; `*` and `?` glob within each. */
+const CallerPatternSchema = z.string().min(1).max(256).regex(/^(key|oidc|role):.+$/, 'must be key:<subject>, oidc:<subject> or role:<role> (globs allowed)');
+
+export const AccessRuleSchema = z
+  .strictObject({
+    callers: z.array(CallerPatternSchema).min(1).max(64),
+    allow: z.array(GlobSchema).min(1).max(256).meta({ description: 'Glob patterns over the prefixed tool names (<prefix>__<tool>)' }),
+  })
+  .meta({ id: 'ToolsetAccessRule' });
+export type AccessRule = z.infer<typeof AccessRuleSchema>;
+
+const NameSchema = z.string().min(1).max(128);
+const DescriptionSchema = z.string().max(2048);
+const MembersSchema = z.array(ToolsetMemberInputSchema).max(64);
+const AccessSchema = z.array(AccessRuleSchema).max(64);
+
+export const CreateToolsetSchema = z
+  .strictObject({
+    name: NameSchema,
+    description: DescriptionSchema.optional(),
+    members: MembersSchema,
+    access: AccessSchema.optional(),
+  })
+  .meta({ id: 'CreateToolsetRequest' });
+export type CreateToolsetRequest = z.infer<typeof CreateToolsetSchema>;
+
+/** RFC 7396: a member left out stays as it is, null removes the optional ones (description, access). */
+export const PatchToolsetSchema = z
+  .strictObject({
+    name: NameSchema.optional(),
+    description: DescriptionSchema.nullable().optional(),
+    members: MembersSchema.optional(),
+    access: AccessSchema.nullable().optional(),
+  })
+  .meta({ id: 'PatchToolsetRequest' });
+export type PatchToolsetRequest = z.infer<typeof PatchToolsetSchema>;
+
+export const ToolsetMemberSchema = z.object({
+  connector_id: z.string(),
+  prefix: z.string(),
+  tools: z.object({ allow: z.array(z.string()), deny: z.array(z.string()) }),
+});
+export type ToolsetMember = z.infer<typeof ToolsetMemberSchema>;
+
+/** What the store keeps. */
+export const ToolsetRecordSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string(),
+  members: z.array(ToolsetMemberSchema),
+  access: z.array(AccessRuleSchema),
+  created_by: z.string().nullable().meta({ description: 'The owner: key:<subject> or oidc:<subject>' }),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type ToolsetRecord = z.infer<typeof ToolsetRecordSchema>;
+
+export const ToolsetSchema = ToolsetRecordSchema.extend({ mcp_url: z.string() }).meta({ id: 'Toolset' });
+export type Toolset = z.infer<typeof ToolsetSchema>;
+
+export const ToolsetListSchema = z
+  .object({ items: z.array(ToolsetSchema), total_count: z.number().int(), has_more: z.boolean(), next_page_token: z.string().nullable() })
+  .meta({ id: 'ToolsetList' });
+
+export const ListToolsetsQuerySchema = z
+  .strictObject({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    page_token: z.string().max(512).optional(),
+    created_by: z.string().min(1).max(256).optional().meta({ description: "Admins only: one owner's toolsets (key:<subject> or oidc:<subject>)" }),
+  })
+  .meta({ id: 'ListToolsetsQuery' });
+
+export const toolsetMcpUrl = (baseUrl: string, id: string) => `${baseUrl}/api/v1/toolsets/${id}/mcp`;
+
+export function presentToolset(record: ToolsetRecord, baseUrl: string): Toolset {
+  return { ...record, mcp_url: toolsetMcpUrl(baseUrl, record.id) };
+}
+
+/**
+ * The default prefix: a slug of the connector's name, else of its id (a UUID's 32 hex digits,
+ * the dashes dropped so that it fits the 32 characters a prefix may have).
+ */
+export function defaultPrefix(connector: { id: string; metadata: Record<string, string> }): string {
+  const name = slug(connector.metadata.name ?? '');
+  return name || connector.id.replace(/-/g, '').slice(0, 32);
+}
+
+function slug(text: string): string {
+  return text.toLowerCase().normalize('NFKD').replace(/[^a-z0-9_-]+/g, '-').replace(/-{2,}/g, '-').replace(/^-+|-+$/g, '').slice(0, 32).replace(/-+$/, '');
+}

@@ -1,0 +1,16 @@
+// What the toolset endpoint reads besides routes: the toolset itself and, for a member that is
+// not connected, what its record says (why, and where to authorize it). The stack wires these to
+// the database; the proxy room does not import the store.
+import type { ToolsetRecord } from '../../core/toolset-record';
+
+export interface MemberStatus {
+  state: string;
+  disconnect_reason: string | null;
+  /** The connector's pending authorization (auth_required): the page to open. */
+  authorization_url: string | null;
+}
+
+export interface ToolsetSource {
+  toolset(id: string): Promise<ToolsetRecord | null>;
+  memberStatus(connectorId: string): Promise<MemberStatus | null>;
+}
