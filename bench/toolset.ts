@@ -8,8 +8,7 @@
 // Env: BENCH_ROUNDS (5), BENCH_CALLS per round and path (300).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sha256Hex } from '../callers/api-keys';
-import { startToolsMcpServer } from '../test/fixtures/tools-mcp-server';
-import { startTestStack } from '../test/helpers/test-stack';
+import { startTestStack, startToolsMcpServer } from '../test/helpers/for-bench';
 import { percentile } from './lifecycle/rounds';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
