@@ -9,9 +9,13 @@ import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
 import type { StdioRuntimeKind } from '../core/presets';
 import type { Preset } from '../core/schemas';
+import type { ConsoleConfig } from '../core/config';
 import type { ConnectorStore } from '../store/connector-store';
 import type { CallAuditStore } from '../store/call-audit-store';
 import { callerMiddleware } from './caller-middleware';
+import { defaultConsoleDir, loadConsoleFiles } from './console-files';
+import { callerRoutes } from './routes/caller';
+import { consoleRoutes } from './routes/console';
 import type { ConnectorCommands } from './connector-commands';
 import { openApiDocument } from './openapi';
 import { problemMiddleware } from './problem-middleware';
@@ -40,6 +44,10 @@ export interface ApiDeps extends OAuthRouteDeps {
   maxConnectorsPerOwner: number;
   /** CONNECTOR__RATE_LIMIT_PER_OWNER; null or absent: none. */
   rateLimit?: OwnerRateLimit | null;
+  /** The web console's sign-in at the identity provider (CONNECTOR__CONSOLE_CLIENT_ID); null or absent: API keys only. */
+  console?: ConsoleConfig | null;
+  /** Where the console's built files are; absent: dist/console (api/console-files.ts). */
+  consoleDir?: string | null;
 }
 
 export function createApi(deps: ApiDeps): Koa {
@@ -59,7 +67,8 @@ export function createApi(deps: ApiDeps): Koa {
   // Presets before the connector routes, so that /presets is not read as a connector id.
   const connectorDeps = { ...deps, callersAuthenticated: deps.authenticator.enabled };
   const routers = [
-    healthRoutes(deps.readiness), docs, protectedResourceRoutes(deps), presetRoutes(deps.presets, deps.stdioRuntime), oauthRoutes(deps), connectorRoutes(connectorDeps),
+    healthRoutes(deps.readiness), docs, callerRoutes(deps.authenticator.enabled),
+    consoleRoutes(loadConsoleFiles(deps.consoleDir === undefined ? defaultConsoleDir() : deps.consoleDir), deps.console ?? null), protectedResourceRoutes(deps), presetRoutes(deps.presets, deps.stdioRuntime), oauthRoutes(deps), connectorRoutes(connectorDeps),
   ];
   for (const router of routers) {
     app.use(router.routes());

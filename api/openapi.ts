@@ -6,6 +6,9 @@ import { CallListSchema, CallSchema } from '../core/call-record';
 import { ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema, PresetListSchema, ProblemSchema, PublicPresetSchema } from '../core/schemas';
 import { PROTECTED_RESOURCE_PREFIX } from './routes/protected-resource';
 import { METRICS_PATH } from '../core/metrics';
+import { CallerSchema } from '../core/caller-record';
+import { CONSOLE_CONFIG_PATH, REFERENCE_PATH } from './routes/console';
+import { CALLER_PATH } from './routes/caller';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
@@ -37,6 +40,7 @@ function components() {
     ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
     ConnectorCall: CallSchema, ConnectorCallList: CallListSchema,
     Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
+    Caller: CallerSchema,
   };
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(named)) registry.add(schema as z.ZodType, { id });
@@ -144,6 +148,24 @@ export function openApiDocument(baseUrl: string) {
           summary: "RFC 9728 protected-resource metadata of a connector's MCP path: where an MCP client signs its user in",
           security: [],
           responses: { 200: { description: 'resource (the mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)' }, 404: problem('No identity provider is configured') },
+        },
+      },
+      [CALLER_PATH]: {
+        get: { summary: 'Who the credential of this request is (subject, name, whether an admin)', responses: { 200: { description: 'The caller', content: json(ref('Caller')) }, ...CALLER_ANSWERS } },
+      },
+      '/': { get: { summary: 'The web console (HTML; signed out: what the service is, links to this reference and the health checks)', security: [], responses: { 200: { description: 'The page', content: { 'text/html': {} } }, 404: problem('The console is not built (npm run build)') } } },
+      [REFERENCE_PATH]: { get: { summary: 'This document, rendered for people (Swagger UI)', security: [], responses: { 200: { description: 'The page', content: { 'text/html': {} } }, 404: problem('The console is not built (npm run build)') } } },
+      '/console/{file}': {
+        get: {
+          summary: "The console's scripts and stylesheets", security: [],
+          parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'The file' }, 304: { description: 'Not modified (ETag)' }, 404: problem('No such file') },
+        },
+      },
+      [CONSOLE_CONFIG_PATH]: {
+        get: {
+          summary: "The console's sign-in settings: the identity provider (CONNECTOR__AUTH_ISSUER), the console's client id (CONNECTOR__CONSOLE_CLIENT_ID), the resource and scope it asks for; nulls when it signs in with API keys only",
+          security: [], responses: { 200: { description: 'The settings' } },
         },
       },
       '/api/v1/openapi.json': { get: { summary: 'This document', security: [], responses: { 200: { description: 'OpenAPI 3.1' } } } },

@@ -126,6 +126,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     issuer: config.callers.jwt?.issuer ?? null,
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
     rateLimit: rateLimitOf(config),
+    console: config.console,
   });
   return { api, close: temporalReady.close };
 }

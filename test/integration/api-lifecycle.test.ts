@@ -253,9 +253,9 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   t.is(res.status, 200);
   t.is(res.body.openapi, '3.1.0');
   t.deepEqual(Object.keys(res.body.paths).sort(), [
-    '/.well-known/oauth-protected-resource/api/v1/connectors/{id}/mcp', '/api/v1/connectors', '/api/v1/connectors/oauth/authorize', '/api/v1/connectors/oauth/callback', '/api/v1/connectors/presets', '/api/v1/connectors/{id}',
+    '/', '/.well-known/oauth-protected-resource/api/v1/connectors/{id}/mcp', '/api/v1/caller', '/api/v1/connectors', '/api/v1/connectors/oauth/authorize', '/api/v1/connectors/oauth/callback', '/api/v1/connectors/presets', '/api/v1/connectors/{id}',
     '/api/v1/connectors/{id}/calls', '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/{id}/events',
-    '/api/v1/connectors/{id}/mcp', '/api/v1/oauth/client-metadata.json', '/api/v1/openapi.json', '/healthz', '/metrics', '/readyz',
+    '/api/v1/connectors/{id}/mcp', '/api/v1/oauth/client-metadata.json', '/api/v1/openapi.json', '/console/config.json', '/console/{file}', '/healthz', '/metrics', '/readyz', '/reference',
   ], 'every path the service answers, and nothing else');
   t.deepEqual(Object.keys(res.body.paths['/api/v1/connectors/oauth/callback'].get.responses).sort(), ['200', '302', '400']);
   const createSchema = res.body.components.schemas.CreateConnectorRequest;
