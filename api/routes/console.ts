@@ -38,6 +38,7 @@ function serve(ctx: Context, files: ConsoleFiles, name: string, csp: string): vo
   ctx.set('Cache-Control', 'no-cache');
   ctx.set('ETag', file.etag);
   ctx.type = file.type;
+  ctx.status = 200; // ctx.fresh compares validators only on a 2xx answer
   if (ctx.fresh) {
     ctx.status = 304;
     return;
