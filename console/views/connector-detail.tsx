@@ -1,8 +1,8 @@
 // One connector, live (polled every 2 s): its record, the actions its state allows (connect with
 // a token or through OAuth, disconnect, delete), its audit trail, and a link to its MCP calls.
-import { useState } from 'preact/hooks';
 import { ApiError, connectorPath, type Api } from '../api';
 import { usePolling } from '../poll';
+import { useAction } from '../use-action';
 import { go, hrefOf } from '../route';
 import type { Connector } from '../types';
 import { AuditTrail } from './audit-trail';
@@ -13,20 +13,13 @@ const DISCONNECTABLE = new Set(['connected', 'auth_required', 'connecting', 'dis
 
 export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
   const record = usePolling(() => api.get<Connector>(connectorPath(id)), 2000, [api, id]);
-  const [actionError, setActionError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const act = async (action: () => Promise<unknown>) => {
-    setBusy(true);
-    setActionError(null);
-    try {
-      await action();
-      await record.refresh();
-    } catch (err) {
-      setActionError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const action = useAction();
+  // After each action the record is read at once, not at the next tick.
+  const act = (run: () => Promise<unknown>) => action.run(async () => {
+    await run();
+    await record.refresh();
+  });
+  const busy = action.busy;
   const back = <p><a href={hrefOf({ view: 'list' })}>← Connectors</a></p>;
   if (record.error instanceof ApiError && record.error.status === 404) {
     return <main id="main">{back}<ViewHeading>Connector not found</ViewHeading><p role="status">No connector <code>{id}</code> is visible to you: it was deleted, or never existed.</p></main>;
@@ -69,7 +62,7 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
           <button type="button" class="danger" disabled={busy || c.state === 'deleting'} onClick={remove}>Delete</button>
           <a class="button secondary" href={hrefOf({ view: 'calls', id })}>MCP calls</a>
         </div>
-        <ErrorNote error={actionError} />
+        <ErrorNote error={action.error} />
       </section>
       <AuditTrail api={api} id={id} version={c.updated_at} />
       {c.state === 'deleting' && <DeletingNote onGone={() => go({ view: 'list' })} />}

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api';
 import { go, hrefOf } from '../route';
+import { useAction } from '../use-action';
 import type { Connector, Page, Preset } from '../types';
 import { ErrorNote, ViewHeading } from './common';
 
@@ -12,21 +13,19 @@ export function CreateConnector({ api }: { api: Api }) {
   const [presets, setPresets] = useState<Preset[] | undefined>(undefined);
   const [source, setSource] = useState<Source>('preset');
   const [fields, setFields] = useState({ preset: '', url: '', name: '', description: '', client_id: '', client_secret: '' });
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const [loadError, setLoadError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   useEffect(() => {
     api.get<Page<Preset>>('/api/v1/connectors/presets').then((p) => {
       setPresets(p.items);
       if (p.items.length === 0) setSource('url');
-    }, setError);
+    }, setLoadError);
   }, [api]);
   const set = (name: keyof typeof fields) => (e: Event) => setFields({ ...fields, [name]: (e.target as HTMLInputElement).value });
 
-  const submit = async (e: Event) => {
+  const submit = (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    void run(async () => {
       const metadata = Object.fromEntries(Object.entries({ name: fields.name.trim(), description: fields.description.trim() }).filter(([, v]) => v));
       const body = {
         url: source === 'preset' ? fields.preset : fields.url.trim(),
@@ -36,11 +35,7 @@ export function CreateConnector({ api }: { api: Api }) {
       };
       const created = await api.post<Connector>('/api/v1/connectors', body);
       go({ view: 'connector', id: created.id });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -84,7 +79,7 @@ export function CreateConnector({ api }: { api: Api }) {
           <input id="client-secret" type="password" autocomplete="off" value={fields.client_secret} onInput={set('client_secret')} />
         </details>
         <button type="submit" disabled={busy}>Create</button>
-        <ErrorNote error={error} />
+        <ErrorNote error={error ?? loadError} />
       </form>
     </main>
   );

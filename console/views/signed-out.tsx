@@ -2,6 +2,7 @@
 // is healthy, and the two ways to sign in (an API key, or the platform's identity provider).
 import { useState } from 'preact/hooks';
 import type { ConsoleSettings } from '../types';
+import { useAction } from '../use-action';
 import { ErrorNote } from './common';
 
 interface Props {
@@ -13,19 +14,7 @@ interface Props {
 
 export function SignedOut({ settings, message, onKey, onIdentityProvider }: Props) {
   const [key, setKey] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (action: () => Promise<void>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run } = useAction();
   return (
     <main id="main" class="signed-out">
       <h1>Connector registry</h1>

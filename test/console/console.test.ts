@@ -91,7 +91,7 @@ test.serial('signed out, / says what the service is and links to the API referen
 
   await page.click('a[href="/reference"]');
   await page.getByText('Create a connector').first().waitFor();
-  t.true(await page.getByText('/api/v1/connectors/{id}/connect').first().isVisible(), 'the operations of the OpenAPI document are listed');
+  t.true(await page.locator('.opblock').count() >= 10, 'the operations of the OpenAPI document are listed');
   await screenshot(page, 'api-reference');
   t.deepEqual(ann.csp, [], 'no CSP violation on the console or the reference');
 });
