@@ -101,7 +101,7 @@ test.serial('ann signs in with a key, creates a connector from a preset, connect
   await signInWithKey(page, KEYS.ann);
   t.regex(await page.textContent('#signed-in-as') ?? '', /Signed in as ann$/);
   await page.getByRole('link', { name: 'New connector' }).click();
-  await page.getByLabel('Preset').selectOption(tokenServer.url);
+  await page.getByLabel('Preset', { exact: true }).selectOption(tokenServer.url);
   await page.getByRole('button', { name: 'Create' }).click();
   await page.waitForURL(/#\/connectors\/[0-9a-f-]{36}$/);
   made.token = idFromUrl(page);
