@@ -114,9 +114,10 @@ test.serial('ann signs in with a key, creates a connector from a preset, connect
   t.is(await page.getByLabel('Access token').inputValue(), '', 'the token field is emptied once sent');
   t.false((await page.content()).includes(UPSTREAM_TOKEN), 'the token is never shown');
   const trail = page.locator('table.events tbody tr');
-  await trail.nth(1).waitFor();
+  await trail.nth(2).waitFor();
   t.regex(await trail.nth(0).textContent() ?? '', /key:ann.*created/);
-  t.regex(await trail.nth(1).textContent() ?? '', /key:ann.*created.*connected/);
+  t.regex(await trail.nth(1).textContent() ?? '', /key:ann.*created → connecting.*connect requested/);
+  t.regex(await trail.nth(2).textContent() ?? '', /key:ann.*connecting → connected/);
   await screenshot(page, 'connector-connected');
   const record = await stack.api('GET', `/api/v1/connectors/${made.token}`, undefined, { authorization: `Bearer ${KEYS.ann}` });
   t.like(record.body, { state: 'connected', created_by: 'key:ann', preset: { url: tokenServer.url } });
@@ -222,8 +223,14 @@ test.serial('a sign-in at the identity provider: authorization code + PKCE in th
   const csp = watchCsp(context);
   const page = await context.newPage();
   await page.goto(`${base}/`);
-  await Promise.all([page.waitForURL((url) => url.href.startsWith(as.issuer)), page.getByRole('button', { name: 'Sign in with the identity provider' }).click()]);
-  const authorize = new URL(page.url());
+  const [request] = await Promise.all([
+    page.waitForRequest((r) => r.url().startsWith(as.issuer) && new URL(r.url()).searchParams.has('code_challenge')),
+    page.getByRole('button', { name: 'Sign in with the identity provider' }).click(),
+  ]);
+  const authorize = new URL(request.url()).searchParams;
+  t.like(Object.fromEntries(authorize), { response_type: 'code', client_id: CONSOLE_CLIENT, redirect_uri: `${base}/`, code_challenge_method: 'S256', resource: base, scope: 'openid' });
+  t.regex(authorize.get('code_challenge')!, /^[A-Za-z0-9_-]{43}$/);
+  await page.waitForURL((url) => url.href.startsWith(as.issuer) && url.pathname.includes('/interaction/'));
   await page.fill('input[name="login"]', 'carol');
   await page.fill('input[name="password"]', 'any password');
   await page.click('button[type="submit"]');
@@ -233,7 +240,6 @@ test.serial('a sign-in at the identity provider: authorization code + PKCE in th
   t.regex(await page.textContent('#signed-in-as') ?? '', /Signed in as carol$/);
   t.false(page.url().includes('code='), 'the code is taken out of the address bar');
   await page.getByText('No connectors yet.').waitFor();
-  t.log(`authorization request: ${[...new URL(authorize).searchParams.keys()].join(', ')}`);
   t.deepEqual(await localStorageKeys(page), []);
   t.deepEqual(csp, []);
 });
