@@ -8,10 +8,14 @@ import type { AddressPolicy } from '../core/address-guard';
 import type { Logger } from '../core/logger';
 import type { StdioRuntimeKind } from '../core/presets';
 import type { Preset } from '../core/schemas';
+import type { ConsoleConfig } from '../core/config';
 import type { ConnectorStore } from '../store/connector-store';
 import type { CallAuditStore } from '../store/call-audit-store';
 import { LiveCatalog } from '../store/live-catalog';
 import { callerMiddleware } from './caller-middleware';
+import { defaultConsoleDir, loadConsoleFiles } from './console-files';
+import { callerHandlers } from './routes/caller';
+import { consoleHandlers } from './routes/console';
 import type { ConnectorCommands } from './connector-commands';
 import { openApiDocument } from './openapi';
 import { problemMiddleware } from './problem-middleware';
@@ -54,6 +58,10 @@ export interface ApiDeps extends OAuthRouteDeps {
   toolsets?: ToolsetStore;
   /** Told of every toolset changed or deleted (a toolset server in the same process). */
   onToolsetChanged?: (toolsetId: string) => void;
+  /** The web console's sign-in at the identity provider (CONNECTOR__CONSOLE_CLIENT_ID); null or absent: API keys only. */
+  console?: ConsoleConfig | null;
+  /** Where the console's built files are; absent: dist/console (api/console-files.ts). */
+  consoleDir?: string | null;
 }
 
 export function createApi(deps: ApiDeps): Koa {
@@ -76,6 +84,8 @@ export function createApi(deps: ApiDeps): Koa {
     ...oauthHandlers(deps),
     ...connectorHandlers({ ...deps, catalog, callersAuthenticated: deps.authenticator.enabled }),
     ...toolsetHandlers(deps),
+    ...callerHandlers(deps.authenticator.enabled),
+    ...consoleHandlers(loadConsoleFiles(deps.consoleDir === undefined ? defaultConsoleDir() : deps.consoleDir), deps.console ?? null),
   });
   app.use(router.routes());
   app.use(router.allowedMethods());

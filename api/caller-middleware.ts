@@ -8,10 +8,12 @@ import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import type { OwnerRateLimit } from '../callers/owner-rate-limit';
 import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
 import { ProblemError } from '../core/problem';
+import { CONSOLE_PREFIX, REFERENCE_PATH } from './routes/console';
 
-// The consent page and the callback are opened by the user's browser, which holds no API credential.
-const OPEN_PATHS = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', CONSENT_PATH, OAUTH_CALLBACK_PATH, CLIENT_METADATA_PATH]);
-const isOpen = (path: string) => OPEN_PATHS.has(path) || path.startsWith('/.well-known/');
+// The consent page and the callback are opened by the user's browser, which holds no API credential;
+// so are the console's pages and files (the console then sends the user's credential itself).
+const OPEN_PATHS = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', CONSENT_PATH, OAUTH_CALLBACK_PATH, CLIENT_METADATA_PATH, '/', REFERENCE_PATH]);
+const isOpen = (path: string) => OPEN_PATHS.has(path) || path.startsWith('/.well-known/') || path.startsWith(CONSOLE_PREFIX);
 
 export function callerMiddleware(auth: Authenticator, rateLimit: OwnerRateLimit | null = null) {
   return async (ctx: Context, next: Next) => {

@@ -75,6 +75,8 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   MONGODB_DATABASE: { section: 'database', meaning: 'the database holding records, audit events, calls and list keys' },
 
   CONNECTOR__AUTH_AUDIENCE: { section: 'callers', default: '`BASE_URL`', meaning: "accepted `aud`; on a connector's MCP path its `mcp_url` is accepted too" },
+  CONNECTOR__CONSOLE_CLIENT_ID: { section: 'callers', meaning: "the web console's client id at `CONNECTOR__AUTH_ISSUER` (a public client, PKCE, redirect URI `{BASE_URL}/`); unset: the console signs in with API keys only (docs/console.md)" },
+  CONNECTOR__CONSOLE_SCOPE: { section: 'callers', meaning: 'the scope the console asks the identity provider for (with `resource` = the API\'s audience)' },
   CONNECTOR__AUTH_SCOPES: { section: 'callers', meaning: "space-separated scopes listed as `scopes_supported` in the MCP path's protected-resource metadata and named in its 401 challenge: what a stock MCP client asks the issuer for" },
   CONNECTOR__AUTH_SUBJECT_CLAIM: { section: 'callers', meaning: 'the claim naming the owner' },
   CONNECTOR__AUTH_ROLES_CLAIM: { section: 'callers', meaning: 'the claim holding roles' },

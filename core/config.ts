@@ -121,6 +121,8 @@ export const EnvSchema = z.object({
   CONNECTOR__AUTH_ADMIN_ROLE: z.string().min(1).default('connector-admin'),
   // RFC 6749 scope tokens, space-separated: what a stock MCP client asks the issuer for when it signs in to the MCP path.
   CONNECTOR__AUTH_SCOPES: z.string().trim().regex(/^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/, 'must be scope tokens separated by single spaces').default('openid'),
+  CONNECTOR__CONSOLE_CLIENT_ID: z.string().min(1).max(512).optional(),
+  CONNECTOR__CONSOLE_SCOPE: z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'must be space-separated OAuth scopes').default('openid'),
   CONNECTOR__API_KEYS: z.string().optional(),
   CONNECTOR__AUTH_DISABLED: bool.default(false),
   CONNECTOR__ALLOWED_ORIGINS: z.string().optional(),
@@ -191,6 +193,8 @@ export interface Config {
   /** Origins a connect's redirect_url may point to; null: any http(s) URL. */
   allowedRedirectOrigins: string[] | null;
   callers: CallerConfig;
+  /** The web console's sign-in at the identity provider; null: API keys only (docs/console.md). */
+  console: ConsoleConfig | null;
   /** Limits of the HTTP server (API and proxy) against slow and too many clients. */
   http: ServerLimits;
   /** How long the audit events of a deleted connector are kept. */
@@ -251,6 +255,21 @@ export interface CallerConfig {
   maxStreamsPerOwner: number;
   /** Requests per second and burst per owner, REST and MCP alike; null: no limit (off, or callers not authenticated). */
   rateLimitPerOwner: RateLimitSettings | null;
+}
+
+/** What the console's browser code needs for authorization code + PKCE at CONNECTOR__AUTH_ISSUER. */
+export interface ConsoleConfig {
+  issuer: string;
+  clientId: string;
+  /** Sent as the RFC 8707 resource, so that the access token's audience is one the API accepts. */
+  audience: string;
+  scope: string;
+}
+
+function consoleConfig(e: Env, callers: CallerConfig): ConsoleConfig | null {
+  if (!e.CONNECTOR__CONSOLE_CLIENT_ID) return null;
+  if (!callers.jwt) throw new ConfigError('CONNECTOR__CONSOLE_CLIENT_ID: needs CONNECTOR__AUTH_ISSUER (the console signs in there)');
+  return { issuer: callers.jwt.issuer, clientId: e.CONNECTOR__CONSOLE_CLIENT_ID, audience: callers.jwt.audiences[0]!, scope: e.CONNECTOR__CONSOLE_SCOPE };
 }
 
 /** Inclusive bounds; the same numbers serve as gids. */
@@ -346,6 +365,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
       ? wrap('CONNECTOR__ALLOWED_REDIRECT_ORIGINS', () => parseOrigins(e.CONNECTOR__ALLOWED_REDIRECT_ORIGINS!))
       : null,
     callers,
+    console: consoleConfig(e, callers),
     http: serverLimitsOf(e),
     eventsRetentionDays: e.CONNECTOR__EVENTS_RETENTION_DAYS,
     tracing: tracingConfig(stripEmpty(env)),

@@ -152,6 +152,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     rateLimit: rateLimitOf(config),
     toolsets: deps.mongo.toolsets,
     onToolsetChanged: deps.onToolsetChanged,
+    console: config.console,
   });
   return { api, close: temporalReady.close };
 }

@@ -6,6 +6,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { buildConsole } from './build-console';
 import { bundleWorkflows } from '../service/bundle-workflows';
 import { workflowBundleName } from '../service/workflow-bundle';
 
@@ -44,7 +45,9 @@ async function main(): Promise<void> {
   // Beside dist/worker.mjs, where the worker looks for them (service/worker-runtime.ts).
   const bundles = [false, true].map((traced) => workflowBundleName(traced));
   for (const traced of [false, true]) await writeFile(join(DIST, workflowBundleName(traced)), await bundleWorkflows(traced));
-  process.stdout.write(`built ${Object.keys(ALL_ENTRY_POINTS).map((n) => `dist/${n}.mjs`).join(', ')} and ${bundles.map((b) => `dist/${b}`).join(', ')} in ${Date.now() - started} ms\n`);
+  await buildConsole(ROOT, DIST);
+  const built = [...Object.keys(ALL_ENTRY_POINTS).map((n) => `${n}.mjs`), ...bundles, 'console/'].map((n) => `dist/${n}`);
+  process.stdout.write(`built ${built.join(', ')} in ${Date.now() - started} ms\n`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

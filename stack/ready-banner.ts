@@ -3,6 +3,9 @@ import type { LogFormat, Logger } from '../core/logger';
 import type { EmbeddedStack } from './embedded-stack';
 
 export interface ReadyAddresses {
+  /** The web console (docs/console.md) and the API reference, both served by the API. */
+  console?: string;
+  reference?: string;
   api: string;
   openapi: string;
   /** Only when CONNECTOR__TEMPORAL_UI asked for it: absent with an external Temporal or a headless dev server. */
@@ -12,12 +15,16 @@ export interface ReadyAddresses {
 type ReadyStack = Pick<EmbeddedStack, 'baseUrl' | 'temporalUiUrl' | 'temporalAddress' | 'mongoUri'>;
 
 export function readyAddresses(stack: Pick<ReadyStack, 'baseUrl' | 'temporalUiUrl'>): ReadyAddresses {
-  return { api: stack.baseUrl, openapi: `${stack.baseUrl}/api/v1/openapi.json`, temporalUi: stack.temporalUiUrl };
+  return {
+    console: `${stack.baseUrl}/`, reference: `${stack.baseUrl}/reference`, api: stack.baseUrl, openapi: `${stack.baseUrl}/api/v1/openapi.json`, temporalUi: stack.temporalUiUrl,
+  };
 }
 
 /** A short block for the pretty log: one address per line, labels aligned. */
 export function readyBanner(addresses: ReadyAddresses): string {
   const rows: [string, string][] = [
+    ...(addresses.console ? [['Console', addresses.console] as [string, string]] : []),
+    ...(addresses.reference ? [['API reference', addresses.reference] as [string, string]] : []),
     ['API', addresses.api],
     ['OpenAPI', addresses.openapi],
     ...(addresses.temporalUi ? [['Temporal Web UI', addresses.temporalUi] as [string, string]] : []),

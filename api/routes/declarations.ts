@@ -21,6 +21,7 @@
 import type { z } from 'zod';
 import { AuthRequestSchema, ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, EventListSchema } from '../../core/connector-record';
 import { CallListSchema, CallSchema } from '../../core/call-record';
+import { CallerSchema } from '../../core/caller-record';
 import { FAILURE, FAILURE_HTTP } from '../../core/failures';
 import { METRICS_PATH } from '../../core/metrics';
 import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../../core/oauth-client-metadata';
@@ -73,7 +74,7 @@ export const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
   ConnectorCall: CallSchema, ConnectorCallList: CallListSchema,
   Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
-  Toolset: ToolsetSchema, ToolsetList: ToolsetListSchema, CreateToolsetRequest: CreateToolsetSchema, PatchToolsetRequest: PatchToolsetSchema,
+  Caller: CallerSchema, Toolset: ToolsetSchema, ToolsetList: ToolsetListSchema, CreateToolsetRequest: CreateToolsetSchema, PatchToolsetRequest: PatchToolsetSchema,
 };
 
 /** What any operation taking a credential may answer besides its own. */
@@ -287,6 +288,27 @@ export const OPERATIONS = {
     method: 'get', path: '/.well-known/oauth-protected-resource/api/v1/toolsets/{id}/mcp', servedBy: 'api', auth: 'open',
     summary: "RFC 9728 protected-resource metadata of a toolset's MCP path",
     responses: { 200: ok("resource (the toolset's mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)"), 404: problem('No identity provider is configured') },
+  },
+  getCaller: {
+    method: 'get', path: '/api/v1/caller', summary: 'Who the credential of this request is (subject, name, whether an admin)', servedBy: 'api', auth: 'caller',
+    responses: { 200: ok('the caller', CallerSchema) },
+  },
+  getConsole: {
+    method: 'get', path: '/', summary: 'The web console (HTML; signed out: what the service is, links to the API reference and the health checks)', servedBy: 'api', auth: 'open',
+    responses: { 200: page('the page', 'text/html'), 304: ok('not modified (ETag)'), 404: problem('The console is not built (npm run build)') },
+  },
+  getReference: {
+    method: 'get', path: '/reference', summary: 'This document, rendered for people (Swagger UI)', servedBy: 'api', auth: 'open',
+    responses: { 200: page('the page', 'text/html'), 304: ok('not modified (ETag)'), 404: problem('The console is not built (npm run build)') },
+  },
+  getConsoleConfig: {
+    method: 'get', path: '/console/config.json', servedBy: 'api', auth: 'open',
+    summary: "The console's sign-in settings: the identity provider (CONNECTOR__AUTH_ISSUER), the console's client id (CONNECTOR__CONSOLE_CLIENT_ID), the resource and scope it asks for; nulls when it signs in with API keys only",
+    responses: { 200: ok('the settings') },
+  },
+  getConsoleFile: {
+    method: 'get', path: '/console/{file}', summary: "The console's scripts and stylesheets", servedBy: 'api', auth: 'open',
+    responses: { 200: ok('the file'), 304: ok('not modified (ETag)'), 404: problem('No such file') },
   },
   getOpenApi: {
     method: 'get', path: '/api/v1/openapi.json', summary: 'This document', servedBy: 'api', auth: 'open',

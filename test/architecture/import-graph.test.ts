@@ -30,6 +30,8 @@ const ALLOWED: Record<string, { values: string[]; types: string[] }> = {
   stack: { values: PRODUCTION, types: [] },
   // The benchmarks run both, and take from test/ only what BENCH_DOOR re-exports.
   bench: { values: [...PRODUCTION, 'stack'], types: [] },
+  // Browser code: a client of the public REST API like any other, so nothing of the service's.
+  console: { values: [], types: [] },
 };
 const ROOMS = Object.keys(ALLOWED);
 /** The one module of test/ that bench/ may import. */
@@ -41,14 +43,14 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
-    return name.endsWith('.ts') ? [relative(ROOT, path)] : [];
+    return /\.tsx?$/.test(name) ? [relative(ROOT, path)] : [];
   });
 }
 
 function resolveImport(from: string, spec: string): string | null {
   if (!spec.startsWith('.')) return null;
   const base = normalize(join(dirname(from), spec)).replace(/\.js$/, '');
-  for (const candidate of [`${base}.ts`, join(base, 'index.ts')]) {
+  for (const candidate of [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')]) {
     try {
       if (statSync(join(ROOT, candidate)).isFile()) return candidate;
     } catch { /* try the next form */ }

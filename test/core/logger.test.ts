@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import test from 'ava';
 import { loadConfig } from '../../core/config';
 import { createLogger, interactiveLogFormat, REDACTION_MARKER, SECRET_FIELDS, type LogFormat } from '../../core/logger';
-import { logReady, readyBanner } from '../../stack/ready-banner';
+import { logReady, readyAddresses, readyBanner } from '../../stack/ready-banner';
 
 function capture(format: LogFormat = 'json') {
   const chunks: string[] = [];
@@ -104,7 +104,9 @@ test('the ready banner names the API, OpenAPI and Temporal Web UI addresses', (t
   t.regex(banner, /Temporal Web UI\s+http:\/\/127\.0\.0\.1:18233/);
   const { logger, text } = capture('pretty');
   logReady(logger, 'pretty', stack);
-  t.true(text().includes(banner));
+  t.regex(text(), /Console\s+http:\/\/localhost:18080\/\n/, 'the web console first, where a person opens it');
+  t.regex(text(), /API reference\s+http:\/\/localhost:18080\/reference\n/);
+  t.true(text().includes(readyBanner(readyAddresses(stack))));
   t.false(text().includes('banner-pass'));
 });
 

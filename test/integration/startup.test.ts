@@ -67,7 +67,7 @@ test('by default the embedded Temporal runs without its Web UI, and nothing name
   t.notRegex(log, /Web UI|uiUrl/);
 });
 
-test('npm start with CONNECTOR__TEMPORAL_UI=true and readable logs prints a banner whose API, OpenAPI and Temporal Web UI addresses answer', async (t) => {
+test('npm start with CONNECTOR__TEMPORAL_UI=true and readable logs prints a banner whose console, API reference, API, OpenAPI and Temporal Web UI addresses answer', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-banner-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
   const port = await freePort();
@@ -82,6 +82,13 @@ test('npm start with CONNECTOR__TEMPORAL_UI=true and readable logs prints a bann
   const openapi = await fetch(address('OpenAPI')!);
   t.is(openapi.status, 200);
   t.is(((await openapi.json()) as { openapi: string }).openapi, '3.1.0');
+  // The compiled stack serves the console built beside it (dist/console).
+  t.is(address('Console'), `http://127.0.0.1:${port}/`);
+  const consolePage = await fetch(address('Console')!);
+  t.is(consolePage.status, 200);
+  t.regex(consolePage.headers.get('content-type') ?? '', /^text\/html/);
+  t.regex(consolePage.headers.get('content-security-policy') ?? '', /script-src 'self';.*frame-ancestors 'none'/);
+  t.is((await fetch(address('API reference')!)).status, 200);
   const webUi = address('Temporal Web UI');
   t.regex(webUi ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
   t.is((await fetch(webUi!)).status, 200);

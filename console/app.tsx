@@ -1,0 +1,100 @@
+// The console's shell: finds out who the user is (a stored credential, the identity provider's
+// redirect back, or a service running without caller authentication), then shows the signed-out
+// page or the view the URL's fragment names.
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { ApiError, createApi, type Credential } from './api';
+import { completeSignIn, isSignInReturn, startSignIn } from './oidc';
+import { hrefOf, useRoute } from './route';
+import { forgetCredential, keepCredential, storedCredential } from './session';
+import type { CallerView, ConsoleSettings } from './types';
+import { CallAudit } from './views/call-audit';
+import { ConnectorDetail } from './views/connector-detail';
+import { ConnectorList } from './views/connector-list';
+import { CreateConnector } from './views/create-connector';
+import { SignedOut } from './views/signed-out';
+
+type Session =
+  | { phase: 'loading' }
+  | { phase: 'signed-out'; message: string | null }
+  | { phase: 'signed-in'; credential: Credential; caller: CallerView };
+
+export function App() {
+  const [settings, setSettings] = useState<ConsoleSettings | undefined>(undefined);
+  const [session, setSession] = useState<Session>({ phase: 'loading' });
+  const signOut = (message: string | null = null) => {
+    forgetCredential();
+    setSession({ phase: 'signed-out', message });
+  };
+
+  /** Asks the API who this credential is; a refused one is never kept. */
+  const enter = async (credential: Credential, expiresIn?: number) => {
+    const caller = await createApi(credential, () => undefined).get<CallerView>('/api/v1/caller');
+    if (credential) keepCredential(credential, expiresIn);
+    setSession({ phase: 'signed-in', credential, caller });
+  };
+
+  useEffect(() => {
+    void (async () => {
+      const loaded = await fetch('/console/config.json', { credentials: 'omit' }).then((r) => r.json() as Promise<ConsoleSettings>).catch(() => undefined);
+      setSettings(loaded);
+      const search = new URLSearchParams(location.search);
+      try {
+        if (loaded && isSignInReturn(search)) {
+          history.replaceState(null, '', `/${location.hash}`);
+          const signedIn = await completeSignIn(loaded, search);
+          return await enter({ kind: 'oidc', value: signedIn.accessToken }, signedIn.expiresIn);
+        }
+        const stored = storedCredential();
+        if (stored) return await enter(stored);
+        // A service without caller authentication answers without a credential.
+        return await enter(null);
+      } catch (err) {
+        const refused = err instanceof ApiError && err.status === 401;
+        signOut(refused ? null : (err as Error).message);
+      }
+    })();
+  }, []);
+
+  if (session.phase === 'loading') return <main id="main"><p role="status">Loading…</p></main>;
+  if (session.phase === 'signed-out') {
+    return (
+      <SignedOut
+        settings={settings}
+        message={session.message}
+        onKey={async (key) => {
+          try {
+            await enter({ kind: 'key', value: key });
+          } catch (err) {
+            throw err instanceof ApiError && err.status === 401 ? new Error('This key is not valid.') : err;
+          }
+        }}
+        onIdentityProvider={() => startSignIn(settings!)}
+      />
+    );
+  }
+  return <SignedIn credential={session.credential} caller={session.caller} signOut={signOut} />;
+}
+
+function SignedIn({ credential, caller, signOut }: { credential: Credential; caller: CallerView; signOut: (message?: string | null) => void }) {
+  const api = useMemo(() => createApi(credential, () => signOut('Your sign-in was refused or has expired; sign in again.')), [credential]);
+  const route = useRoute();
+  const who = caller.authenticated ? `${caller.name ?? caller.subject}${caller.admin ? ' (admin)' : ''}` : 'open access (caller authentication is off)';
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href={hrefOf({ view: 'list' })}>Connector registry</a>
+        <nav aria-label="Main">
+          <a href={hrefOf({ view: 'list' })}>Connectors</a>
+          <a href={hrefOf({ view: 'new' })}>New</a>
+          <a href="/reference">API reference</a>
+        </nav>
+        <span class="who" id="signed-in-as">Signed in as {who}</span>
+        {caller.authenticated && <button type="button" class="secondary" onClick={() => signOut()}>Sign out</button>}
+      </header>
+      {route.view === 'list' && <ConnectorList api={api} caller={caller} />}
+      {route.view === 'new' && <CreateConnector api={api} />}
+      {route.view === 'connector' && <ConnectorDetail key={route.id} api={api} id={route.id} />}
+      {route.view === 'calls' && <CallAudit key={route.id} api={api} id={route.id} />}
+    </>
+  );
+}

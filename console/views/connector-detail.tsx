@@ -1,0 +1,75 @@
+// One connector, live (polled every 2 s): its record, the actions its state allows (connect with
+// a token or through OAuth, disconnect, delete), its audit trail, and a link to its MCP calls.
+import { ApiError, connectorPath, type Api } from '../api';
+import { usePolling } from '../poll';
+import { useAction } from '../use-action';
+import { go, hrefOf } from '../route';
+import type { Connector } from '../types';
+import { AuditTrail } from './audit-trail';
+import { ConnectForm } from './connect-form';
+import { ErrorNote, StateBadge, ViewHeading, connectorName, shownTime } from './common';
+
+const DISCONNECTABLE = new Set(['connected', 'auth_required', 'connecting', 'disconnected']);
+
+export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
+  const record = usePolling(() => api.get<Connector>(connectorPath(id)), 2000, [api, id]);
+  const action = useAction();
+  // After each action the record is read at once, not at the next tick.
+  const act = (run: () => Promise<unknown>) => action.run(async () => {
+    await run();
+    await record.refresh();
+  });
+  const busy = action.busy;
+  const back = <p><a href={hrefOf({ view: 'list' })}>← Connectors</a></p>;
+  if (record.error instanceof ApiError && record.error.status === 404) {
+    return <main id="main">{back}<ViewHeading>Connector not found</ViewHeading><p role="status">No connector <code>{id}</code> is visible to you: it was deleted, or never existed.</p></main>;
+  }
+  const c = record.data;
+  if (!c) return <main id="main">{back}<ViewHeading>Connector</ViewHeading><ErrorNote error={record.error} /><p>Loading…</p></main>;
+  const remove = () => {
+    if (!confirm(`Delete the connector “${connectorName(c)}”? Its tokens are revoked and its record removed.`)) return;
+    void act(() => api.delete(connectorPath(id)));
+  };
+  return (
+    <main id="main">
+      {back}
+      <ViewHeading>{connectorName(c)}</ViewHeading>
+      <p class="status-line" aria-live="polite">State: <StateBadge state={c.state} /></p>
+      <dl class="record">
+        <dt>URL</dt><dd><code>{c.url}</code></dd>
+        <dt>MCP address</dt><dd><code>{c.mcp_url}</code></dd>
+        {c.metadata.description && <><dt>Description</dt><dd>{c.metadata.description}</dd></>}
+        {c.disconnect_reason && <><dt>Disconnect reason</dt><dd class="reason">{c.disconnect_reason}{c.disconnect_permanent === false ? ' (the service retries by itself)' : ''}</dd></>}
+        {c.protocol_version && <><dt>MCP revision</dt><dd>{c.protocol_version}</dd></>}
+        {c.preset && <><dt>Preset</dt><dd><code>{c.preset.url}</code></dd></>}
+        <dt>Owner</dt><dd>{c.created_by_name ?? c.created_by ?? '—'}</dd>
+        <dt>Created</dt><dd>{shownTime(c.created_at)}</dd>
+        <dt>Updated</dt><dd>{shownTime(c.updated_at)}</dd>
+        <dt>Id</dt><dd><code>{c.id}</code></dd>
+      </dl>
+      {c.state === 'auth_required' && c.auth_request && (
+        <p class="notice">
+          The MCP server asks for authorization.{' '}
+          <a id="authorize-link" href={c.auth_request.authorization_endpoint} target="_blank" rel="noopener noreferrer">Open the authorization page</a>{' '}
+          (a new tab; this page follows the outcome). Valid until {shownTime(c.auth_request.expires_at)}.
+        </p>
+      )}
+      <section aria-labelledby="actions-heading">
+        <h2 id="actions-heading">Actions</h2>
+        <ConnectForm api={api} connector={c} busy={busy} act={act} />
+        <div class="actions">
+          <button type="button" disabled={busy || !DISCONNECTABLE.has(c.state)} onClick={() => void act(() => api.post(connectorPath(id, '/disconnect')))}>Disconnect</button>
+          <button type="button" class="danger" disabled={busy || c.state === 'deleting'} onClick={remove}>Delete</button>
+          <a class="button secondary" href={hrefOf({ view: 'calls', id })}>MCP calls</a>
+        </div>
+        <ErrorNote error={action.error} />
+      </section>
+      <AuditTrail api={api} id={id} version={c.updated_at} />
+      {c.state === 'deleting' && <DeletingNote onGone={() => go({ view: 'list' })} />}
+    </main>
+  );
+}
+
+function DeletingNote({ onGone }: { onGone: () => void }) {
+  return <p class="notice" role="status">Deleting… the record disappears once teardown is done. <button type="button" class="link" onClick={onGone}>Back to the list</button></p>;
+}

@@ -1,0 +1,45 @@
+// What the console's browser tests share: Chromium (the toolchain's, through playwright-core),
+// screenshots under test-output/console/ (git-ignored) for people to look at, and a watch on
+// every page for Content-Security-Policy violations, which must never happen.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createLogger } from '../../core/logger';
+import { locateChromium } from '../../stack/toolchain/chromium';
+
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+export const SCREENSHOTS = path.join(fileURLToPath(new URL('../..', import.meta.url)), 'test-output', 'console');
+
+export async function launchChromium(): Promise<Browser> {
+  // Found or fetched by `npm test`'s toolchain step; missing here means that step was skipped.
+  const found = await locateChromium({ log: createLogger('test-browser', 'warn'), install: false });
+  return chromium.launch({ executablePath: found.path, env: { ...process.env, ...found.env }, args: CHROMIUM_ARGS });
+}
+
+/** Every CSP violation the browser reports on any page of the context, as its console text. */
+export function watchCsp(context: BrowserContext): string[] {
+  const violations: string[] = [];
+  const watch = (page: Page) => page.on('console', (message) => {
+    if (/Content Security Policy|Trusted Type/i.test(message.text())) violations.push(`${page.url()}: ${message.text()}`);
+  });
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  return violations;
+}
+
+export async function screenshot(page: Page, name: string): Promise<string> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+/** Whatever the page keeps in localStorage: the console must keep nothing there. */
+// Expressions as strings: the tests' TypeScript has no DOM types.
+export const localStorageKeys = (page: Page) => page.evaluate<string[]>('Object.keys(localStorage)');
+export const sessionStorageLength = (page: Page) => page.evaluate<number>('sessionStorage.length');
