@@ -1,9 +1,8 @@
 // The REST API against the real embedded stack (Temporal dev server + FerretDB): every
 // endpoint of this issue with its status codes, the lifecycle and the audit trail.
 import test from 'ava';
-import { readFileSync } from 'node:fs';
 import { MongoClient } from 'mongodb';
-import { UNDECLARED_ANSWER_MESSAGE } from '../../api/declared-status';
+import { undeclaredAnswers } from '../helpers/declared-answers';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -26,8 +25,7 @@ test.before(async () => {
 
 // Every answer of this file, error cases included, is one its operation declares (api/routes/declarations.ts).
 test.after('no handler answered a status or problem type its operation does not declare', (t) => {
-  const stray = readFileSync(stack.logFile, 'utf8').split('\n').filter((line) => line.includes(UNDECLARED_ANSWER_MESSAGE));
-  t.deepEqual(stray, []);
+  t.deepEqual(undeclaredAnswers(stack.logFile), []);
 });
 
 test.after.always(async () => {

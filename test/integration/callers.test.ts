@@ -13,6 +13,7 @@ import { sha256Hex } from '../../callers/api-keys';
 import { startJwtIssuer, type JwtIssuer } from '../fixtures/jwt-issuer';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { eventually, filesContaining, startTestStack, type ApiAnswer, type TestStack } from '../helpers/test-stack';
+import { undeclaredAnswers } from '../helpers/declared-answers';
 import { startOidcServer, startProtectedMcpServer } from '../fixtures/oauth';
 import { openConsentPage } from '../helpers/oauth-service';
 
@@ -47,6 +48,11 @@ test.before(async () => {
   });
   base = `http://127.0.0.1:${stack.port}`;
 });
+// Every answer of this file is one its operation declares (api/routes/declarations.ts).
+test.after('no handler answered a status or problem type its operation does not declare', (t) => {
+  t.deepEqual(undeclaredAnswers(stack.logFile), []);
+});
+
 test.after.always(async () => {
   await stack?.stop();
   await upstream?.close();

@@ -10,6 +10,7 @@ import { sendRaw } from '../helpers/hostile-raw';
 import { hostileSender, violation, type HostileCase } from '../helpers/hostile-send';
 import { headerCases, idCases, mcpCases, methodCases, queryCases, structuralPathCases } from '../helpers/hostile-targets';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
+import { undeclaredAnswers } from '../helpers/declared-answers';
 
 const SEED = 0x5eed_2026;
 const BODY_LIMIT = 64 * 1024; // small, so that bodies over it stay cheap to send
@@ -25,6 +26,11 @@ test.before(async () => {
   const created = await stack.api('POST', '/api/v1/connectors', { url: 'http://127.0.0.1:9/mcp', metadata: { name: 'target' } });
   if (created.status !== 201) throw new Error(`setup: create answered ${created.status} ${created.text}`);
   createdId = created.body.id;
+});
+
+// Every answer of this file is one its operation declares (api/routes/declarations.ts).
+test.after('no handler answered a status or problem type its operation does not declare', (t) => {
+  t.deepEqual(undeclaredAnswers(stack.logFile), []);
 });
 
 test.after.always(async () => {

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { connectorWorkflowId } from '../../workflows/messages';
 import { createConsentAgent, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { eventually, filesContaining, startTestStack, type TestStack } from '../helpers/test-stack';
+import { undeclaredAnswers } from '../helpers/declared-answers';
 import { CALLBACK_PATH, deliverCallback, openConsentPage } from '../helpers/oauth-service';
 
 let stack: TestStack;
@@ -19,6 +20,11 @@ test.before(async () => {
   as = await startOidcServer({ accessTokenTtl: TOKEN_TTL_S });
   mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri, scopesSupported: ['mcp:read'] });
   stack = await startTestStack({ CONNECTOR__AUTH_TIMEOUT_SECONDS: '60' });
+});
+
+// Every answer of this file is one its operation declares (api/routes/declarations.ts).
+test.after('no handler answered a status or problem type its operation does not declare', (t) => {
+  t.deepEqual(undeclaredAnswers(stack.logFile), []);
 });
 
 test.after.always(async () => {
