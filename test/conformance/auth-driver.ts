@@ -5,9 +5,10 @@
 // then lists the tools and calls `test-tool` through the connector's MCP path (what the SDK's own
 // conformance client does once authorized). A scenario with a pre-registered client passes its
 // credentials in MCP_CONFORMANCE_CONTEXT; they go into the connector as its client_id/secret.
-// The agent declares URL-mode elicitation: when the server asks for more scope mid-way, the
-// proxy answers -32042 with the step-up authorization URL, which the user follows, and the agent
-// tries again (the service's way of doing what the SDK's own client does in-process).
+// The agent declares URL-mode elicitation: when the server asks for authorization or more scope
+// mid-way, the proxy answers -32042 (or problem details) with the authorization URL, which the
+// user follows, and the agent tries again (the service's way of doing what the SDK's own client
+// does in-process).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { deliverCallback, localMcpUrl, openConsentPage, startFlow } from '../helpers/oauth-service';
@@ -51,10 +52,17 @@ async function withAuthorization<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The authorization URL an error carries: -32042's elicitation, or the `authorization_url` of the
+ * problem details the proxy answers to a client whose session it cannot tell declared URL mode
+ * (a stateless server gives no session to remember it by); the SDK puts that body in its message.
+ */
 function elicitedUrl(err: unknown): string | null {
-  const e = err as { code?: unknown; data?: { elicitations?: { mode?: string; url?: string }[] } };
+  const e = err as { code?: unknown; message?: unknown; data?: { elicitations?: { mode?: string; url?: string }[] } };
   const elicitation = e.code === -32042 ? e.data?.elicitations?.[0] : undefined;
-  return elicitation?.mode === 'url' && elicitation.url ? elicitation.url : null;
+  if (elicitation?.mode === 'url' && elicitation.url) return elicitation.url;
+  const problem = typeof e.message === 'string' ? /"authorization_url":"([^"]+)"/.exec(e.message) : null;
+  return problem ? problem[1]! : null;
 }
 
 async function authorize(consentEndpoint: string): Promise<void> {
