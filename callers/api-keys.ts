@@ -1,6 +1,6 @@
 // Static API keys (CONNECTOR__API_KEYS): stored as SHA-256, compared in constant time against
 // every entry, so neither the key nor which entry matched shows in the answer's timing.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyEntry } from '../core/config';
 import { keyOwner, type Caller } from './caller';
 
@@ -15,15 +15,22 @@ export class ApiKeys {
     return this.entries.length;
   }
 
-  /** The caller this key belongs to, or null. */
-  match(credential: string): Caller | null {
-    const digest = createHash('sha256').update(credential, 'utf8').digest();
+  /** The caller this key belongs to, or null. `digest`: the credential's, when the caller has it already. */
+  match(credential: string, digest: Buffer = credentialDigest(credential)): Caller | null {
     let found: Caller | null = null;
     for (const entry of this.entries) {
       if (timingSafeEqual(digest, entry.digest)) found = entry.caller;
     }
     return found;
   }
+}
+
+/**
+ * A credential's SHA-256, computed once per request: the API keys compare it and the verified
+ * access tokens are keyed by it (verified-tokens.ts). One-shot hashing: no Hash object per call.
+ */
+export function credentialDigest(credential: string): Buffer {
+  return hash('sha256', credential, 'buffer') as unknown as Buffer;
 }
 
 export function sha256Hex(key: string): string {

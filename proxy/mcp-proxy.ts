@@ -31,7 +31,7 @@ import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { ConnectedRoute, Route, RouteSource } from './route';
 import { checkRpcHeaders, readBody, rpcHeadersOf } from './rpc-headers';
-import type { McpMetrics } from './mcp-metrics';
+import { mcpSeriesOf, type McpMetrics } from './mcp-metrics';
 import { McpTrace } from './mcp-trace';
 import { CallObserver } from './call-observer';
 import type { CallSink } from './call-audit-queue';
@@ -108,6 +108,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const auth = new UpstreamAuth(routes, logger, options.auth);
   const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
   const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
+  const sinks = { metrics: options.metrics && mcpSeriesOf(options.metrics), audit: options.audit };
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
@@ -137,7 +138,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     // The connection goes too: where this request ends, and so where the next begins, is in doubt.
     if (length instanceof FramingRefusal) return sendProblem(res, length, { connection: 'close' });
     const gate = options.callers;
-    const observed = options.metrics || options.audit ? new CallObserver(options, req, res) : null;
+    const observed = options.metrics || options.audit ? new CallObserver(sinks, req, res) : null;
     // The usual case: a caller known without waiting (an API key, an access token verified
     // before) and a fresh cached route are relayed in this tick, with no promise in between.
     const caller = gate?.enabled ? gate.known(req, connectorId) : OPEN_CALLER;
