@@ -18,8 +18,11 @@
 // the per-call audit on, into a FerretDB of its own: bench/proxy/audit.ts), BENCH_NGINX=0 (no
 // nginx), BENCH_SSE=0 (no SSE parts), BENCH_VARIANTS (proxies with one part off, for the
 // attribution: nometrics, nocallers), BENCH_OWNERS=1 (8 connectors of one owner vs of 8 owners:
-// the per-owner pools' cost), BENCH_PROCESSES=1 (PROXY_PROCESSES=2 against one process).
+// the per-owner pools' cost), BENCH_PROCESSES=1 (PROXY_PROCESSES=2 against one process),
+// BENCH_EMBEDDED=1 (the embedded stack as npm start runs it, beside the role: run npm run build
+// first; bench/proxy/embedded.ts), BENCH_BASELINE=<another checkout> (its proxy role beside this one's, same rounds: before/after).
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Pool } from 'undici';
@@ -33,6 +36,7 @@ import { rssMb } from './proxy/proc-memory';
 import { measureSse, startSseSource } from './proxy/sse-latency';
 import { openStreams } from './proxy/sse-streams';
 import { AUDIT_DATABASE, AUDIT_ON, startAuditDatabase, type AuditDatabase } from './proxy/audit';
+import { startEmbedded, type EmbeddedTarget } from './proxy/embedded';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -41,6 +45,8 @@ const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 200);
 const SSE_STREAMS = Number(process.env.BENCH_SSE_STREAMS ?? 1000);
 const UPSTREAMS = (process.env.BENCH_UPSTREAMS ?? 'cheap,sdk').split(',') as UpstreamKind[];
 const CONCURRENCY = 32;
+/** Requests of the uncounted burst before each path's round. */
+const WARM_UP = 200;
 const TOKEN = 'bench-token';
 
 type UpstreamKind = 'cheap' | 'sdk';
@@ -55,6 +61,8 @@ interface Servers {
   /** node:http + http-proxy and nothing else: the floor of this stack. */
   floor: { port: number; pid: number };
   nginx: { port: number; pids: number[] } | null;
+  /** The embedded stack (BENCH_EMBEDDED=1) and its connector to the cheap upstream. */
+  embedded: EmbeddedTarget | null;
   /** Proxies with one part off (BENCH_VARIANTS), and the same proxy as two processes. */
   variants: { name: string; port: number; pids: number[] }[];
 }
@@ -111,6 +119,13 @@ async function main(): Promise<void> {
     const variants: Servers['variants'] = [];
     const variantNames = (process.env.BENCH_VARIANTS ?? '').split(',').filter(Boolean);
     if (PROCESSES) variantNames.push('processes');
+    if (process.env.BENCH_BASELINE) {
+      // Another checkout's proxy role (say the commit before a change), on the same routes and load.
+      const port = await freePort();
+      const script = path.resolve(process.env.BENCH_BASELINE, 'bench/proxy/proxy-server.ts');
+      const child = await track(stops, startChild(script, { ...proxyEnv(port, callers, routes, audit), BASE_URL: `http://127.0.0.1:${proxyPort}` }, proxyArgs));
+      variants.push({ name: 'baseline', port: child.port, pids: [child.pid] });
+    }
     for (const name of variantNames) {
       const port = await freePort();
       const extra = name === 'processes' ? { PROXY_PROCESSES: '2' } : VARIANTS[name];
@@ -119,6 +134,12 @@ async function main(): Promise<void> {
       if (name === 'processes') await sleep(1500); // the second process's READY follows the first's
       variants.push({ name, port: child.port, pids: name === 'processes' ? withChildren(child.pid) : [child.pid] });
     }
+    const cheap = upstreams.get('cheap');
+    const embedded = process.env.BENCH_EMBEDDED === '1' && cheap
+      ? await track(stops, startEmbedded(callers, `http://127.0.0.1:${cheap.port}/mcp`, TOKEN, {
+          CONNECTOR__MAX_STREAMS_PER_OWNER: String(SSE_STREAMS + 64), CONNECTOR__UPSTREAM_MAX_SOCKETS: String(4 * (SSE_STREAMS + 64)),
+        }))
+      : null;
     const bareArgs = (process.env.BENCH_BARE_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const bare = await track(stops, startChild('./bare-relay.ts', { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) }, bareArgs));
     const floor = await track(stops, startChild('./bare-http-proxy.ts', { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) }));
@@ -132,10 +153,11 @@ async function main(): Promise<void> {
     let proxied = 0;
     for (const [kind, upstream] of upstreams) {
       const session = kind === 'sdk' ? await openSession(`http://127.0.0.1:${upstream.port}/mcp`) : { sessionId: 'bench', protocolVersion: '2025-06-18' };
-      const servers = { upstream, proxy, bare, floor, nginx: nginxServer, variants };
+      const servers = { upstream, proxy, bare, floor, nginx: nginxServer, variants, embedded: kind === 'cheap' ? embedded : null };
       proxied += await compare(kind, session, servers, callers.authorizations, stops);
     }
     if (audit) await printAudit(audit, proxied, databaseCpu);
+    if (embedded) console.log(`\nembedded stack: its dev servers (Temporal, FerretDB: pids ${embedded.serverPids.join(', ')}) used ${cpuMs(embedded.serverPids).toFixed(0)} ms CPU in all`);
     if (process.env.BENCH_SSE === '0') return;
 
     console.log(`\nSSE: time from the upstream writing an event to the client reading it (${SSE_EVENTS} events, 5 ms apart, per round)`);
@@ -166,14 +188,14 @@ async function compare(kind: UpstreamKind, session: { sessionId: string; protoco
   const targets = buildTargets(kind, session, servers, CONCURRENCY, authorizations);
   stops.push(async () => void (await Promise.all(targets.map((t) => t.pool.close()))));
   for (const target of targets) await runRound(target, 500, CONCURRENCY); // warm-up: JIT, pools
-  const loaded = await interleave(targets, ROUNDS, (t) => runRound(t, REQUESTS, CONCURRENCY));
+  const loaded = await interleave(targets, ROUNDS, (t) => runRound(t, t.warmUp ? WARM_UP : REQUESTS, CONCURRENCY));
   printLoad(loaded, true);
   printTargets(loaded, null);
 
   console.log(`\n== ${label}: 1 connection, sequential, ${ROUNDS} interleaved rounds of ${SEQUENTIAL} requests per path`);
   const sequentialTargets = buildTargets(kind, session, servers, 1, authorizations);
   stops.push(async () => void (await Promise.all(sequentialTargets.map((t) => t.pool.close()))));
-  const sequential = await interleave(sequentialTargets.filter((t) => !t.name.startsWith('owners') && t.name !== 'processes'), ROUNDS, (t) => runRound(t, SEQUENTIAL, 1));
+  const sequential = await interleave(sequentialTargets.filter((t) => !t.name.startsWith('owners') && t.name !== 'processes'), ROUNDS, (t) => runRound(t, t.warmUp ? WARM_UP / 4 : SEQUENTIAL, 1));
   printLoad(sequential, false);
   printTargets(loaded, sequential);
   // Warm-up rounds included: every request through the proxy is a call the audit records.
@@ -256,6 +278,11 @@ function buildTargets(kind: UpstreamKind, session: { sessionId: string; protocol
     const connectionsOf = v.name === 'processes' ? connections * 2 : connections;
     targets.push({ name: v.name, pool: new Pool(`http://127.0.0.1:${v.port}`, { connections: connectionsOf, pipelining: 1 }), path: mcpPath, headers, authorizations: [apiKey!], cpuPids: v.pids });
   }
+  if (servers.embedded) {
+    const e = servers.embedded;
+    targets.push({ name: 'embedded-key', pool: pool(e.port), path: e.mcpPath, headers, authorizations: [apiKey!], cpuPids: [e.pid] });
+    targets.push({ name: 'embedded-jwt', pool: pool(e.port), path: e.mcpPath, headers, authorizations: [jwt!], cpuPids: [e.pid] });
+  }
   if (OWNERS) {
     // The JWT caller is an admin: it reaches every owner's connectors, through the same checks.
     const paths = (which: string) => Array.from({ length: OWNER_COUNT }, (_, i) => `/api/v1/connectors/${kind}-${which}-${i}/mcp`);
@@ -278,7 +305,12 @@ function sseTargetsOf(source: number, proxy: number, nginx: number | undefined) 
 async function interleave(targets: Target[], rounds: number, run: (t: Target) => ReturnType<typeof runRound>): Promise<Map<string, Stats>> {
   const stats = new Map<string, Stats>(targets.map((t) => [t.name, { latencies: [], ms: 0, requests: 0, bad: 0, cpuMs: 0 }]));
   for (let round = 0; round < rounds; round++) {
-    for (const target of rotate(targets, round)) {
+    // Odd rounds go backwards: no path always follows the same one.
+    const order = round % 2 ? rotate(targets, round).reverse() : rotate(targets, round);
+    for (const target of order) {
+      // A short burst first, not counted: a process idle during the other paths' rounds would
+      // otherwise pay its heap's regrowth (V8 shrinks an idle heap) in the first path it serves.
+      await run({ ...target, warmUp: true });
       const cpuBefore = cpuMs(target.cpuPids ?? []);
       const result = await run(target);
       const s = stats.get(target.name)!;
@@ -333,7 +365,12 @@ function printTargets(loaded: Map<string, Stats>, sequential: Map<string, Stats>
     const bare = cpu(loaded, 'bare');
     line(`CPU per request, API key, ${audit} / bare node:http relay (${cpu(loaded, 'proxy-key').toFixed(0)} / ${bare.toFixed(0)} µs)`, cpu(loaded, 'proxy-key') / bare, 1.15, '×');
     line(`CPU per request, JWT, ${audit} / bare node:http relay (${cpu(loaded, 'proxy-jwt').toFixed(0)} / ${bare.toFixed(0)} µs)`, cpu(loaded, 'proxy-jwt') / bare, 1.15, '×');
+    if (loaded.has('embedded-key')) {
+      line(`embedded stack (npm start, audit on): CPU per request, API key / bare node:http relay (${cpu(loaded, 'embedded-key').toFixed(0)} / ${bare.toFixed(0)} µs)`, cpu(loaded, 'embedded-key') / bare, 1.15, '×');
+      line(`embedded stack (npm start, audit on): CPU per request, JWT / bare node:http relay (${cpu(loaded, 'embedded-jwt').toFixed(0)} / ${bare.toFixed(0)} µs)`, cpu(loaded, 'embedded-jwt') / bare, 1.15, '×');
+    }
     console.log(`  (the floor of this stack, node:http + http-proxy: ${cpu(loaded, 'floor').toFixed(0)} µs, ${(cpu(loaded, 'floor') / bare).toFixed(2)}× bare; proxy-key / floor ${(cpu(loaded, 'proxy-key') / cpu(loaded, 'floor')).toFixed(2)}×)`);
+    if (loaded.has('baseline')) console.log(`  (baseline checkout, API key: ${cpu(loaded, 'baseline').toFixed(0)} µs, ${(cpu(loaded, 'baseline') / bare).toFixed(2)}× bare; this checkout / baseline ${(cpu(loaded, 'proxy-key') / cpu(loaded, 'baseline')).toFixed(2)}×)`);
     for (const name of ['nometrics', 'nocallers']) {
       if (loaded.has(name)) console.log(`  (attribution: ${name} ${cpu(loaded, name).toFixed(0)} µs; proxy-key minus it ${(cpu(loaded, 'proxy-key') - cpu(loaded, name)).toFixed(0)} µs)`);
     }
@@ -342,7 +379,7 @@ function printTargets(loaded: Map<string, Stats>, sequential: Map<string, Stats>
     return;
   }
   const p = (name: string, q: number) => percentile([...sequential.get(name)!.latencies].sort((a, b) => a - b), q);
-  for (const name of ['proxy-key', 'proxy-jwt']) {
+  for (const name of ['proxy-key', 'proxy-jwt', 'embedded-key', 'embedded-jwt'].filter((n) => sequential.has(n))) {
     line(`added p50 one request at a time, ${name} vs direct`, p(name, 50) - p('direct', 50), 0.25, 'ms');
     line(`added p99 one request at a time, ${name} vs direct`, p(name, 99) - p('direct', 99), 1.5, 'ms');
   }

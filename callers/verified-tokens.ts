@@ -31,9 +31,9 @@ export class VerifiedTokens {
     return createHash('sha256').update(token, 'utf8').digest('base64');
   }
 
-  /** keyOf, from the token's SHA-256 already computed (api-keys.ts credentialDigest). */
-  static keyOfDigest(digest: Buffer): string {
-    return digest.toString('base64');
+  /** keyOf, from the token's SHA-256 in base64 already computed (api-keys.ts credentialDigest): itself. */
+  static keyOfDigest(digest: string): string {
+    return digest;
   }
 
   /** The caller, when the token was verified and is still valid and one of `accepted` is in its audience. */

@@ -11,6 +11,8 @@ export interface Target {
   paths?: string[];
   /** Caller credentials (Authorization values) used in turn, request by request; none: `headers` alone. */
   authorizations?: string[];
+  /** An uncounted burst before a round. */
+  warmUp?: boolean;
   /** Processes whose CPU time is charged to this path (the proxy in the middle), if any. */
   cpuPids?: number[];
 }
