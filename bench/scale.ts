@@ -23,6 +23,7 @@ import { percentile } from './lifecycle/rounds';
 import { startUpstreamProcess } from './lifecycle/upstream-process';
 import { connectOAuth, startOAuthWorld } from './scale/oauth-world';
 import { dirSizeMb, treeRss, type Tree } from './scale/processes';
+import { startNodeFlags } from './start-flags';
 
 const N = Number(process.env.BENCH_CONNECTORS ?? 10_000);
 const OAUTH_SHARE = Number(process.env.BENCH_OAUTH_SHARE ?? 0.05);
@@ -40,12 +41,6 @@ const owners = Array.from({ length: OWNERS }, (_, i) => keyOf(`owner-${i}`));
 const admin = keyOf('admin');
 const auth = (k: { key: string }) => ({ authorization: `Bearer ${k.key}` });
 
-/** The node flags of package.json's `npm start`, with `${VAR:-default}` expanded as the shell would. */
-function startNodeFlags(): string {
-  const script = JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start as string;
-  const flags = /\bnode ((?:--\S+ )*)dist\/embedded\.mjs/.exec(script)?.[1] ?? '';
-  return flags.replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, fallback: string) => process.env[name] ?? fallback).trim();
-}
 
 /** The item's result, or a failure once `ms` have passed (the OAuth walk's own fetches have no deadline). */
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {

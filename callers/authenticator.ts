@@ -4,7 +4,7 @@
 // echoed in an answer or forwarded upstream.
 import { OPEN_CALLER, Unauthenticated, type Caller } from './caller';
 import type { ApiKeyEntry } from '../core/config';
-import { ApiKeys } from './api-keys';
+import { ApiKeys, credentialDigest } from './api-keys';
 import { JwtVerifier, type FetchLike, type JwtSettings } from './jwt-verifier';
 
 export interface CallerAuthSettings {
@@ -52,7 +52,9 @@ export function createAuthenticator(settings: CallerAuthSettings, fetch: FetchLi
     known(authorization, extraAudiences = []) {
       const credential = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1];
       if (!credential) return null;
-      return keys.match(credential) ?? (jwt && JWT_SHAPE.test(credential) ? jwt.cached(credential, extraAudiences) : null);
+      // One hash serves both: the keys compare it, the verified tokens are keyed by it.
+      const digest = credentialDigest(credential);
+      return keys.match(credential, digest) ?? (jwt && JWT_SHAPE.test(credential) ? jwt.cached(credential, extraAudiences, digest) : null);
     },
     async authenticate(authorization, extraAudiences = []) {
       if (!authorization) throw new Unauthenticated(false, 'this request needs a Bearer credential');

@@ -39,9 +39,10 @@ export class JwtVerifier {
    * The caller a token verified before still names (see verified-tokens.ts), or null; synchronous,
    * so that a cached caller costs the MCP path no promise.
    */
-  cached(token: string, extraAudiences: readonly string[] = []): Caller | null {
+  cached(token: string, extraAudiences: readonly string[] = [], digest?: string): Caller | null {
     if (token.length > MAX_TOKEN_BYTES) return null;
-    return this.verified.lookup(VerifiedTokens.keyOf(token), this.accepted(extraAudiences));
+    const key = digest ? VerifiedTokens.keyOfDigest(digest) : VerifiedTokens.keyOf(token);
+    return this.verified.lookup(key, this.accepted(extraAudiences));
   }
 
   /** The caller a token names; `extraAudiences` are accepted here too (a connector's mcp_url). */

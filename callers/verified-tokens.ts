@@ -31,6 +31,11 @@ export class VerifiedTokens {
     return createHash('sha256').update(token, 'utf8').digest('base64');
   }
 
+  /** keyOf, from the token's SHA-256 in base64 already computed (api-keys.ts credentialDigest): itself. */
+  static keyOfDigest(digest: string): string {
+    return digest;
+  }
+
   /** The caller, when the token was verified and is still valid and one of `accepted` is in its audience. */
   lookup(key: string, accepted: readonly string[]): Caller | null {
     const entry = this.entries.get(key);

@@ -10,12 +10,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { auditedName, type CallEntry } from '../core/call-record';
 import type { CallSink } from './call-audit-queue';
-import { countCall, rpcMethodLabel, type McpMetrics } from './mcp-metrics';
+import { rpcMethodLabel, type McpSeries } from './mcp-metrics';
 import { BodyPrefix, readAnswerError, readRequest, type RequestFacts } from './rpc-prefix';
 
 export interface CallObserverSinks {
-  metrics?: McpMetrics;
+  metrics?: McpSeries;
   audit?: CallSink;
+}
+
+// The observer rides on its response: one 'close' listener shared by all, no closure per request.
+const OBSERVER = Symbol('call-observer');
+type Observed = ServerResponse & { [OBSERVER]?: CallObserver };
+function onClose(this: Observed): void {
+  this[OBSERVER]?.closed();
 }
 
 const header = (value: string | string[] | undefined): string | null => (typeof value === 'string' ? value : null);
@@ -43,7 +50,8 @@ export class CallObserver {
     // Read now: the proxy replaces req.headers with the upstream's before relaying.
     this.sessionHeader = header(req.headers['mcp-session-id']);
     this.httpMethod = req.method ?? '';
-    res.once('close', () => this.closed());
+    (res as Observed)[OBSERVER] = this;
+    res.on('close', onClose);
   }
 
   get requestBytes(): number {
@@ -67,7 +75,7 @@ export class CallObserver {
   relaying(res: ServerResponse): void {
     if (this.streaming || res.destroyed || !this.sinks.metrics) return;
     this.streaming = true;
-    this.sinks.metrics.mcpOpenStreams.inc({ connector_id: this.connectorId });
+    this.sinks.metrics.opened(this.connectorId);
   }
 
   /** After http-proxy has piped the request (so no chunk is missed): counts and keeps its first bytes. */
@@ -92,10 +100,11 @@ export class CallObserver {
     proxyRes.on('data', this.answer.add);
   }
 
-  private closed(): void {
+  /** The response closed (its 'close' is emitted once): counted and recorded. */
+  closed(): void {
     const facts = this.checked ?? readRequest(this.request);
     this.method = rpcMethodLabel(facts.method, facts.body);
-    if (this.sinks.metrics) countCall(this.sinks.metrics, this.res, this);
+    this.sinks.metrics?.count(this.res, this);
     if (this.sinks.audit && this.known) this.sinks.audit.record(this.entry(facts));
   }
 

@@ -53,7 +53,7 @@ const RESPONSE_HEADERS = new Set([
  */
 export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, host: string, length: number | null | undefined, token?: string, gatewaySecret?: string): IncomingHttpHeaders {
   const out: Record<string, string | string[] | undefined> = { host };
-  const hopByHop = incoming.connection === undefined ? undefined : namedByConnection(incoming.connection);
+  const hopByHop = namedByConnection(incoming.connection);
   for (const name in incoming) {
     if ((REQUEST_HEADERS.has(name) || name.startsWith(REQUEST_HEADER_PREFIX)) && !hopByHop?.has(name)) out[name] = incoming[name];
   }
@@ -63,8 +63,12 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, host: stri
   return out as IncomingHttpHeaders;
 }
 
-/** Headers a Connection header names are hop-by-hop for that connection (RFC 9110, 7.6.1). */
-function namedByConnection(connection: string): Set<string> {
+/**
+ * Headers a Connection header names are hop-by-hop for that connection (RFC 9110, 7.6.1).
+ * `keep-alive` and `close`, what nearly every client sends, name no header that is forwarded.
+ */
+function namedByConnection(connection: string | undefined): Set<string> | undefined {
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
   return new Set(connection.split(',').map((name) => name.trim().toLowerCase()));
 }
 

@@ -5,6 +5,7 @@
 // ever names a method MCP defines (from the `Mcp-Method` header, else the request body's first
 // bytes), so a caller cannot make new series.
 import type { ServerResponse } from 'node:http';
+import { BoundCounter, BoundGauge } from '../core/bound-series';
 import type { BodyShape } from '../core/call-record';
 import { statusLabel, type Metrics } from '../core/metrics';
 
@@ -35,13 +36,52 @@ export interface CountedCall {
   responseBytes: number;
 }
 
-/** One closed MCP request in every series. */
-export function countCall(metrics: McpMetrics, res: ServerResponse, call: CountedCall): void {
-  const connector = { connector_id: call.connectorId };
-  const labels = { connector_id: call.connectorId, rpc_method: call.method, status: statusLabel(res) };
-  metrics.mcpRequests.inc(labels);
-  metrics.mcpDuration.observe(labels, (performance.now() - call.startedMs) / 1000);
-  if (call.requestBytes > 0) metrics.mcpRequestBytes.inc(connector, call.requestBytes);
-  if (call.responseBytes > 0) metrics.mcpResponseBytes.inc(connector, call.responseBytes);
-  if (call.streaming) metrics.mcpOpenStreams.dec(connector);
+/**
+ * The MCP series of one registry, bound per label set (core/bound-series.ts): a request adds to
+ * its cells, and the counters and the open-streams gauge reach prom-client at each scrape. The
+ * duration histogram is observed at once, with the cell's labels object.
+ */
+export class McpSeries {
+  private readonly requests: BoundCounter<'connector_id' | 'rpc_method' | 'status'>;
+  private readonly requestBytes: BoundCounter<'connector_id'>;
+  private readonly responseBytes: BoundCounter<'connector_id'>;
+  private readonly open: BoundGauge<'connector_id'>;
+
+  constructor(private readonly metrics: McpMetrics) {
+    this.requests = new BoundCounter(metrics.mcpRequests);
+    this.requestBytes = new BoundCounter(metrics.mcpRequestBytes);
+    this.responseBytes = new BoundCounter(metrics.mcpResponseBytes);
+    this.open = new BoundGauge(metrics.mcpOpenStreams);
+  }
+
+  /** An MCP request relayed upstream: an open stream until it is counted. */
+  opened(connectorId: string): void {
+    this.open.cell(connectorId, () => ({ connector_id: connectorId })).n++;
+  }
+
+  /** One closed MCP request in every series. */
+  count(res: ServerResponse, call: CountedCall): void {
+    const connectorId = call.connectorId;
+    const method = call.method;
+    const status = statusLabel(res);
+    const cell = this.requests.cell(`${connectorId}\u0000${method}\u0000${status}`, () => ({ connector_id: connectorId, rpc_method: method, status }));
+    cell.n++;
+    this.metrics.mcpDuration.observe(cell.labels, (performance.now() - call.startedMs) / 1000);
+    const connector = () => ({ connector_id: connectorId });
+    if (call.requestBytes > 0) this.requestBytes.cell(connectorId, connector).n += call.requestBytes;
+    if (call.responseBytes > 0) this.responseBytes.cell(connectorId, connector).n += call.responseBytes;
+    if (call.streaming) this.open.cell(connectorId, connector).n--;
+  }
+}
+
+// One McpSeries per registry, whichever proxies count into it (their collect hooks run once).
+const seriesOfMetrics = new WeakMap<McpMetrics, McpSeries>();
+
+export function mcpSeriesOf(metrics: McpMetrics): McpSeries {
+  let series = seriesOfMetrics.get(metrics);
+  if (!series) {
+    series = new McpSeries(metrics);
+    seriesOfMetrics.set(metrics, series);
+  }
+  return series;
 }

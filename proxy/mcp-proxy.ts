@@ -32,7 +32,7 @@ import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { ConnectedRoute, Route, RouteSource } from './route';
 import { checkRpcHeaders, readBody, rpcHeadersOf } from './rpc-headers';
-import type { McpMetrics } from './mcp-metrics';
+import { mcpSeriesOf, type McpMetrics } from './mcp-metrics';
 import { McpTrace } from './mcp-trace';
 import { CallObserver } from './call-observer';
 import type { CallSink } from './call-audit-queue';
@@ -111,6 +111,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
   const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
   const elicitation = new ElicitingSessions();
+  const sinks = { metrics: options.metrics && mcpSeriesOf(options.metrics), audit: options.audit };
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
@@ -140,7 +141,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     // The connection goes too: where this request ends, and so where the next begins, is in doubt.
     if (length instanceof FramingRefusal) return sendProblem(res, length, { connection: 'close' });
     const gate = options.callers;
-    const observed = options.metrics || options.audit ? new CallObserver(options, req, res) : null;
+    const observed = options.metrics || options.audit ? new CallObserver(sinks, req, res) : null;
     // The usual case: a caller known without waiting (an API key, an access token verified
     // before) and a fresh cached route are relayed in this tick, with no promise in between.
     const caller = gate?.enabled ? gate.known(req, connectorId) : OPEN_CALLER;

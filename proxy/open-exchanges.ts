@@ -4,19 +4,28 @@ import type { ServerResponse } from 'node:http';
 
 export class OpenExchanges {
   private readonly open = new Map<string, number>();
+  /** Where this counter keeps a response's key: one listener for all responses, no closure per request. */
+  private readonly keyOf = Symbol('open-exchange-key');
+  private readonly release: (this: ServerResponse) => void;
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limit: number) {
+    const { open, keyOf } = this;
+    this.release = function release(this: ServerResponse) {
+      const key = (this as ServerResponse & Record<symbol, string>)[keyOf]!;
+      const left = (open.get(key) ?? 1) - 1;
+      if (left <= 0) open.delete(key);
+      else open.set(key, left);
+    };
+  }
 
   /** Counts one more for `key` until `res` closes; false, counting nothing, past the limit. */
   take(key: string, res: ServerResponse): boolean {
     const count = this.open.get(key) ?? 0;
     if (count >= this.limit) return false;
     this.open.set(key, count + 1);
-    res.once('close', () => {
-      const left = (this.open.get(key) ?? 1) - 1;
-      if (left <= 0) this.open.delete(key);
-      else this.open.set(key, left);
-    });
+    (res as ServerResponse & Record<symbol, string>)[this.keyOf] = key;
+    // 'close' is emitted once per response: `on` spares the once-wrapper.
+    res.on('close', this.release);
     return true;
   }
 

@@ -54,6 +54,13 @@ export interface ExchangeOptions {
   elicitation?: ElicitingSessions;
 }
 
+// The exchange rides on its response: one 'close' listener shared by all, no closure per request.
+const EXCHANGE = Symbol('relay-exchange');
+type WithExchange = ServerResponse & { [EXCHANGE]?: RelayExchange };
+function onResponseClose(this: WithExchange): void {
+  this[EXCHANGE]?.onClientClose();
+}
+
 export class RelayExchange {
   private upstreamReq?: ClientRequest;
   private headersTimer?: NodeJS.Timeout;
@@ -72,7 +79,8 @@ export class RelayExchange {
   constructor(private readonly o: ExchangeOptions) {
     this.route = o.route;
     this.length = o.bodyLength;
-    o.res.once('close', () => this.onClientClose());
+    (o.res as WithExchange)[EXCHANGE] = this;
+    o.res.on('close', onResponseClose);
   }
 
   get connectorId(): string {
@@ -277,10 +285,9 @@ export class RelayExchange {
     if (String(proxyRes.headers['content-type']).startsWith('text/event-stream')) flushIfQuiet(proxyRes, res);
     // Plain pipe rather than stream.pipeline: pipeline allocates an AbortController and an
     // AbortError per call, a measurable share of the proxy's cost per request.
-    proxyRes.on('error', () => res.destroy());
-    proxyRes.once('close', () => {
-      if (!proxyRes.complete) res.destroy(); // the upstream broke off: a cut stream tells the client
-    });
+    (proxyRes as Relayed)[CLIENT] = res;
+    proxyRes.on('error', onAnswerError);
+    proxyRes.on('close', onAnswerClose);
     proxyRes.pipe(res);
     this.o.observer?.watchAnswer(proxyRes);
   }
@@ -305,7 +312,8 @@ export class RelayExchange {
     else this.onError(err); // still waiting for a pooled socket
   }
 
-  private onClientClose(): void {
+  /** The client's response closed ('close' is emitted once per response). */
+  onClientClose(): void {
     if (this.o.res.writableFinished) return;
     this.clientGone = true;
     this.clearTimers();
@@ -322,6 +330,19 @@ export class RelayExchange {
     const fields = { connectorId: this.o.connectorId, upstream: this.o.target.origin, code: errorCode(err), status };
     this.o.logger[level](fields, msg);
   }
+}
+
+// The client's response rides on the upstream's answer: shared listeners, no closures per request.
+const CLIENT = Symbol('client-response');
+type Relayed = IncomingMessage & { [CLIENT]?: ServerResponse };
+
+function onAnswerError(this: Relayed): void {
+  this[CLIENT]?.destroy();
+}
+
+/** The upstream broke off: a cut stream tells the client. */
+function onAnswerClose(this: Relayed): void {
+  if (!this.complete) this[CLIENT]?.destroy();
 }
 
 /**

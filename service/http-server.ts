@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Tracer } from '@opentelemetry/api';
 import { MCP_ROUTE, METRICS_PATH, statusLabel, type Metrics } from '../core/metrics';
+import { BoundCounter } from '../core/bound-series';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../core/problem';
 import { capConnections, serverOptions, type ServerLimits } from '../core/server-limits';
 import { originRefusal, type OriginPolicy } from '../callers/request-origin';
@@ -36,8 +37,12 @@ export function createHttpServer(handlers: Handlers): http.Server {
   if ((handlers.metrics || handlers.tracer) && handlers.api) handlers.api.middleware.unshift(keepRouteTemplate);
   const api = handlers.api?.callback();
   const tracer = handlers.tracer;
+  const observed = handlers.metrics && observer(handlers.metrics);
   const server = http.createServer(serverOptions(handlers.limits), (req, res) => {
-    if (handlers.metrics) observe(req, res, handlers.metrics);
+    if (observed) {
+      (req as WithRoute)[STARTED] = performance.now();
+      res.on('close', observed);
+    }
     const refused = originRefusal(req.headers, handlers.origin);
     if (refused) {
       res.writeHead(403, { 'content-type': PROBLEM_CONTENT_TYPE, 'cache-control': 'no-store' });
@@ -71,7 +76,8 @@ export function createHttpServer(handlers: Handlers): http.Server {
 // The route template rides on the request (set by the koa router's match, or here for the
 // paths served beside koa), so that the label never holds a raw path or an id.
 const ROUTE = Symbol('route-template');
-type WithRoute = http.IncomingMessage & { [ROUTE]?: string };
+const STARTED = Symbol('started');
+type WithRoute = http.IncomingMessage & { [ROUTE]?: string; [STARTED]?: number };
 const setRoute = (req: http.IncomingMessage, route: string) => { (req as WithRoute)[ROUTE] = route; };
 const TOOLSET_MCP_ROUTE = '/api/v1/toolsets/:id/mcp';
 const pathOf = (url = '/') => url.split('?', 1)[0];
@@ -87,17 +93,26 @@ async function keepRouteTemplate(ctx: Koa.Context, next: Koa.Next): Promise<void
   }
 }
 
-function observe(req: http.IncomingMessage, res: http.ServerResponse, metrics: Metrics): void {
-  const started = performance.now();
-  res.once('close', () => {
-    const labels = {
-      method: METHODS.has(req.method ?? '') ? req.method! : 'other',
-      route: (req as WithRoute)[ROUTE] ?? 'unmatched',
-      status: statusLabel(res),
-    };
-    metrics.httpRequests.inc(labels);
-    metrics.httpDuration.observe(labels, (performance.now() - started) / 1000);
-  });
+// One counter bound per label set (core/bound-series.ts) for each registry.
+const boundRequests = new WeakMap<Metrics, BoundCounter<'method' | 'route' | 'status'>>();
+
+/**
+ * The 'close' listener that counts a request: one function for every response of a server (no
+ * closure per request); what it needs rides on the request.
+ */
+function observer(metrics: Metrics): (this: http.ServerResponse) => void {
+  let requests = boundRequests.get(metrics);
+  if (!requests) boundRequests.set(metrics, (requests = new BoundCounter(metrics.httpRequests)));
+  const bound = requests;
+  return function observed(this: http.ServerResponse) {
+    const req = this.req as WithRoute;
+    const method = METHODS.has(req.method ?? '') ? req.method! : 'other';
+    const route = req[ROUTE] ?? 'unmatched';
+    const status = statusLabel(this);
+    const cell = bound.cell(`${method}\u0000${route}\u0000${status}`, () => ({ method, route, status }));
+    cell.n++;
+    metrics.httpDuration.observe(cell.labels, (performance.now() - req[STARTED]!) / 1000);
+  };
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; reason: string; detail: string }> = {

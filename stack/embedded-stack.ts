@@ -1,6 +1,7 @@
 // The embedded stack: a Temporal dev server and FerretDB under DATA_DIR (unless external ones
 // are configured), and the worker, API and proxy in this process on one port.
 import path from 'node:path';
+import v8 from 'node:v8';
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../core/config';
 import { createLogger, type Logger } from '../core/logger';
@@ -84,6 +85,12 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     stops.push(metricsServing.close);
     // Before the HTTP server listens: /readyz answering means the worker polls too. (The Temporal
     // SDK's metrics exporter it starts takes a port below the ephemeral range, never PORT's.)
+    // npm start gives this isolate (the proxy and the API) an 8 MB young generation: at 4 MB the
+    // MCP path cost a third more CPU per request, most of it in scavenges (bench:proxy, issue 29).
+    // The workflow threads the worker starts next keep 4 MB: their heap holds the workflow cache,
+    // and a small young generation is what kept it low under replay churn (README, HEAP_MB).
+    // V8 reads the flag when an isolate is made, so it applies to those threads only.
+    if (youngGenerationWas(8)) v8.setFlagsFromString('--max-semi-space-size=4');
     const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
     stops.push(() => worker.stop());
     const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
@@ -109,4 +116,10 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     await stopAll();
     throw err;
   }
+}
+
+/** Whether this process was started with `--max-semi-space-size=<mb>` (npm start's flags). */
+function youngGenerationWas(mb: number): boolean {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return flags.includes(`--max-semi-space-size=${mb}`);
 }

@@ -36,8 +36,8 @@ export function isExact(doc: CountDoc | null): boolean {
 
 export class ListCounts {
   readonly docs: Collection<CountDoc>;
-  /** The last write of each count under way in this process. */
-  private readonly queue = new Map<string, Promise<unknown>>();
+  /** The writes of each count (and writer) under way in this process, and the batch that follows. */
+  private readonly batches = new Map<string, CountQueue>();
 
   constructor(db: Db) {
     this.docs = db.collection<CountDoc>('connector_list_counts');
@@ -56,7 +56,7 @@ export class ListCounts {
 
   /** Marks the view as being changed by `writer` (slot: see writerField). */
   mark(countId: string, writer: string): Promise<void> {
-    return this.serially(countId, () => this.upsert(countId, { $inc: { [writerField(writer)]: 1, v: 1 } }));
+    return new Promise<void>((resolve, reject) => this.join(countId, writer).marks.push({ resolve, reject }));
   }
 
   /**
@@ -64,14 +64,7 @@ export class ListCounts {
    * already has, says the count is in doubt. Answers false in that case.
    */
   settle(countId: string, writer: string, by: number): Promise<boolean> {
-    const field = writerField(writer);
-    return this.serially(countId, async () => {
-      const filter = { _id: countId, [field]: { $gte: 1 } } as Filter<CountDoc>;
-      const { matchedCount } = await this.docs.updateOne(filter, { $inc: { n: by, [field]: -1, v: 1 } });
-      if (matchedCount === 1) return true;
-      await this.docs.updateOne({ _id: countId }, { $set: { dirty: true }, $inc: { v: 1 } });
-      return false;
-    });
+    return new Promise<boolean>((resolve, reject) => this.join(countId, writer).settles.push({ by, resolve, reject }));
   }
 
   /**
@@ -105,15 +98,79 @@ export class ListCounts {
   /**
    * FerretDB applies an update as a read and a write of the document, so two at once can lose
    * one: a process serialises its own writes of a count (one worker process writes the index of
-   * an embedded FerretDB; MongoDB's updates are atomic across processes).
+   * an embedded FerretDB; MongoDB's updates are atomic across processes). Serialised one by one,
+   * every change of a busy view (all connectors, a state) waited for every other's two writes:
+   * at 50 connects at once, most of a connect's time (issue 29). So the writes of a view group
+   * (group commit): while one is under way, the marks and settles that arrive join the next
+   * batch, which goes as one update once it ends. Each caller's promise still settles only when
+   * the update carrying its part has been acknowledged, so nothing is reported done before it
+   * is durable, and a batch is never applied in part.
    */
-  private serially<T>(countId: string, run: () => Promise<T>): Promise<T> {
-    const next = (this.queue.get(countId) ?? Promise.resolve()).then(run, run);
-    const tail = next.catch(() => undefined);
-    this.queue.set(countId, tail);
-    void tail.then(() => { if (this.queue.get(countId) === tail) this.queue.delete(countId); });
-    return next;
+  private join(countId: string, writer: string): CountBatch {
+    const key = `${countId}\u0000${writer}`;
+    let queue = this.batches.get(key);
+    if (!queue) {
+      queue = { next: null, writing: false };
+      this.batches.set(key, queue);
+    }
+    const batch = (queue.next ??= { marks: [], settles: [] });
+    // The caller adds itself now; the first write starts a microtask later, with what joined by then.
+    if (!queue.writing) {
+      queue.writing = true;
+      const started = queue;
+      queueMicrotask(() => void this.drain(key, countId, writer, started));
+    }
+    return batch;
   }
+
+  private async drain(key: string, countId: string, writer: string, queue: CountQueue): Promise<void> {
+    while (queue.next) {
+      const batch = queue.next;
+      queue.next = null;
+      await this.write(countId, writer, batch);
+    }
+    queue.writing = false;
+    if (this.batches.get(key) === queue) this.batches.delete(key);
+  }
+
+  /** One update for a batch: its marks added, its settles' marks taken away and their moves counted. */
+  private async write(countId: string, writer: string, batch: CountBatch): Promise<void> {
+    const field = writerField(writer);
+    const marks = batch.marks.length;
+    const settles = batch.settles.length;
+    try {
+      let settled = true;
+      if (settles === 0) {
+        await this.upsert(countId, { $inc: { [field]: marks, v: 1 } });
+      } else {
+        const by = batch.settles.reduce((sum, s) => sum + s.by, 0);
+        // Every settle's own mark is in the document (written before its change's keys).
+        const filter = { _id: countId, [field]: { $gte: settles } } as Filter<CountDoc>;
+        const { matchedCount } = await this.docs.updateOne(filter, { $inc: { n: by, [field]: marks - settles, v: 1 } });
+        if (matchedCount !== 1) {
+          // A repair took the marks away: the settles' moves are in doubt, the new marks still go in.
+          settled = false;
+          const update = { $set: { dirty: true as const }, $inc: marks > 0 ? { [field]: marks, v: 1 } : { v: 1 } };
+          await this.docs.updateOne({ _id: countId }, update);
+        }
+      }
+      for (const m of batch.marks) m.resolve();
+      for (const s of batch.settles) s.resolve(settled);
+    } catch (err) {
+      for (const m of batch.marks) m.reject(err);
+      for (const s of batch.settles) s.reject(err);
+    }
+  }
+}
+
+interface CountBatch {
+  marks: { resolve: () => void; reject: (err: unknown) => void }[];
+  settles: { by: number; resolve: (settled: boolean) => void; reject: (err: unknown) => void }[];
+}
+
+interface CountQueue {
+  next: CountBatch | null;
+  writing: boolean;
 }
 
 /** A writer slot as a key of `p`: any characters (a host name has dots) become base64url. */

@@ -23,7 +23,7 @@ export function treeCpuMs(root: number): number {
   return cpuMs(treeOf(root));
 }
 
-function treeOf(root: number): number[] {
+export function treeOf(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;

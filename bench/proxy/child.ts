@@ -16,8 +16,11 @@ export interface Child {
 
 const BUILD_DIR = fileURLToPath(new URL('../.build/', import.meta.url));
 
+let builds = 0;
+
+/** `script`: relative to this folder, or absolute (another checkout's, as the bench's baseline). */
 export async function startChild(script: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Child> {
-  const file = await compiled(fileURLToPath(new URL(script, import.meta.url)));
+  const file = await compiled(path.isAbsolute(script) ? script : fileURLToPath(new URL(script, import.meta.url)));
   const child = spawn(process.execPath, [...nodeArgs, file], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -36,7 +39,7 @@ export async function startChild(script: string, env: Record<string, string> = {
 /** bench/.build/<name>-<pid>.mjs, inside the checkout so that node_modules resolves from it. */
 async function compiled(source: string): Promise<string> {
   mkdirSync(BUILD_DIR, { recursive: true });
-  const outfile = path.join(BUILD_DIR, `${path.basename(source, '.ts')}-${process.pid}.mjs`);
+  const outfile = path.join(BUILD_DIR, `${path.basename(source, '.ts')}-${process.pid}-${builds++}.mjs`);
   await build({
     entryPoints: [source], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm',
     target: 'node20.19', logLevel: 'warning',

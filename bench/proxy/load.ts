@@ -7,8 +7,12 @@ export interface Target {
   pool: Pool;
   path: string;
   headers: Record<string, string>;
+  /** Paths used in turn, request by request, instead of `path` (connectors of several owners). */
+  paths?: string[];
   /** Caller credentials (Authorization values) used in turn, request by request; none: `headers` alone. */
   authorizations?: string[];
+  /** An uncounted burst before a round. */
+  warmUp?: boolean;
   /** Processes whose CPU time is charged to this path (the proxy in the middle), if any. */
   cpuPids?: number[];
 }
@@ -34,7 +38,8 @@ export async function runRound(target: Target, requests: number, concurrency: nu
       const body = `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`;
       const start = performance.now();
       const headers = headerSets[id % headerSets.length]!;
-      const res = await target.pool.request({ method: 'POST', path: target.path, headers, body });
+      const path = target.paths ? target.paths[id % target.paths.length]! : target.path;
+      const res = await target.pool.request({ method: 'POST', path, headers, body });
       const text = await res.body.text();
       latenciesMs.push(performance.now() - start);
       if (res.statusCode < 200 || res.statusCode > 299 || !text.includes(`"id":${id}`) || !text.includes('"result"')) bad++;

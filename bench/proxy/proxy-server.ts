@@ -5,6 +5,7 @@
 // production variables the bench sets (PORT, BASE_URL, CONNECTOR__*); BENCH_METRICS=0 records
 // no series. With MONGODB_URI set (BENCH_AUDIT=1) every call is audited there, through the
 // service's queue and store.
+import cluster from 'node:cluster';
 import { loadConfig } from '../../core/config';
 import { createLogger } from '../../core/logger';
 import { createMcpProxy } from '../../proxy/mcp-proxy';
@@ -15,28 +16,38 @@ import { createHttpServer, listen } from '../../service/http-server';
 import { createProcessMetrics } from '../../service/metrics';
 import { auditQueueOf, originPolicyOf, proxyOptionsOf } from '../../service/proxy-role';
 import { openMongo } from '../../service/services';
+import { superviseWorkers } from '../../service/process-cluster';
 
 const config = loadConfig();
 const logger = createLogger('bench-proxy', 'warn');
-// As in production, the route source can refresh a token, so every request's body is kept for a
-// retry (BodyRecorder); the bench upstreams never answer 401, so it is never called.
-const table = staticRoutes(JSON.parse(process.env.BENCH_ROUTES ?? '{}') as Record<string, Route>);
-const routes = new RouteCache({ ...table, refresh: (id) => table.get(id) });
-const metrics = process.env.BENCH_METRICS === '0' ? undefined : createProcessMetrics();
-const mongo = config.mongo.uri ? await openMongo(config.mongo.uri, config.mongo.database, config.callAudit.days) : null;
-const audit = mongo ? auditQueueOf(config, logger, mongo.callStore, metrics) : undefined;
-const proxy = createMcpProxy({ ...proxyOptionsOf(config, logger, routes, metrics), audit });
-const server = createHttpServer({ proxy, origin: originPolicyOf(config), limits: config.http, metrics });
-const port = await listen(server, config.port, config.host);
-console.log(`READY ${port}`);
-process.on('SIGTERM', () => {
-  proxy.close();
-  process.exit(0);
-});
-// SIGUSR2 (the bench, after streams closed): a full GC, then the heap and RSS on stderr, to tell
-// memory still in use (a leak) from memory V8 keeps until its next major GC.
-process.on('SIGUSR2', () => {
-  (globalThis as { gc?: () => void }).gc?.();
-  const { heapUsed, rss } = process.memoryUsage();
-  process.stderr.write(`  after a forced full GC: proxy heap used ${(heapUsed / 1048576).toFixed(1)} MB, RSS ${(rss / 1048576).toFixed(1)} MB\n`);
-});
+// PROXY_PROCESSES > 1: as stack/proxy.ts runs it, N processes on one port behind node:cluster.
+if (cluster.isPrimary && config.proxyProcesses > 1) {
+  superviseWorkers(config.proxyProcesses, logger);
+} else {
+  await serve();
+}
+
+async function serve(): Promise<void> {
+  // As in production, the route source can refresh a token, so every request's body is kept for a
+  // retry (BodyRecorder); the bench upstreams never answer 401, so it is never called.
+  const table = staticRoutes(JSON.parse(process.env.BENCH_ROUTES ?? '{}') as Record<string, Route>);
+  const routes = new RouteCache({ ...table, refresh: (id) => table.get(id) });
+  const metrics = process.env.BENCH_METRICS === '0' ? undefined : createProcessMetrics();
+  const mongo = config.mongo.uri ? await openMongo(config.mongo.uri, config.mongo.database, config.callAudit.days) : null;
+  const audit = mongo ? auditQueueOf(config, logger, mongo.callStore, metrics) : undefined;
+  const proxy = createMcpProxy({ ...proxyOptionsOf(config, logger, routes, metrics), audit });
+  const server = createHttpServer({ proxy, origin: originPolicyOf(config), limits: config.http, metrics });
+  const port = await listen(server, config.port, config.host);
+  console.log(`READY ${port}`);
+  process.on('SIGTERM', () => {
+    proxy.close();
+    process.exit(0);
+  });
+  // SIGUSR2 (the bench, after streams closed): a full GC, then the heap and RSS on stderr, to tell
+  // memory still in use (a leak) from memory V8 keeps until its next major GC.
+  process.on('SIGUSR2', () => {
+    (globalThis as { gc?: () => void }).gc?.();
+    const { heapUsed, rss } = process.memoryUsage();
+    process.stderr.write(`  after a forced full GC: proxy heap used ${(heapUsed / 1048576).toFixed(1)} MB, RSS ${(rss / 1048576).toFixed(1)} MB\n`);
+  });
+}

@@ -4,10 +4,17 @@
 import test from 'ava';
 import { createAuthenticator } from '../../callers/authenticator';
 import { VerifiedTokens } from '../../callers/verified-tokens';
+import { credentialDigest } from '../../callers/api-keys';
 import { startJwtIssuer } from '../fixtures/jwt-issuer';
 
 const BASE = 'http://127.0.0.1:8080';
 const alice = { subject: 'oidc:alice', displayName: 'alice', admin: false };
+
+test('the digest the authenticator computes once per request keys the same entry as keyOf, and no other token', (t) => {
+  const token = 'header.payload.signature';
+  t.is(VerifiedTokens.keyOfDigest(credentialDigest(token)), VerifiedTokens.keyOf(token));
+  t.not(VerifiedTokens.keyOfDigest(credentialDigest('header.payload.signaturf')), VerifiedTokens.keyOf(token));
+});
 
 test('an entry answers for the same token only, until its end, for an audience it names', (t) => {
   let now = 1_000;

@@ -83,6 +83,39 @@ test('pages of every view walk the connectors in creation order, and the counts 
   t.deepEqual(await store.countByState(), { created: 5, connected: 4 });
 });
 
+test('changes of one view at once share its count writes, and every count comes out exact and right', async (t) => {
+  const { db, store } = await freshStore('list_concurrent');
+  const counts = db.collection('connector_list_counts');
+  let countWrites = 0;
+  const updateOne = counts.updateOne.bind(counts);
+  // The store's own collection object is another instance: count at the driver's class instead.
+  const proto = Object.getPrototypeOf(counts) as { updateOne: typeof updateOne };
+  const original = proto.updateOne;
+  proto.updateOne = function (this: unknown, ...args: Parameters<typeof updateOne>) {
+    if ((this as { collectionName?: string }).collectionName === 'connector_list_counts') countWrites += 1;
+    return original.apply(this, args);
+  } as typeof updateOne;
+  try {
+    const n = 40;
+    await Promise.all(Array.from({ length: n }, (_, i) => store.project(record(i + 1, 'created', i % 2 ? 'alice' : 'bob'))));
+    await Promise.all(Array.from({ length: n }, (_, i) => store.project(record(i + 1, 'connected', i % 2 ? 'alice' : 'bob', 2))));
+    const all = await store.list({ limit: 1 });
+    t.is(all.total_count, n);
+    t.true(all.total_count_exact);
+    const connected = await store.list({ limit: 1, state: 'connected' });
+    t.is(connected.total_count, n);
+    t.true(connected.total_count_exact);
+    t.deepEqual(await store.countByState(), { connected: n });
+    t.is((await store.list({ limit: 1, createdBy: 'alice', state: 'connected' })).total_count, n / 2);
+    t.deepEqual((await listAll(store, { state: 'created' }, 10)).ids, []);
+    // One at a time, each change wrote each of its 4 views' counts twice (mark, settle): 16 per connector.
+    t.log(`count writes: ${countWrites}`);
+    t.true(countWrites < 12 * n, `the count writes were grouped (${countWrites})`);
+  } finally {
+    proto.updateOne = original;
+  }
+});
+
 test('a late or retried write changes neither the lists nor the counts', async (t) => {
   const { store } = await freshStore('list_late');
   await store.project(record(1, 'created', 'alice'));
