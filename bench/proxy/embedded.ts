@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../stack/servers/free-port';
+import { freePort } from '../../service/free-port';
 import { startStackProcess } from '../../test/helpers/stack-process';
 import { startEnv, startNodeFlags } from '../start-flags';
 import type { BenchCallers } from './bench-callers';
