@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../service/free-port';
-import { startStackProcess } from '../../test/helpers/stack-process';
+import { startStackProcess } from '../../test/helpers/for-bench';
 import { startEnv, startNodeFlags } from '../start-flags';
 import type { BenchCallers } from './bench-callers';
 import { withChildren } from './cpu-time';

@@ -3,7 +3,8 @@
 // refuses any other bench import of test/). Everything re-exported is loaded by every bench
 // process that imports one name of it; the benchmarks measure CPU between samples, not start-up.
 export { startStackProcess, type StackProcess } from './stack-process';
-export { apiClient, startTestStack, type ApiCall } from './test-stack';
+export { apiClient, startTestStack, type ApiCall, type TestStack } from './test-stack';
+export { testServersImage } from './container-images';
 export { startToolsMcpServer } from '../fixtures/tools-mcp-server';
 export { samples } from './prometheus-text';
 export { deliverCallback, openConsentPage } from './oauth-service';
