@@ -11,6 +11,7 @@
 // does in-process).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { deliverCallback, localMcpUrl, openConsentPage, startFlow } from '../helpers/oauth-service';
 import { apiClient } from '../helpers/test-stack';
 
@@ -24,13 +25,35 @@ const { id, res } = await startFlow(api, { url: serverUrl, match_preset: false, 
 if (res.body?.state === 'auth_required') await authorize(res.body.auth_request.authorization_endpoint);
 else console.log(`connect answered ${res.status}: ${res.text}`);
 
-const client = new Client({ name: 'conformance-auth-driver', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
-await client.connect(new StreamableHTTPClientTransport(new URL(localMcpUrl(port, id))));
+const client = await connectClient(new URL(localMcpUrl(port, id)));
 await withAuthorization(() => client.listTools());
 await withAuthorization(() => client.callTool({ name: 'test-tool', arguments: {} }));
 await client.close();
 // The suite waits for this process to end, and keep-alive sockets would hold it for its timeout.
 process.exit(0);
+
+interface AgentClient {
+  listTools(): Promise<unknown>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * The SDK v1 client (2025-11-25); a server that refuses its initialize (a 2026-07-28-only
+ * scenario server) gets the SDK v2 client, which negotiates the newest revision.
+ */
+async function connectClient(url: URL): Promise<AgentClient> {
+  const capabilities = { elicitation: { url: {} } };
+  const legacy = new Client({ name: 'conformance-auth-driver', version: '1.0.0' }, { capabilities });
+  try {
+    await legacy.connect(new StreamableHTTPClientTransport(url));
+    return legacy;
+  } catch {
+    const modern = new ModernClient({ name: 'conformance-auth-driver', version: '2.0.0' }, { capabilities, versionNegotiation: { mode: 'auto' } });
+    await modern.connect(new ModernTransport(url));
+    return modern;
+  }
+}
 
 /** Runs `call`; when it meets an authorization (-32042), the user authorizes and the call is tried again. */
 async function withAuthorization<T>(call: () => Promise<T>): Promise<T> {
