@@ -56,7 +56,7 @@ async function main(): Promise<void> {
       CONNECTOR__PRESETS: JSON.stringify([{ url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'reference server' }, stdio }]),
     });
     try {
-      results.set(runtime, await measure(stack, runtime, image.engine?.program ?? null));
+      results.set(runtime, await measure(stack, runtime, runtime === 'container' ? image.engine?.program ?? null : null));
     } finally {
       await stack.stop();
     }

@@ -25,13 +25,9 @@ export function beforeCollect(metric: Counter<string> | Gauge<string>, flush: ()
   };
 }
 
-/** A counter's cells: `cell(key, labels)` once per request, then `cell.n += value`. */
-export class BoundCounter<L extends string> {
-  private readonly cells = new Map<string, CounterCell<L>>();
-
-  constructor(private readonly counter: Counter<L>) {
-    beforeCollect(counter as Counter<string>, () => this.flush());
-  }
+/** Cells by key, each made once with its frozen labels. */
+abstract class BoundCells<L extends string> {
+  protected readonly cells = new Map<string, CounterCell<L>>();
 
   /** `labels` is called only the first time a key is seen. */
   cell(key: string, labels: () => LabelValues<L>): CounterCell<L> {
@@ -41,6 +37,16 @@ export class BoundCounter<L extends string> {
       this.cells.set(key, cell);
     }
     return cell;
+  }
+
+  abstract flush(): void;
+}
+
+/** A counter's cells: `cell(key, labels)` once per request, then `cell.n += value`. */
+export class BoundCounter<L extends string> extends BoundCells<L> {
+  constructor(private readonly counter: Counter<L>) {
+    super();
+    beforeCollect(counter as Counter<string>, () => this.flush());
   }
 
   flush(): void {
@@ -53,20 +59,10 @@ export class BoundCounter<L extends string> {
 }
 
 /** A gauge of things open per key, counted here and set on the gauge at each scrape. */
-export class BoundGauge<L extends string> {
-  private readonly cells = new Map<string, CounterCell<L>>();
-
+export class BoundGauge<L extends string> extends BoundCells<L> {
   constructor(private readonly gauge: Gauge<L>) {
+    super();
     beforeCollect(gauge as Gauge<string>, () => this.flush());
-  }
-
-  cell(key: string, labels: () => LabelValues<L>): CounterCell<L> {
-    let cell = this.cells.get(key);
-    if (cell === undefined) {
-      cell = { labels: Object.freeze(labels()), n: 0 };
-      this.cells.set(key, cell);
-    }
-    return cell;
   }
 
   flush(): void {
