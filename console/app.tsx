@@ -11,6 +11,7 @@ import { CallAudit } from './views/call-audit';
 import { ConnectorDetail } from './views/connector-detail';
 import { ConnectorList } from './views/connector-list';
 import { CreateConnector } from './views/create-connector';
+import { RegistryApprovals } from './views/registry-approvals';
 import { SignedOut } from './views/signed-out';
 
 type Session =
@@ -86,12 +87,15 @@ function SignedIn({ credential, caller, signOut }: { credential: Credential; cal
         <nav aria-label="Main">
           <a href={hrefOf({ view: 'list' })}>Connectors</a>
           <a href={hrefOf({ view: 'new' })}>New</a>
+          {caller.admin && <a href={hrefOf({ view: 'approvals' })}>Approvals</a>}
           <a href="/reference">API reference</a>
         </nav>
         <span class="who" id="signed-in-as">Signed in as {who}</span>
         {caller.authenticated && <button type="button" class="secondary" onClick={() => signOut()}>Sign out</button>}
       </header>
-      {route.view === 'list' && <ConnectorList api={api} caller={caller} />}
+      {/* A non-admin who types #/approvals gets the list: the API would refuse every approval anyway. */}
+      {(route.view === 'list' || (route.view === 'approvals' && !caller.admin)) && <ConnectorList api={api} caller={caller} />}
+      {route.view === 'approvals' && caller.admin && <RegistryApprovals api={api} />}
       {route.view === 'new' && <CreateConnector api={api} />}
       {route.view === 'connector' && <ConnectorDetail key={route.id} api={api} id={route.id} />}
       {route.view === 'calls' && <CallAudit key={route.id} api={api} id={route.id} />}

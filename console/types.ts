@@ -30,6 +30,14 @@ export interface Preset {
   stdio?: { image: string };
   runnable: boolean;
   reason?: string;
+  /** `env` (CONNECTOR__PRESETS) or `registry` (synced from an MCP registry). */
+  source?: 'env' | 'registry';
+  /** A registry preset's server name and version; null for env presets. */
+  name?: string;
+  version?: string | null;
+  /** Registry stdio presets only: whether an admin approved this version. */
+  approved?: boolean;
+  deprecated?: boolean;
 }
 
 export interface ConnectorEvent {

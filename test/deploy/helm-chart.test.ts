@@ -134,6 +134,44 @@ test('rendered with an existing presets Secret: no presets Secret of its own, ev
   }
 });
 
+const REGISTRY_SERVERS = [
+  { name: 'io.github.example/weather', version: '1.2.0' },
+  { name: 'com.example/analytics', overlay: { client_id: 'registry-client', client_secret: 'registry-overlay-secret-6b3a' } },
+];
+
+test('registry and console settings reach every pod: the allow-list from a Secret (its overlays carry client secrets), the rest as values', async (t) => {
+  const objects = await render({
+    callers: { issuer: 'https://id.example.com' },
+    registry: { url: 'https://registry.example.com', servers: REGISTRY_SERVERS, syncMinutes: 30 },
+    console: { clientId: 'connector-console', scope: 'openid connectors' },
+  });
+  const config = byKind(objects, 'Secret').find((s) => s.metadata.name === 'reg-connector-registry-config') as unknown as V1Secret;
+  t.deepEqual(JSON.parse(config.stringData!['registry-servers']!), REGISTRY_SERVERS, 'the allow-list that reaches the pods equals the values');
+  t.false(JSON.stringify(byKind(objects, 'Deployment')).includes('registry-overlay-secret-6b3a'), 'no overlay secret in a Deployment');
+  for (const deployment of byKind(objects, 'Deployment')) {
+    const container = containersOf(deployment)[0]!;
+    t.is(envOf(container, 'CONNECTOR__REGISTRY_URL')?.value, 'https://registry.example.com');
+    t.deepEqual(plain(envOf(container, 'CONNECTOR__REGISTRY_SERVERS')?.valueFrom?.secretKeyRef), { name: 'reg-connector-registry-config', key: 'registry-servers' });
+    t.is(envOf(container, 'CONNECTOR__REGISTRY_SERVERS')?.value, undefined);
+    t.is(envOf(container, 'CONNECTOR__REGISTRY_SYNC_MINUTES')?.value, '30');
+    t.is(envOf(container, 'CONNECTOR__CONSOLE_CLIENT_ID')?.value, 'connector-console');
+    t.is(envOf(container, 'CONNECTOR__CONSOLE_SCOPE')?.value, 'openid connectors');
+  }
+
+  const external = await render({ registry: { url: 'https://registry.example.com', servers: REGISTRY_SERVERS, existingSecret: 'registry-from-vault' } });
+  const ownConfig = byKind(external, 'Secret').find((s) => s.metadata.name === 'reg-connector-registry-config') as unknown as V1Secret;
+  t.is(ownConfig.stringData?.['registry-servers'], undefined, 'the named Secret wins: the chart keeps no copy');
+  const worker = containersOf(byKind(external, 'Deployment').find((d) => d.metadata.name.endsWith('-worker'))!)[0]!;
+  t.is(envOf(worker, 'CONNECTOR__REGISTRY_SERVERS')?.valueFrom?.secretKeyRef?.name, 'registry-from-vault');
+  t.is(envOf(worker, 'CONNECTOR__REGISTRY_SYNC_MINUTES')?.value, '60', 'the default period');
+  t.is(envOf(worker, 'CONNECTOR__CONSOLE_CLIENT_ID'), undefined, 'no console client: API keys only');
+
+  const none = containersOf(byKind(await render({}), 'Deployment')[0]!)[0]!;
+  t.false(none.env!.some((e) => e.name.startsWith('CONNECTOR__REGISTRY_')), 'no registry url: no sync settings');
+  t.regex(await renderError({ registry: { url: 'https://registry.example.com' } }), /registry\.url is set but no server is allowed/);
+  t.regex(await renderError({ console: { clientId: 'connector-console' } }), /console\.clientId needs callers\.issuer/);
+});
+
 const PRIVATE_V4 = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16'];
 const PRIVATE_V6 = ['fc00::/7', 'fe80::/10', '::1/128'];
 /** A plain JSON copy: the client's model classes compare unequal to object literals (and name `from` `_from`). */

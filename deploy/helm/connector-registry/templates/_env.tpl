@@ -54,6 +54,17 @@
 - { name: CONNECTOR__MAX_STREAMS_PER_OWNER, value: {{ .Values.callers.maxStreamsPerOwner | quote }} }
 - { name: CONNECTOR__BLOCK_PRIVATE_NETWORKS, value: {{ .Values.connector.blockPrivateNetworks | quote }} }
 - { name: CONNECTOR__ALLOWED_PRIVATE_NETWORKS, value: {{ join "," .Values.connector.allowedPrivateNetworks | quote }} }
+{{- with .Values.registry.url }}
+- { name: CONNECTOR__REGISTRY_URL, value: {{ . | quote }} }
+{{- /* A Secret: the allow-list's overlays may carry OAuth client secrets. */}}
+- name: CONNECTOR__REGISTRY_SERVERS
+  valueFrom: { secretKeyRef: { name: {{ $.Values.registry.existingSecret | default (include "cr.configSecret" $) | quote }}, key: registry-servers } }
+- { name: CONNECTOR__REGISTRY_SYNC_MINUTES, value: {{ $.Values.registry.syncMinutes | quote }} }
+{{- end }}
+{{- with .Values.console.clientId }}
+- { name: CONNECTOR__CONSOLE_CLIENT_ID, value: {{ . | quote }} }
+- { name: CONNECTOR__CONSOLE_SCOPE, value: {{ $.Values.console.scope | quote }} }
+{{- end }}
 {{- if .Values.stdio.enabled }}
 - { name: CONNECTOR__STDIO_RUNTIME, value: kubernetes }
 - { name: CONNECTOR__KUBE_NAMESPACE, value: {{ include "cr.workloadNamespace" . | quote }} }
