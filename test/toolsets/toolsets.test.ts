@@ -217,9 +217,10 @@ test.serial('access per caller: an API key granted some tools sees and calls onl
   t.is((await post(as(KEYS.dave))).status, 404);
   const anonymous = await post({});
   t.is(anonymous.status, 401);
-  t.is(anonymous.headers.get('www-authenticate'), `Bearer resource_metadata="${stack.baseUrl}/.well-known/oauth-protected-resource/api/v1/toolsets/${toolset.id}/mcp"`);
+  t.is(anonymous.headers.get('www-authenticate'), `Bearer resource_metadata="${stack.baseUrl}/.well-known/oauth-protected-resource/api/v1/toolsets/${toolset.id}/mcp", scope="openid"`, 'the same challenge as a connector\'s MCP path, naming CONNECTOR__AUTH_SCOPES');
   const metadata = await stack.api('GET', `/.well-known/oauth-protected-resource/api/v1/toolsets/${toolset.id}/mcp`);
   t.is(metadata.body.resource, toolset.mcp_url);
+  t.deepEqual(metadata.body.scopes_supported, ['openid']);
 });
 
 test.serial('a tools/call whose Mcp-Name disagrees with the body is refused with 400 before anything goes upstream', async (t) => {
