@@ -177,6 +177,8 @@ test.serial('an OAuth connect: the authorization link opens the consent page, oi
 
   // The console tab learns of it by polling.
   await page.locator('.status-line .state-connected').waitFor({ timeout: 20_000 });
+  // The audit trail is a poll of its own: it may show the last transition a moment after the state.
+  await page.locator('table.events', { hasText: /auth_required[\s\S]*→ connected/ }).waitFor({ timeout: 20_000 }).catch(() => undefined);
   t.regex(await page.locator('table.events').textContent() ?? '', /auth_required.*connected/s);
   await page.goto(`${base}/#/`);
   await page.locator(`tr[data-connector-id="${made.oauth}"] .state-connected`).waitFor();
