@@ -1,19 +1,18 @@
-// Authenticates every request of the REST API except the few that must stay open (health, the
-// OpenAPI document, the OAuth callback, the client metadata document, well-known documents), and
+// Authenticates every request of the REST API except those its declaration marks `auth: 'open'`
+// (health, the OpenAPI document, the OAuth consent and callback, well-known documents, the
+// console's pages and files), and
 // keeps the caller on the context for the routes' ownership checks; an owner past its request
 // rate (CONNECTOR__RATE_LIMIT_PER_OWNER) gets 429 before any route runs.
 import type { Context, Next } from 'koa';
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import type { OwnerRateLimit } from '../callers/owner-rate-limit';
-import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from '../core/oauth-client-metadata';
 import { ProblemError } from '../core/problem';
-import { CONSOLE_PREFIX, REFERENCE_PATH } from './routes/console';
+import { openPathMatcher } from './routes/open-paths';
 
 // The consent page and the callback are opened by the user's browser, which holds no API credential;
 // so are the console's pages and files (the console then sends the user's credential itself).
-const OPEN_PATHS = new Set(['/healthz', '/readyz', '/api/v1/openapi.json', CONSENT_PATH, OAUTH_CALLBACK_PATH, CLIENT_METADATA_PATH, '/', REFERENCE_PATH]);
-const isOpen = (path: string) => OPEN_PATHS.has(path) || path.startsWith('/.well-known/') || path.startsWith(CONSOLE_PREFIX);
+const isOpen = openPathMatcher();
 
 export function callerMiddleware(auth: Authenticator, rateLimit: OwnerRateLimit | null = null) {
   return async (ctx: Context, next: Next) => {

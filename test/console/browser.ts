@@ -43,3 +43,11 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 // Expressions as strings: the tests' TypeScript has no DOM types.
 export const localStorageKeys = (page: Page) => page.evaluate<string[]>('Object.keys(localStorage)');
 export const sessionStorageLength = (page: Page) => page.evaluate<number>('sessionStorage.length');
+
+/** Opens the console at `base` and signs in with an API key, as a person would: the field, then the button. */
+export async function signInWithKey(page: Page, base: string, key: string): Promise<void> {
+  await page.goto(`${base}/`);
+  await page.getByLabel('API key').fill(key);
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
+  await page.locator('#signed-in-as').waitFor();
+}

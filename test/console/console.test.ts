@@ -13,7 +13,7 @@ import { freePort } from '../../service/free-port';
 import { startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
-import { launchChromium, localStorageKeys, screenshot, sessionStorageLength, watchCsp } from './browser';
+import { launchChromium, localStorageKeys, screenshot, sessionStorageLength, watchCsp, signInWithKey } from './browser';
 
 const UPSTREAM_TOKEN = 'console-upstream-token-7d1e';
 const KEYS = { ann: 'ann-console-key-5a4b3c2d1e', bob: 'bob-console-key-9e8d7c6b5a', ops: 'ops-console-key-0f1e2d3c4b' };
@@ -72,13 +72,6 @@ test.after.always(async () => {
 const stateOf = (page: Page) => page.locator('.status-line .state');
 const idFromUrl = (page: Page) => decodeURIComponent(/#\/connectors\/([^/]+)/.exec(page.url())![1]!);
 
-async function signInWithKey(page: Page, key: string): Promise<void> {
-  await page.goto(`${base}/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in with the key' }).click();
-  await page.locator('#signed-in-as').waitFor();
-}
-
 test.serial('signed out, / says what the service is and links to the API reference and the health checks; the reference renders the OpenAPI document', async (t) => {
   const { page } = ann;
   const res = await page.goto(`${base}/`);
@@ -98,7 +91,7 @@ test.serial('signed out, / says what the service is and links to the API referen
 
 test.serial('ann signs in with a key, creates a connector from a preset, connects it with a token and sees it connected, with its audit trail', async (t) => {
   const { page } = ann;
-  await signInWithKey(page, KEYS.ann);
+  await signInWithKey(page, base, KEYS.ann);
   t.regex(await page.textContent('#signed-in-as') ?? '', /Signed in as ann$/);
   await page.getByRole('link', { name: 'New connector' }).click();
   await page.getByLabel('Preset', { exact: true }).selectOption(tokenServer.url);
@@ -187,7 +180,7 @@ test.serial('an OAuth connect: the authorization link opens the consent page, oi
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
   t.teardown(() => phone.close());
   const small = await phone.newPage();
-  await signInWithKey(small, KEYS.ann);
+  await signInWithKey(small, base, KEYS.ann);
   await small.locator(`tr[data-connector-id="${made.oauth}"]`).waitFor();
   t.true(await small.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth + 1'), 'no sideways scrolling on a phone');
   await screenshot(small, 'connectors-phone');
@@ -198,7 +191,7 @@ test.serial("another owner's session sees none of it; an admin sees every owner'
   t.teardown(() => context.close());
   const csp = watchCsp(context);
   const page = await context.newPage();
-  await signInWithKey(page, KEYS.bob);
+  await signInWithKey(page, base, KEYS.bob);
   await page.getByText('No connectors yet.').waitFor();
   t.is(await page.locator('tr[data-connector-id]').count(), 0);
   await page.goto(`${base}/#/connectors/${made.token}`);
@@ -208,7 +201,7 @@ test.serial("another owner's session sees none of it; an admin sees every owner'
   t.false((await page.content()).includes('Echo tools'));
 
   await page.getByRole('button', { name: 'Sign out' }).click();
-  await signInWithKey(page, KEYS.ops);
+  await signInWithKey(page, base, KEYS.ops);
   t.regex(await page.textContent('#signed-in-as') ?? '', /ops \(admin\)/);
   const row = page.locator(`tr[data-connector-id="${made.token}"]`);
   await row.waitFor();

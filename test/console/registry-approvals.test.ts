@@ -9,7 +9,7 @@ import { sha256Hex } from '../../callers/api-keys';
 import { freePort } from '../../service/free-port';
 import { realServers, startRegistryServer, type RegistryServer } from '../fixtures/registry/registry-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
-import { launchChromium, localStorageKeys, screenshot, watchCsp } from './browser';
+import { launchChromium, localStorageKeys, screenshot, watchCsp, signInWithKey } from './browser';
 
 const KEYS = { ops: 'ops-approvals-key-3c2d1e0f9a', ann: 'ann-approvals-key-8b7a6f5e4d' };
 const STDIO = 'io.github.username/kubernetes-manager-mcp';
@@ -59,18 +59,11 @@ test.after.always(async () => {
   await registry?.close();
 });
 
-async function signInWithKey(page: Page, key: string): Promise<void> {
-  await page.goto(`${base}/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in with the key' }).click();
-  await page.locator('#signed-in-as').waitFor();
-}
-
 const presetOf = async (name: string) => ((await stack.api('GET', '/api/v1/connectors/presets', undefined, { authorization: `Bearer ${KEYS.ann}` })).body.items as any[]).find((p) => p.name === name);
 
 test.serial('a non-admin session has no approvals view: no link, and its address shows the connector list', async (t) => {
   const page = await context.newPage();
-  await signInWithKey(page, KEYS.ann);
+  await signInWithKey(page, base, KEYS.ann);
   t.is(await page.getByRole('link', { name: 'Approvals' }).count(), 0);
   await page.goto(`${base}/#/approvals`);
   await page.getByRole('heading', { name: 'Connectors' }).waitFor();
@@ -83,7 +76,7 @@ test.serial('a non-admin session has no approvals view: no link, and its address
 
 test.serial('an admin sees the pending registry stdio preset, approves its version from the keyboard, and sees it approved', async (t) => {
   const page = await context.newPage();
-  await signInWithKey(page, KEYS.ops);
+  await signInWithKey(page, base, KEYS.ops);
   await page.getByRole('link', { name: 'Approvals' }).click();
   await page.getByRole('heading', { name: 'Registry approvals' }).waitFor();
   const pending = page.getByRole('table', { name: 'Registry stdio presets waiting for approval' });
