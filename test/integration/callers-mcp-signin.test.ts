@@ -1,8 +1,15 @@
 // A stock MCP client signs its user in to a connector's MCP path with nothing registry-specific:
 // the MCP SDK's own OAuth support, starting from the proxy's 401 alone, against oidc-provider as
 // the platform's identity provider (discovery from resource_metadata, dynamic registration,
-// PKCE, `resource` = the connector's mcp_url, a JWT access token for that resource).
+// PKCE, `resource` = the connector's mcp_url, a JWT access token for that resource); and
+// `mcp-remote` (npm), the stdio bridge desktop clients use, run as its own process the way a user
+// runs it, with its loopback callback on 127.0.0.1.
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -13,7 +20,8 @@ import { sha256Hex } from '../../callers/api-keys';
 import { parseKey, SecretBox } from '../../core/secret-box';
 import { createConsentAgent, startOidcServer, type OidcServer } from '../fixtures/oauth';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
-import { startTestStack, type TestStack } from '../helpers/test-stack';
+import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
+import { freePort } from '../../service/free-port';
 
 const UPSTREAM_TOKEN = 'upstream-token-signin-2b7e';
 const ALICE_KEY = 'alice-key-signin-4d3c2b1a';
@@ -63,9 +71,11 @@ class MemoryClientProvider implements OAuthClientProvider {
   codeVerifier() { return this.verifier; }
 }
 
-test('an MCP SDK client signs its user in from the 401 alone and lists the tools through the proxy', async (t) => {
-  // The identity provider's alice owns the connector, made the way the API makes one for her
-  // (her REST token would need a sign-in of its own); the admin key connects it.
+/**
+ * A connector the identity provider's alice owns, made the way the API makes one for her (her REST
+ * token would need a sign-in of its own), connected with the admin key; its MCP URL.
+ */
+async function aliceConnector(): Promise<{ id: string; mcpUrl: string }> {
   const commands = new ConnectorCommands({
     temporal: stack.temporal,
     taskQueue: stack.config.temporal.taskQueue,
@@ -76,8 +86,13 @@ test('an MCP SDK client signs its user in from the 401 alone and lists the tools
     },
   });
   const { id } = await commands.create({ url: upstream.url, createdBy: 'oidc:alice', createdByName: 'alice' });
-  const mcpUrl = `${stack.baseUrl}/api/v1/connectors/${id}/mcp`;
-  t.is((await stack.api('POST', `/api/v1/connectors/${id}/connect`, { access_token: UPSTREAM_TOKEN }, { authorization: `Bearer ${OPS_KEY}` })).status, 200);
+  const connected = await stack.api('POST', `/api/v1/connectors/${id}/connect`, { access_token: UPSTREAM_TOKEN }, { authorization: `Bearer ${OPS_KEY}` });
+  if (connected.status !== 200) throw new Error(`connect answered ${connected.status}: ${connected.text}`);
+  return { id, mcpUrl: `${stack.baseUrl}/api/v1/connectors/${id}/mcp` };
+}
+
+test('an MCP SDK client signs its user in from the 401 alone and lists the tools through the proxy', async (t) => {
+  const { id, mcpUrl } = await aliceConnector();
   const asKey = await stack.api('GET', `/api/v1/connectors/${id}`, undefined, { authorization: `Bearer ${ALICE_KEY}` });
   t.is(asKey.status, 404, 'the key named alice is not the identity provider\'s alice');
 
@@ -113,4 +128,45 @@ test('an MCP SDK client signs its user in from the 401 alone and lists the tools
   await malloryTransport.finishAuth(malloryCallback.searchParams.get('code')!);
   const refused = await t.throwsAsync(new Client({ name: 'stock-client', version: '1.0.0' }).connect(malloryTransport));
   t.regex(refused!.message, /404/);
+});
+
+test('mcp-remote signs its user in from the 401 alone, with its loopback callback, and lists the tools through the proxy', async (t) => {
+  const { mcpUrl } = await aliceConnector();
+  const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-remote-'));
+  t.teardown(() => fs.rmSync(configDir, { recursive: true, force: true }));
+  const callbackPort = await freePort();
+  const bin = createRequire(import.meta.url).resolve('mcp-remote/dist/client.js');
+  // BROWSER=true: the "browser" it opens is a no-op; the test plays the user from the printed URL.
+  const child = spawn(process.execPath, [bin, mcpUrl, String(callbackPort), '--host', '127.0.0.1'], {
+    env: { PATH: process.env.PATH, HOME: configDir, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: 'true' },
+    // stdin held open: mcp-remote shuts down when it ends, as a stdio server does.
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => { output += chunk; });
+  child.stderr.on('data', (chunk) => { output += chunk; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  t.teardown(() => { child.kill('SIGKILL'); });
+
+  const printed = await eventually(async () => /Please authorize this client by visiting:\s+(\S+)/.exec(output)?.[1], 60_000, 'the authorization URL printed by mcp-remote');
+  const authorizationUrl = new URL(printed);
+  t.true(authorizationUrl.href.startsWith(idp.issuer), 'it found the identity provider from the challenge');
+  t.is(authorizationUrl.searchParams.get('resource'), mcpUrl, 'the token is asked for the connector\'s mcp_url (RFC 8707)');
+  // The scope the challenge and the protected-resource document name (and offline_access, which
+  // mcp-remote adds for an OpenID issuer that lists it: SEP-2207).
+  t.true(authorizationUrl.searchParams.get('scope')!.split(' ').includes('openid'), authorizationUrl.searchParams.get('scope')!);
+  const redirectUri = authorizationUrl.searchParams.get('redirect_uri')!;
+  t.is(new URL(redirectUri).hostname, '127.0.0.1');
+
+  // The user signs in as alice and approves; the browser then lands on mcp-remote's own callback.
+  const callback = await createConsentAgent().authorize(authorizationUrl.href, { redirectUri, login: 'alice' });
+  t.is(callback.searchParams.get('error'), null, callback.search);
+  const landed = await fetch(callback);
+  await landed.body?.cancel();
+  t.is(landed.status, 200, 'mcp-remote took the code');
+
+  t.is(await exited, 0, output);
+  t.regex(output, /Connected successfully!/);
+  t.regex(output, /"name": "echo"/, 'the tools listed through the connector\'s MCP path');
+  t.false(upstream.seenAuthorization.some((seen) => seen !== undefined && seen !== `Bearer ${UPSTREAM_TOKEN}`), "no token but the connector's own reached the MCP server");
 });
