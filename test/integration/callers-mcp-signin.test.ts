@@ -2,15 +2,16 @@
 // the MCP SDK's own OAuth support, starting from the proxy's 401 alone, against oidc-provider as
 // the platform's identity provider (discovery from resource_metadata, dynamic registration,
 // PKCE, `resource` = the connector's mcp_url, a JWT access token for that resource); and
-// `mcp-remote` (npm), the stdio bridge desktop clients use, run as its own process the way a user
-// runs it, with its loopback callback on 127.0.0.1.
+// `mcp-remote` (npm), the stdio bridge desktop clients use, and the MCP Inspector's CLI, each run
+// as its own process the way a user runs it, with its loopback callback on 127.0.0.1.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -22,6 +23,8 @@ import { createConsentAgent, startOidcServer, type OidcServer } from '../fixture
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { freePort } from '../../service/free-port';
+import { createLogger } from '../../core/logger';
+import { locateNode24 } from '../../stack/toolchain/node24';
 
 const UPSTREAM_TOKEN = 'upstream-token-signin-2b7e';
 const ALICE_KEY = 'alice-key-signin-4d3c2b1a';
@@ -130,43 +133,68 @@ test('an MCP SDK client signs its user in from the 401 alone and lists the tools
   t.regex(refused!.message, /404/);
 });
 
-test('mcp-remote signs its user in from the 401 alone, with its loopback callback, and lists the tools through the proxy', async (t) => {
-  const { mcpUrl } = await aliceConnector();
-  const configDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-remote-'));
-  t.teardown(() => fs.rmSync(configDir, { recursive: true, force: true }));
-  const callbackPort = await freePort();
-  const bin = createRequire(import.meta.url).resolve('mcp-remote/dist/client.js');
-  // BROWSER=true: the "browser" it opens is a no-op; the test plays the user from the printed URL.
-  const child = spawn(process.execPath, [bin, mcpUrl, String(callbackPort), '--host', '127.0.0.1'], {
-    env: { PATH: process.env.PATH, HOME: configDir, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: 'true' },
-    // stdin held open: mcp-remote shuts down when it ends, as a stdio server does.
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+/** A client run as its own process, its output gathered; stdin held open (a stdio bridge shuts down when it ends). */
+function runClient(t: ExecutionContext, node: string, args: string[], home: string, env: Record<string, string> = {}) {
+  // BROWSER=true: the "browser" a client opens is a no-op; the test plays the user from the printed URL.
+  const child = spawn(node, args, { env: { PATH: process.env.PATH, HOME: home, MCP_REMOTE_CONFIG_DIR: home, BROWSER: 'true', ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => { output += chunk; });
   child.stderr.on('data', (chunk) => { output += chunk; });
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   t.teardown(() => { child.kill('SIGKILL'); });
+  /** The first match of `pattern` in the output, waited for; a timeout shows what the client said. */
+  const printed = (pattern: RegExp, what: string) => eventually(async () => pattern.exec(output)?.[1], 60_000, what)
+    .catch((err: Error) => { throw new Error(`${err.message}; the client said:\n${output}`); });
+  return { output: () => output, exited, printed };
+}
 
-  const printed = await eventually(async () => /Please authorize this client by visiting:\s+(\S+)/.exec(output)?.[1], 60_000, 'the authorization URL printed by mcp-remote');
+/** Checks the authorization URL a client printed, plays alice through the identity provider, and lands on the client's callback. */
+async function signInFromPrinted(t: ExecutionContext, printed: string, mcpUrl: string): Promise<void> {
   const authorizationUrl = new URL(printed);
   t.true(authorizationUrl.href.startsWith(idp.issuer), 'it found the identity provider from the challenge');
   t.is(authorizationUrl.searchParams.get('resource'), mcpUrl, 'the token is asked for the connector\'s mcp_url (RFC 8707)');
   // The scope the challenge and the protected-resource document name (and offline_access, which
-  // mcp-remote adds for an OpenID issuer that lists it: SEP-2207).
+  // a client may add for an OpenID issuer that lists it: SEP-2207).
   t.true(authorizationUrl.searchParams.get('scope')!.split(' ').includes('openid'), authorizationUrl.searchParams.get('scope')!);
   const redirectUri = authorizationUrl.searchParams.get('redirect_uri')!;
   t.is(new URL(redirectUri).hostname, '127.0.0.1');
-
-  // The user signs in as alice and approves; the browser then lands on mcp-remote's own callback.
   const callback = await createConsentAgent().authorize(authorizationUrl.href, { redirectUri, login: 'alice' });
   t.is(callback.searchParams.get('error'), null, callback.search);
   const landed = await fetch(callback);
   await landed.body?.cancel();
-  t.is(landed.status, 200, 'mcp-remote took the code');
+  t.is(landed.status, 200, 'the client took the code');
+}
 
-  t.is(await exited, 0, output);
-  t.regex(output, /Connected successfully!/);
-  t.regex(output, /"name": "echo"/, 'the tools listed through the connector\'s MCP path');
+const homeDir = (t: ExecutionContext) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-client-home-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+test('mcp-remote signs its user in from the 401 alone, with its loopback callback, and lists the tools through the proxy', async (t) => {
+  const { mcpUrl } = await aliceConnector();
+  const bin = createRequire(import.meta.url).resolve('mcp-remote/dist/client.js');
+  const client = runClient(t, process.execPath, [bin, mcpUrl, String(await freePort()), '--host', '127.0.0.1'], homeDir(t));
+  const printed = await client.printed(/Please authorize this client by visiting:\s+(\S+)/, 'the authorization URL printed by mcp-remote');
+  await signInFromPrinted(t, printed, mcpUrl);
+  t.is(await client.exited, 0, client.output());
+  t.regex(client.output(), /Connected successfully!/);
+  t.regex(client.output(), /"name": "echo"/, 'the tools listed through the connector\'s MCP path');
   t.false(upstream.seenAuthorization.some((seen) => seen !== undefined && seen !== `Bearer ${UPSTREAM_TOKEN}`), "no token but the connector's own reached the MCP server");
+});
+
+test('the MCP Inspector CLI signs its user in from the 401 alone and lists the tools through the proxy', async (t) => {
+  const { mcpUrl } = await aliceConnector();
+  // The Inspector needs Node >= 22.19: it runs on the Node 24 that npm test puts in the toolchain cache.
+  const node = await locateNode24({ log: createLogger('inspector-test', 'warn') });
+  const bin = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url));
+  const callbackUrl = `http://127.0.0.1:${await freePort()}/oauth/callback`;
+  const client = runClient(t, node.path, [bin, '--cli', mcpUrl, '--method', 'tools/list', '--callback-url', callbackUrl], homeDir(t), {
+    // Without a terminal the CLI signs in only when told it may hand the user a URL.
+    MCP_AUTO_OPEN_ENABLED: 'true',
+  });
+  const printed = await client.printed(/Please navigate to:\s+(\S+)/, 'the authorization URL printed by the Inspector');
+  await signInFromPrinted(t, printed, mcpUrl);
+  t.is(await client.exited, 0, client.output());
+  t.regex(client.output(), /"name": "echo"/, 'the tools listed through the connector\'s MCP path');
 });
