@@ -10,7 +10,11 @@
 // process tree (the gateway and every stdio server it started) while 8 sessions are open.
 //
 // Env: BENCH_ROUNDS (3), BENCH_CALLS per session per round (300), BENCH_GATEWAYS (all three),
-// BENCH_OURS_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" for our gateway's process).
+// BENCH_OURS_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p" for our gateway's process),
+// BENCH_SERVER=container (each gateway runs the stdio server as `podman|docker run -i` of the
+// container tests' image, no network, instead of a child process: what the container runtime
+// costs every gateway alike; each tree then holds the `run` client process, while conmon and the
+// container's own processes live outside it and are not counted).
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +23,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { stop } from './proxy/child';
 import { treeCpuMs, treeRssMb, waitForPort } from './gateway/process-tree';
 import { freePort } from '../service/free-port';
+import { createLogger } from '../core/logger';
+import { testServersImage } from '../test/helpers/for-bench';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
@@ -30,21 +36,30 @@ const node = process.execPath;
 
 interface Gateway { name: string; url: string; pid: number; stop(): Promise<void> }
 
-/** How each gateway is started, as its README has a user do it. */
-const GATEWAYS: Record<string, (port: number) => { args: string[]; env?: Record<string, string> }> = {
-  ours: (port) => ({
-    args: [...imageNodeFlags(), ...(process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean), OURS, '--', node, EVERYTHING, 'stdio'],
+/** How each gateway is started, as its README has a user do it, around the stdio server's command. */
+const GATEWAYS: Record<string, (port: number, server: string[]) => { args: string[]; env?: Record<string, string> }> = {
+  ours: (port, server) => ({
+    args: [...imageNodeFlags(), ...(process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean), OURS, '--', ...server],
     env: { GATEWAY_PORT: String(port), GATEWAY_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   }),
-  supergateway: (port) => ({
-    args: [`${ROOT}node_modules/supergateway/dist/index.js`, '--stdio', `${node} ${EVERYTHING} stdio`,
+  supergateway: (port, server) => ({
+    args: [`${ROOT}node_modules/supergateway/dist/index.js`, '--stdio', server.join(' '),
       '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none'],
   }),
-  'mcp-proxy': (port) => ({
+  'mcp-proxy': (port, server) => ({
     args: [`${ROOT}node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs`, '--port', String(port), '--host', '127.0.0.1',
-      '--server', 'stream', '--', node, EVERYTHING, 'stdio'],
+      '--server', 'stream', '--', ...server],
   }),
 };
+
+/** The stdio server's command: a child process, or (BENCH_SERVER=container) a container of the test servers' image. */
+async function serverCommand(): Promise<string[]> {
+  if (process.env.BENCH_SERVER !== 'container') return [node, EVERYTHING, 'stdio'];
+  const image = await testServersImage(createLogger('bench-gateway', 'info'));
+  if (!image.engine) throw new Error(`BENCH_SERVER=container: ${image.reason}`);
+  console.log(`stdio server in a container: ${image.engine.program} run -i --network none ${image.image}`);
+  return [image.engine.program, 'run', '--rm', '-i', '--network', 'none', '--cap-drop', 'all', image.image, 'stdio'];
+}
 
 /** The node flags before dist/gateway.mjs in the gateway image's CMD. */
 function imageNodeFlags(): string[] {
@@ -58,7 +73,8 @@ async function main(): Promise<void> {
   const gateways: Gateway[] = [];
   try {
     const names = process.env.BENCH_GATEWAYS?.split(',') ?? Object.keys(GATEWAYS);
-    for (const name of names) gateways.push(await startGateway(name));
+    const server = await serverCommand();
+    for (const name of names) gateways.push(await startGateway(name, server));
     const calls = new Map<string, { calls: number; ms: number; cpuMs: number }>();
     const rss = new Map<string, number>();
     console.log(`echo through each gateway, ${ROUNDS} interleaved rounds of ${CALLS} calls per session`);
@@ -80,9 +96,9 @@ async function main(): Promise<void> {
   }
 }
 
-async function startGateway(name: string): Promise<Gateway> {
+async function startGateway(name: string, server: string[]): Promise<Gateway> {
   const port = await freePort();
-  const { args, env } = GATEWAYS[name]!(port);
+  const { args, env } = GATEWAYS[name]!(port, server);
   const child = spawn(node, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForPort(port);
   return { name, url: `http://127.0.0.1:${port}/mcp`, pid: child.pid!, stop: () => stop(child) };
