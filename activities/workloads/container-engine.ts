@@ -11,11 +11,28 @@ const exec = promisify(execFile);
 const ENGINES = ['podman', 'docker'] as const;
 export type EngineProgram = (typeof ENGINES)[number];
 
+/**
+ * Where the engine's client finds the engine when that is not its own default: a worker in a
+ * container reaches the host's engine through a socket mounted in (CONTAINER_HOST for podman,
+ * DOCKER_HOST for Docker). Said as a flag on every call, because the stdio servers' `run` starts
+ * with only the server's own environment, and the variable must not reach the server either.
+ */
+export function engineConnectionArgs(program: EngineProgram, env: NodeJS.ProcessEnv = process.env): string[] {
+  const address = program === 'podman' ? env.CONTAINER_HOST : env.DOCKER_HOST;
+  if (!address) return [];
+  return program === 'podman' ? ['--url', address] : ['--host', address];
+}
+
 export class ContainerEngine {
-  constructor(readonly program: EngineProgram, private readonly timeoutMs = 30_000) {}
+  /** Global flags before every verb: the engine's address, when not the client's default. */
+  readonly connectionArgs: readonly string[];
+
+  constructor(readonly program: EngineProgram, private readonly timeoutMs = 30_000, env: NodeJS.ProcessEnv = process.env) {
+    this.connectionArgs = engineConnectionArgs(program, env);
+  }
 
   async run(args: string[]): Promise<string> {
-    const { stdout } = await exec(this.program, args, { timeout: this.timeoutMs, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await exec(this.program, [...this.connectionArgs, ...args], { timeout: this.timeoutMs, maxBuffer: 16 * 1024 * 1024 });
     return stdout;
   }
 
@@ -52,7 +69,7 @@ export class ContainerEngine {
 /** The first engine that answers `version` (a Docker client without a daemon does not). */
 export async function detectContainerEngine(programs: readonly EngineProgram[] = ENGINES): Promise<ContainerEngine | null> {
   for (const program of programs) {
-    const answered = await exec(program, ['version', '--format', '{{.Server.Version}}'], { timeout: 10_000 }).then(
+    const answered = await exec(program, [...engineConnectionArgs(program), 'version', '--format', '{{.Server.Version}}'], { timeout: 10_000 }).then(
       ({ stdout }) => stdout.trim() !== '',
       () => false,
     );

@@ -1,5 +1,6 @@
-// `npm run images`: builds the service image (localhost/connector-registry:dev) and the gateway
-// image (localhost/connector-registry-gateway:dev) with podman or Docker, without a registry:
+// `npm run images`: builds the service image (localhost/connector-registry:dev), the gateway
+// image (localhost/connector-registry-gateway:dev) and the worker's with an engine client
+// (localhost/connector-registry-worker:dev) with podman or Docker, without a registry:
 // BASE_IMAGE if given, else node:24-slim if already here, else a base made here from Debian
 // packages and node@24. Prints each build step as it runs, then the times and sizes.
 import { fileURLToPath } from 'node:url';

@@ -17,6 +17,8 @@ import { buildImage, ensureNodeBaseImage } from './container-images';
 export const PROJECT_IMAGES = {
   service: { tag: 'localhost/connector-registry:dev', file: 'deploy/Dockerfile', byDigest: 'localhost/connector-registry/service' },
   gateway: { tag: 'localhost/connector-registry-gateway:dev', file: 'deploy/gateway.Dockerfile', byDigest: 'localhost/connector-registry/gateway' },
+  // The worker with an engine's client, made from the service image (its SERVICE_IMAGE argument).
+  worker: { tag: 'localhost/connector-registry-worker:dev', file: 'deploy/worker-engine.Dockerfile', byDigest: 'localhost/connector-registry/worker' },
 } as const;
 export type ProjectImageRole = keyof typeof PROJECT_IMAGES;
 /** What `docker pull node:24-slim` leaves in the store, under the names podman and Docker give it. */
@@ -52,16 +54,18 @@ export async function ensureProjectImages(engine: ContainerEngine, options: {
     const context = await contextDigest(options.root);
     const baseId = (await engine.run(['image', 'inspect', '--format', '{{.Id}}', options.base])).trim();
     const out: ProjectImage[] = [];
-    // One after the other: the gateway's build stage is the service's, found in the layer cache.
+    // One after the other: the gateway's build stage is the service's, found in the layer cache,
+    // and the worker's image is made from the service's.
     for (const role of Object.keys(PROJECT_IMAGES) as ProjectImageRole[]) {
-      out.push(await ensureOne(engine, role, { ...options, context, baseId }));
+      const service = out.find((image) => image.role === 'service');
+      out.push(await ensureOne(engine, role, { ...options, context, baseId, serviceImage: service?.digestTag }));
     }
     return out;
   });
 }
 
 async function ensureOne(engine: ContainerEngine, role: ProjectImageRole, options: {
-  root: string; base: string; baseId: string; context: string; progress?: (role: ProjectImageRole, line: string) => void;
+  root: string; base: string; baseId: string; context: string; serviceImage?: string; progress?: (role: ProjectImageRole, line: string) => void;
 }): Promise<ProjectImage> {
   const { tag, file, byDigest } = PROJECT_IMAGES[role];
   const digest = createHash('sha256').update(options.context).update(await readFile(join(options.root, file))).update(options.baseId).digest('hex').slice(0, 16);
@@ -70,7 +74,7 @@ async function ensureOne(engine: ContainerEngine, role: ProjectImageRole, option
   const built = !(await engine.imageExists(digestTag));
   if (built) {
     await buildImage(engine, {
-      tag: digestTag, alsoTag: [tag], file: join(options.root, file), context: options.root, buildArgs: { BASE_IMAGE: options.base },
+      tag: digestTag, alsoTag: [tag], file: join(options.root, file), context: options.root, buildArgs: { BASE_IMAGE: options.base, ...(options.serviceImage ? { SERVICE_IMAGE: options.serviceImage } : {}) },
       progress: options.progress && ((line) => options.progress!(role, line)),
     });
   } else {

@@ -9,13 +9,13 @@ import { chooseBaseImage, ensureProjectImages, type ProjectImage } from '../../s
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export type ProjectImages =
-  | { engine: ContainerEngine; service: ProjectImage; gateway: ProjectImage }
+  | { engine: ContainerEngine; service: ProjectImage; gateway: ProjectImage; worker: ProjectImage }
   | { engine: null; reason: string };
 
 export async function projectImages(log: Logger): Promise<ProjectImages> {
   const engine = await detectContainerEngine();
   if (!engine) return { engine: null, reason: 'neither podman nor Docker answers on this machine' };
   const base = await chooseBaseImage(engine, process.env, log);
-  const [service, gateway] = await ensureProjectImages(engine, { root: ROOT, base: base.image, log });
-  return { engine, service: service!, gateway: gateway! };
+  const [service, gateway, worker] = await ensureProjectImages(engine, { root: ROOT, base: base.image, log });
+  return { engine, service: service!, gateway: gateway!, worker: worker! };
 }

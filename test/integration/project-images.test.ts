@@ -1,12 +1,15 @@
 // The project's images built for real and run: the API and the proxy as containers of the service
-// image (host network, non-root, read-only root, no capabilities), against the embedded Temporal
-// and FerretDB, with the worker on the host, where it drives the engine for the stdio server's
-// own container (an engine inside a container is not available). A stdio connector is connected,
-// called through the proxy container and disconnected: its container goes. The gateway image
-// answers its health check on a published loopback port. Without podman or Docker the tests say
-// they skipped, and why.
-import { execFile } from 'node:child_process';
+// image and the worker as a container of the worker image (host network, non-root, read-only
+// root, no capabilities), against the embedded Temporal and FerretDB. The worker drives the
+// host's podman through its socket (a `podman system service` this test starts, mounted into the
+// worker's container alone) to run the stdio server's own container. A stdio connector is
+// connected, called through the proxy container and disconnected: its container goes. The
+// gateway image answers its health check on a published loopback port. Without podman or Docker
+// the tests say they skipped, and why; with Docker alone the worker runs on the host.
+import { execFile, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import test, { type ExecutionContext } from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -70,23 +73,55 @@ const skipped = (t: ExecutionContext): boolean => {
   return true;
 };
 
-test('the service image runs the API and the proxy; a stdio server in its container is called through the proxy container', async (t) => {
+/**
+ * The host's podman as an Engine API socket in a directory of its own, for the worker's container
+ * (the root engine's socket is root's: opened to the container's unprivileged user, in a private
+ * directory that only this test's containers are given).
+ */
+async function podmanSocket(t: ExecutionContext, dir: string): Promise<string> {
+  const socket = path.join(dir, 'podman.sock');
+  const service = spawn('podman', ['system', 'service', '--time=0', `unix://${socket}`], { stdio: 'ignore' });
+  t.teardown(() => { service.kill('SIGTERM'); });
+  await eventually(async () => (fs.existsSync(socket) ? true : undefined), 30_000, 'the podman API socket');
+  fs.chmodSync(socket, 0o666);
+  return socket;
+}
+
+test('the service image runs the API and the proxy, the worker image the worker; a stdio server in its container is called through the proxy container', async (t) => {
   if (skipped(t)) return;
-  const { service } = images as Extract<ProjectImages, { engine: object }>;
-  t.log(`${service.tag}: ${(service.bytes / 1e6).toFixed(0)} MB, ${service.built ? `built in ${service.seconds.toFixed(0)} s` : 'cached'}`);
+  const { service, worker } = images as Extract<ProjectImages, { engine: object }>;
+  for (const image of [service, worker]) t.log(`${image.tag}: ${(image.bytes / 1e6).toFixed(0)} MB, ${image.built ? `built in ${image.seconds.toFixed(0)} s` : 'cached'}`);
   const presets = JSON.stringify([
     { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'reference server, in its image' },
       stdio: { image: (servers as { image: string }).image, access_token_env_name: 'EVERYTHING_TOKEN' } },
   ]);
   const split = await startSplitProcesses(t, { CONNECTOR__STDIO_RUNTIME: 'container', CONNECTOR__PRESETS: presets });
-  await split.start('dist/worker.mjs', 'worker');
   const apiPort = await freePort();
   const api = apiClient(`http://127.0.0.1:${apiPort}`);
   const role = (script: string, port: number) => runContainer(t, {
     image: service.tag, env: { ...split.env, PORT: String(port) }, options: ['--network', 'host'], command: ['node', `dist/${script}.mjs`],
   });
-  const user = (await exec(images.engine!.program, ['image', 'inspect', '--format', '{{.Config.User}}', service.tag])).stdout.trim();
-  t.is(user, '1000:1000', 'the roles run as the image\'s unprivileged user, on a read-only root');
+  for (const image of [service.tag, worker.tag]) {
+    const user = (await exec(images.engine!.program, ['image', 'inspect', '--format', '{{.Config.User}}', image])).stdout.trim();
+    t.is(user, '1000:1000', `${image}: the roles run as the image's unprivileged user, on a read-only root`);
+  }
+  let workerContainer: string | undefined;
+  if (images.engine!.program === 'podman') {
+    const socketDir = fs.mkdtempSync(path.join(split.dataDir, 'engine-'));
+    fs.chmodSync(socketDir, 0o755);
+    const socket = await podmanSocket(t, socketDir);
+    const workerPort = await freePort();
+    workerContainer = await runContainer(t, {
+      // CONTAINER_HOST as an option, not through this process's environment: it would turn the
+      // host's own `podman run` into a client of the socket path it names.
+      image: worker.tag, env: { ...split.env, PORT: String(workerPort) },
+      options: ['--network', 'host', '--volume', `${socket}:/run/podman/podman.sock`, '--env', 'CONTAINER_HOST=unix:///run/podman/podman.sock'],
+    });
+    await ready(t, workerContainer, apiClient(`http://127.0.0.1:${workerPort}`), '/readyz');
+  } else {
+    t.log('the worker runs on the host: the worker image holds podman\'s client, and the engine here is Docker');
+    await split.start('dist/worker.mjs', 'worker');
+  }
   const apiContainer = await role('api', apiPort);
   const proxyContainer = await role('proxy', split.proxyPort);
   await ready(t, apiContainer, api, '/readyz');
@@ -94,6 +129,7 @@ test('the service image runs the API and the proxy; a stdio server in its contai
 
   const { body: created } = await api('POST', '/api/v1/connectors', { url: 'mcp+stdio://everything' });
   const connected = await api('POST', `/api/v1/connectors/${created.id}/connect`, { access_token: TOKEN });
+  if (connected.status !== 200 && workerContainer) t.log((await exec(images.engine!.program, ['logs', workerContainer]).catch((e: Error) => e)));
   t.is(connected.status, 200, connected.text);
   t.is(connected.body.state, 'connected');
   t.true(new URL(created.mcp_url).port === String(split.proxyPort), 'the mcp_url names the proxy container');
