@@ -20,7 +20,7 @@
 // attribution: nometrics, nocallers), BENCH_OWNERS=1 (8 connectors of one owner vs of 8 owners:
 // the per-owner pools' cost), BENCH_PROCESSES=1 (PROXY_PROCESSES=2 against one process),
 // BENCH_EMBEDDED=1 (the embedded stack as npm start runs it, beside the role: run npm run build
-// first; bench/proxy/embedded.ts), BENCH_BASELINE=<another checkout> (its proxy role beside this one's, same rounds: before/after).
+// first; bench/proxy/embedded.ts; BENCH_EMBEDDED_NODE_ARGS gives its node flags, e.g. --cpu-prof), BENCH_BASELINE=<another checkout> (its proxy role beside this one's, same rounds: before/after).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';

@@ -34,7 +34,11 @@ export async function startEmbedded(callers: BenchCallers, upstreamUrl: string, 
     // The bench's access token names the role proxy's BASE_URL as its audience.
     CONNECTOR__AUTH_AUDIENCE: callers.env.BASE_URL!,
   };
-  const service = await startStackProcess({ env, logFile: path.join(dataDir, 'service.log'), entry: process.env.BENCH_EMBEDDED_ENTRY ?? 'dist/embedded.mjs' });
+  const service = await startStackProcess({
+    env, logFile: path.join(dataDir, 'service.log'), entry: process.env.BENCH_EMBEDDED_ENTRY ?? 'dist/embedded.mjs',
+    // e.g. "--cpu-prof --cpu-prof-dir=/tmp/p", which NODE_OPTIONS refuses.
+    nodeArgs: (process.env.BENCH_EMBEDDED_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  });
   const stop = async () => {
     await service.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -28,6 +28,8 @@ export interface StackProcessOptions {
   /** Readiness: this path answers 200 (default /readyz), or, for a process without HTTP, this line appears in its log. */
   readyPath?: string;
   readyLogLine?: string;
+  /** Node flags before the entry (those NODE_OPTIONS refuses, such as --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 export async function startStackProcess(options: StackProcessOptions): Promise<StackProcess> {
@@ -35,7 +37,7 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
   const log = fs.openSync(options.logFile, 'a');
   const entry = options.entry ?? 'stack/embedded.ts';
   if (entry.endsWith('.mjs') && !fs.existsSync(path.join(ROOT, entry))) throw new Error(`${entry} is missing: run npm run build`);
-  const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
     cwd: ROOT, env: { ...process.env, CONNECTOR__STDIO_RUNTIME: 'local', ...options.env }, stdio: ['ignore', log, log], detached: true,
   });
   fs.closeSync(log);
