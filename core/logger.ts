@@ -51,6 +51,32 @@ function censor(value: unknown, path: string[]): unknown {
   return typeof value === 'string' || value instanceof URL ? displayUrl(value) : value;
 }
 
+/**
+ * A message or stack that may quote a URL: user info (a database's connection string) and query
+ * (an OAuth callback's code, a connector's API key) are masked.
+ */
+export function withoutUrlSecrets(text: string | undefined): string | undefined {
+  return text
+    ?.replace(/([a-z][a-z\d+.-]*:\/\/)[^/?#@\s]*@/gi, `$1${REDACTION_MARKER}@`)
+    .replace(/([a-z][a-z\d+.-]*:\/\/[^\s?#]*)\?[^\s#"']*/gi, `$1?${REDACTION_MARKER}`);
+}
+
+/**
+ * An error under `err` or `error` (the Temporal SDK's key for a failed activity) is logged with
+ * its type, message and stack: else only its enumerable fields show (a MongoDB driver's error
+ * becomes `{"errorLabelSet":{}}`) and why an activity failed is lost.
+ */
+function serializeError(value: unknown): unknown {
+  if (!(value instanceof Error)) return value;
+  const serialized = pino.stdSerializers.err(value);
+  // A Temporal failure's own `type` (UpstreamError...) says more than its class (ApplicationFailure).
+  const own = (value as { type?: unknown }).type;
+  return {
+    ...serialized, type: typeof own === 'string' ? own : serialized.type,
+    message: withoutUrlSecrets(serialized.message), stack: withoutUrlSecrets(serialized.stack),
+  };
+}
+
 export type Logger = pino.Logger;
 
 /** JSON for machines (the default everywhere); pretty for a person at a terminal. */
@@ -71,7 +97,7 @@ export function interactiveLogFormat(env: NodeJS.ProcessEnv = process.env, stdou
  * or a stream. `format`: JSON unless the entry point chose `interactiveLogFormat()`.
  */
 export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info', destination?: string | pino.DestinationStream, format: LogFormat = 'json'): Logger {
-  const options = { name, level, redact: { paths: REDACTED_PATHS, censor } };
+  const options = { name, level, redact: { paths: REDACTED_PATHS, censor }, serializers: { err: serializeError, error: serializeError } };
   const target = typeof destination === 'string' ? pino.destination({ dest: destination, sync: true, mkdir: true }) : destination;
   if (format === 'pretty') {
     // Synchronous, so that the last lines before process.exit (a fatal start-up error) are written.

@@ -3,7 +3,7 @@
 // hold up or fail a request: a full queue drops the call, a failing database drops the batch,
 // and both are counted (mcp_call_audit_dropped_total) and the failure logged.
 import type { CallEntry } from '../core/call-record';
-import { REDACTION_MARKER, type Logger } from '../core/logger';
+import { withoutUrlSecrets, type Logger } from '../core/logger';
 import type { Metrics } from '../core/metrics';
 
 /** Where the observer of each request hands its call. */
@@ -72,7 +72,7 @@ export class CallAuditQueue implements CallSink {
       (err: unknown) => {
         this.o.metrics?.callAuditDropped.inc({ reason: 'write_failed' }, batch.length);
         const { name, code, message } = err as { name?: string; code?: unknown; message?: string };
-        this.o.logger.warn({ err: { name, code, message: withoutUserInfo(message) }, dropped: batch.length }, 'call audit batch not written');
+        this.o.logger.warn({ err: { name, code, message: withoutUrlSecrets(message) }, dropped: batch.length }, 'call audit batch not written');
       },
     ).finally(() => {
       this.writing = null;
@@ -90,9 +90,4 @@ export class CallAuditQueue implements CallSink {
       await Promise.race([this.writing, new Promise((r) => setTimeout(r, deadline - Date.now()).unref())]);
     }
   }
-}
-
-/** A database error may quote its connection string: user info never reaches the log. */
-function withoutUserInfo(message: string | undefined): string | undefined {
-  return message?.replace(/([a-z][a-z\d+.-]*:\/\/)[^/?#@\s]*@/gi, `$1${REDACTION_MARKER}@`);
 }

@@ -132,3 +132,27 @@ test('the ready line in JSON carries the addresses as fields', (t) => {
   t.like(line, { api: stack.baseUrl, openapi: `${stack.baseUrl}/api/v1/openapi.json`, temporalUi: stack.temporalUiUrl, temporal: stack.temporalAddress });
   t.is(line.mongodb, 'mongodb://127.0.0.1:27017/');
 });
+
+test('an error under err or error (the Temporal SDK\'s key) keeps its type and message, without a URL\'s credentials or query', (t) => {
+  const { logger, text } = capture();
+  // The shape of a MongoDB driver error: its message is not an own enumerable field.
+  const driverError = Object.assign(new Error('connection 5 to mongodb://admin:hunter2@db:27017/?authSource=admin closed'), { errorLabelSet: {} });
+  driverError.name = 'MongoNetworkError';
+  logger.warn({ error: driverError }, 'Activity failed');
+  const logged = lastJson(text()).error;
+  t.is(logged.type, 'Error');
+  t.regex(logged.message, /^connection 5 to mongodb:\/\/\[redacted\]@db:27017\/\?\[redacted\] closed$/);
+  t.false(text().includes('hunter2'));
+  t.false(text().includes('authSource'));
+  logger.error({ err: new Error('token endpoint https://as.example/token?code=abc123 answered 400') }, 'failed');
+  t.regex(lastJson(text()).err.message, /https:\/\/as\.example\/token\?\[redacted\] answered 400/);
+  t.false(text().includes('abc123'));
+  logger.info({ error: 'a plain string stays as it is' }, 'not an error');
+  t.is(lastJson(text()).error, 'a plain string stays as it is');
+});
+
+test('a Temporal failure keeps its own type (UpstreamError), not its class', (t) => {
+  const { logger, text } = capture();
+  logger.warn({ error: Object.assign(new Error('the MCP server refused the token'), { type: 'UpstreamError', nonRetryable: true }) }, 'Activity failed');
+  t.like(lastJson(text()).error, { type: 'UpstreamError', nonRetryable: true, message: 'the MCP server refused the token' });
+});
