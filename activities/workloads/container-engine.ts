@@ -31,8 +31,13 @@ export class ContainerEngine {
     this.connectionArgs = engineConnectionArgs(program, env);
   }
 
-  async run(args: string[]): Promise<string> {
-    const { stdout } = await exec(this.program, [...this.connectionArgs, ...args], { timeout: this.timeoutMs, maxBuffer: 16 * 1024 * 1024 });
+  /** The arguments of one call, after the program: the engine's address, then the verb's. */
+  argv(args: readonly string[]): string[] {
+    return [...this.connectionArgs, ...args];
+  }
+
+  async run(args: string[], timeoutMs = this.timeoutMs): Promise<string> {
+    const { stdout } = await exec(this.program, this.argv(args), { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 });
     return stdout;
   }
 
@@ -69,11 +74,9 @@ export class ContainerEngine {
 /** The first engine that answers `version` (a Docker client without a daemon does not). */
 export async function detectContainerEngine(programs: readonly EngineProgram[] = ENGINES): Promise<ContainerEngine | null> {
   for (const program of programs) {
-    const answered = await exec(program, [...engineConnectionArgs(program), 'version', '--format', '{{.Server.Version}}'], { timeout: 10_000 }).then(
-      ({ stdout }) => stdout.trim() !== '',
-      () => false,
-    );
-    if (answered) return new ContainerEngine(program);
+    const engine = new ContainerEngine(program);
+    const answered = await engine.run(['version', '--format', '{{.Server.Version}}'], 10_000).then((out) => out.trim() !== '', () => false);
+    if (answered) return engine;
   }
   return null;
 }

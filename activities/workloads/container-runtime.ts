@@ -91,7 +91,7 @@ export class ContainerRuntime implements WorkloadRuntime {
       envNames: Object.keys(env),
       network: this.options.network ?? 'none',
     });
-    return { command: this.options.engine.program, args: [...this.options.engine.connectionArgs, ...args], env };
+    return { command: this.options.engine.program, args: this.options.engine.argv(args), env };
   }
 
   /** Images are never pulled by `run`: a missing one is pulled here, and a failure names it. */
