@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import { sha256Hex } from '../../callers/api-keys';
 import type { ApiCall } from './test-stack';
+import { inParallel } from './in-parallel';
 
 const STATES = ['created', 'connecting', 'auth_required', 'connected', 'disconnecting', 'disconnected', 'deleting'];
 
@@ -72,12 +73,12 @@ const ids = (items: Listed[]) => items.map((item) => item.id).sort().join(',');
 export async function checkListViews(api: ApiCall, callers: Callers, gone: ReadonlySet<string>): Promise<number> {
   const all = await pageThrough(api, callers.admin, '');
   const states = new Map<string, string>();
-  for (const item of all) {
+  await inParallel(all, 6, async (item) => {
     if (gone.has(item.id)) throw new Error(`${item.id} answered 404 before and is listed again`);
     const record = await api('GET', `/api/v1/connectors/${item.id}`, undefined, callers.admin);
     if (record.status !== 200 || record.body.state !== item.state) throw new Error(`${item.id} is listed as ${item.state}, GET answers ${record.status} ${record.body?.state}`);
     states.set(item.id, item.state);
-  }
+  });
   const owners = [...new Set(all.map((item) => item.created_by))].filter((owner): owner is string => owner !== null);
   const views: [string, Record<string, string>, (item: Listed) => boolean][] = [
     ...STATES.map((state): [string, Record<string, string>, (item: Listed) => boolean] => [`&state=${state}`, callers.admin, (item) => item.state === state]),
@@ -86,12 +87,12 @@ export async function checkListViews(api: ApiCall, callers: Callers, gone: Reado
       (item) => item.created_by === owner && (state === undefined || item.state === state),
     ])),
   ];
-  for (const [query, headers, belongs] of views) {
+  await inParallel(views, 4, async ([query, headers, belongs]) => {
     const items = await pageThrough(api, headers, query);
     const expected = all.filter(belongs);
     if (ids(items) !== ids(expected)) throw new Error(`list ${query} holds ${ids(items)}, the full list says ${ids(expected)}`);
     for (const item of items) if (states.get(item.id) !== item.state) throw new Error(`list ${query}: ${item.id} is ${item.state}, GET said ${states.get(item.id)}`);
-  }
+  });
   // Each caller's own list is the admin's view of its owner.
   for (const headers of callers.headers.slice(0, -1)) {
     const own = await pageThrough(api, headers, '');

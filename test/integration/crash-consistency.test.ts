@@ -28,6 +28,7 @@ import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server'
 import { viewQuery } from '../../workflows/messages';
 import { startStackProcess, type StackProcess } from '../helpers/stack-process';
 import { eventually, type ApiCall } from '../helpers/test-stack';
+import { inParallel } from '../helpers/in-parallel';
 import { checkListViews, keyCallers, type Callers } from '../helpers/list-views';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -269,13 +270,16 @@ async function checkEveryConnector(api: ApiCall, temporal: Client, rounds: Round
     const id = execution.workflowId.replace(/^connector:/, '');
     if (!rounds.ids.has(id)) rounds.ids.set(id, rounds.callers.headers.length - 1);
   }
-  for (const id of rounds.ids.keys()) {
+  // A few at a time: a long run checks hundreds of connectors a round, 70–80 s one by one.
+  await inParallel(rounds.ids.keys(), CHECKERS, async (id) => {
     const last = { why: '' };
     await eventually(() => consistent(api, rounds, temporal, id, last), CONVERGE_MS, `connector ${id} to be consistent`)
       .catch((err: Error) => Promise.reject(new Error(`${err.message}: ${last.why}`)));
-  }
+  });
   return rounds.ids.size;
 }
+
+const CHECKERS = 6;
 
 /** True when the record, the audit trail and the workflow agree; undefined to be asked again. */
 async function consistent(api: ApiCall, rounds: Rounds, temporal: Client, id: string, last: { why: string }): Promise<true | undefined> {
