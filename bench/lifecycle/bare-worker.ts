@@ -2,6 +2,7 @@
 // two loops differ only in what the service adds (HTTP, records, the upstream probe).
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { floorActivities } from './floor-activities';
 
 export interface BareWorker {
   taskQueue: string;
@@ -19,6 +20,7 @@ export async function startBareWorker(address: string, namespace: string, taskQu
     namespace,
     taskQueue,
     workflowBundle,
+    activities: floorActivities,
     nonStickyToStickyPollRatio: 1,
     shutdownGraceTime: '5s',
   });

@@ -6,6 +6,7 @@
 // no series. With MONGODB_URI set (BENCH_AUDIT=1) every call is audited there, through the
 // service's queue and store.
 import cluster from 'node:cluster';
+import v8 from 'node:v8';
 import { loadConfig } from '../../core/config';
 import { createLogger } from '../../core/logger';
 import { createMcpProxy } from '../../proxy/mcp-proxy';
@@ -47,7 +48,9 @@ async function serve(): Promise<void> {
   // memory still in use (a leak) from memory V8 keeps until its next major GC.
   process.on('SIGUSR2', () => {
     (globalThis as { gc?: () => void }).gc?.();
-    const { heapUsed, rss } = process.memoryUsage();
-    process.stderr.write(`  after a forced full GC: proxy heap used ${(heapUsed / 1048576).toFixed(1)} MB, RSS ${(rss / 1048576).toFixed(1)} MB\n`);
+    const { heapUsed, heapTotal, external, rss } = process.memoryUsage();
+    const mb = (bytes: number) => (bytes / 1048576).toFixed(1);
+    const spaces = v8.getHeapSpaceStatistics().map((s) => `${s.space_name.replace(/_space$/, '')} ${mb(s.physical_space_size)}`).join(', ');
+    process.stderr.write(`  after a forced full GC: proxy heap used ${mb(heapUsed)} MB of ${mb(heapTotal)} (resident by space: ${spaces}), external ${mb(external)} MB, RSS ${mb(rss)} MB\n`);
   });
 }

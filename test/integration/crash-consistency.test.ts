@@ -21,6 +21,7 @@ import test, { type ExecutionContext } from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import crypto from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { createLogger } from '../../core/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { freePort } from '../../service/free-port';
@@ -206,14 +207,26 @@ const DATABASE_ROUNDS = Number(process.env.CRASH_DATABASE_ROUNDS ?? 0);
   t.true(checked >= ROUNDS, `checked ${checked} connectors over ${ROUNDS} rounds`);
 });
 
-/** Whether the database process lives and answers, for a failure's message. */
+/**
+ * Whether the database process lives and serves, for a failure's message: a ping (answered
+ * without touching storage) and a read of the service's records through a fresh client, so that a
+ * service client that cannot reach a database that serves others is told apart from a database
+ * that accepts connections but fails its queries; and the sockets on its port (`ss`), which show
+ * whether the service still holds connections to it.
+ */
 async function databaseState(uri: string, pid: number): Promise<string> {
   let alive = true;
   try { process.kill(pid, 0); } catch { alive = false; }
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: 5_000 });
-  const ping = await client.db('admin').command({ ping: 1 }).then(() => 'answers a ping', (e: Error) => `does not answer a ping (${e.message})`);
+  const answered = (what: string) => [() => `answers ${what}`, (e: Error) => `does not answer ${what} (${e.message})`] as const;
+  const ping = await client.db('admin').command({ ping: 1 }).then(...answered('a ping'));
+  const read = await client.db('connector_registry').collection('connectors').countDocuments({}, { maxTimeMS: 5_000 }).then(...answered('a read of the records'));
   await client.close();
-  return `${alive ? 'runs' : 'has exited'} and ${ping}`;
+  const port = new URL(uri).port;
+  const sockets = spawnSync('ss', ['-tanH', `( sport = :${port} or dport = :${port} )`], { encoding: 'utf8' });
+  const lines = (sockets.stdout ?? '').trim().split('\n').filter(Boolean);
+  const states = [...new Set(lines.map((l) => l.split(/\s+/)[0]))].map((state) => `${lines.filter((l) => l.startsWith(state!)).length} ${state}`);
+  return `${alive ? 'runs' : 'has exited'}, ${ping}, ${read}; sockets on its port: ${states.join(', ') || 'none'}`;
 }
 
 /** Four callers (the last an admin) doing random lifecycle calls until `until` or until the service is gone. */
