@@ -15,7 +15,8 @@ import type { CallAuditStore } from '../store/call-audit-store';
 import { RouteCache } from '../proxy/route-cache';
 import type { RouteSource } from '../proxy/route';
 import { workflowRoutes } from '../proxy/workflow-routes';
-import { createToolsetEndpoint, type ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
+import type { ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
+import { lazyToolsetEndpoint } from '../proxy/toolset/lazy-toolset-endpoint';
 import type { ToolsetSource } from '../proxy/toolset/toolset-source';
 import type { ConnectorStore } from '../store/connector-store';
 import type { ToolsetStore } from '../store/toolset-store';
@@ -85,7 +86,7 @@ export function buildProxy(deps: ProxyRoleDeps): McpProxy & { stop(): Promise<vo
   const options = proxyOptionsOf(deps.config, deps.logger, routes, deps.metrics);
   const proxy = createMcpProxy({ ...options, tracer: deps.tracing?.tracer, audit });
   // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate and audit.
-  const toolsets = deps.toolsetSource && createToolsetEndpoint({
+  const toolsets = deps.toolsetSource && lazyToolsetEndpoint({
     routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, pool: options.pool, audit, metrics: deps.metrics,
   });
   return {

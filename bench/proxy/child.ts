@@ -30,21 +30,26 @@ export async function startChild(script: string, env: Record<string, string> = {
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const match = /READY (\d+)/.exec(output);
-      if (match) resolve({ port: Number(match[1]), pid: child.pid!, stop: () => stop(child).finally(() => rmSync(file, { force: true })) });
+      if (match) resolve({ port: Number(match[1]), pid: child.pid!, stop: () => stop(child).finally(() => rmSync(path.dirname(file), { recursive: true, force: true })) });
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${output}`)));
   });
 }
 
-/** bench/.build/<name>-<pid>.mjs, inside the checkout so that node_modules resolves from it. */
+/**
+ * bench/.build/<name>-<pid>-<n>/<name>.mjs, inside the checkout so that node_modules resolves from
+ * it. Split into chunks as stack/build.ts splits dist/, so that a module the process imports only
+ * when it needs it (the toolsets' endpoint) is not loaded at start here either.
+ */
 async function compiled(source: string): Promise<string> {
-  mkdirSync(BUILD_DIR, { recursive: true });
-  const outfile = path.join(BUILD_DIR, `${path.basename(source, '.ts')}-${process.pid}-${builds++}.mjs`);
+  const name = path.basename(source, '.ts');
+  const outdir = path.join(BUILD_DIR, `${name}-${process.pid}-${builds++}`);
+  mkdirSync(outdir, { recursive: true });
   await build({
-    entryPoints: [source], outfile, bundle: true, packages: 'external', platform: 'node', format: 'esm',
-    target: 'node20.19', logLevel: 'warning',
+    entryPoints: [source], outdir, bundle: true, splitting: true, packages: 'external', platform: 'node', format: 'esm',
+    outExtension: { '.js': '.mjs' }, target: 'node20.19', logLevel: 'warning',
   });
-  return outfile;
+  return path.join(outdir, `${name}.mjs`);
 }
 
 export function stop(child: ChildProcess): Promise<void> {
