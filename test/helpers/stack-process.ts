@@ -38,7 +38,8 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
   const entry = options.entry ?? 'stack/embedded.ts';
   if (entry.endsWith('.mjs') && !fs.existsSync(path.join(ROOT, entry))) throw new Error(`${entry} is missing: run npm run build`);
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
-    cwd: ROOT, env: { ...process.env, CONNECTOR__STDIO_RUNTIME: 'local', ...options.env }, stdio: ['ignore', log, log], detached: true,
+    // The route deadline as startTestStack sets it (test-stack.ts says why).
+    cwd: ROOT, env: { ...process.env, CONNECTOR__STDIO_RUNTIME: 'local', CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: '30000', ...options.env }, stdio: ['ignore', log, log], detached: true,
   });
   fs.closeSync(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -29,7 +29,12 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   const logFile = path.join(dataDir, 'logs', 'service.log');
   const fullEnv = {
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'info', CONNECTOR__STDIO_RUNTIME: 'local', ...env,
+    LOG_LEVEL: 'info', CONNECTOR__STDIO_RUNTIME: 'local',
+    // A route is loaded by a Temporal query, which production answers 503 past 2 s; on a busy test
+    // machine a query can take longer, and the MCP path would answer 503 for the machine's load,
+    // not for what a test does. The deadline itself is tested on the route cache.
+    CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: '30000',
+    ...env,
   };
   const logger = createLogger('test-stack', fullEnv.LOG_LEVEL, logFile);
   const stack = await startEmbeddedStack({ env: fullEnv, logger, headless: true, temporalPort: 0, mongoPort: 0 });

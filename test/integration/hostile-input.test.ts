@@ -20,9 +20,7 @@ let stack: TestStack;
 let createdId: string;
 
 test.before(async () => {
-  // This file tests hostile input, not a slow registry (readiness.test.ts does): a route query
-  // starved past the default 2 s on a busy 2-core CI machine would be the proxy's designed 503.
-  stack = await startTestStack({ CONNECTOR__BODY_LIMIT: '64kb', CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: '30000' });
+  stack = await startTestStack({ CONNECTOR__BODY_LIMIT: '64kb' });
   const created = await stack.api('POST', '/api/v1/connectors', { url: 'http://127.0.0.1:9/mcp', metadata: { name: 'target' } });
   if (created.status !== 201) throw new Error(`setup: create answered ${created.status} ${created.text}`);
   createdId = created.body.id;
