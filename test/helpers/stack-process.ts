@@ -1,5 +1,6 @@
 // The embedded stack as a real process tree (what `npm start` runs), for tests that kill it.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { SERVICE_TEST_ENV } from './service-env';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,8 +39,7 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
   const entry = options.entry ?? 'stack/embedded.ts';
   if (entry.endsWith('.mjs') && !fs.existsSync(path.join(ROOT, entry))) throw new Error(`${entry} is missing: run npm run build`);
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
-    // The route deadline as startTestStack sets it (test-stack.ts says why).
-    cwd: ROOT, env: { ...process.env, CONNECTOR__STDIO_RUNTIME: 'local', CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: '30000', ...options.env }, stdio: ['ignore', log, log], detached: true,
+    cwd: ROOT, env: { ...process.env, ...SERVICE_TEST_ENV, ...options.env }, stdio: ['ignore', log, log], detached: true,
   });
   fs.closeSync(log);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../core/logger';
 import { freePort } from '../../service/free-port';
+import { SERVICE_TEST_ENV } from './service-env';
 import { startEmbeddedStack, type EmbeddedStack } from '../../stack/embedded-stack';
 
 export interface TestStack extends EmbeddedStack {
@@ -29,11 +30,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   const logFile = path.join(dataDir, 'logs', 'service.log');
   const fullEnv = {
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'info', CONNECTOR__STDIO_RUNTIME: 'local',
-    // A route is loaded by a Temporal query, which production answers 503 past 2 s; on a busy test
-    // machine a query can take longer, and the MCP path would answer 503 for the machine's load,
-    // not for what a test does. The deadline itself is tested on the route cache.
-    CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: '30000',
+    LOG_LEVEL: 'info', ...SERVICE_TEST_ENV,
     ...env,
   };
   const logger = createLogger('test-stack', fullEnv.LOG_LEVEL, logFile);
