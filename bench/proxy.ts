@@ -14,7 +14,9 @@
 //
 // Env: BENCH_ROUNDS (5), BENCH_REQUESTS per round (4000), BENCH_SEQUENTIAL per round (1000),
 // BENCH_SSE_EVENTS per round (200), BENCH_SSE_STREAMS (1000), BENCH_UPSTREAMS (cheap,sdk),
-// BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"), BENCH_AUDIT=1 (the proxy with
+// BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"; BENCH_BARE_NODE_ARGS and
+// BENCH_FLOOR_NODE_ARGS the same for the bare relay and the floor), BENCH_WARM_UP (1000: the uncounted
+// burst before each path's round), BENCH_AUDIT=1 (the proxy with
 // the per-call audit on, into a FerretDB of its own: bench/proxy/audit.ts), BENCH_NGINX=0 (no
 // nginx), BENCH_SSE=0 (no SSE parts), BENCH_VARIANTS (proxies with one part off, for the
 // attribution: nometrics, nocallers), BENCH_OWNERS=1 (8 connectors of one owner vs of 8 owners:
@@ -45,8 +47,12 @@ const SSE_EVENTS = Number(process.env.BENCH_SSE_EVENTS ?? 200);
 const SSE_STREAMS = Number(process.env.BENCH_SSE_STREAMS ?? 1000);
 const UPSTREAMS = (process.env.BENCH_UPSTREAMS ?? 'cheap,sdk').split(',') as UpstreamKind[];
 const CONCURRENCY = 32;
-/** Requests of the uncounted burst before each path's round. */
-const WARM_UP = 200;
+/**
+ * Requests of the uncounted burst before each path's round. At 200, the first of a process's
+ * paths in a round paid for its idle time (API key 343–349 µs against the JWT's 256–284 in four
+ * runs; a second API-key path placed after the JWT's cost 263); at 1000 the two are within noise.
+ */
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 1000);
 const TOKEN = 'bench-token';
 
 type UpstreamKind = 'cheap' | 'sdk';
@@ -143,7 +149,8 @@ async function main(): Promise<void> {
       : null;
     const bareArgs = (process.env.BENCH_BARE_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const bare = await track(stops, startChild('./bare-relay.ts', { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) }, bareArgs));
-    const floor = await track(stops, startChild('./bare-http-proxy.ts', { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) }));
+    const floorArgs = (process.env.BENCH_FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const floor = await track(stops, startChild('./bare-http-proxy.ts', { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) }, floorArgs));
     const nginx = nginxBinary
       ? await track(stops, startNginx(nginxBinary, { ...nginxRoutes, '/sse': { port: sse.port, path: '/sse' } }, TOKEN))
       : null;
