@@ -11,15 +11,14 @@ import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { parseUidRange } from '../../core/config';
-import { checkUidSwitching } from '../../activities/workloads/uid-switching';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { pidsWithEnv } from '../helpers/process-env';
+import { uidSwitchingAvailable } from '../helpers/uid-isolation-gate';
 
 const PRYING = fileURLToPath(new URL('../fixtures/prying-stdio-server.mjs', import.meta.url));
 const RANGE = '232000-232999';
 const KEYS = { alice: `alice-${randomUUID()}`, bob: `bob-${randomUUID()}` };
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
-const whyNot = checkUidSwitching(parseUidRange(RANGE));
 
 type Pried = Array<{ path: string; outcome: string }>;
 interface Identity { uid: number; pid: number; env: Record<string, string> }
@@ -42,10 +41,7 @@ async function call<T>(client: Client, name: string, args: Record<string, unknow
   return JSON.parse(result.content[0]!.text) as T;
 }
 
-if (whyNot !== null) {
-  process.stderr.write(`test/integration/stdio-isolation.test.ts: SKIPPED, ${whyNot}\n`);
-  test.skip(`two owners' stdio servers cannot read each other or the service (skipped: ${whyNot})`, () => undefined);
-} else {
+if (uidSwitchingAvailable('test/integration/stdio-isolation.test.ts', `two owners' stdio servers cannot read each other or the service`, parseUidRange(RANGE))) {
   test.before(async () => {
     stack = await startTestStack({
       // No CONNECTOR__ENCRYPTION_KEY: the stack generates its key file under DATA_DIR, the file to pry at.

@@ -17,14 +17,13 @@ import type { StdioConfig } from '../../core/schemas';
 import { WorkloadSpecError } from '../../activities/workloads/errors';
 import { LocalRuntime } from '../../activities/workloads/local-runtime';
 import type { StartedRuntimeWorkload } from '../../activities/workloads/runtime';
-import { checkUidSwitching } from '../../activities/workloads/uid-switching';
 import { uidsInUse } from '../../activities/workloads/uid-processes';
 import { encryptionKey } from '../../service/services';
+import { uidSwitchingAvailable } from '../helpers/uid-isolation-gate';
 
 const log = createLogger('test-local-uids', process.env.LOG_LEVEL ?? 'silent');
 const PRYING = fileURLToPath(new URL('../fixtures/prying-stdio-server.mjs', import.meta.url));
 const uidRange = parseUidRange('231000-231999');
-const whyNot = checkUidSwitching(uidRange);
 
 type Pried = Array<{ path: string; outcome: string }>;
 interface Identity {
@@ -47,11 +46,7 @@ const prying: StdioConfig = {
   image: 'unused-locally:1', command: [process.execPath, PRYING], env: { PRESET_SETTING: 'on' }, access_token_env_name: 'SERVER_TOKEN',
 };
 
-if (whyNot !== null) {
-  // Visible in every run's output: this file proves nothing where it cannot switch uids.
-  process.stderr.write(`test/workloads/local-runtime-uids.test.ts: SKIPPED, ${whyNot}\n`);
-  test.skip(`stdio servers as their own uids (skipped: ${whyNot})`, () => undefined);
-} else {
+if (uidSwitchingAvailable('test/workloads/local-runtime-uids.test.ts', `stdio servers as their own uids`, uidRange)) {
   const runtime = new LocalRuntime({ logger: log, serverStderr: 'ignore', uidRange });
   test.after.always(() => runtime.close());
 

@@ -1,0 +1,20 @@
+// The tests that show owners' stdio servers run as uids of their own need root (or its
+// capabilities) and a mapped uid range. Where that is missing they are skipped, loudly; under CI,
+// or as root, where they are expected to run, the missing part fails the file instead, so that
+// the isolation is never reported green without having been tried.
+import test from 'ava';
+import type { UidRange } from '../../core/config';
+import { checkUidSwitching } from '../../activities/workloads/uid-switching';
+
+/** True when the file's tests can run; otherwise one test stands for them, skipped or failing. */
+export function uidSwitchingAvailable(file: string, title: string, range: UidRange): boolean {
+  const whyNot = checkUidSwitching(range);
+  if (whyNot === null) return true;
+  if (process.env.CI || process.getuid?.() === 0) {
+    test(title, (t) => t.fail(`cannot switch uids here: ${whyNot}`));
+  } else {
+    process.stderr.write(`${file}: SKIPPED, ${whyNot}\n`);
+    test.skip(`${title} (skipped: ${whyNot})`, () => undefined);
+  }
+  return false;
+}
