@@ -20,7 +20,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { stop } from './proxy/child';
+import { nodeArgsFrom, stop } from './proxy/child';
 import { treeCpuMs, treeRssMb, waitForPort } from './gateway/process-tree';
 import { freePort } from '../service/free-port';
 import { createLogger } from '../core/logger';
@@ -39,7 +39,7 @@ interface Gateway { name: string; url: string; pid: number; stop(): Promise<void
 /** How each gateway is started, as its README has a user do it, around the stdio server's command. */
 const GATEWAYS: Record<string, (port: number, server: string[]) => { args: string[]; env?: Record<string, string> }> = {
   ours: (port, server) => ({
-    args: [...imageNodeFlags(), ...(process.env.BENCH_OURS_NODE_ARGS ?? '').split(' ').filter(Boolean), OURS, '--', ...server],
+    args: [...imageNodeFlags(), ...nodeArgsFrom('BENCH_OURS_NODE_ARGS'), OURS, '--', ...server],
     env: { GATEWAY_PORT: String(port), GATEWAY_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
   }),
   supergateway: (port, server) => ({

@@ -15,9 +15,9 @@
 // Env: BENCH_ROUNDS (5), BENCH_REQUESTS per round (4000), BENCH_SEQUENTIAL per round (1000),
 // BENCH_SSE_EVENTS per round (200), BENCH_SSE_STREAMS (1000), BENCH_UPSTREAMS (cheap,sdk),
 // BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"; BENCH_BARE_NODE_ARGS and
-// BENCH_FLOOR_NODE_ARGS the same for the bare relay and the floor), BENCH_WARM_UP (1000: the uncounted
-// burst before each path's round), BENCH_AUDIT=1 (the proxy with
-// the per-call audit on, into a FerretDB of its own: bench/proxy/audit.ts), BENCH_NGINX=0 (no
+// BENCH_FLOOR_NODE_ARGS the same for the bare relay and the floor), BENCH_WARM_UP (1000: the
+// uncounted burst before each path's round), BENCH_AUDIT=1 (the proxy with the per-call audit
+// on, into a FerretDB of its own: bench/proxy/audit.ts), BENCH_NGINX=0 (no
 // nginx), BENCH_SSE=0 (no SSE parts), BENCH_VARIANTS (proxies with one part off, for the
 // attribution: nometrics, nocallers), BENCH_OWNERS=1 (8 connectors of one owner vs of 8 owners:
 // the per-owner pools' cost), BENCH_PROCESSES=1 (PROXY_PROCESSES=2 against one process),
@@ -30,7 +30,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { Pool } from 'undici';
 import { freePort } from '../service/free-port';
 import { BENCH_OWNER, startBenchCallers, type BenchCallers } from './proxy/bench-callers';
-import { startChild, type Child } from './proxy/child';
+import { nodeArgsFrom, startChild, type Child } from './proxy/child';
 import { cpuMs, withChildren } from './proxy/cpu-time';
 import { mcpHeaders, percentile, runRound, type Target } from './proxy/load';
 import { findOrInstallNginx, startNginx } from './proxy/nginx';
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
         routes[`${kind}-many-${i}`] = route(`${owner}-${i}`);
       }
     }
-    const proxyArgs = ['--expose-gc', ...(process.env.BENCH_PROXY_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+    const proxyArgs = ['--expose-gc', ...nodeArgsFrom('BENCH_PROXY_NODE_ARGS')];
     const audit = AUDIT_ON ? await track(stops, startAuditDatabase()) : null;
     const proxy = await track(stops, startChild('./proxy-server.ts', proxyEnv(proxyPort, callers, routes, audit), proxyArgs));
     const nginxRoutes = Object.fromEntries([...upstreams].map(([kind, u]) => [`/${kind}`, { port: u.port, path: '/mcp' }]));
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
       // Another checkout's proxy role (say the commit before a change), on the same routes and load.
       const port = await freePort();
       const script = path.resolve(process.env.BENCH_BASELINE, 'bench/proxy/proxy-server.ts');
-      const baselineArgs = process.env.BENCH_BASELINE_NODE_ARGS ? ['--expose-gc', ...process.env.BENCH_BASELINE_NODE_ARGS.split(' ').filter(Boolean)] : proxyArgs;
+      const baselineArgs = process.env.BENCH_BASELINE_NODE_ARGS ? ['--expose-gc', ...nodeArgsFrom('BENCH_BASELINE_NODE_ARGS')] : proxyArgs;
       const child = await track(stops, startChild(script, { ...proxyEnv(port, callers, routes, audit), BASE_URL: `http://127.0.0.1:${proxyPort}` }, baselineArgs));
       variants.push({ name: 'baseline', port: child.port, pids: [child.pid] });
     }
@@ -147,10 +147,9 @@ async function main(): Promise<void> {
           CONNECTOR__MAX_STREAMS_PER_OWNER: String(SSE_STREAMS + 64), CONNECTOR__UPSTREAM_MAX_SOCKETS: String(4 * (SSE_STREAMS + 64)),
         }))
       : null;
-    const bareArgs = (process.env.BENCH_BARE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const bare = await track(stops, startChild('./bare-relay.ts', { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) }, bareArgs));
-    const floorArgs = (process.env.BENCH_FLOOR_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const floor = await track(stops, startChild('./bare-http-proxy.ts', { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) }, floorArgs));
+    const bareEnv = { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) };
+    const bare = await track(stops, startChild('./bare-relay.ts', bareEnv, nodeArgsFrom('BENCH_BARE_NODE_ARGS')));
+    const floor = await track(stops, startChild('./bare-http-proxy.ts', bareEnv, nodeArgsFrom('BENCH_FLOOR_NODE_ARGS')));
     const nginx = nginxBinary
       ? await track(stops, startNginx(nginxBinary, { ...nginxRoutes, '/sse': { port: sse.port, path: '/sse' } }, TOKEN))
       : null;

@@ -18,6 +18,11 @@ const BUILD_DIR = fileURLToPath(new URL('../.build/', import.meta.url));
 
 let builds = 0;
 
+/** The node flags a bench variable names, e.g. BENCH_PROXY_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p". */
+export function nodeArgsFrom(variable: string): string[] {
+  return (process.env[variable] ?? '').split(' ').filter(Boolean);
+}
+
 /** `script`: relative to this folder, or absolute (another checkout's, as the bench's baseline). */
 export async function startChild(script: string, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Child> {
   const file = await compiled(path.isAbsolute(script) ? script : fileURLToPath(new URL(script, import.meta.url)));

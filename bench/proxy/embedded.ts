@@ -11,6 +11,7 @@ import { freePort } from '../../service/free-port';
 import { startStackProcess } from '../../test/helpers/for-bench';
 import { startEnv, startNodeFlags } from '../start-flags';
 import type { BenchCallers } from './bench-callers';
+import { nodeArgsFrom } from './child';
 import { withChildren } from './cpu-time';
 
 export interface EmbeddedTarget {
@@ -37,7 +38,7 @@ export async function startEmbedded(callers: BenchCallers, upstreamUrl: string, 
   const service = await startStackProcess({
     env, logFile: path.join(dataDir, 'service.log'), entry: process.env.BENCH_EMBEDDED_ENTRY ?? 'dist/embedded.mjs',
     // e.g. "--cpu-prof --cpu-prof-dir=/tmp/p", which NODE_OPTIONS refuses.
-    nodeArgs: (process.env.BENCH_EMBEDDED_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    nodeArgs: nodeArgsFrom('BENCH_EMBEDDED_NODE_ARGS'),
   });
   const stop = async () => {
     await service.stop();

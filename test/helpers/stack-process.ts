@@ -1,9 +1,9 @@
 // The embedded stack as a real process tree (what `npm start` runs), for tests that kill it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { SERVICE_TEST_ENV } from './service-env';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_TEST_ENV } from './service-env';
 import { apiClient, eventually, type ApiCall } from './test-stack';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

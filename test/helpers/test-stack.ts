@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../core/logger';
 import { freePort } from '../../service/free-port';
-import { SERVICE_TEST_ENV } from './service-env';
 import { startEmbeddedStack, type EmbeddedStack } from '../../stack/embedded-stack';
+import { SERVICE_TEST_ENV } from './service-env';
 
 export interface TestStack extends EmbeddedStack {
   dataDir: string;
@@ -30,8 +30,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   const logFile = path.join(dataDir, 'logs', 'service.log');
   const fullEnv = {
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'info', ...SERVICE_TEST_ENV,
-    ...env,
+    LOG_LEVEL: 'info', ...SERVICE_TEST_ENV, ...env,
   };
   const logger = createLogger('test-stack', fullEnv.LOG_LEVEL, logFile);
   const stack = await startEmbeddedStack({ env: fullEnv, logger, headless: true, temporalPort: 0, mongoPort: 0 });
