@@ -1,8 +1,8 @@
 // The activity boundary of the failure family: a TypedFailure becomes an ApplicationFailure of its
-// type, retryable only when transient (workflows/activity-proxies.ts lists the others as
-// non-retryable). Anything else passes unchanged, for the retry policy to try again.
+// type, retryable only when the failure table says so (contract/failures.ts, isRetryable).
+// Anything else passes unchanged, for the retry policy to try again.
 import { ApplicationFailure } from '@temporalio/common';
-import { TypedFailure } from '../core/failures';
+import { TypedFailure } from '../contract/failures';
 
 export function toApplicationFailure(err: unknown): unknown {
   if (!(err instanceof TypedFailure)) return err;

@@ -1,9 +1,7 @@
 // Shared start-up of the production entry points: configuration that must name external
 // servers, a logger, clean shutdown on SIGINT/SIGTERM, and a clear message on failure.
-import cluster from 'node:cluster';
-import { ConfigError, loadConfig, requireExternal, type Config } from '../core/config';
-import { createLogger, type Logger } from '../core/logger';
-import { warnOldNames } from '../core/renamed-variables';
+import { ConfigError, loadConfig, requireExternal, type Config } from '../config/config';
+import { createLogger, type Logger } from '../platform/logger';
 import { startTracing, type Tracing } from './tracing';
 
 export type Stop = () => Promise<void>;
@@ -17,8 +15,6 @@ export async function runProcess(role: string, needs: { mongo: boolean }, start:
   try {
     const config = loadConfig();
     logger.level = config.logLevel;
-    // Before anything else can stop the start; a proxy's cluster workers leave it to their primary, so that a start warns once.
-    if (!cluster.isWorker) warnOldNames(logger, config.oldVariableNames);
     requireExternal(config, needs);
     const tracing = await startTracing(config.tracing, name, logger);
     const stopRole = await start(config, logger, tracing);

@@ -3,9 +3,8 @@
 // it runs as that many processes on one port (service/process-cluster.ts), each with its own route
 // cache and audit queue.
 import cluster from 'node:cluster';
-import { loadConfig } from '../core/config';
-import { createLogger } from '../core/logger';
-import { warnOldNames, withCurrentNames } from '../core/renamed-variables';
+import { loadConfig } from '../config/config';
+import { createLogger } from '../platform/logger';
 import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
 import { superviseWorkers } from './process-cluster';
@@ -17,7 +16,6 @@ import { openMongo, openTemporal, secretBox, temporalCheck } from './services';
 
 if (cluster.isPrimary && processesWanted() > 1) {
   const logger = createLogger('connector-registry-proxy');
-  warnOldNames(logger, withCurrentNames(process.env).oldNames);
   superviseWorkers(processesWanted(), logger);
 } else {
   await runProcess('proxy', { mongo: true }, async (config, logger, tracing) => {

@@ -3,9 +3,8 @@
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { Client } from '@temporalio/client';
-import { loadConfig, type Config } from '../core/config';
-import { createLogger, type Logger } from '../core/logger';
-import { warnOldNames } from '../core/renamed-variables';
+import { loadConfig, type Config } from '../config/config';
+import { createLogger, type Logger } from '../platform/logger';
 import type { ConnectorStore } from '../store/connector-store';
 import { startFerretDb } from './servers/ferretdb-server';
 import { ensurePrivateDir } from '../service/private-files';
@@ -49,7 +48,6 @@ export interface EmbeddedOptions {
 export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise<EmbeddedStack> {
   const config = loadConfig(options.env ?? process.env);
   const logger = options.logger ?? createLogger('connector-registry', config.logLevel);
-  warnOldNames(logger, config.oldVariableNames);
   const dataDir = path.resolve(config.dataDir);
   ensurePrivateDir(dataDir);
   const stops: (() => Promise<void>)[] = [];

@@ -1,12 +1,13 @@
 // The activity stubs the workflow calls, with the timeouts and retry policies each kind of work
 // needs. Only types are imported from activities/: the workflow bundle stays free of I/O.
-import { FAILURE } from '../core/failures';
+import { NON_RETRYABLE_FAILURES } from '../contract/failures';
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 
 type Activities = ReturnType<typeof createActivities>;
 
-const NON_RETRYABLE = [FAILURE.upstreamError, FAILURE.upstreamTimeout, FAILURE.unprocessable, FAILURE.invalidGrant, FAILURE.authorizationFailed];
+// The failure table says which types a retry may cure (contract/failures.ts).
+const NON_RETRYABLE = [...NON_RETRYABLE_FAILURES];
 
 /**
  * Projection and audit writes retry until the database is back: a transition is never dropped.

@@ -1,24 +1,24 @@
 // The connector workflow's state and behaviour, one method per message (the entity-manager
 // pattern of Temporal's safe-message-handlers sample). It holds the entity, the job a caller
 // waits on, the watch that runs while nobody waits, and the projection. What may happen in
-// which state is asked of core/connector-states.ts; this class only carries it out.
+// which state is asked of contract/connector-states.ts; this class only carries it out.
 //
 // Handlers that change state run one at a time under `lock`, so one never sees another half
 // done. Jobs and watches run outside the lock, in their own cancellation scopes, so that a
 // disconnect or delete can stop them.
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import {
   acceptsCallback, acceptsUpstreamReport, disconnectPlan, isAllowed, refusal, type CallerEvent,
-} from '../core/connector-states';
-import type { ConnectorRecord } from '../core/connector-record';
-import { FAILURE } from '../core/failures';
+} from '../contract/connector-states';
+import type { ConnectorRecord } from '../contract/connector-record';
+import { FAILURE } from '../contract/failures';
 import { ConnectorEntity, type ConnectorData } from './connector-entity';
 import { connectFailure, recordsConnectingWithOutcome, runConnect } from './connect-job';
 import type {
   Actor, CallbackInput, CallbackOutcome, ConnectInput, ConnectorInit, RouteView, StepUpRequest, StepUpView, UpstreamRefusal,
 } from './messages';
-import { authorizationOpen, disconnectOnRefusal, offerStepUp, reauthorize, rememberStepUpScopes } from './reauthorization';
+import { authorizationOpen, offerStepUp, reauthorize } from './reauthorization';
 import { completeAuthorization } from './oauth-callback';
 import { Projection, type CommitOptions } from './projection';
 import { startScoped, stopScoped, type ScopedWork } from './scoped-work';
@@ -176,16 +176,10 @@ export class ConnectorManager {
       if (!this.hasRefreshableGrant() || this.job) return null;
       await this.stopWatch(); // the refresh loop restarts from the new expiry afterwards
       // A failure leaves the state to the proxy's refusal report, which asks the user to authorize anew.
-      const onFailure = patched('proxy-refresh-failure-reported') ? 'report' : 'lose';
-      return this.startJob('refresh', () => refreshOnce(this.workContext(), undefined, { onFailure }));
+      return this.startJob('refresh', () => refreshOnce(this.workContext(), undefined, { onFailure: 'report' }));
     });
     await job?.done.catch(() => undefined);
     return this.route();
-  }
-
-  /** Older proxies' step-up report: the scope is remembered for the next authorization. */
-  stepUp({ scope }: { scope: string }): void {
-    rememberStepUpScopes(this.entity, scope);
   }
 
   /** A 403 insufficient_scope to `usedToken`: a step-up authorization URL on offer, the connector still connected. */
@@ -211,9 +205,7 @@ export class ConnectorManager {
       if (!this.refusalApplies(refusal)) return this.route();
       await this.stopWatch(); // a refresh loop must not bring back what is being replaced
       if (!this.refusalApplies(refusal)) return this.route();
-      // Runs that disconnected on a refusal before re-authorization existed replay as they ran.
-      if (patched('reauthorize-on-refusal')) await reauthorize({ entity: this.entity, commit: this.commit }, refusal);
-      else await disconnectOnRefusal({ entity: this.entity, commit: this.commit }, refusal);
+      await reauthorize({ entity: this.entity, commit: this.commit }, refusal);
       return this.route();
     });
   }

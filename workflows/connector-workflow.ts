@@ -3,7 +3,7 @@ import { setHandler } from '@temporalio/workflow';
 import { ConnectorManager, type ConnectorWorkflowInput } from './connector-manager';
 import {
   callbackUpdate, connectUpdate, createdUpdate, deleteUpdate, disconnectUpdate, refreshUpdate,
-  presetWithdrawnSignal, routeQuery, stepUpSignal, stepUpUpdate, upstreamRefusedUpdate, viewQuery,
+  presetWithdrawnSignal, routeQuery, stepUpUpdate, upstreamRefusedUpdate, viewQuery,
 } from './messages';
 
 export type { ConnectorWorkflowInput } from './connector-manager';
@@ -19,7 +19,6 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   setHandler(callbackUpdate, (input) => manager.callback(input), { validator: (input) => manager.validateCallback(input) });
   setHandler(refreshUpdate, (report) => manager.refresh(report), { validator: (_report) => manager.validateRefresh() });
   setHandler(upstreamRefusedUpdate, (report) => manager.upstreamRefused(report));
-  setHandler(stepUpSignal, (request) => manager.stepUp(request));
   setHandler(stepUpUpdate, (request) => manager.stepUpAuthorization(request));
   setHandler(presetWithdrawnSignal, (input) => manager.presetWithdrawn(input));
   await manager.run();

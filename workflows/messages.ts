@@ -2,10 +2,10 @@
 // proxy and the tests alike. Arguments carry ciphertext only: a token is sealed before it is
 // handed to Temporal, so history never holds a secret.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ConnectorState } from '../core/connector-states';
-import type { ConnectorRecord } from '../core/connector-record';
-import type { AuthChallenge } from '../core/www-authenticate';
-import type { Ciphertext } from '../core/secret-box';
+import type { ConnectorState } from '../contract/connector-states';
+import type { ConnectorRecord } from '../contract/connector-record';
+import type { AuthChallenge } from '../contract/www-authenticate';
+import type { Ciphertext } from '../contract/ciphertext';
 
 export const connectorWorkflowId = (connectorId: string): string => `connector:${connectorId}`;
 
@@ -104,8 +104,6 @@ export const refreshUpdate = defineUpdate<RouteView, [{ usedToken: Ciphertext | 
  * (reused while one for those scopes is still on offer).
  */
 export const stepUpUpdate = defineUpdate<StepUpView, [StepUpRequest]>('stepUpAuthorization');
-/** Older proxies' report of a step-up: the scope is only remembered for the next authorization. */
-export const stepUpSignal = defineSignal<[{ scope: string }]>('stepUp');
 /** The registry sync: the connector's preset was deleted from the registry; `reason` becomes its disconnect_reason. */
 export const presetWithdrawnSignal = defineSignal<[{ reason: string }]>('presetWithdrawn');
 export const routeQuery = defineQuery<RouteView>('route');

@@ -5,7 +5,7 @@
 // connected, so that what the token may still do keeps working. Each is one activity (the
 // authorization's first steps) and one transition, whose audit event says why.
 import { isCancellation } from '@temporalio/workflow';
-import { isAllowed, type ConnectorEvent } from '../core/connector-states';
+import { isAllowed, type ConnectorEvent } from '../contract/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { accumulatedScopes, beginAuthorization, failureMessage } from './connect-job';
 import type { StepUpRequest, StepUpView, UpstreamRefusal } from './messages';
@@ -88,16 +88,6 @@ function offeredStepUp(entity: ConnectorEntity, wanted: Set<string>): string | n
 export function authorizationOpen(entity: ConnectorEntity): boolean {
   const expires = entity.data.authRequest?.expires_at;
   return expires !== undefined && Date.parse(expires) > Date.now();
-}
-
-/**
- * Runs from before re-authorization (histories without the `reauthorize-on-refusal` marker):
- * the refusal disconnects, keeping the challenge for the next connect.
- */
-export async function disconnectOnRefusal({ entity, commit }: ReauthorizationContext, refusal: UpstreamRefusal): Promise<void> {
-  entity.data.oauth.challenge = refusal.challenge ?? { resourceMetadata: null, scope: null };
-  const hint = refusal.usedToken && !entity.data.oauth.session ? 'connect again with a new token or to authorize' : 'connect again to authorize';
-  await commit('connection_lost', { actor: 'service', reason: `${refusalReason(entity, refusal)}; ${hint}`, permanent: true });
 }
 
 /** Why the server's refusal took the connector's credentials out of use. */

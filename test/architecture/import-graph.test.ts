@@ -11,23 +11,33 @@ import { fileURLToPath } from 'node:url';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** What dist/api.mjs, dist/proxy.mjs, dist/worker.mjs and dist/gateway.mjs are built from. */
-const PRODUCTION = ['core', 'gateway', 'store', 'callers', 'activities', 'workflows', 'api', 'proxy', 'service'];
+const PRODUCTION = ['contract', 'platform', 'catalog', 'config', 'gateway', 'store', 'callers', 'activities', 'workflows', 'api', 'proxy', 'service'];
 
 /** Which rooms each room may import from; `types` may be imported for their types only. */
 const ALLOWED: Record<string, { values: string[]; types: string[] }> = {
-  core: { values: [], types: [] },
-  gateway: { values: ['core'], types: [] },
-  store: { values: ['core'], types: [] },
-  callers: { values: ['core'], types: [] },
-  activities: { values: ['core', 'store', 'gateway'], types: [] },
-  workflows: { values: ['core'], types: ['activities'] },
-  api: { values: ['core', 'store', 'callers', 'workflows'], types: [] },
-  proxy: { values: ['core', 'callers', 'workflows'], types: [] },
+  // The service's contract: states, records, failures, problems, schemas, ids and URLs, the
+  // operation table. Pure and sandbox-safe: the one room the workflows may import.
+  contract: { values: [], types: [] },
+  // Guards and I/O helpers: address guard, guarded fetch, network errors, logger, metrics, secret box.
+  platform: { values: ['contract'], types: [] },
+  // Presets, the MCP registry's server.json and its mapping to presets.
+  catalog: { values: ['contract', 'platform'], types: [] },
+  // The configuration's schema, its documentation and reference.
+  config: { values: ['contract', 'platform', 'catalog'], types: [] },
+  gateway: { values: ['contract', 'platform'], types: [] },
+  store: { values: ['contract', 'platform', 'catalog'], types: [] },
+  callers: { values: ['contract', 'platform', 'config'], types: [] },
+  activities: { values: ['contract', 'platform', 'catalog', 'config', 'store', 'gateway'], types: [] },
+  workflows: { values: ['contract'], types: ['activities'] },
+  api: { values: ['contract', 'platform', 'catalog', 'config', 'store', 'callers', 'workflows'], types: [] },
+  proxy: { values: ['contract', 'platform', 'config', 'callers', 'workflows'], types: [] },
   // The production composition root: entry points, wiring from configuration, the HTTP server,
   // observability, the worker's periodic jobs.
-  service: { values: ['core', 'store', 'callers', 'activities', 'workflows', 'api', 'proxy'], types: [] },
+  service: { values: PRODUCTION.filter((room) => room !== 'service'), types: [] },
   // The development stack (embedded supervisor, dev servers, toolchain, build) runs production's parts.
   stack: { values: PRODUCTION, types: [] },
+  // One-off developer commands (npm run docs:api), like the stack: production's parts, never the reverse.
+  scripts: { values: PRODUCTION, types: [] },
   // The benchmarks run both, and take from test/ only what BENCH_DOOR re-exports.
   bench: { values: [...PRODUCTION, 'stack'], types: [] },
   // Browser code: a client of the public REST API like any other, so nothing of the service's.
@@ -92,7 +102,7 @@ const edges = files.flatMap(edgesOf);
 
 test('the source has the rooms and imports this test reads', (t) => {
   t.true(files.length > 100, `found ${files.length} source files`);
-  t.true(edges.some((e) => e.from === 'workflows/connector-manager.ts' && e.to === 'core/connector-states.ts'));
+  t.true(edges.some((e) => e.from === 'workflows/connector-manager.ts' && e.to === 'contract/connector-states.ts'));
   t.true(edges.some((e) => e.from === 'stack/embedded-stack.ts' && e.to === 'service/roles.ts'));
   t.true(edges.some((e) => e.from === 'activities/workloads/create-runtime.ts' && e.to === 'activities/workloads/kube-runtime.ts'), 'import() is read');
   t.true(edges.some((e) => e.from.startsWith('bench/') && e.to === BENCH_DOOR));
@@ -117,7 +127,7 @@ test('the rule refuses the imports it is there to refuse', (t) => {
   const edge = (from: string, to: string, typeOnly = false): Edge => ({ from, to, typeOnly });
   t.regex(brokenRule(edge('service/worker.ts', 'stack/servers/temporal-dev-server.ts')) ?? '', /service\/ may not import stack\//);
   t.regex(brokenRule(edge('proxy/mcp-proxy.ts', 'stack/embedded-stack.ts', true)) ?? '', /not even types/);
-  t.regex(brokenRule(edge('core/config.ts', 'service/roles.ts')) ?? '', /core\/ may not import service\//);
+  t.regex(brokenRule(edge('config/config.ts', 'service/roles.ts')) ?? '', /config\/ may not import service\//);
   t.regex(brokenRule(edge('bench/scale.ts', 'test/helpers/test-stack.ts')) ?? '', /only through test\/helpers\/for-bench\.ts/);
   t.regex(brokenRule(edge('bench/proxy.ts', 'test/fixtures/jwt-issuer.ts')) ?? '', /only through/);
   t.regex(brokenRule(edge('workflows/connector-manager.ts', 'activities/index.ts')) ?? '', /workflows\/ may not import activities\//);
@@ -125,6 +135,27 @@ test('the rule refuses the imports it is there to refuse', (t) => {
   t.is(brokenRule(edge('workflows/activity-proxies.ts', 'activities/index.ts', true)), null);
   t.is(brokenRule(edge('stack/embedded-stack.ts', 'service/roles.ts')), null);
   t.is(brokenRule(edge('bench/scale.ts', BENCH_DOOR)), null);
+});
+
+// The workflow sandbox runs contract/ (workflows import nothing else): no Node built-in, no
+// package but the pure ones listed, or a workflow would fail at bundling or, worse, at replay.
+const SANDBOX_PACKAGES = new Set(['zod']);
+
+test('contract/ is sandbox-safe: no Node built-in, only pure packages', (t) => {
+  const outside = files.filter((f) => roomOf(f) === 'contract').flatMap((file) => {
+    const text = readFileSync(join(ROOT, file), 'utf8');
+    return [...text.matchAll(/^(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?'([^'.][^']*)';/gm)]
+      .filter((m) => !m[1] && !SANDBOX_PACKAGES.has(m[2]!))
+      .map((m) => `${file} -> ${m[2]}`);
+  });
+  t.deepEqual(outside, []);
+});
+
+test('every top-level folder of source is a room this test governs', (t) => {
+  const IGNORED = new Set(['node_modules', 'dist', 'test', 'docs', 'deploy', '.git', '.data']);
+  const folders = readdirSync(ROOT).filter((name) => !name.startsWith('.') && !IGNORED.has(name) && statSync(join(ROOT, name)).isDirectory());
+  const ungoverned = folders.filter((name) => !ROOMS.includes(name) && sourceFiles(join(ROOT, name)).length > 0);
+  t.deepEqual(ungoverned, []);
 });
 
 test('no module imports itself through others', (t) => {

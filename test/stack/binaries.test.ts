@@ -6,8 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { createLogger } from '../../core/logger';
-import { RENAMED_VARIABLES } from '../../core/renamed-variables';
+import { createLogger } from '../../platform/logger';
 import { locateBinary } from '../../stack/toolchain/binaries';
 import { findOnPath } from '../../stack/toolchain/executable';
 import { officialRelease } from '../../stack/toolchain/releases';
@@ -52,7 +51,6 @@ async function isolatedEnv(cache: string, mirrorPath: '/silent' | '/ok' = '/sile
     CONNECTOR__DOWNLOAD_TIMEOUT_MS: mirrorPath === '/ok' ? NEVER_GIVEN_UP_MS : '500',
   };
   delete env.CONNECTOR__DOWNLOAD;
-  for (const old of Object.keys(RENAMED_VARIABLES)) delete env[old];
   env.PATH = go ? `${dirname(go)}:/usr/bin:/bin` : '/usr/bin:/bin';
   for (const key of ['TEMPORAL_CLI', 'FERRETDB_BIN', 'ETCD_BIN', 'KWOK_BIN', 'KWOKCTL_BIN']) delete env[key];
   return env;

@@ -3,10 +3,10 @@
 import test from 'ava';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ConnectorState } from '../../core/connector-states';
-import { FAILURE } from '../../core/failures';
+import type { ConnectorState } from '../../contract/connector-states';
+import { FAILURE } from '../../contract/failures';
 import {
-  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, routeQuery, stepUpSignal, viewQuery,
+  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, routeQuery, stepUpUpdate, viewQuery,
 } from '../../workflows/messages';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
@@ -298,7 +298,9 @@ test.serial('SEP-2350: the scopes of the last grant and of every step-up are ask
   const handle = await h.start();
   await handle.executeUpdate(connectUpdate, { args: [actor] });
   await handle.executeUpdate(callbackUpdate, { args: [{ stateHash, callback: 'sealed-callback' as never }] });
-  await handle.signal(stepUpSignal, { scope: 'mcp:admin' });
+  const { token } = await handle.query(routeQuery);
+  const stepUp = await handle.executeUpdate(stepUpUpdate, { args: [{ usedToken: token!, scope: 'mcp:admin', challenge: null }] });
+  t.truthy(stepUp.authorizationUrl, 'a step-up authorization is on offer');
   const before = h.stubs.called('oauthBegin').length;
   await handle.executeUpdate(connectUpdate, { args: [actor] });
   const begin = h.stubs.called('oauthBegin')[before]!;
