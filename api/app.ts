@@ -28,6 +28,7 @@ import { oauthHandlers, type OAuthRouteDeps } from './routes/oauth';
 import { protectedResourceHandlers } from './routes/protected-resource';
 import { toolsetHandlers } from './routes/toolsets';
 import type { ToolsetStore } from '../store/toolset-store';
+import { workflowOwners, type OwnerSource } from './workflow-owners';
 
 export interface ApiDeps extends OAuthRouteDeps {
   commands: ConnectorCommands;
@@ -62,6 +63,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   console?: ConsoleConfig | null;
   /** Where the console's built files are; absent: dist/console (api/console-files.ts). */
   consoleDir?: string | null;
+  /** Whose each connector is; absent: its workflow's view query, asked through `temporal`. */
+  owners?: OwnerSource;
 }
 
 export function createApi(deps: ApiDeps): Koa {
@@ -76,14 +79,15 @@ export function createApi(deps: ApiDeps): Koa {
 
   const document = openApiDocument(deps.baseUrl);
   const catalog = deps.catalog ?? new LiveCatalog(deps.presets, null);
+  const owners = deps.owners ?? workflowOwners(deps.temporal);
   const router = declaredRouter({
     ...healthHandlers(deps.readiness),
     getOpenApi: (ctx) => { ctx.body = document; },
     ...protectedResourceHandlers(deps),
     ...presetHandlers(catalog, deps.stdioRuntime),
-    ...oauthHandlers(deps),
-    ...connectorHandlers({ ...deps, catalog, callersAuthenticated: deps.authenticator.enabled }),
-    ...toolsetHandlers(deps),
+    ...oauthHandlers({ ...deps, owners }),
+    ...connectorHandlers({ ...deps, catalog, owners, callersAuthenticated: deps.authenticator.enabled }),
+    ...toolsetHandlers({ ...deps, owners }),
     ...callerHandlers(deps.authenticator.enabled),
     ...consoleHandlers(loadConsoleFiles(deps.consoleDir === undefined ? defaultConsoleDir() : deps.consoleDir), deps.console ?? null),
   });

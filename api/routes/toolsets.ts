@@ -15,6 +15,7 @@ import { parseWith } from '../parse';
 import type { Handler } from '../router';
 import { resolveMembers } from '../toolset-members';
 import { mergePatchBody } from '../merge-patch-body';
+import type { OwnerSource } from '../workflow-owners';
 
 export interface ToolsetRouteDeps {
   /** Absent: this process serves no toolsets, and every toolset path answers 404. */
@@ -24,6 +25,8 @@ export interface ToolsetRouteDeps {
   baseUrl: string;
   /** Told of every toolset changed or deleted (a toolset server in the same process). */
   onToolsetChanged?: (toolsetId: string) => void;
+  /** Whose each connector is, per its workflow: a member must be the caller's (workflow-owners.ts). */
+  owners: OwnerSource;
 }
 
 type ToolsetOperation = 'createToolset' | 'listToolsets' | 'getToolset' | 'patchToolset' | 'deleteToolset' | 'listToolsetCalls';
@@ -41,7 +44,7 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
       const now = new Date().toISOString();
       const record: ToolsetRecord = {
         id: randomUUID(), name: body.name, description: body.description ?? '',
-        members: await resolveMembers(body.members, caller, deps.store), access: body.access ?? [],
+        members: await resolveMembers(body.members, caller, deps.store, deps.owners), access: body.access ?? [],
         created_by: caller.subject, created_at: now, updated_at: now,
       };
       await toolsets.insert(record);
@@ -75,7 +78,7 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
           ...before,
           name: patch.name ?? before.name,
           description: patch.description === undefined ? before.description : patch.description ?? '',
-          members: patch.members === undefined ? before.members : await resolveMembers(patch.members, caller, deps.store),
+          members: patch.members === undefined ? before.members : await resolveMembers(patch.members, caller, deps.store, deps.owners),
           access: patch.access === undefined ? before.access : patch.access ?? [],
           updated_at: laterThan(before.updated_at),
         };
