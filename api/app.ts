@@ -51,6 +51,7 @@ export interface ApiDeps extends OAuthRouteDeps {
   /** CONNECTOR__AUTH_SCOPES: listed in the MCP path's protected-resource metadata (absent: none). */
   scopes?: readonly string[];
   maxConnectorsPerOwner: number;
+  maxToolsetsPerOwner: number;
   /** CONNECTOR__RATE_LIMIT_PER_OWNER; null or absent: none. */
   rateLimit?: OwnerRateLimit | null;
   /** Told of an answer its operation's declaration does not list; absent: it is logged as a warning. */

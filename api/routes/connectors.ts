@@ -20,6 +20,7 @@ import type { Handler } from '../router';
 import { isConnectorId } from '../../core/connector-id';
 import type { Logger } from '../../core/logger';
 import type { OwnerSource, WorkflowOwner } from '../workflow-owners';
+import { withOwnerSlot } from '../owner-quota';
 
 export interface ConnectorRouteDeps {
   commands: ConnectorCommands;
@@ -176,30 +177,12 @@ async function ownedId(ctx: Context, deps: ConnectorRouteDeps): Promise<string> 
   return (await existing(ctx, deps)).id;
 }
 
-/**
- * CONNECTOR__MAX_CONNECTORS_PER_OWNER, held under concurrent creates by a slot per connector
- * (store/owner-slots.ts), taken before the workflow starts and given back if the create fails.
- * The list index's count is asked first as well: it also counts connectors made before slots
- * existed. An open caller (authentication off) has no quota.
- */
-async function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, create: () => Promise<T>): Promise<T> {
-  const owner = caller.subject;
-  if (owner === null) return create();
-  const limit = deps.maxConnectorsPerOwner;
-  const slot = (await deps.store.countOwnedBy(owner)) < limit ? await deps.store.slots.reserve(owner, id, limit) : null;
-  if (slot === null) {
-    throw new ProblemError(429, `this owner already has ${limit} connectors, the most allowed (CONNECTOR__MAX_CONNECTORS_PER_OWNER)`, 'quota-exceeded');
-  }
-  let created: T;
-  try {
-    created = await create();
-  } catch (err) {
-    // A create that failed after all may have written its record: then the slot stays its own.
-    if (!(await deps.store.get(id))) await deps.store.slots.releaseSlot(slot, id);
-    throw err;
-  }
-  await deps.store.slots.confirm(slot, id);
-  return created;
+/** CONNECTOR__MAX_CONNECTORS_PER_OWNER (api/owner-quota.ts); the list index's count is the floor. */
+function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, create: () => Promise<T>): Promise<T> {
+  return withOwnerSlot(caller.subject, id, {
+    slots: deps.store.slots, limit: deps.maxConnectorsPerOwner, what: 'connectors', variable: 'CONNECTOR__MAX_CONNECTORS_PER_OWNER',
+    count: (owner) => deps.store.countOwnedBy(owner), exists: async (connectorId) => (await deps.store.get(connectorId)) !== null,
+  }, create);
 }
 
 async function refuseForbiddenHost(url: string, policy: AddressPolicy): Promise<void> {

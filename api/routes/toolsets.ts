@@ -16,6 +16,10 @@ import type { Handler } from '../router';
 import { resolveMembers } from '../toolset-members';
 import { mergePatchBody } from '../merge-patch-body';
 import type { OwnerSource } from '../workflow-owners';
+import { withOwnerSlot, type OwnerQuota } from '../owner-quota';
+
+/** The most a toolset may hold, as stored: far beyond any toolset people write (a thousand patterns), and far below the body limit. */
+export const MAX_TOOLSET_BYTES = 64 * 1024;
 
 export interface ToolsetRouteDeps {
   /** Absent: this process serves no toolsets, and every toolset path answers 404. */
@@ -27,6 +31,8 @@ export interface ToolsetRouteDeps {
   onToolsetChanged?: (toolsetId: string) => void;
   /** Whose each connector is, per its workflow: a member must be the caller's (workflow-owners.ts). */
   owners: OwnerSource;
+  /** CONNECTOR__MAX_TOOLSETS_PER_OWNER. */
+  maxToolsetsPerOwner: number;
 }
 
 type ToolsetOperation = 'createToolset' | 'listToolsets' | 'getToolset' | 'patchToolset' | 'deleteToolset' | 'listToolsetCalls';
@@ -47,7 +53,8 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
         members: await resolveMembers(body.members, caller, deps.store, deps.owners), access: body.access ?? [],
         created_by: caller.subject, created_at: now, updated_at: now,
       };
-      await toolsets.insert(record);
+      refuseOversize(record);
+      await withOwnerSlot(caller.subject, record.id, quotaOf(toolsets, deps.maxToolsetsPerOwner), () => toolsets.insert(record));
       ctx.status = 201;
       ctx.set('Location', `/api/v1/toolsets/${record.id}`);
       ctx.body = present(record);
@@ -82,6 +89,7 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
           access: patch.access === undefined ? before.access : patch.access ?? [],
           updated_at: laterThan(before.updated_at),
         };
+        refuseOversize(after);
         if (await toolsets.replace(before, after)) {
           changed(after.id);
           ctx.body = present(after);
@@ -105,6 +113,21 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
       ctx.body = await pageOr422(() => deps.callStore.list(id, { ...query, pageToken: page_token }));
     },
   };
+}
+
+function quotaOf(toolsets: ToolsetStore, limit: number): OwnerQuota {
+  return {
+    slots: toolsets.slots, limit, what: 'toolsets', variable: 'CONNECTOR__MAX_TOOLSETS_PER_OWNER',
+    count: (owner) => toolsets.countOwnedBy(owner), exists: async (id) => (await toolsets.get(id)) !== null,
+  };
+}
+
+/** A toolset is read whole on every call to it: its size is bounded, whatever its lists' own bounds allow together. */
+function refuseOversize(record: ToolsetRecord): void {
+  const bytes = Buffer.byteLength(JSON.stringify(record));
+  if (bytes <= MAX_TOOLSET_BYTES) return;
+  const message = `the toolset would take ${bytes} bytes; at most ${MAX_TOOLSET_BYTES} are allowed (fewer or shorter patterns, rules or members)`;
+  throw new ProblemError(422, message, undefined, [{ path: '(body)', message }]);
 }
 
 function notServed(): never {
