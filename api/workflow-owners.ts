@@ -9,7 +9,7 @@
 // recently used out) and the query is paid once per connector and process. "No workflow" is not
 // kept: a create may be on its way.
 import type { Client } from '@temporalio/client';
-import { isWorkflowGone } from '../core/workflow-gone';
+import { isWorkflowGone } from '../platform/workflow-gone';
 import { connectorWorkflowId, viewQuery } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';
 
