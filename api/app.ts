@@ -28,6 +28,7 @@ import { oauthHandlers, type OAuthRouteDeps } from './routes/oauth';
 import { protectedResourceHandlers } from './routes/protected-resource';
 import { toolsetHandlers } from './routes/toolsets';
 import type { ToolsetStore } from '../store/toolset-store';
+import { workflowOwners, type OwnerSource } from './workflow-owners';
 
 export interface ApiDeps extends OAuthRouteDeps {
   commands: ConnectorCommands;
@@ -50,6 +51,7 @@ export interface ApiDeps extends OAuthRouteDeps {
   /** CONNECTOR__AUTH_SCOPES: listed in the MCP path's protected-resource metadata (absent: none). */
   scopes?: readonly string[];
   maxConnectorsPerOwner: number;
+  maxToolsetsPerOwner: number;
   /** CONNECTOR__RATE_LIMIT_PER_OWNER; null or absent: none. */
   rateLimit?: OwnerRateLimit | null;
   /** Told of an answer its operation's declaration does not list; absent: it is logged as a warning. */
@@ -62,6 +64,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   console?: ConsoleConfig | null;
   /** Where the console's built files are; absent: dist/console (api/console-files.ts). */
   consoleDir?: string | null;
+  /** Whose each connector is; absent: its workflow's view query, asked through `temporal`. */
+  owners?: OwnerSource;
 }
 
 export function createApi(deps: ApiDeps): Koa {
@@ -76,14 +80,15 @@ export function createApi(deps: ApiDeps): Koa {
 
   const document = openApiDocument(deps.baseUrl);
   const catalog = deps.catalog ?? new LiveCatalog(deps.presets, null);
+  const owners = deps.owners ?? workflowOwners(deps.temporal);
   const router = declaredRouter({
     ...healthHandlers(deps.readiness),
     getOpenApi: (ctx) => { ctx.body = document; },
     ...protectedResourceHandlers(deps),
     ...presetHandlers(catalog, deps.stdioRuntime),
-    ...oauthHandlers(deps),
-    ...connectorHandlers({ ...deps, catalog, callersAuthenticated: deps.authenticator.enabled }),
-    ...toolsetHandlers(deps),
+    ...oauthHandlers({ ...deps, owners }),
+    ...connectorHandlers({ ...deps, catalog, owners, callersAuthenticated: deps.authenticator.enabled }),
+    ...toolsetHandlers({ ...deps, owners }),
     ...callerHandlers(deps.authenticator.enabled),
     ...consoleHandlers(loadConsoleFiles(deps.consoleDir === undefined ? defaultConsoleDir() : deps.consoleDir), deps.console ?? null),
   });

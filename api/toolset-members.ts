@@ -1,11 +1,13 @@
 // A toolset's members as the API accepts them: each a connector the caller may see (another
 // owner's is as unknown as a missing one), each prefix valid and used once. Failures are 422s
-// naming the member.
+// naming the member. Whose a connector is, its workflow says, not its database record: a member
+// lends its owner's token to the toolset's callers (workflow-owners.ts).
 import { mayAccess, type Caller } from '../callers/caller';
 import { isConnectorId } from '../contract/connector-id';
 import { ProblemError } from '../contract/problem';
 import { defaultPrefix, type ToolsetMember } from '../contract/toolset-record';
 import type { ConnectorStore } from '../store/connector-store';
+import type { OwnerSource } from './workflow-owners';
 
 export interface MemberInput {
   connector_id: string;
@@ -13,15 +15,17 @@ export interface MemberInput {
   tools?: { allow?: string[]; deny?: string[] };
 }
 
-export async function resolveMembers(inputs: readonly MemberInput[], caller: Caller, store: ConnectorStore): Promise<ToolsetMember[]> {
+export async function resolveMembers(
+  inputs: readonly MemberInput[], caller: Caller, store: ConnectorStore, owners: OwnerSource,
+): Promise<ToolsetMember[]> {
   const members: ToolsetMember[] = [];
   const errors: { path: string; message: string }[] = [];
   const seenConnectors = new Set<string>();
   const prefixes = new Map<string, number>();
   for (const [i, input] of inputs.entries()) {
     const id = input.connector_id.toLowerCase();
-    const record = isConnectorId(id) ? await store.get(id) : null;
-    if (!record || !mayAccess(caller, record.created_by)) {
+    const [record, owner] = isConnectorId(id) ? await Promise.all([store.get(id), owners.ownerOf(id)]) : [null, null];
+    if (!record || !owner || !mayAccess(caller, owner.owner)) {
       errors.push({ path: `members.${i}.connector_id`, message: 'no connector with this id that the caller may see' });
       continue;
     }

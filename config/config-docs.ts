@@ -86,6 +86,7 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   CONNECTOR__ALLOWED_REDIRECT_ORIGINS: { section: 'callers', default: 'any (none with callers authenticated)', format: 'comma-separated origins', meaning: "origins a connect's `redirect_url` may point to" },
 
   CONNECTOR__MAX_CONNECTORS_PER_OWNER: { section: 'limits', meaning: 'connectors one owner may have (429 beyond)' },
+  CONNECTOR__MAX_TOOLSETS_PER_OWNER: { section: 'limits', meaning: 'toolsets one owner may have (429 beyond); each toolset at most 64 KiB' },
   CONNECTOR__MAX_STREAMS_PER_OWNER: { section: 'limits', meaning: 'concurrent MCP requests and streams per owner (429 beyond)' },
   CONNECTOR__RATE_LIMIT_PER_OWNER: { section: 'limits', default: '`50/s,burst=100` with callers authenticated', format: '`20/s`, `20/s,burst=40`, `off`', meaning: 'requests per second per owner and the burst above it; 429 with `Retry-After`, `RateLimit-Policy`, `RateLimit` beyond' },
   CONNECTOR__UPSTREAM_MAX_SOCKETS: { section: 'limits', meaning: "the proxy's connections per owner and upstream origin (an open stream holds one); one connector may hold a quarter" },

@@ -126,6 +126,7 @@ export const EnvSchema = z.object({
   CONNECTOR__AUTH_DISABLED: bool.default(false),
   CONNECTOR__ALLOWED_ORIGINS: z.string().optional(),
   CONNECTOR__MAX_CONNECTORS_PER_OWNER: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  CONNECTOR__MAX_TOOLSETS_PER_OWNER: z.coerce.number().int().min(1).max(100_000).default(50),
   CONNECTOR__MAX_STREAMS_PER_OWNER: z.coerce.number().int().min(1).max(100_000).default(64),
   CONNECTOR__RATE_LIMIT_PER_OWNER: z.string().optional(),
   CONNECTOR__UPSTREAM_MAX_SOCKETS: z.coerce.number().int().min(4).max(1_000_000).default(512),
@@ -250,6 +251,7 @@ export interface CallerConfig {
   /** Origins besides BASE_URL's from which browsers may call. */
   allowedOrigins: string[];
   maxConnectorsPerOwner: number;
+  maxToolsetsPerOwner: number;
   maxStreamsPerOwner: number;
   /** Requests per second and burst per owner, REST and MCP alike; null: no limit (off, or callers not authenticated). */
   rateLimitPerOwner: RateLimitSettings | null;
@@ -491,6 +493,7 @@ function callerConfig(e: Env, baseUrl: string): CallerConfig {
     } : null,
     allowedOrigins: e.CONNECTOR__ALLOWED_ORIGINS ? wrap('CONNECTOR__ALLOWED_ORIGINS', () => parseOrigins(e.CONNECTOR__ALLOWED_ORIGINS!)) : [],
     maxConnectorsPerOwner: e.CONNECTOR__MAX_CONNECTORS_PER_OWNER,
+    maxToolsetsPerOwner: e.CONNECTOR__MAX_TOOLSETS_PER_OWNER,
     maxStreamsPerOwner: e.CONNECTOR__MAX_STREAMS_PER_OWNER,
     // Checked even while callers are off, so that a typo shows before authentication is turned on.
     rateLimitPerOwner: ((limit) => (enabled ? limit : null))(

@@ -98,7 +98,7 @@ const CONNECTOR_ANSWERS = { 404: problem('Unknown connector, or another owner\'s
 const FAILED_CONNECT = (type: keyof typeof FAILURE) => FAILURE_HTTP[FAILURE[type]].slug;
 const INVALID_STATE = FAILED_CONNECT('invalidTransition');
 const TOOLSET_ANSWERS = { 404: problem('Unknown toolset, or another owner\'s') };
-const TOOLSET_INVALID = problem('Invalid body: a member the caller may not see, a prefix that is not [a-z0-9_-]{1,32} or is used twice');
+const TOOLSET_INVALID = problem('Invalid body: a member the caller may not see (by its workflow\'s owner), a prefix that is not [a-z0-9_-]{1,32} or is used twice, a pattern with more than 8 *, or a toolset larger than 64 KiB');
 const TOOLSET_MCP_ANSWERS: Readonly<Record<number, Answer>> = {
   200: ok("the toolset's answer (application/json or text/event-stream): tools/list is the union of the connected members' tools named <prefix>__<tool>, filtered by the members' allow/deny and the caller's access; a call to a member that is not connected answers JSON-RPC -32010 with { connector_id, state, disconnect_reason, authorization_url? }, or -32042 with the authorization URL (URL-mode elicitation)"),
   202: ok('a notification or response accepted'),
@@ -247,7 +247,10 @@ export const OPERATIONS = {
   createToolset: {
     method: 'post', path: '/api/v1/toolsets', summary: 'Create a toolset: the tools of several connectors as one MCP server', servedBy: 'api', auth: 'caller',
     body: { schema: CreateToolsetSchema, required: true },
-    responses: { 201: ok('record, `Location`', ToolsetSchema), 422: TOOLSET_INVALID },
+    responses: {
+      201: ok('record, `Location`', ToolsetSchema), 422: TOOLSET_INVALID,
+      429: problem('The owner has as many toolsets as allowed (CONNECTOR__MAX_TOOLSETS_PER_OWNER), or is past its request rate', 'quota-exceeded', 'rate-limited'),
+    },
   },
   listToolsets: {
     method: 'get', path: '/api/v1/toolsets', summary: 'List toolsets', servedBy: 'api', auth: 'caller',

@@ -1,12 +1,15 @@
 // The toolset: several connectors served as one MCP server. One shape for the request bodies,
 // the stored record and the answer, so that the API, the store and the OpenAPI document agree.
 import { z } from 'zod';
+import { MAX_GLOB_STARS, globStars } from './glob';
 
 /** A member's prefix: its tools are named `<prefix>__<tool>`. */
 export const PREFIX = /^[a-z0-9_-]{1,32}$/;
 export const TOOL_SEPARATOR = '__';
 
-const GlobSchema = z.string().min(1).max(256);
+const starsWithinCap = (pattern: string) => globStars(pattern) <= MAX_GLOB_STARS;
+const STARS_MESSAGE = `may hold at most ${MAX_GLOB_STARS} * (runs of * count as one)`;
+const GlobSchema = z.string().min(1).max(256).refine(starsWithinCap, STARS_MESSAGE);
 const GlobListSchema = z.array(GlobSchema).max(256);
 
 export const ToolFilterSchema = z
@@ -23,7 +26,8 @@ export const ToolsetMemberInputSchema = z.strictObject({
 });
 
 /** Callers: `key:<subject>`, `oidc:<subject>`, `role:<role>`; `*` and `?` glob within each. */
-const CallerPatternSchema = z.string().min(1).max(256).regex(/^(key|oidc|role):.+$/, 'must be key:<subject>, oidc:<subject> or role:<role> (globs allowed)');
+const CallerPatternSchema = z.string().min(1).max(256).regex(/^(key|oidc|role):.+$/, 'must be key:<subject>, oidc:<subject> or role:<role> (globs allowed)')
+  .refine(starsWithinCap, STARS_MESSAGE);
 
 export const AccessRuleSchema = z
   .strictObject({

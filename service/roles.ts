@@ -149,6 +149,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     issuer: config.callers.jwt?.issuer ?? null,
     scopes: config.callers.jwt?.scopes ?? [],
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
+    maxToolsetsPerOwner: config.callers.maxToolsetsPerOwner,
     rateLimit: rateLimitOf(config),
     toolsets: deps.mongo.toolsets,
     onToolsetChanged: deps.onToolsetChanged,

@@ -1,5 +1,5 @@
-// The per-owner connector quota (CONNECTOR__MAX_CONNECTORS_PER_OWNER), held under concurrent
-// creates. A count checked and then acted on lets two creates at once both see room for one;
+// The per-owner quotas (CONNECTOR__MAX_CONNECTORS_PER_OWNER, CONNECTOR__MAX_TOOLSETS_PER_OWNER),
+// held under concurrent creates, each in a collection of its own. A count checked and then acted on lets two creates at once both see room for one;
 // and FerretDB applies `$inc` as a read and a write (list-index.ts), so a conditional counter
 // can lose an increment too. What both databases do atomically is refuse a second document with
 // the same `_id`: an owner's connectors hold numbered slots `<owner>|<n>` with n below the quota,
@@ -28,14 +28,17 @@ const owner64 = (owner: string) => Buffer.from(owner, 'utf8').toString('base64ur
 const prefixOf = (owner: string) => `${owner64(owner)}|`;
 const slotId = (owner: string, n: number) => prefixOf(owner) + String(n).padStart(7, '0');
 
-/** Which of these connectors still have a record. */
+/** Which of these connectors (or toolsets) still have a record. */
 export type RecordsPresent = (connectorIds: readonly string[]) => Promise<ReadonlySet<string>>;
+
+export const CONNECTOR_SLOTS = 'connector_owner_slots';
+export const TOOLSET_SLOTS = 'toolset_owner_slots';
 
 export class OwnerSlots {
   private readonly slots: Collection<SlotDoc>;
 
-  constructor(db: Db, private readonly present: RecordsPresent, private readonly now: () => number = Date.now) {
-    this.slots = db.collection<SlotDoc>('connector_owner_slots');
+  constructor(db: Db, private readonly present: RecordsPresent, private readonly now: () => number = Date.now, collection = CONNECTOR_SLOTS) {
+    this.slots = db.collection<SlotDoc>(collection);
   }
 
   /** Holds a slot for `connectorId`: its id, or null when the owner already has `limit` connectors. */

@@ -5,14 +5,18 @@ import type { Collection, Db, Filter } from 'mongodb';
 import type { ToolsetRecord } from '../contract/toolset-record';
 import type { Page } from './connector-store';
 import { InvalidPageToken, decodePageToken, encodePageToken } from './page-token';
+import { OwnerSlots, TOOLSET_SLOTS } from './owner-slots';
 
 type ToolsetDoc = Omit<ToolsetRecord, 'id'> & { _id: string };
 
 export class ToolsetStore {
   private readonly docs: Collection<ToolsetDoc>;
+  /** CONNECTOR__MAX_TOOLSETS_PER_OWNER's slots (owner-slots.ts), freed when a toolset is deleted. */
+  readonly slots: OwnerSlots;
 
   constructor(db: Db) {
     this.docs = db.collection<ToolsetDoc>('toolsets');
+    this.slots = new OwnerSlots(db, (ids) => this.present(ids), Date.now, TOOLSET_SLOTS);
   }
 
   /**
@@ -38,8 +42,23 @@ export class ToolsetStore {
     return result.matchedCount === 1;
   }
 
+  /** Removes the toolset and frees its owner's slot (a crash between the two: OwnerSlots' own repair frees it). */
   async delete(id: string): Promise<boolean> {
-    return (await this.docs.deleteOne({ _id: id })).deletedCount === 1;
+    const doc = await this.docs.findOne({ _id: id }, { projection: { created_by: 1 } });
+    if (!doc || (await this.docs.deleteOne({ _id: id })).deletedCount !== 1) return false;
+    if (doc.created_by) await this.slots.release(doc.created_by, id);
+    return true;
+  }
+
+  /** How many toolsets `owner` has (a floor for the quota: toolsets made before slots existed hold none). */
+  async countOwnedBy(owner: string): Promise<number> {
+    return this.docs.countDocuments({ created_by: owner });
+  }
+
+  private async present(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    if (ids.length === 0) return new Set();
+    const docs = await this.docs.find({ _id: { $in: [...ids] } }, { projection: { _id: 1 } }).toArray();
+    return new Set(docs.map((d) => d._id));
   }
 
   /** Pulls the connector from every toolset that has it; a second run finds none. */

@@ -18,6 +18,9 @@ import { actorOf, mayAccess, type Caller } from '../../callers/caller';
 import { callerOf } from '../caller-middleware';
 import type { Handler } from '../router';
 import { isConnectorId } from '../../contract/connector-id';
+import type { Logger } from '../../platform/logger';
+import type { OwnerSource, WorkflowOwner } from '../workflow-owners';
+import { withOwnerSlot } from '../owner-quota';
 
 export interface ConnectorRouteDeps {
   commands: ConnectorCommands;
@@ -31,6 +34,9 @@ export interface ConnectorRouteDeps {
   allowedRedirectOrigins: string[] | null;
   maxConnectorsPerOwner: number;
   callersAuthenticated: boolean;
+  /** Whose each connector is, per its workflow: every ownership decision's source (workflow-owners.ts). */
+  owners: OwnerSource;
+  logger: Logger;
 }
 
 type ConnectorOperation = 'createConnector' | 'listConnectors' | 'getConnector' | 'deleteConnector' | 'connectConnector'
@@ -64,7 +70,7 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
       // A caller lists its own connectors; an admin lists all, or one owner's with created_by.
       const createdBy = caller.admin ? query.created_by : caller.subject ?? undefined;
       const page = await pageOr422(() => deps.store.list({ limit: query.limit, pageToken: query.page_token, state: query.state, createdBy }));
-      ctx.body = { ...page, items: page.items.map(present) };
+      ctx.body = { ...page, items: (caller.admin ? page.items : await ownedItems(page.items, caller, deps)).map(present) };
     },
 
     async getConnector(ctx) {
@@ -126,47 +132,57 @@ function connectorIdOf(ctx: Context): string {
   return id;
 }
 
-/** The record, if the caller may see it; another owner's connector is as absent as a missing one. */
+/**
+ * The record, if the caller may see it; another owner's connector is as absent as a missing one.
+ * Whose it is, the workflow says (workflow-owners.ts): a record rewritten in the database grants
+ * nothing, and is answered with its workflow's owner.
+ */
 async function existing(ctx: Context, deps: ConnectorRouteDeps): Promise<ConnectorRecord> {
-  const view = await deps.store.get(connectorIdOf(ctx));
-  if (!view || !mayAccess(callerOf(ctx), view.created_by)) throw new ProblemError(404, 'no such connector');
-  return view;
+  const id = connectorIdOf(ctx);
+  const caller = callerOf(ctx);
+  const [record, owner] = await Promise.all([deps.store.get(id), deps.owners.ownerOf(id)]);
+  // No workflow: admins still see a record left behind; nobody else has anything there.
+  if (!record || (owner ? !mayAccess(caller, owner.owner) : !caller.admin)) throw new ProblemError(404, 'no such connector');
+  return owner ? withWorkflowOwner(record, owner, deps.logger) : record;
+}
+
+/** A non-admin's list page without the records whose workflow names another owner. */
+async function ownedItems(items: ConnectorRecord[], caller: Caller, deps: ConnectorRouteDeps): Promise<ConnectorRecord[]> {
+  const owners = await Promise.all(items.map((item) => deps.owners.ownerOf(item.id)));
+  return items.flatMap((item, i) => {
+    const owner = owners[i];
+    return owner && mayAccess(caller, owner.owner) ? [withWorkflowOwner(item, owner, deps.logger)] : [];
+  });
+}
+
+/**
+ * The record with its workflow's owner. They differ only when something other than the service
+ * wrote the database: said in the log (the record is put right by the connector's next
+ * transition, whose projection writes the workflow's owner back).
+ */
+function withWorkflowOwner(record: ConnectorRecord, owner: WorkflowOwner, logger: Logger): ConnectorRecord {
+  if (record.created_by === owner.owner) return record;
+  logger.warn({ connectorId: record.id, recordOwner: record.created_by, workflowOwner: owner.owner },
+    'a connector record names another owner than its workflow: the database was written by something other than this service; the workflow\'s owner decides');
+  return { ...record, created_by: owner.owner, created_by_name: owner.name };
 }
 
 /**
  * The id of a connector the caller may act on. An admin's command goes to the workflow without
  * reading the record (the workflow answers 404 itself when it has ended); anyone else's is
- * checked against the record's owner, which never changes.
+ * checked against the workflow's owner, which never changes.
  */
 async function ownedId(ctx: Context, deps: ConnectorRouteDeps): Promise<string> {
   if (callerOf(ctx).admin) return connectorIdOf(ctx);
   return (await existing(ctx, deps)).id;
 }
 
-/**
- * CONNECTOR__MAX_CONNECTORS_PER_OWNER, held under concurrent creates by a slot per connector
- * (store/owner-slots.ts), taken before the workflow starts and given back if the create fails.
- * The list index's count is asked first as well: it also counts connectors made before slots
- * existed. An open caller (authentication off) has no quota.
- */
-async function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, create: () => Promise<T>): Promise<T> {
-  const owner = caller.subject;
-  if (owner === null) return create();
-  const limit = deps.maxConnectorsPerOwner;
-  const slot = (await deps.store.countOwnedBy(owner)) < limit ? await deps.store.slots.reserve(owner, id, limit) : null;
-  if (slot === null) {
-    throw new ProblemError(429, `this owner already has ${limit} connectors, the most allowed (CONNECTOR__MAX_CONNECTORS_PER_OWNER)`, 'quota-exceeded');
-  }
-  let created: T;
-  try {
-    created = await create();
-  } catch (err) {
-    // A create that failed after all may have written its record: then the slot stays its own.
-    if (!(await deps.store.get(id))) await deps.store.slots.releaseSlot(slot, id);
-    throw err;
-  }
-  await deps.store.slots.confirm(slot, id);
-  return created;
+/** CONNECTOR__MAX_CONNECTORS_PER_OWNER (api/owner-quota.ts); the list index's count is the floor. */
+function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, create: () => Promise<T>): Promise<T> {
+  return withOwnerSlot(caller.subject, id, {
+    slots: deps.store.slots, limit: deps.maxConnectorsPerOwner, what: 'connectors', variable: 'CONNECTOR__MAX_CONNECTORS_PER_OWNER',
+    count: (owner) => deps.store.countOwnedBy(owner), exists: async (connectorId) => (await deps.store.get(connectorId)) !== null,
+  }, create);
 }
 
 async function refuseForbiddenHost(url: string, policy: AddressPolicy): Promise<void> {

@@ -14,6 +14,7 @@ import { hashState, type OAuthStore } from '../../store/oauth-store';
 import { callbackUpdate, connectorWorkflowId, type CallbackOutcome } from '../../workflows/messages';
 import { renderCallbackPage } from '../callback-page';
 import type { Handler } from '../router';
+import type { OwnerSource } from '../workflow-owners';
 
 export interface OAuthRouteDeps {
   temporal: Client;
@@ -25,7 +26,8 @@ export interface OAuthRouteDeps {
 
 type OAuthOperation = 'getClientMetadata' | 'getConsentPage' | 'oauthCallback';
 
-export function oauthHandlers(deps: OAuthRouteDeps): { [K in OAuthOperation]: Handler<K> } {
+/** `owners`: the consent page names the owner its workflow holds, not what the database says. */
+export function oauthHandlers(deps: OAuthRouteDeps & { owners: OwnerSource }): { [K in OAuthOperation]: Handler<K> } {
   // Authorization servers accept only https client_id URLs, so the document exists only there.
   const document = clientMetadataDocumentUrl(deps.baseUrl) ? buildClientMetadataDocument({ baseUrl: deps.baseUrl }) : null;
 
@@ -38,8 +40,8 @@ export function oauthHandlers(deps: OAuthRouteDeps): { [K in OAuthOperation]: Ha
   const getConsentPage: Handler<'getConsentPage'> = async (ctx) => {
     const hash = typeof ctx.query.request === 'string' ? ctx.query.request : '';
     const pending = hash ? await deps.oauthStore.pendingState(hash) : null;
-    const record = pending ? await deps.store.get(pending.connector_id) : null;
-    if (!pending?.authorization_url || !record) {
+    const [record, owner] = pending ? await Promise.all([deps.store.get(pending.connector_id), deps.owners.ownerOf(pending.connector_id)]) : [null, null];
+    if (!pending?.authorization_url || !record || !owner) {
       return respond(ctx, { connectorId: null, redirectUrl: null, error: 'invalid_request', errorDescription: 'this authorization request is unknown, expired or already used' });
     }
     const authorizationUrl = deps.secrets.open(pending.authorization_url, `consent/${hash}`);
@@ -55,7 +57,7 @@ export function oauthHandlers(deps: OAuthRouteDeps): { [K in OAuthOperation]: Ha
     setPageHeaders(ctx);
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = renderConsentPage({
-      serverUrl: record.url, ownerName: record.created_by_name ?? record.created_by, connectorName: record.metadata.name ?? null, authorizationUrl,
+      serverUrl: record.url, ownerName: owner.name ?? owner.owner, connectorName: record.metadata.name ?? null, authorizationUrl,
     });
   };
 

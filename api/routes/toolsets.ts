@@ -15,6 +15,11 @@ import { parseWith } from '../parse';
 import type { Handler } from '../router';
 import { resolveMembers } from '../toolset-members';
 import { mergePatchBody } from '../merge-patch-body';
+import type { OwnerSource } from '../workflow-owners';
+import { withOwnerSlot, type OwnerQuota } from '../owner-quota';
+
+/** The most a toolset may hold, as stored: far beyond any toolset people write (a thousand patterns), and far below the body limit. */
+export const MAX_TOOLSET_BYTES = 64 * 1024;
 
 export interface ToolsetRouteDeps {
   /** Absent: this process serves no toolsets, and every toolset path answers 404. */
@@ -24,6 +29,10 @@ export interface ToolsetRouteDeps {
   baseUrl: string;
   /** Told of every toolset changed or deleted (a toolset server in the same process). */
   onToolsetChanged?: (toolsetId: string) => void;
+  /** Whose each connector is, per its workflow: a member must be the caller's (workflow-owners.ts). */
+  owners: OwnerSource;
+  /** CONNECTOR__MAX_TOOLSETS_PER_OWNER. */
+  maxToolsetsPerOwner: number;
 }
 
 type ToolsetOperation = 'createToolset' | 'listToolsets' | 'getToolset' | 'patchToolset' | 'deleteToolset' | 'listToolsetCalls';
@@ -41,10 +50,11 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
       const now = new Date().toISOString();
       const record: ToolsetRecord = {
         id: randomUUID(), name: body.name, description: body.description ?? '',
-        members: await resolveMembers(body.members, caller, deps.store), access: body.access ?? [],
+        members: await resolveMembers(body.members, caller, deps.store, deps.owners), access: body.access ?? [],
         created_by: caller.subject, created_at: now, updated_at: now,
       };
-      await toolsets.insert(record);
+      refuseOversize(record);
+      await withOwnerSlot(caller.subject, record.id, quotaOf(toolsets, deps.maxToolsetsPerOwner), () => toolsets.insert(record));
       ctx.status = 201;
       ctx.set('Location', `/api/v1/toolsets/${record.id}`);
       ctx.body = present(record);
@@ -75,10 +85,11 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
           ...before,
           name: patch.name ?? before.name,
           description: patch.description === undefined ? before.description : patch.description ?? '',
-          members: patch.members === undefined ? before.members : await resolveMembers(patch.members, caller, deps.store),
+          members: patch.members === undefined ? before.members : await resolveMembers(patch.members, caller, deps.store, deps.owners),
           access: patch.access === undefined ? before.access : patch.access ?? [],
           updated_at: laterThan(before.updated_at),
         };
+        refuseOversize(after);
         if (await toolsets.replace(before, after)) {
           changed(after.id);
           ctx.body = present(after);
@@ -102,6 +113,21 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
       ctx.body = await pageOr422(() => deps.callStore.list(id, { ...query, pageToken: page_token }));
     },
   };
+}
+
+function quotaOf(toolsets: ToolsetStore, limit: number): OwnerQuota {
+  return {
+    slots: toolsets.slots, limit, what: 'toolsets', variable: 'CONNECTOR__MAX_TOOLSETS_PER_OWNER',
+    count: (owner) => toolsets.countOwnedBy(owner), exists: async (id) => (await toolsets.get(id)) !== null,
+  };
+}
+
+/** A toolset is read whole on every call to it: its size is bounded, whatever its lists' own bounds allow together. */
+function refuseOversize(record: ToolsetRecord): void {
+  const bytes = Buffer.byteLength(JSON.stringify(record));
+  if (bytes <= MAX_TOOLSET_BYTES) return;
+  const message = `the toolset would take ${bytes} bytes; at most ${MAX_TOOLSET_BYTES} are allowed (fewer or shorter patterns, rules or members)`;
+  throw new ProblemError(422, message, undefined, [{ path: '(body)', message }]);
 }
 
 function notServed(): never {

@@ -22,3 +22,13 @@ test('a name with markup is escaped; no owner reads as the service', (t) => {
   t.true(page('https://mcp.example/mcp', '<img src=x onerror=alert(1)>').includes('&lt;img src=x onerror=alert(1)&gt;'));
   t.regex(page('https://mcp.example/mcp', null), /no owner recorded/);
 });
+
+test("names the authorization server's origin, where the user is about to sign in, apart from the MCP server", (t) => {
+  const html = renderConsentPage({
+    serverUrl: 'https://mcp.example/mcp', ownerName: 'ann', connectorName: null,
+    authorizationUrl: 'https://login.other-idp.example:8443/oauth2/authorize?client_id=c&state=s&redirect_uri=x',
+  });
+  t.true(html.includes('<code id="authorization-server">https://login.other-idp.example:8443</code>'));
+  t.regex(html, /sign in at this authorization server, which the MCP server named/);
+  t.false(/<code[^>]*>[^<]*client_id/.test(html), 'the origin only, not the request');
+});

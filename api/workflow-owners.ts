@@ -1,0 +1,54 @@
+// Whose a connector is, as its workflow says (the "view" query). MongoDB holds a projection that
+// anything able to write the database can rewrite (issue 37: a workload on loopback set
+// `created_by` on another owner's record, then used that connector's token through a toolset);
+// the workflow's history can be changed by no one but the workflow. So every decision that lets a
+// caller act on a connector or use its token asks here, never the record alone.
+//
+// The owner is fixed when the workflow starts and never changes, and connector ids are never
+// reused: an answer stays true for the connector's whole life, so it is kept (bounded, least
+// recently used out) and the query is paid once per connector and process. "No workflow" is not
+// kept: a create may be on its way.
+import type { Client } from '@temporalio/client';
+import { isWorkflowGone } from '../platform/workflow-gone';
+import { connectorWorkflowId, viewQuery } from '../workflows/messages';
+import { toProblemError } from './temporal-errors';
+
+export interface WorkflowOwner {
+  /** The qualified owner (`key:…`, `oidc:…`); null: made with caller authentication off. */
+  owner: string | null;
+  /** The readable name captured at creation. */
+  name: string | null;
+}
+
+export interface OwnerSource {
+  /** The connector's owner per its workflow; null when it has no workflow (never made, or deleted). */
+  ownerOf(connectorId: string): Promise<WorkflowOwner | null>;
+}
+
+const MAX_KEPT = 50_000;
+
+export function workflowOwners(temporal: Client, maxKept = MAX_KEPT): OwnerSource {
+  const kept = new Map<string, WorkflowOwner>();
+  return {
+    async ownerOf(connectorId) {
+      const known = kept.get(connectorId);
+      if (known) {
+        // Refreshes its place: the least recently used goes first.
+        kept.delete(connectorId);
+        kept.set(connectorId, known);
+        return known;
+      }
+      let view;
+      try {
+        view = await temporal.workflow.getHandle(connectorWorkflowId(connectorId)).query(viewQuery);
+      } catch (err) {
+        if (isWorkflowGone(err)) return null;
+        throw toProblemError(err);
+      }
+      const answer: WorkflowOwner = { owner: view.created_by, name: view.created_by_name ?? null };
+      if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
+      kept.set(connectorId, answer);
+      return answer;
+    },
+  };
+}
