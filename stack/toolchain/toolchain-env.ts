@@ -4,7 +4,7 @@ import { createLogger } from '../../core/logger';
 import { warnOldNames, withCurrentNames } from '../../core/renamed-variables';
 
 export type ToolchainVariable = 'CONNECTOR__CACHE' | 'CONNECTOR__DOWNLOAD' | 'CONNECTOR__DOWNLOAD_TIMEOUT_MS'
-  | 'CONNECTOR__RELEASE_MIRROR' | 'CONNECTOR__INSTALL_PODMAN';
+  | 'CONNECTOR__RELEASE_MIRROR' | 'CONNECTOR__INSTALL_PODMAN' | 'CONNECTOR__START_TIMEOUT_S';
 
 export function toolchainVariable(name: ToolchainVariable, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const current = withCurrentNames(env);
