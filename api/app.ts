@@ -60,6 +60,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   onToolsetChanged?: (toolsetId: string) => void;
   /** The web console's sign-in at the identity provider (CONNECTOR__CONSOLE_CLIENT_ID); null or absent: API keys only. */
   console?: ConsoleConfig | null;
+  /** CONNECTOR__ALLOWED_ORIGINS: where else the console may be opened (absent: BASE_URL only). */
+  allowedOrigins?: readonly string[];
   /** Where the console's built files are; absent: dist/console (api/console-files.ts). */
   consoleDir?: string | null;
 }
@@ -85,7 +87,10 @@ export function createApi(deps: ApiDeps): Koa {
     ...connectorHandlers({ ...deps, catalog, callersAuthenticated: deps.authenticator.enabled }),
     ...toolsetHandlers(deps),
     ...callerHandlers(deps.authenticator.enabled),
-    ...consoleHandlers(loadConsoleFiles(deps.consoleDir === undefined ? defaultConsoleDir() : deps.consoleDir), deps.console ?? null),
+    ...consoleHandlers(loadConsoleFiles(deps.consoleDir === undefined ? defaultConsoleDir() : deps.consoleDir), {
+      signIn: deps.console ?? null,
+      origin: { baseUrl: deps.baseUrl, allowedOrigins: deps.allowedOrigins ?? [], authEnabled: deps.authenticator.enabled },
+    }),
   });
   app.use(router.routes());
   app.use(router.allowedMethods());
