@@ -62,6 +62,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   onToolsetChanged?: (toolsetId: string) => void;
   /** The web console's sign-in at the identity provider (CONNECTOR__CONSOLE_CLIENT_ID); null or absent: API keys only. */
   console?: ConsoleConfig | null;
+  /** CONNECTOR__ALLOWED_ORIGINS: where else the console may be opened (absent: BASE_URL only). */
+  allowedOrigins?: readonly string[];
   /** Where the console's built files are; absent: dist/console (api/console-files.ts). */
   consoleDir?: string | null;
   /** Whose each connector is; absent: its workflow's view query, asked through `temporal`. */
@@ -90,7 +92,10 @@ export function createApi(deps: ApiDeps): Koa {
     ...connectorHandlers({ ...deps, catalog, owners, callersAuthenticated: deps.authenticator.enabled }),
     ...toolsetHandlers({ ...deps, owners }),
     ...callerHandlers(deps.authenticator.enabled),
-    ...consoleHandlers(loadConsoleFiles(deps.consoleDir === undefined ? defaultConsoleDir() : deps.consoleDir), deps.console ?? null),
+    ...consoleHandlers(loadConsoleFiles(deps.consoleDir === undefined ? defaultConsoleDir() : deps.consoleDir), {
+      signIn: deps.console ?? null,
+      origin: { baseUrl: deps.baseUrl, allowedOrigins: deps.allowedOrigins ?? [], authEnabled: deps.authenticator.enabled },
+    }),
   });
   app.use(router.routes());
   app.use(router.allowedMethods());

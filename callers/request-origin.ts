@@ -3,6 +3,10 @@
 // CONNECTOR__ALLOWED_ORIGINS is refused; with caller authentication off (nothing else stands in
 // the way), so is a Host that is neither BASE_URL's host nor an exact loopback literal.
 //
+// In open loopback mode (callers not authenticated, BASE_URL on a loopback name) `localhost`,
+// `127.0.0.1` and `[::1]` on BASE_URL's port are one origin: they are the same listener, a page
+// at any of them is one a person on this machine opened, and no DNS name can stand for them.
+//
 // The Host header is read as sent, not through the URL parser: WHATWG URL turns `127.1` or
 // `0x7f.1` into 127.0.0.1, and a name such as `127.attacker.example` must never pass for an
 // address (a rebinding page's Host is the attacker's DNS name, whatever address it resolves to).
@@ -20,14 +24,28 @@ export interface OriginPolicy {
 export function originRefusal(headers: IncomingHttpHeaders, policy: OriginPolicy): string | null {
   const base = parsedBase(policy.baseUrl);
   const origin = headers.origin;
-  if (origin !== undefined && origin !== base.origin && !policy.allowedOrigins.includes(origin)) {
-    return 'requests from this Origin are not allowed';
-  }
+  if (origin !== undefined && !originAllowed(origin, policy)) return 'requests from this Origin are not allowed';
   if (!policy.authEnabled) {
     const host = hostnameOf(headers.host);
     if (host === null || (host !== base.hostname && !isLoopbackLiteral(host))) return 'this Host is not served';
   }
   return null;
+}
+
+/** Whether a page at `origin` may call the service (its scripts, its API requests). */
+export function originAllowed(origin: string, policy: OriginPolicy): boolean {
+  const base = parsedBase(policy.baseUrl);
+  if (origin === base.origin || policy.allowedOrigins.includes(origin)) return true;
+  return !policy.authEnabled && loopbackOrigins(base).includes(origin);
+}
+
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** BASE_URL's origin under each loopback name, when BASE_URL is on one; else none. */
+export function loopbackOrigins(base: URL): string[] {
+  if (!LOOPBACK_NAMES.includes(base.hostname)) return [];
+  const port = base.port ? `:${base.port}` : '';
+  return LOOPBACK_NAMES.map((name) => `${base.protocol}//${name}${port}`);
 }
 
 /**

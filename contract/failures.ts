@@ -14,6 +14,8 @@ export const FAILURE = {
   invalidGrant: 'InvalidGrant',
   /** The callback carried an error or failed its checks. */
   authorizationFailed: 'AuthorizationFailed',
+  /** The server asks for a credential and offers no OAuth to get one: a token must be given. */
+  tokenRequired: 'TokenRequired',
   /** Worth retrying: the server was unreachable or overloaded. The only type activities retry. */
   transient: 'Transient',
 } as const;
@@ -26,6 +28,8 @@ export const FAILURE_HTTP: Record<FailureType, { status: number; slug: string }>
   UpstreamError: { status: 502, slug: 'upstream-error' },
   UpstreamTimeout: { status: 504, slug: 'upstream-timeout' },
   Unprocessable: { status: 422, slug: 'unprocessable' },
+  // Its own type, so that a client can offer a token field rather than show an error.
+  TokenRequired: { status: 422, slug: 'token-required' },
   // The authorization server's refusals are the upstream's answer; a transient failure that
   // outlived its retries is too.
   InvalidGrant: { status: 502, slug: 'upstream-error' },

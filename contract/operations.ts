@@ -197,8 +197,8 @@ export const OPERATIONS = {
       ...CONNECTOR_ANSWERS,
       409: problem('Wrong state, or a disconnect or delete overtook the connect', INVALID_STATE, FAILED_CONNECT('cancelled')),
       422: problem(
-        'Invalid body, a plain-http URL a token may not be sent to, or a server or preset the service cannot connect (no client identity, no PKCE, no runtime for the preset)',
-        slugFor(422), 'token-over-plain-http', FAILED_CONNECT('unprocessable'),
+        'Invalid body, a plain-http URL a token may not be sent to, a server that needs a token and offers no OAuth (token-required), or a server or preset the service cannot connect (no client identity, no PKCE, no runtime for the preset)',
+        slugFor(422), 'token-over-plain-http', FAILED_CONNECT('tokenRequired'), FAILED_CONNECT('unprocessable'),
       ),
       502: problem('The MCP server or its authorization server answered with an error, or could not be reached', FAILED_CONNECT('upstreamError')),
       504: problem('The MCP server or the stdio workload did not answer in time', FAILED_CONNECT('upstreamTimeout')),

@@ -154,6 +154,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     toolsets: deps.mongo.toolsets,
     onToolsetChanged: deps.onToolsetChanged,
     console: config.console,
+    allowedOrigins: config.callers.allowedOrigins,
   });
   return { api, close: temporalReady.close };
 }

@@ -7,6 +7,7 @@ import {
 import { createActivities, type ActivityDeps } from '../activities';
 import { createRegistryActivities, unconfiguredRegistryActivities, type RegistryActivityDeps } from '../activities/registry/sync-activities';
 import { workflowBundleName } from './workflow-bundle';
+import { activityFailureLine } from './activity-failure-line';
 import type { TemporalAccess } from '../config/config';
 import type { Logger } from '../platform/logger';
 import { bundleWorkflowsApart } from './bundle-workflows';
@@ -39,7 +40,9 @@ function installWith(logger: Logger, metricsPort: number): void {
       const method = l === 'ERROR' ? 'error' : l === 'WARN' ? 'warn' : l === 'INFO' ? 'info' : 'debug';
       // taskToken is an opaque routing handle, not a secret, but it is noise in a log line.
       const { taskToken, ...rest } = (meta ?? {}) as Record<string, unknown>;
-      sdk[method](rest, message);
+      const typed = activityFailureLine(message, rest);
+      if (typed) sdk.warn(typed.fields, typed.message);
+      else sdk[method](rest, message);
     }),
     telemetryOptions: {
       metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}`, countersTotalSuffix: true, useSecondsForDurations: true } },

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../config/config';
 import { createLogger, type Logger } from '../platform/logger';
 import type { ConnectorStore } from '../store/connector-store';
 import { startFerretDb } from './servers/ferretdb-server';
+import { serverBinaries } from './server-binaries';
 import { ensurePrivateDir } from '../service/private-files';
 import { onFreePorts } from './preferred-port';
 import { preferredOrFree } from '../service/free-port';
@@ -43,6 +44,11 @@ export interface EmbeddedOptions {
   mongoPort?: number;
   /** No Temporal Web UI whatever CONNECTOR__TEMPORAL_UI says; absent: as it says (default off). */
   headless?: boolean;
+  /**
+   * Called once the servers' binaries are there (found, downloaded or built) and their start
+   * begins: `npm start` times the start-up from here, never a first build's minutes.
+   */
+  onServersStarting?: () => void;
 }
 
 export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise<EmbeddedStack> {
@@ -55,20 +61,22 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'stop failed'));
   };
   try {
+    const binaries = await serverBinaries(config, logger);
+    options.onServersStarting?.();
     const secrets = secretBox(encryptionKey(config, logger));
     const tracing = await startTracing(config.tracing, 'connector-registry', logger);
     if (tracing) stops.push(() => tracing.flush());
     const temporalServer = config.temporal.address
       ? null
       : await onFreePorts(async (fallback) => startTemporalDevServer({
-          dataDir, headless: options.headless ?? !config.temporal.webUi, log: logger,
+          dataDir, headless: options.headless ?? !config.temporal.webUi, log: logger, binary: binaries.temporal,
           port: fallback ? 0 : await preferredOrFree(options.temporalPort ?? 7233),
           uiPort: fallback ? 0 : await preferredOrFree(options.temporalUiPort ?? 8233),
         }));
     if (temporalServer) stops.push(() => temporalServer.stop());
     const ferret = config.mongo.uri
       ? null
-      : await onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? 27017), log: logger }));
+      : await onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? 27017), log: logger, binary: binaries.ferretdb }));
     if (ferret) stops.push(() => ferret.stop());
     const temporalAddress = config.temporal.address ?? temporalServer!.address;
     const mongoUri = config.mongo.uri ?? ferret!.uri;

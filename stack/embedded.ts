@@ -3,22 +3,28 @@ import { ConfigError } from '../config/config';
 import { createLogger, interactiveLogFormat } from '../platform/logger';
 import { startEmbeddedStack } from './embedded-stack';
 import { logReady } from './ready-banner';
+import { toolchainVariable } from './toolchain/toolchain-env';
 
 // A person runs this one: readable lines on a terminal (JSON into a pipe or with LOG_FORMAT=json).
 const format = interactiveLogFormat();
 const logger = createLogger('connector-registry', undefined, undefined, format);
 
-// A ref'd timer for the start-up: if a step ever waits on a promise that nothing will settle,
-// Node would otherwise end the process silently with exit code 13 (an unsettled top-level await,
-// seen once in a crash test's restart); this way it fails with a message saying what happened.
-const STARTUP_LIMIT_MS = 5 * 60_000;
-const watchdog = setTimeout(() => {
-  logger.fatal(`the registry failed to start: start-up did not finish within ${STARTUP_LIMIT_MS / 1000} s`);
-  process.exit(1);
-}, STARTUP_LIMIT_MS);
+// A ref'd timer for the start of the servers: if a step ever waits on a promise that nothing will
+// settle, Node would otherwise end the process silently with exit code 13 (an unsettled top-level
+// await, seen once in a crash test's restart); this way it fails with a message saying what
+// happened. It is armed once the servers' binaries are there: a first start that builds them
+// from Go modules takes minutes, and shows its own progress meanwhile.
+const START_LIMIT_S = Number(toolchainVariable('CONNECTOR__START_TIMEOUT_S')) || 5 * 60;
+let watchdog: NodeJS.Timeout | undefined;
+const armWatchdog = () => {
+  watchdog = setTimeout(() => {
+    logger.fatal(`the registry failed to start: its servers did not start within ${START_LIMIT_S} s`);
+    process.exit(1);
+  }, START_LIMIT_S * 1000);
+};
 
 try {
-  const stack = await startEmbeddedStack({ logger });
+  const stack = await startEmbeddedStack({ logger, onServersStarting: armWatchdog });
   clearTimeout(watchdog);
   logReady(logger, format, stack);
   let stopping = false;

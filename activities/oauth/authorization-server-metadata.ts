@@ -136,8 +136,16 @@ export async function legacyAuthorizationServer(input: { serverUrl: string }, ht
   return { metadata: defaultEndpoints(origin), url: null, kind: 'default-endpoints' };
 }
 
+/**
+ * Marks the default endpoints, which the server never said it has: where their registration is
+ * refused outright, nothing says the server offers OAuth at all (client-registration.ts). Kept
+ * in the metadata itself, which is what travels between the steps.
+ */
+export const ASSUMED_ENDPOINTS = 'x_assumed_default_endpoints';
+
 function defaultEndpoints(origin: string): AuthorizationServerMetadata {
   return {
+    [ASSUMED_ENDPOINTS]: true,
     issuer: origin,
     authorization_endpoint: `${origin}/authorize`,
     token_endpoint: `${origin}/token`,

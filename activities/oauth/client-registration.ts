@@ -9,7 +9,8 @@
 // `client_secret_expires_at` or comes with 200 instead of 201: both common, neither of any
 // security meaning (README: leniencies).
 import { inStep, refusedByServer, statusError } from './classify-error';
-import { NoClientIdentityError, UpstreamResponseError } from './errors';
+import { NoClientIdentityError, TokenRequiredError, UpstreamResponseError } from './errors';
+import { ASSUMED_ENDPOINTS } from './authorization-server-metadata';
 import { assertSecureUrl, readJsonLimited, type OAuthHttp } from './http';
 import { describeIssues, OAuthErrorBodySchema, RegistrationResponseSchema, type AuthorizationServerMetadata } from './schemas';
 import { chooseTokenAuthMethod, registrationAuthMethod, type TokenAuthMethod } from './token-auth-method';
@@ -50,6 +51,8 @@ export async function registerClient(
       redirect: 'manual',
     });
     return readRegistrationAnswer(response, step);
+  }).catch((err: unknown) => {
+    throw as[ASSUMED_ENDPOINTS] === true && err instanceof UpstreamResponseError ? tokenRequired(as.issuer, err) : err;
   });
   const parsed = RegistrationResponseSchema.safeParse(body);
   if (!parsed.success) throw new UpstreamResponseError(`the registration answer of ${as.issuer} is not usable: ${describeIssues(parsed.error)}`);
@@ -67,6 +70,16 @@ export async function registerClient(
     authMethod: chooseTokenAuthMethod(as, { hasSecret: clientSecret !== null, registered: method }),
     redirectUri: input.redirectUri,
   };
+}
+
+/**
+ * A server that refused the unauthenticated probe, publishes no OAuth metadata, and refuses a
+ * registration at the endpoint 2025-03-26 would have it at: it takes a token the user already has.
+ */
+function tokenRequired(origin: string, refusal: UpstreamResponseError): TokenRequiredError {
+  return new TokenRequiredError(
+    `the MCP server at ${origin} needs a credential and offers no OAuth sign-in (it publishes no authorization metadata; ${refusal.message}): connect it with a token it accepts (access_token)`,
+  );
 }
 
 /** The answer's JSON: 200 and 201 are both taken; an RFC 7591 error body is relayed by its code. */

@@ -106,6 +106,17 @@ export class AuthorizationServerChangedError extends OAuthError {
   override readonly oauthError = 'unauthorized_client';
 }
 
+/**
+ * The server refused the unauthenticated probe but offers no OAuth: no protected-resource or
+ * authorization-server metadata, and the 2025-03-26 default registration endpoint refused too.
+ * It wants a token the user already has (connect with `access_token`).
+ */
+export class TokenRequiredError extends OAuthError {
+  readonly code = 'token_required';
+  readonly failure = FAILURE.tokenRequired;
+  override readonly oauthError = 'unauthorized_client';
+}
+
 /** No token endpoint authentication method both sides support. */
 export class UnsupportedAuthMethodError extends OAuthError {
   readonly code = 'unsupported_auth_method';

@@ -14,9 +14,9 @@ import { cacheBinDir, cacheRoot } from './cache-dir';
 import { downloadBinary } from './download';
 import { releaseFor } from './releases';
 import { findOnPath, isExecutableFile } from './executable';
-import { runGoBuild, type BuildTarget } from './go-build';
+import { runGoBuild } from './go-build';
 import { toolchainFile } from './own-file';
-import type { PlannedBuild } from './build-plan';
+import type { BuildTarget, PlannedBuild } from './build-plan';
 import { toolchainVariable } from './toolchain-env';
 
 export type BinaryName =
@@ -133,7 +133,7 @@ export async function planInstalls(names: readonly BinaryName[], log: Logger): P
   const builds: PlannedBuild[] = [];
   for (const [target, name] of missing) {
     const binaries = TARGET_BINARIES[target];
-    const downloadable = binaries.every((binary) => releaseFor(binary) !== null);
+    const downloadable = downloadableTarget(target);
     if (hasGo && BUILD_FIRST.has(target)) {
       builds.push({ target, binaries, why: 'built on purpose, for its patch (lists and _id lookups use the index)', downloadable: false });
       continue;
@@ -142,6 +142,11 @@ export async function planInstalls(names: readonly BinaryName[], log: Logger): P
     if (failure !== null && hasGo) builds.push({ target, binaries, why: `no download (${failure})`, downloadable });
   }
   return builds;
+}
+
+/** Whether every binary of the target has a release to download (on this platform). */
+function downloadableTarget(target: BuildTarget): boolean {
+  return TARGET_BINARIES[target].every((binary) => releaseFor(binary) !== null);
 }
 
 async function installTarget(name: BinaryName, log: Logger, download: boolean): Promise<BinarySource> {
@@ -154,8 +159,8 @@ async function installTarget(name: BinaryName, log: Logger, download: boolean): 
       : download ? await downloadTarget(target, log) : 'its download was tried already';
     if (downloadFailure === null) return 'downloaded';
     if (!hasGo) throw missingError(name, `Go is not installed, and ${downloadFailure}`);
-    log.info({ build: target }, `${name} not found: building ${target} from Go modules into ${cacheBinDir()} (first time only; minutes)`);
-    await runGoBuild(target, log);
+    // Announced by its progress line alone (the plan, when there was one, said why it is built).
+    await runGoBuild(target, log, { downloadable: !BUILD_FIRST.has(target) && downloadableTarget(target) });
     return 'built';
   });
 }

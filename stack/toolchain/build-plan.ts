@@ -7,7 +7,8 @@
 // work (measured 2026-11-25 beside seven other builds and test runs: temporal 328 s, ferretdb
 // 383 s, etcd 164 s, kwok 678 s, the control plane 1274 s and 29 min in issue 28's run, helm
 // 213 s after the control plane had filled the module cache: 5 min allowed for it).
-import type { BuildTarget } from './go-build';
+/** What build.sh builds: one target may make several binaries. */
+export type BuildTarget = 'temporal' | 'ferretdb' | 'etcd' | 'kwok' | 'kube' | 'helm';
 
 export const BUILD_SECONDS: Record<BuildTarget, { quiet: number; busy: number }> = {
   temporal: { quiet: 200, busy: 330 },
@@ -30,7 +31,7 @@ export interface PlannedBuild {
 const minutes = (seconds: number) => (seconds < 90 ? `${seconds} s` : `${Math.round(seconds / 60)} min`);
 
 /** `35 s–3 min`, `8–29 min`. */
-function span(quiet: number, busy: number): string {
+export function span(quiet: number, busy: number): string {
   const [low, high] = [minutes(quiet), minutes(busy)];
   return low.endsWith(' min') ? `${low.slice(0, -' min'.length)}–${high}` : `${low}–${high}`;
 }

@@ -1,45 +1,54 @@
-// Runs build.sh for one target and streams its progress, because a cold build takes minutes and a
-// silent wait that long looks like a hang. Go is quiet while compiling, hence the heartbeat.
+// Runs build.sh for one target. A cold build takes minutes and the Go tool says a great deal
+// while it does (every module it downloads): that goes to a log file in the cache, and a person
+// sees one progress line (build-progress.ts). A failure quotes the log's last lines.
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from '../../platform/logger';
+import type { BuildTarget } from './build-plan';
+import { startProgress } from './build-progress';
 import { cacheRoot } from './cache-dir';
 import { toolchainFile } from './own-file';
 import { VERSIONS } from './versions';
 
-export type BuildTarget = 'temporal' | 'ferretdb' | 'etcd' | 'kwok' | 'kube' | 'helm';
-
 const BUILD_SCRIPT = toolchainFile('build.sh');
-const HEARTBEAT_MS = 20_000;
 const TAIL_LINES = 30;
 
-export async function runGoBuild(target: BuildTarget, log: Logger): Promise<void> {
-  const started = Date.now();
-  const elapsedS = () => Math.round((Date.now() - started) / 1000);
-  const tail: string[] = [];
-  const child = spawn('bash', [BUILD_SCRIPT, target], {
-    env: { ...process.env, ...VERSIONS, CONNECTOR__CACHE: cacheRoot() },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const onLine = (line: string) => {
-    tail.push(line);
-    if (tail.length > TAIL_LINES) tail.shift();
-    log.info({ build: target, elapsedS: elapsedS() }, `[${target} ${elapsedS()} s] ${line}`);
-  };
-  createInterface({ input: child.stdout }).on('line', onLine);
-  createInterface({ input: child.stderr }).on('line', onLine);
-  const heartbeat = setInterval(() => {
-    log.info({ build: target, elapsedS: elapsedS() }, `[${target} ${elapsedS()} s] still building...`);
-  }, HEARTBEAT_MS);
+export interface GoBuildOptions {
+  /** Whether a release download would have spared it (said on the progress line). */
+  downloadable?: boolean;
+  /** A terminal for the progress line; default: standard output when it is one. */
+  terminal?: NodeJS.WriteStream | null;
+}
+
+/** Where a target's last build wrote its output. */
+export const buildLogFile = (target: BuildTarget) => join(cacheRoot(), 'logs', `build-${target}.log`);
+
+export async function runGoBuild(target: BuildTarget, log: Logger, options: GoBuildOptions = {}): Promise<void> {
+  const logFile = buildLogFile(target);
+  await mkdir(join(cacheRoot(), 'logs'), { recursive: true });
+  const output = createWriteStream(logFile);
+  const terminal = options.terminal === undefined ? (process.stdout.isTTY ? process.stdout : undefined) : options.terminal ?? undefined;
+  const progress = startProgress({ target, logFile, downloadable: options.downloadable ?? false, log, terminal });
+  let code: number | null = null;
   try {
-    const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn('bash', [BUILD_SCRIPT, target], {
+      env: { ...process.env, ...VERSIONS, CONNECTOR__CACHE: cacheRoot() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.pipe(output, { end: false });
+    child.stderr.pipe(output, { end: false });
+    code = await new Promise<number | null>((resolve, reject) => {
       child.once('error', reject);
       child.once('close', resolve);
     });
-    if (code !== 0) {
-      throw new Error(`building ${target} with Go failed (exit ${code}); last output:\n${tail.join('\n')}`);
-    }
   } finally {
-    clearInterval(heartbeat);
+    await new Promise<void>((resolve) => output.end(resolve));
+    progress.stop(code === 0 ? 'built' : 'failed');
+  }
+  if (code !== 0) {
+    const tail = (await readFile(logFile, 'utf8').catch(() => '')).trimEnd().split('\n').slice(-TAIL_LINES).join('\n');
+    throw new Error(`building ${target} with Go failed (exit ${code}); the last lines of ${logFile}:\n${tail}`);
   }
 }

@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import Koa from 'koa';
 import { sha256Hex } from '../../callers/api-keys';
@@ -19,6 +18,7 @@ import { consoleHandlers } from '../../api/routes/console';
 import { routerOf } from '../../api/router';
 import { createLogger } from '../../platform/logger';
 import { loadConfig } from '../../config/config';
+import { freePort } from '../../service/free-port';
 
 const KEY = 'console-test-key-0123456789';
 let base: string;
@@ -36,10 +36,11 @@ test.before(async () => {
   const auth = createAuthenticator({ enabled: true, apiKeys: [{ subject: 'ann', sha256: sha256Hex(KEY), admin: false }], jwt: null }, fetch);
   app.use(callerMiddleware(auth));
   const signIn = { issuer: 'https://id.example.com/realm', clientId: 'console', audience: 'https://registry.example.com', scope: 'openid' };
-  app.use(routerOf({ ...callerHandlers(true), ...consoleHandlers(loadConsoleFiles(dir), signIn) }).routes());
-  server = http.createServer(app.callback()).listen(0, '127.0.0.1');
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  app.use(routerOf({ ...callerHandlers(true), ...consoleHandlers(loadConsoleFiles(dir), { signIn, origin: { baseUrl: base, allowedOrigins: [], authEnabled: true } }) }).routes());
+  server = http.createServer(app.callback()).listen(port, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 test.after.always(() => server?.close());
 
@@ -67,8 +68,31 @@ test('the pages and files are open, each under a CSP with no inline script, no f
 
 test('the sign-in settings name the identity provider, the console client and the resource to ask for', async (t) => {
   const res = await fetch(`${base}/console/config.json`);
-  t.deepEqual(await res.json(), { issuer: 'https://id.example.com/realm', client_id: 'console', resource: 'https://registry.example.com', scope: 'openid' });
+  t.deepEqual(await res.json(), { issuer: 'https://id.example.com/realm', client_id: 'console', resource: 'https://registry.example.com', scope: 'openid', callers_authenticated: true });
 });
+
+test('opened at an address whose requests would be refused (callers authenticated), a page says so and links BASE_URL', async (t) => {
+  const { port } = new URL(base);
+  for (const path of ['/', '/reference']) {
+    const res = await get(path, `localhost:${port}`);
+    t.is(res.status, 200, path);
+    t.regex(res.body, /<h1>Open the console at its own address<\/h1>/, path);
+    t.true(res.body.includes(`href="${base}${path}"`), `${path} links ${base}${path}`);
+    t.regex(res.body, /callers are authenticated here/);
+    t.false(res.body.includes('<script'), 'no script to be refused');
+  }
+  const atBase = await get('/', `127.0.0.1:${port}`);
+  t.is(atBase.body, '<!doctype html><title>console</title>', 'at BASE_URL the console itself');
+});
+
+function get(path: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get(`${base}${path}`, { headers: { host } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; }).on('end', () => resolve({ status: res.statusCode!, body }));
+    }).on('error', reject);
+  });
+}
 
 test('only files the build left are served: other types, other folders and encoded paths answer 404', async (t) => {
   for (const attempt of ['/console/notes.txt', '/console/..%2Foutside-console.js', '/console/%2e%2e/outside-console.js', '/console/missing.js', '/console/', '/console/app.js/x']) {

@@ -37,3 +37,22 @@ test('the metrics port: any IP literal, localhost or BASE_URL\'s host; never ano
     t.truthy(metricsHostRefusal({ host }, 'http://registry.internal'), String(host));
   }
 });
+
+test('open loopback mode: localhost, 127.0.0.1 and [::1] on BASE_URL\'s port are one origin; another port or a name is not', (t) => {
+  for (const baseUrl of ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080']) {
+    for (const origin of ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080']) {
+      t.is(originRefusal({ host: new URL(origin).host, origin }, { ...OPEN, baseUrl }), null, `${origin} under ${baseUrl}`);
+    }
+    for (const origin of ['http://localhost:8081', 'https://localhost:8080', 'http://127.0.0.2:8080', 'http://127.attacker.example:8080', 'null']) {
+      t.truthy(originRefusal({ host: '127.0.0.1:8080', origin }, { ...OPEN, baseUrl }), `${origin} under ${baseUrl}`);
+    }
+  }
+});
+
+test('with callers authenticated, or a BASE_URL that is not on loopback, only BASE_URL\'s origin and the allowed ones pass', (t) => {
+  const authenticated = { ...OPEN, baseUrl: 'http://localhost:8080', authEnabled: true };
+  t.is(originRefusal({ host: 'localhost:8080', origin: 'http://localhost:8080' }, authenticated), null);
+  t.truthy(originRefusal({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' }, authenticated), 'a credential could be replayed from any origin it reaches');
+  t.is(originRefusal({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' }, { ...authenticated, allowedOrigins: ['http://127.0.0.1:8080'] }), null, 'unless allowed by name');
+  t.truthy(originRefusal({ host: '127.0.0.1:8080', origin: 'http://127.0.0.1:8080' }, { ...OPEN, baseUrl: 'http://registry.internal:8080' }));
+});
