@@ -7,6 +7,7 @@ import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, t
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import type { OwnerRateLimit } from '../callers/owner-rate-limit';
 import { ProblemError } from '../core/problem';
+import { mcpUrl, protectedResourceUrl, type McpCollection } from '../core/public-paths';
 import { OpenExchanges } from './open-exchanges';
 import type { Route } from './route';
 
@@ -19,9 +20,6 @@ export interface CallerGateOptions {
   /** The scopes a client signing in should ask for, named in the challenge (CONNECTOR__AUTH_SCOPES); absent: none named. */
   scopes?: readonly string[];
 }
-
-/** The two kinds of MCP path: a connector's and a toolset's. */
-export type McpCollection = 'connectors' | 'toolsets';
 
 export class GateRefusal extends Error {
   constructor(readonly problem: ProblemError, readonly headers: OutgoingHttpHeaders = {}) {
@@ -50,7 +48,7 @@ export class CallerGate {
     } catch {
       return null; // admit gives the refusal
     }
-    return this.options.authenticator.known(authorization, [this.mcpUrl(collection, connectorId)]);
+    return this.options.authenticator.known(authorization, [mcpUrl(this.options.baseUrl, collection, connectorId)]);
   }
 
   /** The caller; a GateRefusal (401 with the RFC 9728 challenge, or 503) otherwise. */
@@ -58,10 +56,10 @@ export class CallerGate {
     if (!this.enabled) return OPEN_CALLER;
     try {
       // A token minted for this connector's MCP URL (RFC 8707 resource) is accepted here.
-      return await this.options.authenticator.authenticate(authorizationOf(req.rawHeaders), [this.mcpUrl(collection, connectorId)]);
+      return await this.options.authenticator.authenticate(authorizationOf(req.rawHeaders), [mcpUrl(this.options.baseUrl, collection, connectorId)]);
     } catch (err) {
       if (err instanceof Unauthenticated) {
-        const metadata = `${this.options.baseUrl}/.well-known/oauth-protected-resource/api/v1/${collection}/${connectorId}/mcp`;
+        const metadata = protectedResourceUrl(this.options.baseUrl, collection, connectorId);
         const error = err.given ? 'error="invalid_token", ' : '';
         // RFC 6750 section 3 / MCP authorization: the scope named here is what a client asks for
         // when it signs in (without one, some clients register and authorize with an empty scope).
@@ -73,10 +71,6 @@ export class CallerGate {
       }
       throw err;
     }
-  }
-
-  private mcpUrl(collection: McpCollection, id: string): string {
-    return `${this.options.baseUrl}/api/v1/${collection}/${id}/mcp`;
   }
 
   /**

@@ -8,10 +8,6 @@ import type { ConsoleFiles } from '../console-files';
 import type { Handler } from '../router';
 import { REFERENCE_CSP, consoleCsp, setConsoleHeaders } from '../console-headers';
 
-export const CONSOLE_PREFIX = '/console/';
-export const REFERENCE_PATH = '/reference';
-export const CONSOLE_CONFIG_PATH = '/console/config.json';
-
 type ConsoleOperation = 'getConsole' | 'getReference' | 'getConsoleConfig' | 'getConsoleFile';
 
 export function consoleHandlers(files: ConsoleFiles, signIn: ConsoleConfig | null): { [K in ConsoleOperation]: Handler<K> } {
