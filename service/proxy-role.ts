@@ -18,7 +18,9 @@ import { workflowRoutes } from '../proxy/workflow-routes';
 import type { ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
 import { lazyToolsetEndpoint } from '../proxy/toolset/lazy-toolset-endpoint';
 import type { ToolsetSource } from '../proxy/toolset/toolset-source';
+import type { ChangeFeed } from '../store/change-feed';
 import type { ConnectorStore } from '../store/connector-store';
+import { startChangeListener, type ChangeListener } from './change-listener';
 import type { ToolsetStore } from '../store/toolset-store';
 import type { ProcessMetrics } from './metrics';
 import type { Tracing } from './tracing';
@@ -77,8 +79,15 @@ export function toolsetSourceOf(mongo: { store: ConnectorStore; toolsets: Toolse
   };
 }
 
+export type ProxyRole = McpProxy & {
+  stop(): Promise<void>;
+  toolsets?: ToolsetEndpoint;
+  /** Forget every route (changes were missed): each is loaded again at its next request. */
+  forgetRoutes(): void;
+};
+
 /** The MCP proxy; `stop` closes it and writes the calls still queued (before the database closes). */
-export function buildProxy(deps: ProxyRoleDeps): McpProxy & { stop(): Promise<void>; toolsets?: ToolsetEndpoint } {
+export function buildProxy(deps: ProxyRoleDeps): ProxyRole {
   const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
     ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
   });
@@ -92,12 +101,29 @@ export function buildProxy(deps: ProxyRoleDeps): McpProxy & { stop(): Promise<vo
   return {
     ...proxy,
     toolsets,
+    forgetRoutes: () => routes.clear(),
     async stop() {
       await toolsets?.close();
       proxy.close();
       await audit?.close();
     },
   };
+}
+
+/** How often a proxy process reads the change feed: the most a change made elsewhere goes unseen, besides one route query. */
+export const CHANGE_POLL_MS = 100;
+
+/** The proxy's caches forget what the change feed names, as other processes make the changes. */
+export function listenForChanges(proxy: ProxyRole, feed: Pick<ChangeFeed, 'newest' | 'after'>, logger: Logger, intervalMs = CHANGE_POLL_MS): ChangeListener {
+  return startChangeListener({
+    feed, intervalMs, logger,
+    forget({ kind, id }) {
+      if (kind === 'toolset') return proxy.toolsets?.toolsetChanged(id);
+      proxy.invalidate(id);
+      proxy.toolsets?.memberChanged(id);
+    },
+    forgetAll: () => proxy.forgetRoutes(),
+  });
 }
 
 /** The per-call audit's queue in front of its store, sized by configuration. */

@@ -1,5 +1,6 @@
 // `npm run proxy`: the streaming MCP proxy against an external Temporal cluster. Routes come from
-// the connector workflows; the database only receives the per-call audit. With CONNECTOR__PROXY_PROCESSES > 1
+// the connector workflows; the database receives the per-call audit and tells of changes made
+// elsewhere (the change feed, polled). With CONNECTOR__PROXY_PROCESSES > 1
 // it runs as that many processes on one port (service/process-cluster.ts), each with its own route
 // cache and audit queue.
 import cluster from 'node:cluster';
@@ -10,7 +11,7 @@ import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
 import { superviseWorkers } from './process-cluster';
 import { createProcessMetrics, serveMetrics } from './metrics';
-import { authenticatorOf, buildProxy, originPolicyOf, toolsetSourceOf } from './proxy-role';
+import { authenticatorOf, buildProxy, listenForChanges, originPolicyOf, toolsetSourceOf } from './proxy-role';
 import Koa from 'koa';
 import { healthRoutes } from '../api/routes/health';
 import { openMongo, openTemporal, secretBox, temporalCheck } from './services';
@@ -26,6 +27,7 @@ if (cluster.isPrimary && processesWanted() > 1) {
     const metrics = createProcessMetrics();
     const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
     const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
+    const changes = listenForChanges(proxy, mongo.changes, logger);
     // Only the health endpoints beside the MCP path, so that an orchestrator can probe it.
     const health = new Koa();
     const temporalReady = temporalCheck(config.temporal.address!, config.temporal.access);
@@ -36,6 +38,7 @@ if (cluster.isPrimary && processesWanted() > 1) {
     logger.info({ port }, `proxy listening on ${config.host}:${port}`);
     return async () => {
       await closeServer(server);
+      await changes.stop();
       await metricsServing.close();
       await proxy.stop();
       await temporalReady.close();

@@ -63,6 +63,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     activities: {
       store: deps.mongo.store,
       toolsets: deps.mongo.toolsets,
+      changes: deps.mongo.changes,
       oauthStore: deps.mongo.oauthStore,
       secrets: deps.secrets,
       // The configured connect timeout bounds every outbound request, not a fixed default.
@@ -151,7 +152,11 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
     rateLimit: rateLimitOf(config),
     toolsets: deps.mongo.toolsets,
-    onToolsetChanged: deps.onToolsetChanged,
+    onToolsetChanged: (id) => {
+      deps.onToolsetChanged?.(id);
+      // Proxies in other processes hear of it through the feed; one that misses it reads the toolset again within a second.
+      deps.mongo.changes.publish('toolset', id).catch((err: unknown) => deps.logger.warn({ err, toolsetId: id }, 'could not publish a toolset change'));
+    },
     console: config.console,
   });
   return { api, close: temporalReady.close };
