@@ -6,6 +6,7 @@
 // gap in the numbers) forgets every route.
 import type { Logger } from '../core/logger';
 import type { Change, ChangeFeed } from '../store/change-feed';
+import { startPeriodicPass, type PeriodicPass } from './periodic-pass';
 
 export interface ChangeListenerOptions {
   feed: Pick<ChangeFeed, 'newest' | 'after'>;
@@ -17,19 +18,13 @@ export interface ChangeListenerOptions {
   logger: Logger;
 }
 
-export interface ChangeListener {
-  /** Reads the feed now (the timer's pass); resolves when that read is done. */
-  poll(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type ChangeListener = PeriodicPass<void, []>;
 
 const BATCH = 500;
 
 export function startChangeListener(options: ChangeListenerOptions): ChangeListener {
   let seen: number | null = null;
-  let running: Promise<void> | null = null;
   let failing = false;
-  let stopped = false;
 
   async function read(): Promise<void> {
     if (seen === null) {
@@ -45,31 +40,14 @@ export function startChangeListener(options: ChangeListenerOptions): ChangeListe
     }
   }
 
-  const poll = () => {
-    if (stopped) return Promise.resolve();
-    running ??= read().then(
-      () => {
-        if (failing) options.logger.info('the change feed answers again');
-        failing = false;
-      },
-      (err: unknown) => {
-        // Routes then age out as before (CONNECTOR__ROUTE_CACHE_TTL_MS): slower, never wrong for longer.
-        if (!failing) options.logger.warn({ err: (err as Error).message }, 'reading the change feed failed; routes refresh by age until it answers');
-        failing = true;
-      },
-    ).finally(() => (running = null));
-    return running;
-  };
-
-  void poll();
-  const timer = setInterval(() => void poll(), options.intervalMs);
-  timer.unref();
-  return {
-    poll,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  // A failing feed is said once, not every interval; routes then age out as before
+  // (CONNECTOR__ROUTE_CACHE_TTL_MS): slower, never wrong for longer.
+  const pass = () => read().then(() => {
+    if (failing) options.logger.info('the change feed answers again');
+    failing = false;
+  }, (err: unknown) => {
+    if (!failing) options.logger.warn({ err: (err as Error).message }, 'reading the change feed failed; routes refresh by age until it answers');
+    failing = true;
+  });
+  return startPeriodicPass({ pass, nothing: undefined, intervalMs: options.intervalMs, logger: options.logger, what: 'reading the change feed' });
 }
