@@ -1,20 +1,23 @@
 // Who may use a connector's MCP path: the caller's credential is checked (and consumed: it is
 // never forwarded), another owner's connector answers 404 as if it did not exist, and an owner's
 // request rate (CONNECTOR__RATE_LIMIT_PER_OWNER) and concurrent requests and streams
-// (CONNECTOR__MAX_STREAMS_PER_OWNER) are capped.
+// (CONNECTOR__MAX_STREAMS_PER_OWNER) are capped, across processes where the counts are shared
+// (callers/shared-rate-limit.ts, shared-exchanges.ts).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import type { OwnerRateLimit } from '../callers/owner-rate-limit';
 import { ProblemError } from '../core/problem';
 import { mcpUrl, protectedResourceUrl, type McpCollection } from '../core/public-paths';
-import { OpenExchanges } from './open-exchanges';
+import { OpenExchanges, type ExchangeCounter } from './open-exchanges';
 import type { Route } from './route';
 
 export interface CallerGateOptions {
   authenticator: Authenticator;
   baseUrl: string;
   maxStreamsPerOwner: number;
+  /** Counts the owners' open exchanges across processes (shared-exchanges.ts); absent: this process's own count. */
+  streams?: ExchangeCounter;
   /** Null or absent: no rate limit (callers off, or CONNECTOR__RATE_LIMIT_PER_OWNER=off). */
   rateLimit?: OwnerRateLimit | null;
   /** The scopes a client signing in should ask for, named in the challenge (CONNECTOR__AUTH_SCOPES); absent: none named. */
@@ -28,10 +31,16 @@ export class GateRefusal extends Error {
 }
 
 export class CallerGate {
-  private readonly open: OpenExchanges;
+  private readonly open: ExchangeCounter;
 
   constructor(private readonly options: CallerGateOptions) {
-    this.open = new OpenExchanges(options.maxStreamsPerOwner);
+    this.open = options.streams ?? new OpenExchanges(options.maxStreamsPerOwner);
+  }
+
+  /** Gives back what the gate holds for other processes to use (the process is stopping). */
+  async close(): Promise<void> {
+    await this.open.close?.();
+    this.options.rateLimit?.close();
   }
 
   get enabled(): boolean {

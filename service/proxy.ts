@@ -15,6 +15,7 @@ import { authenticatorOf, buildProxy, listenForChanges, originPolicyOf, toolsetS
 import Koa from 'koa';
 import { healthRoutes } from '../api/routes/health';
 import { openMongo, openTemporal, secretBox, temporalCheck } from './services';
+import { sharedLimitsOf } from './shared-limits';
 
 if (cluster.isPrimary && processesWanted() > 1) {
   const logger = createLogger('connector-registry-proxy');
@@ -26,7 +27,9 @@ if (cluster.isPrimary && processesWanted() > 1) {
     const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access, tracing?.clientInterceptors);
     const metrics = createProcessMetrics();
     const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
-    const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
+    // The owner's rate and open streams hold across every proxy process (service/shared-limits.ts).
+    const limits = sharedLimitsOf(mongo.client.db(config.mongo.database), config, logger);
+    const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo), limits });
     const changes = listenForChanges(proxy, mongo.changes, logger);
     // Only the health endpoints beside the MCP path, so that an orchestrator can probe it.
     const health = new Koa();

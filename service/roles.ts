@@ -18,6 +18,7 @@ import { startReconciler } from './reconciler';
 import { registerConnectorStates } from '../core/metrics';
 import { sdkMetrics, type ProcessMetrics } from './metrics';
 import { temporalCheck, type Mongo } from './services';
+import type { SharedLimits } from './shared-limits';
 import type { Tracing } from './tracing';
 import { createWorker } from './worker-runtime';
 import { ensureRegistrySchedule } from './registry-schedule';
@@ -113,7 +114,10 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
 /** The REST API and a `close` for the connection its readiness check keeps. */
 /** `onChanged` hears of every connector the API has just changed (a proxy in the same process). */
 /** Connectors by state are counted here, in the process that serves the projection (not the worker's too, which would count them twice). */
-export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void; onToolsetChanged?: (toolsetId: string) => void }) {
+/** `limits`: the per-owner rate shared with the other processes (absent: this process's own). */
+export function buildApi(deps: RoleDeps & {
+  mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void; onToolsetChanged?: (toolsetId: string) => void; limits?: SharedLimits;
+}) {
   if (deps.metrics) registerConnectorStates(deps.metrics, () => deps.mongo.store.countByState());
   const temporalReady = temporalCheck(deps.temporalAddress, deps.config.temporal.access);
   const { config } = deps;
@@ -150,7 +154,7 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     issuer: config.callers.jwt?.issuer ?? null,
     scopes: config.callers.jwt?.scopes ?? [],
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
-    rateLimit: rateLimitOf(config),
+    rateLimit: rateLimitOf(config, 'api', deps.limits),
     toolsets: deps.mongo.toolsets,
     onToolsetChanged: (id) => {
       deps.onToolsetChanged?.(id);

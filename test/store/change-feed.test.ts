@@ -1,35 +1,15 @@
 // The change feed against the embedded database (FerretDB, whose updates are not atomic): writers
 // in several "processes" at once number their entries without a gap or a repeat, a reader gets
 // them in order, and pruning keeps the newest while a writer never reuses a pruned number.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import test from 'ava';
-import { MongoClient } from 'mongodb';
-import { createLogger } from '../../core/logger';
-import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
+import { databasePerFile } from '../helpers/database-per-file';
 import { ChangeFeed } from '../../store/change-feed';
 
-let dataDir: string;
-let server: FerretDbServer;
-const clients: MongoClient[] = [];
-
-test.before(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'change-feed-'));
-  server = await startFerretDb({ dataDir, port: 0, log: createLogger('test-feed', process.env.LOG_LEVEL ?? 'error') });
-});
-
-test.after.always(async () => {
-  for (const client of clients) await client.close();
-  await server?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const database = databasePerFile('change-feed');
 
 /** A feed on a connection of its own, as another process would have. */
-function feedIn(database: string, keep?: number): ChangeFeed {
-  const client = new MongoClient(server.uri);
-  clients.push(client);
-  return new ChangeFeed(client.db(database), keep);
+function feedIn(name: string, keep?: number): ChangeFeed {
+  return new ChangeFeed(database.connect().db(name), keep);
 }
 
 const KEEP = 40;
