@@ -2,6 +2,7 @@
 // dependencies. Workflows import only the type of this module.
 import type { AuditEvent, ConnectorRecord } from '../contract/connector-record';
 import { Context, heartbeat } from '@temporalio/activity';
+import type { ChangeFeed } from '../store/change-feed';
 import type { ConnectorStore } from '../store/connector-store';
 import type { ToolsetStore } from '../store/toolset-store';
 import type { SecretBox, Ciphertext } from '../platform/secret-box';
@@ -20,6 +21,8 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
   store: ConnectorStore;
   /** Where a deleted connector is pulled from every toolset (absent: no toolsets here). */
   toolsets?: ToolsetStore;
+  /** Where proxies in other processes hear that a connector's route changed (absent: they wait out their TTL). */
+  changes?: Pick<ChangeFeed, 'publish'>;
   secrets: SecretBox;
   /** A fetch whose every connection passes the address guard. */
   fetch: FetchLike;
@@ -39,12 +42,17 @@ export function createActivities(deps: ActivityDeps) {
     async recordTransition({ record, events }: { record: ConnectorRecord; events: AuditEvent[] }): Promise<void> {
       // Both writes are idempotent and a failure of either retries both: no order is needed.
       await Promise.all([deps.store.appendEvents(events), deps.store.project(record)]);
+      // After the record: the workflow's route query already answers the transition (this
+      // activity runs once the task that made it is in history), so a proxy that forgets the
+      // route now loads the new one.
+      await deps.changes?.publish('connector', record.id);
     },
 
     async removeRecord({ connectorId }: { connectorId: string }): Promise<void> {
       // Toolsets first: a retry after a crash between the two pulls nothing more and removes the record.
       await deps.toolsets?.removeConnector(connectorId);
       await deps.store.remove(connectorId, new Date(Date.now() + deps.eventsRetentionDays * DAY_MS));
+      await deps.changes?.publish('connector', connectorId);
     },
 
     /**

@@ -5,6 +5,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
+import { routeTemplate } from '../contract/public-paths';
 import { jsonBody, parseWith, queryObject } from './parse';
 import { operations, type OperationId, type Operations } from '../contract/operations';
 
@@ -25,7 +26,7 @@ export type ApiOperationId = { [K in OperationId]: Operations[K]['servedBy'] ext
 export type ApiHandlers = { [K in ApiOperationId]: Handler<K> };
 
 /** `/api/v1/connectors/{id}` → `/api/v1/connectors/:id` */
-export const koaPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+export const koaPath = routeTemplate;
 
 /** The router of the whole API: a handler for every operation the koa app serves. */
 export function declaredRouter(handlers: ApiHandlers): Router {

@@ -19,7 +19,8 @@
 // uncounted burst before each path's round), BENCH_AUDIT=1 (the proxy with the per-call audit
 // on, into a FerretDB of its own: bench/proxy/audit.ts), BENCH_NGINX=0 (no
 // nginx), BENCH_SSE=0 (no SSE parts), BENCH_VARIANTS (proxies with one part off, for the
-// attribution: nometrics, nocallers), BENCH_OWNERS=1 (8 connectors of one owner vs of 8 owners:
+// attribution: nometrics, nocallers; and locallimits, sharedlimits: the per-owner rate and stream
+// limits on, per process or shared through the database), BENCH_OWNERS=1 (8 connectors of one owner vs of 8 owners:
 // the per-owner pools' cost), BENCH_PROCESSES=1 (PROXY_PROCESSES=2 against one process),
 // BENCH_EMBEDDED=1 (the embedded stack as npm start runs it, beside the role: run npm run build
 // first; bench/proxy/embedded.ts; BENCH_EMBEDDED_NODE_ARGS gives its node flags, e.g. --cpu-prof), BENCH_BASELINE=<another checkout> (its proxy role beside this one's, same rounds: before/after).
@@ -73,9 +74,15 @@ interface Servers {
   variants: { name: string; port: number; pids: number[] }[];
 }
 
+// The per-owner limits on, with a policy the load stays under (so nothing is refused; a chunk of
+// the shared rate is 500 requests): each process's own buckets and count, and shared by every
+// process through the database (service/shared-limits.ts; needs BENCH_AUDIT=1's database).
+const LIMITS_POLICY = '5000/s,burst=10000';
 const VARIANTS: Record<string, Record<string, string>> = {
   nometrics: { BENCH_METRICS: '0' },
   nocallers: { CONNECTOR__AUTH_DISABLED: 'true' },
+  locallimits: { CONNECTOR__RATE_LIMIT_PER_OWNER: LIMITS_POLICY },
+  sharedlimits: { CONNECTOR__RATE_LIMIT_PER_OWNER: LIMITS_POLICY, BENCH_SHARED_LIMITS: '1' },
 };
 const OWNERS = process.env.BENCH_OWNERS === '1';
 const PROCESSES = process.env.BENCH_PROCESSES === '1';
@@ -125,6 +132,7 @@ async function main(): Promise<void> {
     const variants: Servers['variants'] = [];
     const variantNames = (process.env.BENCH_VARIANTS ?? '').split(',').filter(Boolean);
     if (PROCESSES) variantNames.push('processes');
+    if (variantNames.includes('sharedlimits') && !audit) throw new Error('BENCH_VARIANTS=sharedlimits keeps the limits in the audit\'s database: set BENCH_AUDIT=1');
     if (process.env.BENCH_BASELINE) {
       // Another checkout's proxy role (say the commit before a change), on the same routes and load.
       const port = await freePort();

@@ -1,13 +1,16 @@
 // The per-owner request rate limit (CONNECTOR__RATE_LIMIT_PER_OWNER), one rule for the REST API
-// and the MCP path: a token bucket per owner, refilled at `perSecond` up to `burst`. Per process:
-// with several API or proxy processes each holds its own buckets, so an owner's ceiling is the
-// limit times the processes it reaches. Memory is bounded: at most MAX_OWNERS buckets, the least
+// and the MCP path: a token bucket per owner, refilled at `perSecond` up to `burst`. With a shared
+// bucket (production: store/rate-ledger.ts) the owner's bucket is one for every process that
+// serves it, spent from memory in chunks (shared-rate-limit.ts); while that cannot be reached,
+// and without one (a single process, tests), each process holds buckets of its own. Memory is
+// bounded: at most MAX_OWNERS buckets, the least
 // recently used dropped first (a dropped owner starts again with a full bucket, which only ever
 // favours that owner). Refusals carry Retry-After and the IETF RateLimit-Policy / RateLimit
 // fields (draft-ietf-httpapi-ratelimit-headers: a quota `q` over a window `w` in seconds, and
 // the remaining quota `r` with the seconds `t` until more is available).
 
 import type { RateLimitSettings } from '../config/config';
+import { SharedRateLimit, type SharedRateBucket } from './shared-rate-limit';
 
 export interface RateRefusal {
   /** Whole seconds until a request would be admitted again (at least 1). */
@@ -22,6 +25,7 @@ interface Bucket {
 }
 
 export const MAX_OWNERS = 10_000;
+const SHARED_RETRY_MS = 5_000;
 const POLICY = 'owner';
 
 export class OwnerRateLimit {
@@ -29,9 +33,27 @@ export class OwnerRateLimit {
   /** A bucket's capacity and refill, as the policy field states them: `burst` per `burst / perSecond` seconds. */
   private readonly policy: string;
 
-  constructor(private readonly settings: RateLimitSettings, private readonly maxOwners = MAX_OWNERS, private readonly now: () => number = Date.now) {
+  private readonly shared: SharedRateLimit | null;
+  /** The shared bucket failed: own buckets until then (ms since the epoch). */
+  private sharedDownUntil = 0;
+
+  constructor(
+    private readonly settings: RateLimitSettings,
+    private readonly maxOwners = MAX_OWNERS,
+    private readonly now: () => number = Date.now,
+    shared?: { bucket: SharedRateBucket; onFailure?: (err: unknown) => void },
+  ) {
     const window = Math.max(1, Math.ceil(settings.burst / settings.perSecond));
     this.policy = `"${POLICY}";q=${settings.burst};w=${window}`;
+    this.shared = shared ? new SharedRateLimit(shared.bucket, settings, (err) => {
+      // A database outage does not stop traffic: each process limits on its own until it is back.
+      if (this.now() >= this.sharedDownUntil) shared.onFailure?.(err);
+      this.sharedDownUntil = this.now() + SHARED_RETRY_MS;
+    }, now) : null;
+  }
+
+  close(): void {
+    this.shared?.close();
   }
 
   get size(): number {
@@ -41,12 +63,19 @@ export class OwnerRateLimit {
   /** Takes one request from the owner's bucket: null when admitted, the refusal otherwise. */
   take(owner: string): RateRefusal | null {
     const now = this.now();
+    if (this.shared && now >= this.sharedDownUntil) {
+      const verdict = this.shared.take(owner);
+      return verdict.admitted ? null : this.refusal(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000)));
+    }
     const bucket = this.refilled(owner, now);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return null;
     }
-    const seconds = Math.max(1, Math.ceil((1 - bucket.tokens) / this.settings.perSecond));
+    return this.refusal(Math.max(1, Math.ceil((1 - bucket.tokens) / this.settings.perSecond)));
+  }
+
+  private refusal(seconds: number): RateRefusal {
     return {
       retryAfterSeconds: seconds,
       headers: { 'retry-after': String(seconds), 'ratelimit-policy': this.policy, ratelimit: `"${POLICY}";r=0;t=${seconds}` },

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { STATES } from './connector-states';
 import { maskedUrl } from './display-url';
+import { mcpUrl } from './public-paths';
 
 export const AuthRequestSchema = z
   .object({
@@ -54,7 +55,7 @@ export function presentConnector(record: ConnectorRecord, baseUrl: string): Conn
     created_by_name: rest.created_by_name ?? null,
     url: maskedUrl(record.url),
     preset: record.preset && { ...record.preset, url: maskedUrl(record.preset.url) },
-    mcp_url: `${baseUrl}/api/v1/connectors/${record.id}/mcp`,
+    mcp_url: mcpUrl(baseUrl, 'connectors', record.id),
   };
 }
 

@@ -5,11 +5,14 @@
 // To add an operation, add an entry to OPERATIONS (its key is the operationId; the order is the
 // koa router's, so a fixed path goes before a `{id}` path it would otherwise fall into):
 //   method     'get' | 'post' | 'put' | 'patch' | 'delete'
-//   path       OpenAPI form, parameters in braces: '/api/v1/connectors/{id}'
+//   path       OpenAPI form, parameters in braces: '/api/v1/connectors/{id}'; a path another room
+//              builds or recognises is a constant of core/ (contract/public-paths.ts), named here
 //   summary    one line, for OpenAPI
 //   servedBy   'api': the koa app, and then a handler under the same key in a route file (the
 //              compiler names a missing one); 'proxy': the MCP proxy; 'server': the HTTP server
-//              beside both (/metrics). Only 'api' operations are registered on the router.
+//              beside both (/metrics). Only 'api' operations are registered on the router; the
+//              HTTP server dispatches the others by their paths (service/http-server.ts), and
+//              the chart's Ingress sends the proxy's to the proxy Service (api/ingress-paths.ts).
 //   auth       'caller': takes a credential, and may also answer CALLER_ANSWERS; 'open': none asked
 //   query      the zod object the handler parses the query with (handlers get it as input.query())
 //   body       { schema, required }: the zod schema of the JSON body (input.body()); a body also
@@ -25,6 +28,7 @@ import { CallerSchema } from './caller-record';
 import { FAILURE, FAILURE_HTTP } from './failures';
 import { CLIENT_METADATA_PATH, CONSENT_PATH, OAUTH_CALLBACK_PATH } from './oauth-client-metadata';
 import { slugFor } from './problem';
+import { CONNECTOR_MCP_PATH, PROTECTED_RESOURCE_PREFIX, TOOLSET_MCP_PATH } from './public-paths';
 import {
   ApprovePresetSchema, ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema,
   PresetListSchema, ProblemSchema, PublicPresetSchema,
@@ -223,15 +227,15 @@ export const OPERATIONS = {
     responses: { 200: ok('`{items,has_more,next_page_token}`: MCP calls, newest first', CallListSchema), ...CONNECTOR_ANSWERS, 422: problem('Bad query') },
   },
   postMcp: {
-    method: 'post', path: '/api/v1/connectors/{id}/mcp', summary: 'MCP request (JSON-RPC), relayed and streamed', servedBy: 'proxy', auth: 'caller',
+    method: 'post', path: CONNECTOR_MCP_PATH, summary: 'MCP request (JSON-RPC), relayed and streamed', servedBy: 'proxy', auth: 'caller',
     responses: MCP_ANSWERS,
   },
   getMcp: {
-    method: 'get', path: '/api/v1/connectors/{id}/mcp', summary: 'MCP server-to-client SSE stream', servedBy: 'proxy', auth: 'caller',
+    method: 'get', path: CONNECTOR_MCP_PATH, summary: 'MCP server-to-client SSE stream', servedBy: 'proxy', auth: 'caller',
     responses: MCP_ANSWERS,
   },
   deleteMcp: {
-    method: 'delete', path: '/api/v1/connectors/{id}/mcp', summary: 'End the MCP session', servedBy: 'proxy', auth: 'caller',
+    method: 'delete', path: CONNECTOR_MCP_PATH, summary: 'End the MCP session', servedBy: 'proxy', auth: 'caller',
     responses: MCP_ANSWERS,
   },
   getClientMetadata: {
@@ -240,7 +244,7 @@ export const OPERATIONS = {
     responses: { 200: ok('the document (served under an https BASE_URL only)'), 404: problem('Not served: BASE_URL is not https') },
   },
   getProtectedResourceMetadata: {
-    method: 'get', path: '/.well-known/oauth-protected-resource/api/v1/connectors/{id}/mcp', servedBy: 'api', auth: 'open',
+    method: 'get', path: `${PROTECTED_RESOURCE_PREFIX}${CONNECTOR_MCP_PATH}`, servedBy: 'api', auth: 'open',
     summary: "RFC 9728 protected-resource metadata of a connector's MCP path: where an MCP client signs its user in",
     responses: { 200: ok('resource (the mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)'), 404: problem('No identity provider is configured') },
   },
@@ -278,19 +282,19 @@ export const OPERATIONS = {
     responses: { 200: ok('`{items,has_more,next_page_token}`: MCP calls, newest first', CallListSchema), ...TOOLSET_ANSWERS, 422: problem('Bad query') },
   },
   postToolsetMcp: {
-    method: 'post', path: '/api/v1/toolsets/{id}/mcp', summary: 'MCP request to the toolset (2025-11-25 with a session of its own, 2026-07-28 without)', servedBy: 'proxy', auth: 'caller',
+    method: 'post', path: TOOLSET_MCP_PATH, summary: 'MCP request to the toolset (2025-11-25 with a session of its own, 2026-07-28 without)', servedBy: 'proxy', auth: 'caller',
     responses: TOOLSET_MCP_ANSWERS,
   },
   getToolsetMcp: {
-    method: 'get', path: '/api/v1/toolsets/{id}/mcp', summary: 'MCP server-to-client SSE stream of the toolset', servedBy: 'proxy', auth: 'caller',
+    method: 'get', path: TOOLSET_MCP_PATH, summary: 'MCP server-to-client SSE stream of the toolset', servedBy: 'proxy', auth: 'caller',
     responses: TOOLSET_MCP_ANSWERS,
   },
   deleteToolsetMcp: {
-    method: 'delete', path: '/api/v1/toolsets/{id}/mcp', summary: 'End the toolset MCP session and its upstream sessions', servedBy: 'proxy', auth: 'caller',
+    method: 'delete', path: TOOLSET_MCP_PATH, summary: 'End the toolset MCP session and its upstream sessions', servedBy: 'proxy', auth: 'caller',
     responses: TOOLSET_MCP_ANSWERS,
   },
   getToolsetProtectedResourceMetadata: {
-    method: 'get', path: '/.well-known/oauth-protected-resource/api/v1/toolsets/{id}/mcp', servedBy: 'api', auth: 'open',
+    method: 'get', path: `${PROTECTED_RESOURCE_PREFIX}${TOOLSET_MCP_PATH}`, servedBy: 'api', auth: 'open',
     summary: "RFC 9728 protected-resource metadata of a toolset's MCP path",
     responses: { 200: ok("resource (the toolset's mcp_url) and authorization_servers (CONNECTOR__AUTH_ISSUER)"), 404: problem('No identity provider is configured') },
   },

@@ -2,6 +2,7 @@
 // the stored record and the answer, so that the API, the store and the OpenAPI document agree.
 import { z } from 'zod';
 import { MAX_GLOB_STARS, globStars } from './glob';
+import { mcpUrl } from './public-paths';
 
 /** A member's prefix: its tools are named `<prefix>__<tool>`. */
 export const PREFIX = /^[a-z0-9_-]{1,32}$/;
@@ -98,10 +99,8 @@ export const ListToolsetsQuerySchema = z
   })
   .meta({ id: 'ListToolsetsQuery' });
 
-export const toolsetMcpUrl = (baseUrl: string, id: string) => `${baseUrl}/api/v1/toolsets/${id}/mcp`;
-
 export function presentToolset(record: ToolsetRecord, baseUrl: string): Toolset {
-  return { ...record, mcp_url: toolsetMcpUrl(baseUrl, record.id) };
+  return { ...record, mcp_url: mcpUrl(baseUrl, 'toolsets', record.id) };
 }
 
 /**

@@ -4,10 +4,11 @@
 // id but that of an existing connector).
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { STATES } from '../contract/connector-states';
+import { CONNECTOR_MCP_PATH, routeTemplate } from '../contract/public-paths';
 
 export { METRICS_PATH } from '../contract/operations';
 /** The route template of every connector's MCP path. */
-export const MCP_ROUTE = '/api/v1/connectors/:id/mcp';
+export const MCP_ROUTE = routeTemplate(CONNECTOR_MCP_PATH);
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const SLOW_SECONDS = [0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600];

@@ -1,27 +1,28 @@
 // Who may use a connector's MCP path: the caller's credential is checked (and consumed: it is
 // never forwarded), another owner's connector answers 404 as if it did not exist, and an owner's
 // request rate (CONNECTOR__RATE_LIMIT_PER_OWNER) and concurrent requests and streams
-// (CONNECTOR__MAX_STREAMS_PER_OWNER) are capped.
+// (CONNECTOR__MAX_STREAMS_PER_OWNER) are capped, across processes where the counts are shared
+// (callers/shared-rate-limit.ts, shared-exchanges.ts).
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import type { OwnerRateLimit } from '../callers/owner-rate-limit';
 import { ProblemError } from '../contract/problem';
-import { OpenExchanges } from './open-exchanges';
+import { mcpUrl, protectedResourceUrl, type McpCollection } from '../contract/public-paths';
+import { OpenExchanges, type ExchangeCounter } from './open-exchanges';
 import type { Route } from './route';
 
 export interface CallerGateOptions {
   authenticator: Authenticator;
   baseUrl: string;
   maxStreamsPerOwner: number;
+  /** Counts the owners' open exchanges across processes (shared-exchanges.ts); absent: this process's own count. */
+  streams?: ExchangeCounter;
   /** Null or absent: no rate limit (callers off, or CONNECTOR__RATE_LIMIT_PER_OWNER=off). */
   rateLimit?: OwnerRateLimit | null;
   /** The scopes a client signing in should ask for, named in the challenge (CONNECTOR__AUTH_SCOPES); absent: none named. */
   scopes?: readonly string[];
 }
-
-/** The two kinds of MCP path: a connector's and a toolset's. */
-export type McpCollection = 'connectors' | 'toolsets';
 
 export class GateRefusal extends Error {
   constructor(readonly problem: ProblemError, readonly headers: OutgoingHttpHeaders = {}) {
@@ -30,10 +31,16 @@ export class GateRefusal extends Error {
 }
 
 export class CallerGate {
-  private readonly open: OpenExchanges;
+  private readonly open: ExchangeCounter;
 
   constructor(private readonly options: CallerGateOptions) {
-    this.open = new OpenExchanges(options.maxStreamsPerOwner);
+    this.open = options.streams ?? new OpenExchanges(options.maxStreamsPerOwner);
+  }
+
+  /** Gives back what the gate holds for other processes to use (the process is stopping). */
+  async close(): Promise<void> {
+    await this.open.close?.();
+    this.options.rateLimit?.close();
   }
 
   get enabled(): boolean {
@@ -50,7 +57,7 @@ export class CallerGate {
     } catch {
       return null; // admit gives the refusal
     }
-    return this.options.authenticator.known(authorization, [this.mcpUrl(collection, connectorId)]);
+    return this.options.authenticator.known(authorization, [mcpUrl(this.options.baseUrl, collection, connectorId)]);
   }
 
   /** The caller; a GateRefusal (401 with the RFC 9728 challenge, or 503) otherwise. */
@@ -58,10 +65,10 @@ export class CallerGate {
     if (!this.enabled) return OPEN_CALLER;
     try {
       // A token minted for this connector's MCP URL (RFC 8707 resource) is accepted here.
-      return await this.options.authenticator.authenticate(authorizationOf(req.rawHeaders), [this.mcpUrl(collection, connectorId)]);
+      return await this.options.authenticator.authenticate(authorizationOf(req.rawHeaders), [mcpUrl(this.options.baseUrl, collection, connectorId)]);
     } catch (err) {
       if (err instanceof Unauthenticated) {
-        const metadata = `${this.options.baseUrl}/.well-known/oauth-protected-resource/api/v1/${collection}/${connectorId}/mcp`;
+        const metadata = protectedResourceUrl(this.options.baseUrl, collection, connectorId);
         const error = err.given ? 'error="invalid_token", ' : '';
         // RFC 6750 section 3 / MCP authorization: the scope named here is what a client asks for
         // when it signs in (without one, some clients register and authorize with an empty scope).
@@ -73,10 +80,6 @@ export class CallerGate {
       }
       throw err;
     }
-  }
-
-  private mcpUrl(collection: McpCollection, id: string): string {
-    return `${this.options.baseUrl}/api/v1/${collection}/${id}/mcp`;
   }
 
   /**

@@ -1,21 +1,13 @@
-// The one public path the proxy serves. Only the connector id is taken from the caller's path:
-// the upstream path always comes from the connector's target URL, so nothing the caller writes
-// after the id can reach another upstream path.
+// The connector's MCP path, as contract/public-paths.ts declares it. Only the connector id is taken
+// from the caller's path: the upstream path always comes from the connector's target URL, so
+// nothing the caller writes after the id can reach another upstream path.
+import { CONNECTOR_MCP_PATH, pathMatcher } from '../contract/public-paths';
 
-const MCP_PATH = /^\/api\/v1\/connectors\/([^/]+)\/mcp\/?$/;
+const connectorPath = pathMatcher(CONNECTOR_MCP_PATH);
 
-/** The connector id in `/api/v1/connectors/{id}/mcp` (query string allowed), or null. */
+/** The connector id in its MCP path (query string allowed), or null. */
 export function connectorIdFromPath(url: string): string | null {
-  const end = url.search(/[?#]/);
-  const path = end === -1 ? url : url.slice(0, end);
-  const match = MCP_PATH.exec(path);
-  if (!match?.[1]) return null;
-  try {
-    const id = decodeURIComponent(match[1]);
-    return id.includes('/') || id === '.' || id === '..' ? null : id;
-  } catch {
-    return null;
-  }
+  return connectorPath(url)?.id ?? null;
 }
 
 /** The caller's query string including its leading '?', or ''. */

@@ -1,8 +1,16 @@
-// Counts the exchanges open per key (a connector) and refuses one past the limit; each is
-// released when its response closes, however it ends.
+// Counts the exchanges open per key (a connector, or an owner in one process) and refuses one past
+// the limit; each is released when its response closes, however it ends.
 import type { ServerResponse } from 'node:http';
 
-export class OpenExchanges {
+/** What counts exchanges per key: this process's own count, or one shared with other processes (shared-exchanges.ts). */
+export interface ExchangeCounter {
+  /** Counts one more for `key` until `res` closes; false, counting nothing, past the limit. */
+  take(key: string, res: ServerResponse): boolean;
+  count(key: string): number;
+  close?(): Promise<void>;
+}
+
+export class OpenExchanges implements ExchangeCounter {
   private readonly open = new Map<string, number>();
   /** Where this counter keeps a response's key: one listener for all responses, no closure per request. */
   private readonly keyOf = Symbol('open-exchange-key');

@@ -2,9 +2,10 @@
 // request makes no call to the registry (a Temporal workflow query) on the hot path.
 //
 // - Fresh: an answer is reused for `ttlMs` (default 1 s) after it was loaded. This bounds how
-//   long a change in the registry (disconnect, new token) goes unseen by this process. An API
-//   in the same process (the embedded stack) calls `invalidate(id)` after every connect,
-//   disconnect and delete, which takes effect at once; other processes wait out the TTL.
+//   long a change in the registry goes unseen by this process when nobody says so. An API in the
+//   same process (the embedded stack) calls `invalidate(id)` after every connect, disconnect and
+//   delete, which takes effect at once; a proxy process apart hears of every transition through
+//   the change feed (service/change-listener.ts), which invalidates the same way.
 // - Coalesced: concurrent requests for an id that is not cached share one load.
 // - Stale-while-revalidate: for `staleGraceMs` (default 500 ms) past its freshness, an answer is
 //   still served while one background refresh runs; under steady traffic no request waits for

@@ -1,18 +1,19 @@
-// One HTTP server that dispatches by path: the MCP path goes to the proxy, everything else to
-// the REST API. Used by the embedded stack (API and proxy on one port, no extra hop) and by the
+// One HTTP server that dispatches by path: the operations the declarations (api/routes/
+// declarations.ts) give to the proxy or to the server itself go to their handlers, everything else
+// to the REST API. Used by the embedded stack (API and proxy on one port, no extra hop) and by the
 // production entry points (each with only its own half).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Tracer } from '@opentelemetry/api';
-import { MCP_ROUTE, METRICS_PATH, statusLabel, type Metrics } from '../platform/metrics';
+import { operations } from '../contract/operations';
+import { METRICS_PATH, statusLabel, type Metrics } from '../platform/metrics';
 import { BoundCounter } from '../platform/bound-series';
 import { PROBLEM_CONTENT_TYPE, problemBody } from '../contract/problem';
 import { capConnections, serverOptions, type ServerLimits } from '../platform/server-limits';
 import { originRefusal, type OriginPolicy } from '../callers/request-origin';
-import { connectorIdFromPath } from '../proxy/mcp-path';
+import { CONNECTOR_MCP_PATH, TOOLSET_MCP_PATH, pathMatcher, routeTemplate, type PathParameters } from '../contract/public-paths';
 import type { McpProxy } from '../proxy/mcp-proxy';
-import { toolsetIdFromPath } from '../proxy/toolset/toolset-path';
 import type { ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
 import { traced } from './http-trace';
 
@@ -38,6 +39,7 @@ export function createHttpServer(handlers: Handlers): http.Server {
   const api = handlers.api?.callback();
   const tracer = handlers.tracer;
   const observed = handlers.metrics && observer(handlers.metrics);
+  const beside = besideKoa(handlers);
   const server = http.createServer(serverOptions(handlers.limits), (req, res) => {
     if (observed) {
       (req as WithRoute)[STARTED] = performance.now();
@@ -49,19 +51,12 @@ export function createHttpServer(handlers: Handlers): http.Server {
       res.end(JSON.stringify(problemBody(403, refused)));
       return;
     }
-    const id = connectorIdFromPath(req.url ?? '/');
-    if (id !== null && handlers.proxy) {
-      setRoute(req, MCP_ROUTE);
-      return handlers.proxy.handle(req, res, id);
-    }
-    const toolsetId = handlers.toolsets ? toolsetIdFromPath(req.url ?? '/') : null;
-    if (toolsetId !== null) {
-      setRoute(req, TOOLSET_MCP_ROUTE);
-      return handlers.toolsets!.handle(req, res, toolsetId);
-    }
-    if (handlers.metricsEndpoint && pathOf(req.url) === METRICS_PATH) {
-      setRoute(req, METRICS_PATH);
-      return handlers.metricsEndpoint(req, res);
+    const url = req.url ?? '/';
+    for (const path of beside) {
+      const params = path.match(url);
+      if (params === null) continue;
+      setRoute(req, path.route);
+      return path.serve(req, res, params);
     }
     if (api && tracer) return traced(tracer, req, res, () => (req as WithRoute)[ROUTE], () => void api(req, res));
     if (api) return void api(req, res);
@@ -79,9 +74,30 @@ const ROUTE = Symbol('route-template');
 const STARTED = Symbol('started');
 type WithRoute = http.IncomingMessage & { [ROUTE]?: string; [STARTED]?: number };
 const setRoute = (req: http.IncomingMessage, route: string) => { (req as WithRoute)[ROUTE] = route; };
-const TOOLSET_MCP_ROUTE = '/api/v1/toolsets/:id/mcp';
-const pathOf = (url = '/') => url.split('?', 1)[0];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+type Serve = (req: http.IncomingMessage, res: http.ServerResponse, params: PathParameters) => void;
+
+/** This process's handler of each path served beside koa; absent: not served here (koa answers 404). */
+function handlersByPath(handlers: Handlers): Record<string, Serve | undefined> {
+  const { proxy, toolsets, metricsEndpoint } = handlers;
+  return {
+    [CONNECTOR_MCP_PATH]: proxy && ((req, res, { id }) => proxy.handle(req, res, id!)),
+    [TOOLSET_MCP_PATH]: toolsets && ((req, res, { id }) => toolsets.handle(req, res, id!.toLowerCase())),
+    [METRICS_PATH]: metricsEndpoint && ((req, res) => metricsEndpoint(req, res)),
+  };
+}
+
+/** The paths the declarations serve beside koa (servedBy 'proxy' or 'server'), each with its matcher, route label and handler here. */
+export function besideKoa(handlers: Handlers): Array<{ route: string; match: (url: string) => PathParameters | null; serve: Serve }> {
+  const byPath = handlersByPath(handlers);
+  const paths = new Set(operations().filter(([, op]) => op.servedBy !== 'api').map(([, op]) => op.path as string));
+  return [...paths].flatMap((path) => {
+    if (!(path in byPath)) throw new Error(`${path} is declared as served beside the REST API, and the HTTP server has no handler for it`);
+    const serve = byPath[path];
+    return serve ? [{ route: routeTemplate(path), match: pathMatcher(path), serve }] : [];
+  });
+}
 
 /** Outermost koa middleware: the router's matched template, once the routers have run. */
 async function keepRouteTemplate(ctx: Koa.Context, next: Koa.Next): Promise<void> {

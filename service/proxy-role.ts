@@ -18,7 +18,10 @@ import { workflowRoutes } from '../proxy/workflow-routes';
 import type { ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
 import { lazyToolsetEndpoint } from '../proxy/toolset/lazy-toolset-endpoint';
 import type { ToolsetSource } from '../proxy/toolset/toolset-source';
+import type { ChangeFeed } from '../store/change-feed';
 import type { ConnectorStore } from '../store/connector-store';
+import { startChangeListener, type ChangeListener } from './change-listener';
+import type { SharedLimits } from './shared-limits';
 import type { ToolsetStore } from '../store/toolset-store';
 import type { ProcessMetrics } from './metrics';
 import type { Tracing } from './tracing';
@@ -31,10 +34,12 @@ export function authenticatorOf(config: Config) {
 }
 
 /**
- * The per-owner rate limit of one half (REST API or MCP path) of this process: each keeps its own
- * buckets, so an owner may use the rate on each, and on each process (README).
+ * The per-owner rate limit of one half (REST API or MCP path): each has its own buckets, so an
+ * owner may use the rate on each; shared by every process when `shared` is given, else this
+ * process's own (the embedded stack, one process).
  */
-export function rateLimitOf(config: Config): OwnerRateLimit | null {
+export function rateLimitOf(config: Config, scope: 'api' | 'mcp', shared?: SharedLimits): OwnerRateLimit | null {
+  if (shared) return shared.rateLimit(scope);
   return config.callers.rateLimitPerOwner ? new OwnerRateLimit(config.callers.rateLimitPerOwner) : null;
 }
 
@@ -43,11 +48,14 @@ export function originPolicyOf(config: Config): OriginPolicy {
   return { baseUrl: config.baseUrl, allowedOrigins: config.callers.allowedOrigins, authEnabled: config.callers.enabled };
 }
 
-/** Everything of the proxy that configuration decides, for any route source (the bench passes a static one). */
-export function proxyOptionsOf(config: Config, logger: Logger, routes: RouteSource, metrics?: ProcessMetrics): McpProxyOptions {
+/**
+ * Everything of the proxy that configuration decides, for any route source (the bench passes a
+ * static one); with `shared`, the per-owner limits hold across processes.
+ */
+export function proxyOptionsOf(config: Config, logger: Logger, routes: RouteSource, metrics?: ProcessMetrics, shared?: SharedLimits): McpProxyOptions & { callers: CallerGate } {
   const callers = new CallerGate({
     authenticator: authenticatorOf(config), baseUrl: config.baseUrl, maxStreamsPerOwner: config.callers.maxStreamsPerOwner,
-    rateLimit: rateLimitOf(config), scopes: config.callers.jwt?.scopes ?? [],
+    rateLimit: rateLimitOf(config, 'mcp', shared), streams: shared?.streams(), scopes: config.callers.jwt?.scopes ?? [],
   });
   return { routes, callers, policy: policyOf(config), logger, metrics, pool: { maxSockets: config.upstreamMaxSockets } };
 }
@@ -64,6 +72,8 @@ export interface ProxyRoleDeps {
   callStore?: CallAuditStore;
   /** Where toolsets are read (absent: the toolsets' MCP path is not served). */
   toolsetSource?: ToolsetSource;
+  /** The per-owner limits shared with the other processes (absent: this process's own). */
+  limits?: SharedLimits;
 }
 
 /** The toolsets and their members' records, from the database. */
@@ -77,13 +87,20 @@ export function toolsetSourceOf(mongo: { store: ConnectorStore; toolsets: Toolse
   };
 }
 
+export type ProxyRole = McpProxy & {
+  stop(): Promise<void>;
+  toolsets?: ToolsetEndpoint;
+  /** Forget every route (changes were missed): each is loaded again at its next request. */
+  forgetRoutes(): void;
+};
+
 /** The MCP proxy; `stop` closes it and writes the calls still queued (before the database closes). */
-export function buildProxy(deps: ProxyRoleDeps): McpProxy & { stop(): Promise<void>; toolsets?: ToolsetEndpoint } {
+export function buildProxy(deps: ProxyRoleDeps): ProxyRole {
   const routes = new RouteCache(workflowRoutes(deps.temporal, deps.secrets), {
     ttlMs: deps.config.routeCacheTtlMs, loadTimeoutMs: deps.config.routeLoadTimeoutMs,
   });
   const audit = deps.callStore && auditQueueOf(deps.config, deps.logger, deps.callStore, deps.metrics);
-  const options = proxyOptionsOf(deps.config, deps.logger, routes, deps.metrics);
+  const options = proxyOptionsOf(deps.config, deps.logger, routes, deps.metrics, deps.limits);
   const proxy = createMcpProxy({ ...options, tracer: deps.tracing?.tracer, audit });
   // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate and audit.
   const toolsets = deps.toolsetSource && lazyToolsetEndpoint({
@@ -92,12 +109,30 @@ export function buildProxy(deps: ProxyRoleDeps): McpProxy & { stop(): Promise<vo
   return {
     ...proxy,
     toolsets,
+    forgetRoutes: () => routes.clear(),
     async stop() {
       await toolsets?.close();
       proxy.close();
+      await options.callers.close();
       await audit?.close();
     },
   };
+}
+
+/** How often a proxy process reads the change feed: the most a change made elsewhere goes unseen, besides one route query. */
+export const CHANGE_POLL_MS = 100;
+
+/** The proxy's caches forget what the change feed names, as other processes make the changes. */
+export function listenForChanges(proxy: ProxyRole, feed: Pick<ChangeFeed, 'newest' | 'after'>, logger: Logger, intervalMs = CHANGE_POLL_MS): ChangeListener {
+  return startChangeListener({
+    feed, intervalMs, logger,
+    forget({ kind, id }) {
+      if (kind === 'toolset') return proxy.toolsets?.toolsetChanged(id);
+      proxy.invalidate(id);
+      proxy.toolsets?.memberChanged(id);
+    },
+    forgetAll: () => proxy.forgetRoutes(),
+  });
 }
 
 /** The per-call audit's queue in front of its store, sized by configuration. */

@@ -1,5 +1,6 @@
 // `npm run proxy`: the streaming MCP proxy against an external Temporal cluster. Routes come from
-// the connector workflows; the database only receives the per-call audit. With CONNECTOR__PROXY_PROCESSES > 1
+// the connector workflows; the database receives the per-call audit and tells of changes made
+// elsewhere (the change feed, polled). With CONNECTOR__PROXY_PROCESSES > 1
 // it runs as that many processes on one port (service/process-cluster.ts), each with its own route
 // cache and audit queue.
 import cluster from 'node:cluster';
@@ -9,10 +10,11 @@ import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
 import { superviseWorkers } from './process-cluster';
 import { createProcessMetrics, serveMetrics } from './metrics';
-import { authenticatorOf, buildProxy, originPolicyOf, toolsetSourceOf } from './proxy-role';
+import { authenticatorOf, buildProxy, listenForChanges, originPolicyOf, toolsetSourceOf } from './proxy-role';
 import Koa from 'koa';
 import { healthRoutes } from '../api/routes/health';
 import { openMongo, openTemporal, secretBox, temporalCheck } from './services';
+import { sharedLimitsOf } from './shared-limits';
 
 if (cluster.isPrimary && processesWanted() > 1) {
   const logger = createLogger('connector-registry-proxy');
@@ -23,7 +25,10 @@ if (cluster.isPrimary && processesWanted() > 1) {
     const temporal = await openTemporal(config.temporal.address!, config.temporal.namespace, config.temporal.access, tracing?.clientInterceptors);
     const metrics = createProcessMetrics();
     const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
-    const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
+    // The owner's rate and open streams hold across every proxy process (service/shared-limits.ts).
+    const limits = sharedLimitsOf(mongo.client.db(config.mongo.database), config, logger);
+    const proxy = buildProxy({ config, logger, secrets: secretBox(config.encryptionKey), temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo), limits });
+    const changes = listenForChanges(proxy, mongo.changes, logger);
     // Only the health endpoints beside the MCP path, so that an orchestrator can probe it.
     const health = new Koa();
     const temporalReady = temporalCheck(config.temporal.address!, config.temporal.access);
@@ -34,6 +39,7 @@ if (cluster.isPrimary && processesWanted() > 1) {
     logger.info({ port }, `proxy listening on ${config.host}:${port}`);
     return async () => {
       await closeServer(server);
+      await changes.stop();
       await metricsServing.close();
       await proxy.stop();
       await temporalReady.close();

@@ -18,6 +18,7 @@ import { startReconciler } from './reconciler';
 import { registerConnectorStates } from '../platform/metrics';
 import { sdkMetrics, type ProcessMetrics } from './metrics';
 import { temporalCheck, type Mongo } from './services';
+import type { SharedLimits } from './shared-limits';
 import type { Tracing } from './tracing';
 import { createWorker } from './worker-runtime';
 import { ensureRegistrySchedule } from './registry-schedule';
@@ -63,6 +64,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     activities: {
       store: deps.mongo.store,
       toolsets: deps.mongo.toolsets,
+      changes: deps.mongo.changes,
       oauthStore: deps.mongo.oauthStore,
       secrets: deps.secrets,
       // The configured connect timeout bounds every outbound request, not a fixed default.
@@ -112,7 +114,10 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
 /** The REST API and a `close` for the connection its readiness check keeps. */
 /** `onChanged` hears of every connector the API has just changed (a proxy in the same process). */
 /** Connectors by state are counted here, in the process that serves the projection (not the worker's too, which would count them twice). */
-export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void; onToolsetChanged?: (toolsetId: string) => void }) {
+/** `limits`: the per-owner rate shared with the other processes (absent: this process's own). */
+export function buildApi(deps: RoleDeps & {
+  mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void; onToolsetChanged?: (toolsetId: string) => void; limits?: SharedLimits;
+}) {
   if (deps.metrics) registerConnectorStates(deps.metrics, () => deps.mongo.store.countByState());
   const temporalReady = temporalCheck(deps.temporalAddress, deps.config.temporal.access);
   const { config } = deps;
@@ -150,9 +155,13 @@ export function buildApi(deps: RoleDeps & { mongo: Mongo; temporal: Client; temp
     scopes: config.callers.jwt?.scopes ?? [],
     maxConnectorsPerOwner: config.callers.maxConnectorsPerOwner,
     maxToolsetsPerOwner: config.callers.maxToolsetsPerOwner,
-    rateLimit: rateLimitOf(config),
+    rateLimit: rateLimitOf(config, 'api', deps.limits),
     toolsets: deps.mongo.toolsets,
-    onToolsetChanged: deps.onToolsetChanged,
+    onToolsetChanged: (id) => {
+      deps.onToolsetChanged?.(id);
+      // Proxies in other processes hear of it through the feed; one that misses it reads the toolset again within a second.
+      deps.mongo.changes.publish('toolset', id).catch((err: unknown) => deps.logger.warn({ err, toolsetId: id }, 'could not publish a toolset change'));
+    },
     console: config.console,
     allowedOrigins: config.callers.allowedOrigins,
   });

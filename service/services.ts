@@ -10,6 +10,7 @@ import type { Logger } from '../platform/logger';
 import { SecretBox, parseKey } from '../platform/secret-box';
 import { ensurePrivateDir, ensurePrivateFile } from './private-files';
 import { CallAuditStore } from '../store/call-audit-store';
+import { ChangeFeed } from '../store/change-feed';
 import { ConnectorStore } from '../store/connector-store';
 import { OAuthStore } from '../store/oauth-store';
 import { ToolsetStore } from '../store/toolset-store';
@@ -21,6 +22,8 @@ export interface Mongo {
   /** The per-call audit of MCP traffic. */
   callStore: CallAuditStore;
   toolsets: ToolsetStore;
+  /** What proxies in other processes must forget (store/change-feed.ts). */
+  changes: ChangeFeed;
 }
 
 export async function openMongo(uri: string, database: string, callAuditDays: number): Promise<Mongo> {
@@ -34,7 +37,7 @@ export async function openMongo(uri: string, database: string, callAuditDays: nu
   await callStore.ensureIndexes();
   const toolsets = new ToolsetStore(client.db(database));
   await toolsets.ensureIndexes();
-  return { client, store, oauthStore, callStore, toolsets };
+  return { client, store, oauthStore, callStore, toolsets, changes: new ChangeFeed(client.db(database)) };
 }
 
 /** Connection options for Temporal's clients (the worker's native one takes the same fields). */

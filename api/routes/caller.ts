@@ -3,8 +3,6 @@ import type { CallerView } from '../../contract/caller-record';
 import { callerOf } from '../caller-middleware';
 import type { Handler } from '../router';
 
-export const CALLER_PATH = '/api/v1/caller';
-
 export function callerHandlers(authenticated: boolean): { getCaller: Handler<'getCaller'> } {
   return {
     getCaller(ctx) {

@@ -17,6 +17,7 @@ import { createHttpServer, listen } from '../../service/http-server';
 import { createProcessMetrics } from '../../service/metrics';
 import { auditQueueOf, originPolicyOf, proxyOptionsOf } from '../../service/proxy-role';
 import { openMongo } from '../../service/services';
+import { sharedLimitsOf } from '../../service/shared-limits';
 import { superviseWorkers } from '../../service/process-cluster';
 
 const config = loadConfig();
@@ -36,7 +37,9 @@ async function serve(): Promise<void> {
   const metrics = process.env.BENCH_METRICS === '0' ? undefined : createProcessMetrics();
   const mongo = config.mongo.uri ? await openMongo(config.mongo.uri, config.mongo.database, config.callAudit.days) : null;
   const audit = mongo ? auditQueueOf(config, logger, mongo.callStore, metrics) : undefined;
-  const proxy = createMcpProxy({ ...proxyOptionsOf(config, logger, routes, metrics), audit });
+  // BENCH_SHARED_LIMITS=1: the per-owner limits shared through the database, as dist/proxy.mjs has them.
+  const shared = process.env.BENCH_SHARED_LIMITS === '1' && mongo ? sharedLimitsOf(mongo.client.db(config.mongo.database), config, logger) : undefined;
+  const proxy = createMcpProxy({ ...proxyOptionsOf(config, logger, routes, metrics, shared), audit });
   const server = createHttpServer({ proxy, origin: originPolicyOf(config), limits: config.http, metrics });
   const port = await listen(server, config.port, config.host);
   console.log(`READY ${port}`);

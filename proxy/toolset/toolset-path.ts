@@ -1,8 +1,9 @@
-// The toolset's MCP path, `/api/v1/toolsets/{id}/mcp` (query string allowed).
-const TOOLSET_PATH = /^\/api\/v1\/toolsets\/([0-9A-Fa-f-]{36})\/mcp\/?$/;
+// The toolset's MCP path, as contract/public-paths.ts declares it (query string allowed).
+import { TOOLSET_MCP_PATH, pathMatcher } from '../../contract/public-paths';
 
+const toolsetPath = pathMatcher(TOOLSET_MCP_PATH);
+
+/** The toolset id in its MCP path, lower-cased (toolset ids are UUIDs), or null. */
 export function toolsetIdFromPath(url: string): string | null {
-  const end = url.search(/[?#]/);
-  const match = TOOLSET_PATH.exec(end === -1 ? url : url.slice(0, end));
-  return match?.[1] ? match[1].toLowerCase() : null;
+  return toolsetPath(url)?.id?.toLowerCase() ?? null;
 }

@@ -14,8 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import test from 'ava';
 import {
-  AppsV1Api, CoreV1Api, NetworkingV1Api, loadAllYaml, type V1Container, type V1Deployment, type V1Namespace, type V1NetworkPolicy, type V1Secret,
+  AppsV1Api, CoreV1Api, NetworkingV1Api, loadAllYaml, type V1Container, type V1Deployment, type V1Ingress, type V1Namespace, type V1NetworkPolicy, type V1Secret,
 } from '@kubernetes/client-node';
+import { INGRESS_PATHS_FILE, renderIngressPaths } from '../../api/ingress-paths';
+import { operations } from '../../contract/operations';
 import { DEFAULT_GATEWAY_IMAGE } from '../../config/config';
 import { createLogger } from '../../platform/logger';
 import { createKubeCluster, type KubeCluster } from '../../stack/servers/kube-cluster';
@@ -294,6 +296,36 @@ test("the worker tells each workload's policy the chart's network settings; the 
   t.is(envOf(pinnedWorker, 'CONNECTOR__KUBE_GATEWAY_IMAGE')?.value, `registry.example/gw@${digest}`);
   t.regex(await renderError({ stdio: { gatewayImage: { repository: 'gw', tag: 'latest' } } }), /stdio\/gatewayImage\/tag/);
   t.regex(await renderError({ image: { repository: 'svc', tag: 'latest' } }), /image\/tag/);
+});
+
+/**
+ * Where ingress-nginx sends `path` under this Ingress: with use-regex every rule's path is a
+ * case-insensitive regular expression anchored at the start, and the longest path is tried first.
+ */
+function backendOf(ingress: V1Ingress, path: string): string | undefined {
+  const rules = [...ingress.spec!.rules![0]!.http!.paths].sort((a, b) => b.path!.length - a.path!.length);
+  return rules.find((rule) => new RegExp(`^${rule.path}`, 'i').test(path))?.backend.service?.name;
+}
+
+const EXAMPLE_PARAMETERS: Record<string, string> = { id: '0b7e3c1a-5d2f-4c6b-9a8e-1f2d3c4b5a69', file: 'app.js', name: 'io.github.example/weather' };
+
+test("the Ingress sends every operation the declarations give to the proxy to the proxy Service, and every other to the API's", async (t) => {
+  const objects = await render({ ingress: { enabled: true, host: 'connectors.example.com' } });
+  const [ingress] = byKind(objects, 'Ingress') as unknown as V1Ingress[];
+  t.is(ingress!.metadata!.annotations!['nginx.ingress.kubernetes.io/use-regex'], 'true', 'the paths are read as regular expressions');
+  const proxied = operations().filter(([, op]) => op.servedBy === 'proxy');
+  t.true(proxied.some(([, op]) => op.path.startsWith('/api/v1/toolsets/')), "the toolsets' MCP path is among them");
+  for (const [id, op] of operations()) {
+    const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(EXAMPLE_PARAMETERS[name]!));
+    const expected = op.servedBy === 'proxy' ? 'reg-connector-registry-proxy' : 'reg-connector-registry-api';
+    t.is(backendOf(ingress!, path), expected, `${id}: ${op.method.toUpperCase()} ${path}`);
+    if (op.servedBy === 'proxy') t.is(backendOf(ingress!, `${path}/`), expected, `${id} with a trailing slash`);
+  }
+  t.is(backendOf(ingress!, `/api/v1/connectors/${EXAMPLE_PARAMETERS.id}/mcp/extra`), 'reg-connector-registry-api', 'nothing after the MCP path reaches the proxy');
+});
+
+test("the chart's generated proxy paths are the ones the declarations render (run `npm run docs:api`)", async (t) => {
+  t.is(await readFile(join(CHART, '..', '..', '..', INGRESS_PATHS_FILE), 'utf8'), renderIngressPaths());
 });
 
 test('without a cluster to read it back from (helm template, GitOps renderers), the chart refuses to generate the encryption key', async (t) => {
