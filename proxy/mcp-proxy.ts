@@ -28,7 +28,7 @@ import { ProblemError } from '../core/problem';
 import { OPEN_CALLER, type Caller } from '../callers/caller';
 import { GateRefusal, type CallerGate } from './caller-gate';
 import { queryOf } from './mcp-path';
-import { notConnectedProblem, sendProblem } from './problem-response';
+import { notConnectedProblem, rpcRequestOf, sendMcpProblem, sendProblem, unreadRpcRequest, type RpcRequest } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { ConnectedRoute, Route, RouteSource } from './route';
 import { checkRpcHeaders, readBody, rpcHeadersOf } from './rpc-headers';
@@ -139,7 +139,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }
     const length = requestBodyLength(req);
     // The connection goes too: where this request ends, and so where the next begins, is in doubt.
-    if (length instanceof FramingRefusal) return sendProblem(res, length, { connection: 'close' });
+    // The body cannot be read for its id: where it ends is in doubt.
+    if (length instanceof FramingRefusal) return sendMcpProblem(res, length, { connection: 'close' }, unreadRpcRequest(req));
     const gate = options.callers;
     const observed = options.metrics || options.audit ? new CallObserver(sinks, req, res) : null;
     // The usual case: a caller known without waiting (an API key, an access token verified
@@ -150,15 +151,16 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       try {
         return admitted(req, res, connectorId, caller, route, observed, length);
       } catch (err) {
-        return failed(res, connectorId, err);
+        return refused(req, res, connectorId, err);
       }
     }
     (caller ? Promise.resolve(caller) : gate!.admit(req, connectorId))
       .then((known) => routes.get(connectorId).then(
         (found) => admitted(req, res, connectorId, known, found, observed, length),
         (err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)),
-      ))
-      .catch((err: unknown) => failed(res, connectorId, err));
+      ).catch((err: unknown) => refused(req, res, connectorId, err)),
+      // Not authenticated: the body is not read, not even for its id.
+      (err: unknown) => failed(res, connectorId, err, unreadRpcRequest(req)));
   }
 
   function admitted(req: IncomingMessage, res: ServerResponse, connectorId: string, caller: Caller, route: Route, observed: CallObserver | null, length: BodyLength): void {
@@ -173,25 +175,35 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     relay(req, res, connectorId, route, observed, length);
   }
 
-  function failed(res: ServerResponse, connectorId: string, err: unknown): void {
-    if (err instanceof GateRefusal) return sendProblem(res, err.problem, err.headers);
+  function failed(res: ServerResponse, connectorId: string, err: unknown, rpc: RpcRequest | null): void {
+    if (err instanceof GateRefusal) return sendMcpProblem(res, err.problem, err.headers, rpc);
     if (!(err instanceof ProblemError)) logger.error({ err, connectorId }, 'proxy failure');
     const problem = err instanceof ProblemError ? err : new ProblemError(500, 'The proxy failed to relay the request.');
-    sendProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {});
+    sendMcpProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {}, rpc);
+  }
+
+  /** A refusal after authentication: the body, never relayed, is read for the request's id. */
+  function refused(req: IncomingMessage, res: ServerResponse, connectorId: string, err: unknown): void {
+    const rpc = unreadRpcRequest(req);
+    if (rpc === null) return failed(res, connectorId, err, null);
+    readBody(req, checkedBodyLimit).then(
+      (body) => failed(res, connectorId, err, body === null ? rpc : rpcRequestOf(body)),
+      () => undefined, // the caller went away: nothing to answer
+    );
   }
 
   function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null, length: BodyLength): void {
     if (res.destroyed) return; // the client left while the route was looked up
     const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
     trace?.routed(connectorId, route.kind);
-    if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
-    if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state, undefined, route.authorizationUrl));
+    if (route.kind === 'not_found') return refused(req, res, connectorId, new ProblemError(404, 'No connector has this id.'));
+    if (route.kind === 'not_connected') return refused(req, res, connectorId, notConnectedProblem(route.state, undefined, route.authorizationUrl));
     const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
-    const refused = targets.refusal(target, route);
-    if (refused) {
+    const refusal = targets.refusal(target, route);
+    if (refusal) {
       trace?.routed(connectorId, 'refused');
-      logger.warn({ connectorId, upstream: target.origin, why: refused.why }, 'upstream address refused');
-      return sendProblem(res, new ProblemError(502, refused.token
+      logger.warn({ connectorId, upstream: target.origin, why: refusal.why }, 'upstream address refused');
+      return refused(req, res, connectorId, new ProblemError(502, refusal.token
         ? "The connector's token is not sent over plain http to this MCP server's address."
         : "The MCP server's address is not allowed by the service's address policy."));
     }
@@ -202,11 +214,11 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       if (res.destroyed) return;
       if (body === null) {
         const problem = new ProblemError(413, `A request that carries Mcp-Method or Mcp-Name is read whole before it is relayed, and this body is over ${checkedBodyLimit} bytes.`);
-        return sendProblem(res, problem, { connection: 'close' });
+        return sendMcpProblem(res, problem, { connection: 'close' }, unreadRpcRequest(req));
       }
       const { facts, mismatch } = checkRpcHeaders(body, mirrored);
       observed?.readWhole(body, facts);
-      if (mismatch) return sendProblem(res, mismatch);
+      if (mismatch) return sendMcpProblem(res, mismatch, {}, rpcRequestOf(body));
       start(req, res, connectorId, route, target, observed, body.length, body);
     }, () => undefined); // the caller went away: nothing to answer
   }
