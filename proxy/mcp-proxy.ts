@@ -37,13 +37,13 @@ import { McpTrace } from './mcp-trace';
 import { CallObserver } from './call-observer';
 import type { CallSink } from './call-audit-queue';
 import { OpenExchanges } from './open-exchanges';
-import { createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
+import type { UpstreamPoolOptions } from './upstream-agents';
 import { FramingRefusal, requestBodyLength, type BodyLength } from './request-framing';
 import { framedBody } from './upstream-body';
-import { TargetPolicy } from './upstream-policy';
-import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
+import type { UpstreamAuthOptions } from './upstream-auth';
+import { UpstreamClient } from './upstream-client';
 import { upstreamRequestHeaders } from './forward-headers';
-import { upstreamTarget, type UpstreamTarget } from './upstream-target';
+import type { UpstreamTarget } from './upstream-target';
 import { ElicitingSessions } from './url-elicitation';
 
 export interface McpProxyOptions {
@@ -84,6 +84,8 @@ export interface McpProxyOptions {
 
 export interface McpProxy {
   handle(req: IncomingMessage, res: ServerResponse, connectorId: string): void;
+  /** The proxy's upstream client (pools, address guard, token handling), which the toolsets' members share. */
+  readonly upstream: UpstreamClient;
   /** Forget what is known about a connector: the next request asks the registry. */
   invalidate(connectorId: string): void;
   close(): void;
@@ -103,11 +105,12 @@ const ALLOW = 'GET, POST, DELETE';
 
 export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const { routes, policy, logger } = options;
-  const agents = createUpstreamAgents(policy, options.pool);
-  const targets = new TargetPolicy(policy);
+  const upstream = new UpstreamClient({
+    routes, policy, logger, pool: options.pool, auth: options.auth, connectTimeoutMs: options.connectTimeoutMs,
+    headersTimeoutMs: options.headersTimeoutMs, onUpstreamUnauthorized: options.onUpstreamUnauthorized,
+  });
+  const onUnauthorized = upstream.unauthorized.bind(upstream);
   const server = httpProxy.createProxyServer({});
-  const timeouts = { connectMs: options.connectTimeoutMs ?? 5000, headersMs: options.headersTimeoutMs ?? 60_000 };
-  const auth = new UpstreamAuth(routes, logger, options.auth);
   const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
   const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
   const elicitation = new ElicitingSessions();
@@ -198,14 +201,10 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     trace?.routed(connectorId, route.kind);
     if (route.kind === 'not_found') return refused(req, res, connectorId, new ProblemError(404, 'No connector has this id.'));
     if (route.kind === 'not_connected') return refused(req, res, connectorId, notConnectedProblem(route.state, undefined, route.authorizationUrl));
-    const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
-    const refusal = targets.refusal(target, route);
-    if (refusal) {
+    const target = upstream.target(connectorId, route, queryOf(req.url ?? ''));
+    if (target instanceof ProblemError) {
       trace?.routed(connectorId, 'refused');
-      logger.warn({ connectorId, upstream: target.origin, why: refusal.why }, 'upstream address refused');
-      return refused(req, res, connectorId, new ProblemError(502, refusal.token
-        ? "The connector's token is not sent over plain http to this MCP server's address."
-        : "The MCP server's address is not allowed by the service's address policy."));
+      return refused(req, res, connectorId, target);
     }
     const mirrored = rpcHeadersOf(req);
     if (mirrored === null) return start(req, res, connectorId, route, target, observed, length);
@@ -232,8 +231,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     req.headers = upstreamRequestHeaders(req.headers, target.host, bodyLength, route.token, route.gatewaySecret);
     (tracer ? (req as WithTrace)[TRACE] : undefined)?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
-      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined, bodyLength, body,
-      elicitation,
+      connectorId, route, target, req, res, logger, timeouts: upstream.timeouts, auth: upstream.auth, retryBodyLimit, dispatch,
+      onUnauthorized, observer: observed ?? undefined, bodyLength, body, elicitation,
     });
     (req as WithExchange)[EXCHANGE] = exchange;
     observed?.relaying(res);
@@ -244,7 +243,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const { req, res, target } = exchange;
     server.web(req, res, {
       target: { protocol: target.protocol, hostname: target.hostname, host: target.hostname, port: String(target.port), path: target.path },
-      agent: agents.agentFor(target, exchange.currentRoute),
+      agent: upstream.agents.agentFor(target, exchange.currentRoute),
       selfHandleResponse: true,
       ignorePath: true,
       toProxy: true, // with ignorePath: skips http-proxy's url.parse of the caller's URL
@@ -255,11 +254,6 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }, onError);
   }
 
-  function onUnauthorized(connectorId: string, refreshing: boolean): void {
-    if (!refreshing) routes.invalidate?.(connectorId);
-    options.onUpstreamUnauthorized?.(connectorId);
-  }
-
   function asRegistryProblem(err: unknown, connectorId: string): ProblemError {
     if (err instanceof ProblemError) return err;
     logger.error({ err, connectorId }, 'route lookup failed');
@@ -268,10 +262,11 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   return {
     handle: tracer ? traced : handle,
+    upstream,
     invalidate: (connectorId) => routes.invalidate?.(connectorId),
     close() {
       server.close();
-      agents.destroy();
+      upstream.destroy();
     },
   };
 }

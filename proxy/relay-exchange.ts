@@ -153,13 +153,13 @@ export class RelayExchange {
       return;
     }
     const status = proxyRes.statusCode ?? 502;
-    if (status === 401) return this.onUnauthorized(proxyRes);
-    if (status === 403) {
+    if (status === 401 || status === 403) {
       const challenge = proxyRes.headers['www-authenticate'];
-      const scope = this.route.token && this.o.auth.canStepUp(this.route) ? this.o.auth.stepUpScopes(challenge) : null;
-      if (scope) return this.stepUp(proxyRes, scope, challenge);
-      // No token, and the server wants one for this call: as good as a 401.
-      if (!this.route.token && this.o.auth.asksForScope(challenge)) return this.refuse(proxyRes, 403);
+      const verdict = this.o.auth.verdict(this.route, status, challenge, this.attempts === 1 && this.body !== undefined);
+      if (status === 401) this.o.onUnauthorized(this.o.connectorId, verdict.kind === 'refresh');
+      if (verdict.kind === 'refresh') return void this.refreshAndRetry(proxyRes, verdict.route, this.body!).catch((err: Error) => this.onError(err));
+      if (verdict.kind === 'step-up') return this.stepUp(proxyRes, verdict.scope, challenge);
+      if (verdict.kind === 'refuse') return this.refuse(proxyRes, verdict.status);
     }
     if (this.o.elicitation && proxyRes.headers['mcp-session-id']) this.noteSession(String(proxyRes.headers['mcp-session-id']));
     this.relay(proxyRes);
@@ -213,17 +213,6 @@ export class RelayExchange {
     const bytes = unread && (this.o.body ?? (await this.body?.whole().catch(() => null)));
     const rpc: RpcRequest | null = bytes ? rpcRequestOf(bytes) : unread;
     sendMcpProblem(this.o.res, problem, headers, rpc);
-  }
-
-  private onUnauthorized(refused: IncomingMessage): void {
-    const route = this.o.auth.canRefresh(this.route) ? this.route : null;
-    const body = this.attempts === 1 ? this.body : undefined; // one retry, never more
-    this.o.onUnauthorized(this.o.connectorId, route !== null && body !== undefined);
-    if (route && body) {
-      this.refreshAndRetry(refused, route, body).catch((err: Error) => this.onError(err));
-      return;
-    }
-    this.refuse(refused, 401);
   }
 
   /** Stops relaying the caller's body and drops the upstream's answer, keeping its socket when it can. */
