@@ -104,32 +104,32 @@ const INVALID_STATE = FAILED_CONNECT('invalidTransition');
 const TOOLSET_ANSWERS = { 404: problem('Unknown toolset, or another owner\'s') };
 const TOOLSET_INVALID = problem('Invalid body: a member the caller may not see (by its workflow\'s owner), a prefix that is not [a-z0-9_-]{1,32} or is used twice, a pattern with more than 8 *, or a toolset larger than 64 KiB');
 const TOOLSET_MCP_ANSWERS: Readonly<Record<number, Answer>> = {
-  200: ok("the toolset's answer (application/json or text/event-stream): tools/list is the union of the connected members' tools named <prefix>__<tool>, filtered by the members' allow/deny and the caller's access; a call to a member that is not connected answers JSON-RPC -32010 with { connector_id, state, disconnect_reason, authorization_url? }, or -32042 with the authorization URL (URL-mode elicitation)"),
+  200: ok("the toolset's answer (application/json or text/event-stream): tools/list is the union of the connected members' tools named <prefix>__<tool>, filtered by the members' allow/deny and the caller's access; a call to a member that is not connected answers JSON-RPC -32010 with { connector_id, state, disconnect_reason?, authorization_url? } (the reason and the URL for the member's owner and admins only), or -32042 with the authorization URL (URL-mode elicitation, owner and admins only); a member unreachable or too slow -31004 or -31005. Errors of the service to a JSON-RPC request are JSON-RPC errors whose data is the problem (docs/mcp-errors.md)"),
   202: ok('a notification or response accepted'),
-  400: problem('Ambiguous framing, or Mcp-Method/Mcp-Name headers that disagree with the body', 'ambiguous-framing', 'header-mismatch'),
-  401: problem('No or a bad credential: WWW-Authenticate: Bearer with resource_metadata pointing at the RFC 9728 document of this path'),
+  400: problem('Ambiguous framing (JSON-RPC -32600), or Mcp-Method/Mcp-Name headers that disagree with the body (-32020)', 'ambiguous-framing', 'header-mismatch'),
+  401: problem('No or a bad credential (JSON-RPC -31001): WWW-Authenticate: Bearer with resource_metadata pointing at the RFC 9728 document of this path'),
   403: problem('A foreign Origin'),
-  404: problem("Unknown toolset, another owner's, or an unknown session"),
+  404: problem("Unknown toolset, another owner's, or an unknown or expired session (JSON-RPC -31002)"),
   405: problem('A method other than POST, GET and DELETE'),
-  413: problem('A body over the limit'),
-  429: problem('The owner is past its request rate, or its concurrent MCP requests are at the limit', 'rate-limited', 'quota-exceeded'),
-  503: problem('The registry or the identity provider cannot be reached; try again (Retry-After)', 'service-unavailable'),
+  413: problem('A body over the limit (JSON-RPC -32600)'),
+  429: problem('The owner is past its request rate (JSON-RPC -31003), or its concurrent MCP requests or its sessions are at the limit (-31002)', 'rate-limited', 'quota-exceeded'),
+  503: problem('The registry, the database or the identity provider cannot be reached; try again (Retry-After; JSON-RPC -31006)', 'service-unavailable'),
 };
 
 const MCP_ANSWERS: Readonly<Record<number, Answer>> = {
-  200: ok('relayed from the MCP server (application/json or text/event-stream), streamed; or JSON-RPC error -32042 carrying the authorization URL when the MCP server asked for authorization and the client declared URL-mode elicitation'),
+  200: ok('relayed from the MCP server (application/json or text/event-stream), streamed; or JSON-RPC error -32042 carrying the authorization URL when the MCP server asked for authorization and the client declared URL-mode elicitation. Errors of the service to a JSON-RPC request are JSON-RPC errors whose data is the problem (docs/mcp-errors.md)'),
   202: ok('relayed from the MCP server: a notification or response accepted'),
-  400: problem('Ambiguous framing, a GET or DELETE with a body, or Mcp-Method/Mcp-Name headers that disagree with the body', 'ambiguous-framing', 'header-mismatch'),
-  401: problem('No or a bad credential: WWW-Authenticate: Bearer with resource_metadata pointing at the RFC 9728 document of this path'),
-  403: problem('A foreign Origin, or the MCP server asks for more scope (authorization_url holds the step-up URL)'),
-  404: problem('Unknown connector, or another owner\'s'),
+  400: problem('Ambiguous framing, a GET or DELETE with a body (JSON-RPC -32600), or Mcp-Method/Mcp-Name headers that disagree with the body (-32020)', 'ambiguous-framing', 'header-mismatch'),
+  401: problem('No or a bad credential (JSON-RPC -31001): WWW-Authenticate: Bearer with resource_metadata pointing at the RFC 9728 document of this path'),
+  403: problem('A foreign Origin, or the MCP server asks for more scope (JSON-RPC -31007; authorization_url holds the step-up URL)'),
+  404: problem('Unknown connector, or another owner\'s (JSON-RPC -31002)'),
   405: problem('A method other than POST, GET and DELETE'),
-  409: problem('Not connected (connector_state says what it is); after the MCP server refused the token for good, `auth_required` with authorization_url to authorize it again', 'not-connected'),
-  413: problem('A body carrying Mcp-Method or Mcp-Name over the limit read before relaying'),
-  429: problem('The owner is past its request rate, or its concurrent MCP requests or this connector\'s are at the limit', 'rate-limited', 'quota-exceeded', 'connector-busy'),
-  502: problem('The MCP server could not be reached, or refused the connector\'s credentials', 'bad-gateway', 'upstream-refused'),
-  503: problem('The registry, the identity provider or the connector\'s credentials are changing; try again (Retry-After)', 'service-unavailable', 'credentials-changed'),
-  504: problem('The MCP server did not answer in time'),
+  409: problem('Not connected (connector_state says what it is); after the MCP server refused the token for good, `auth_required` with authorization_url to authorize it again (JSON-RPC -32010)', 'not-connected'),
+  413: problem('A body carrying Mcp-Method or Mcp-Name over the limit read before relaying (JSON-RPC -32600)'),
+  429: problem('The owner is past its request rate (JSON-RPC -31003), or its concurrent MCP requests or this connector\'s are at the limit (-31002)', 'rate-limited', 'quota-exceeded', 'connector-busy'),
+  502: problem('The MCP server could not be reached, or refused the connector\'s credentials (JSON-RPC -31004)', 'bad-gateway', 'upstream-refused'),
+  503: problem('The registry, the identity provider or the connector\'s credentials are changing; try again (Retry-After; JSON-RPC -31006)', 'service-unavailable', 'credentials-changed'),
+  504: problem('The MCP server did not answer in time (JSON-RPC -31005)'),
 };
 
 export const OPERATIONS = {

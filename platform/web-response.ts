@@ -11,6 +11,9 @@ export function writeWebResponse(response: Response, res: ServerResponse): void 
     res.end();
     return;
   }
+  // A stream may stay quiet for long after its head (a GET stream waits for the server's first
+  // message): the client learns at once that it is open, as the connector path's clients do.
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) res.flushHeaders();
   const body = Readable.fromWeb(response.body as unknown as NodeReadableStream<Uint8Array>);
   // A client that leaves ends the stream (and with it the exchange: the SDK cancels upstream).
   res.once('close', () => body.destroy());

@@ -28,7 +28,7 @@ import { ProblemError } from '../contract/problem';
 import { OPEN_CALLER, type Caller } from '../callers/caller';
 import { GateRefusal, type CallerGate } from './caller-gate';
 import { queryOf } from './mcp-path';
-import { notConnectedProblem, sendProblem } from './problem-response';
+import { notConnectedProblem, rpcRequestOf, sendMcpProblem, sendProblem, unreadRpcRequest, type RpcRequest } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { ConnectedRoute, Route, RouteSource } from './route';
 import { checkRpcHeaders, readBody, rpcHeadersOf } from './rpc-headers';
@@ -37,13 +37,13 @@ import { McpTrace } from './mcp-trace';
 import { CallObserver } from './call-observer';
 import type { CallSink } from './call-audit-queue';
 import { OpenExchanges } from './open-exchanges';
-import { createUpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';
+import type { UpstreamPoolOptions } from './upstream-agents';
 import { FramingRefusal, requestBodyLength, type BodyLength } from './request-framing';
 import { framedBody } from './upstream-body';
-import { TargetPolicy } from './upstream-policy';
-import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
+import type { UpstreamAuthOptions } from './upstream-auth';
+import { UpstreamClient } from './upstream-client';
 import { upstreamRequestHeaders } from './forward-headers';
-import { upstreamTarget, type UpstreamTarget } from './upstream-target';
+import type { UpstreamTarget } from './upstream-target';
 import { ElicitingSessions } from './url-elicitation';
 
 export interface McpProxyOptions {
@@ -84,6 +84,8 @@ export interface McpProxyOptions {
 
 export interface McpProxy {
   handle(req: IncomingMessage, res: ServerResponse, connectorId: string): void;
+  /** The proxy's upstream client (pools, address guard, token handling), which the toolsets' members share. */
+  readonly upstream: UpstreamClient;
   /** Forget what is known about a connector: the next request asks the registry. */
   invalidate(connectorId: string): void;
   close(): void;
@@ -103,11 +105,12 @@ const ALLOW = 'GET, POST, DELETE';
 
 export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const { routes, policy, logger } = options;
-  const agents = createUpstreamAgents(policy, options.pool);
-  const targets = new TargetPolicy(policy);
+  const upstream = new UpstreamClient({
+    routes, policy, logger, pool: options.pool, auth: options.auth, connectTimeoutMs: options.connectTimeoutMs,
+    headersTimeoutMs: options.headersTimeoutMs, onUpstreamUnauthorized: options.onUpstreamUnauthorized,
+  });
+  const onUnauthorized = upstream.unauthorized.bind(upstream);
   const server = httpProxy.createProxyServer({});
-  const timeouts = { connectMs: options.connectTimeoutMs ?? 5000, headersMs: options.headersTimeoutMs ?? 60_000 };
-  const auth = new UpstreamAuth(routes, logger, options.auth);
   const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
   const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
   const elicitation = new ElicitingSessions();
@@ -139,7 +142,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }
     const length = requestBodyLength(req);
     // The connection goes too: where this request ends, and so where the next begins, is in doubt.
-    if (length instanceof FramingRefusal) return sendProblem(res, length, { connection: 'close' });
+    // The body cannot be read for its id: where it ends is in doubt.
+    if (length instanceof FramingRefusal) return sendMcpProblem(res, length, { connection: 'close' }, unreadRpcRequest(req));
     const gate = options.callers;
     const observed = options.metrics || options.audit ? new CallObserver(sinks, req, res) : null;
     // The usual case: a caller known without waiting (an API key, an access token verified
@@ -150,15 +154,16 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       try {
         return admitted(req, res, connectorId, caller, route, observed, length);
       } catch (err) {
-        return failed(res, connectorId, err);
+        return refused(req, res, connectorId, err);
       }
     }
     (caller ? Promise.resolve(caller) : gate!.admit(req, connectorId))
       .then((known) => routes.get(connectorId).then(
         (found) => admitted(req, res, connectorId, known, found, observed, length),
         (err: unknown) => Promise.reject(asRegistryProblem(err, connectorId)),
-      ))
-      .catch((err: unknown) => failed(res, connectorId, err));
+      ).catch((err: unknown) => refused(req, res, connectorId, err)),
+      // Not authenticated: the body is not read, not even for its id.
+      (err: unknown) => failed(res, connectorId, err, unreadRpcRequest(req)));
   }
 
   function admitted(req: IncomingMessage, res: ServerResponse, connectorId: string, caller: Caller, route: Route, observed: CallObserver | null, length: BodyLength): void {
@@ -173,27 +178,33 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     relay(req, res, connectorId, route, observed, length);
   }
 
-  function failed(res: ServerResponse, connectorId: string, err: unknown): void {
-    if (err instanceof GateRefusal) return sendProblem(res, err.problem, err.headers);
+  function failed(res: ServerResponse, connectorId: string, err: unknown, rpc: RpcRequest | null): void {
+    if (err instanceof GateRefusal) return sendMcpProblem(res, err.problem, err.headers, rpc);
     if (!(err instanceof ProblemError)) logger.error({ err, connectorId }, 'proxy failure');
     const problem = err instanceof ProblemError ? err : new ProblemError(500, 'The proxy failed to relay the request.');
-    sendProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {});
+    sendMcpProblem(res, problem, problem.status === 503 ? { 'retry-after': '1' } : {}, rpc);
+  }
+
+  /** A refusal after authentication: the body, never relayed, is read for the request's id. */
+  function refused(req: IncomingMessage, res: ServerResponse, connectorId: string, err: unknown): void {
+    const rpc = unreadRpcRequest(req);
+    if (rpc === null) return failed(res, connectorId, err, null);
+    readBody(req, checkedBodyLimit).then(
+      (body) => failed(res, connectorId, err, body === null ? rpc : rpcRequestOf(body)),
+      () => undefined, // the caller went away: nothing to answer
+    );
   }
 
   function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null, length: BodyLength): void {
     if (res.destroyed) return; // the client left while the route was looked up
     const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
     trace?.routed(connectorId, route.kind);
-    if (route.kind === 'not_found') return sendProblem(res, new ProblemError(404, 'No connector has this id.'));
-    if (route.kind === 'not_connected') return sendProblem(res, notConnectedProblem(route.state, undefined, route.authorizationUrl));
-    const target = upstreamTarget(route.target, queryOf(req.url ?? ''));
-    const refused = targets.refusal(target, route);
-    if (refused) {
+    if (route.kind === 'not_found') return refused(req, res, connectorId, new ProblemError(404, 'No connector has this id.'));
+    if (route.kind === 'not_connected') return refused(req, res, connectorId, notConnectedProblem(route.state, undefined, route.authorizationUrl));
+    const target = upstream.target(connectorId, route, queryOf(req.url ?? ''));
+    if (target instanceof ProblemError) {
       trace?.routed(connectorId, 'refused');
-      logger.warn({ connectorId, upstream: target.origin, why: refused.why }, 'upstream address refused');
-      return sendProblem(res, new ProblemError(502, refused.token
-        ? "The connector's token is not sent over plain http to this MCP server's address."
-        : "The MCP server's address is not allowed by the service's address policy."));
+      return refused(req, res, connectorId, target);
     }
     const mirrored = rpcHeadersOf(req);
     if (mirrored === null) return start(req, res, connectorId, route, target, observed, length);
@@ -202,11 +213,11 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       if (res.destroyed) return;
       if (body === null) {
         const problem = new ProblemError(413, `A request that carries Mcp-Method or Mcp-Name is read whole before it is relayed, and this body is over ${checkedBodyLimit} bytes.`);
-        return sendProblem(res, problem, { connection: 'close' });
+        return sendMcpProblem(res, problem, { connection: 'close' }, unreadRpcRequest(req));
       }
       const { facts, mismatch } = checkRpcHeaders(body, mirrored);
       observed?.readWhole(body, facts);
-      if (mismatch) return sendProblem(res, mismatch);
+      if (mismatch) return sendMcpProblem(res, mismatch, {}, rpcRequestOf(body));
       start(req, res, connectorId, route, target, observed, body.length, body);
     }, () => undefined); // the caller went away: nothing to answer
   }
@@ -220,8 +231,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     req.headers = upstreamRequestHeaders(req.headers, target.host, bodyLength, route.token, route.gatewaySecret);
     (tracer ? (req as WithTrace)[TRACE] : undefined)?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
-      connectorId, route, target, req, res, logger, timeouts, auth, retryBodyLimit, dispatch, onUnauthorized, observer: observed ?? undefined, bodyLength, body,
-      elicitation,
+      connectorId, route, target, req, res, logger, timeouts: upstream.timeouts, auth: upstream.auth, retryBodyLimit, dispatch,
+      onUnauthorized, observer: observed ?? undefined, bodyLength, body, elicitation,
     });
     (req as WithExchange)[EXCHANGE] = exchange;
     observed?.relaying(res);
@@ -232,7 +243,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const { req, res, target } = exchange;
     server.web(req, res, {
       target: { protocol: target.protocol, hostname: target.hostname, host: target.hostname, port: String(target.port), path: target.path },
-      agent: agents.agentFor(target, exchange.currentRoute),
+      agent: upstream.agents.agentFor(target, exchange.currentRoute),
       selfHandleResponse: true,
       ignorePath: true,
       toProxy: true, // with ignorePath: skips http-proxy's url.parse of the caller's URL
@@ -243,11 +254,6 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }, onError);
   }
 
-  function onUnauthorized(connectorId: string, refreshing: boolean): void {
-    if (!refreshing) routes.invalidate?.(connectorId);
-    options.onUpstreamUnauthorized?.(connectorId);
-  }
-
   function asRegistryProblem(err: unknown, connectorId: string): ProblemError {
     if (err instanceof ProblemError) return err;
     logger.error({ err, connectorId }, 'route lookup failed');
@@ -256,10 +262,11 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   return {
     handle: tracer ? traced : handle,
+    upstream,
     invalidate: (connectorId) => routes.invalidate?.(connectorId),
     close() {
       server.close();
-      agents.destroy();
+      upstream.destroy();
     },
   };
 }

@@ -1,8 +1,106 @@
-// Writes an RFC 9457 answer, or cuts the connection when the upstream's answer already started
-// (a status line cannot be taken back; a truncated stream tells the client it failed).
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+// The service's own errors on the MCP paths. A JSON-RPC request gets a JSON-RPC error object with
+// its id (null when unknown), the HTTP status the tables list, and the RFC 9457 problem in
+// `error.data` (decisions.md, "MCP paths answer in JSON-RPC"); anything else (a GET stream, a
+// DELETE, a body that is not JSON) gets the problem itself. When a status line was already sent
+// the connection is cut instead (a status cannot be taken back; a truncated stream tells the
+// client it failed). The codes are documented in docs/mcp-errors.md.
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { PROBLEM_CONTENT_TYPE, ProblemError } from '../contract/problem';
 import type { Route } from './route';
+
+/**
+ * The JSON-RPC codes of errors the service produces itself. -32020 and -32042 are MCP's; -32010
+ * is settled in decisions.md; the others sit outside JSON-RPC's reserved range, as MCP 2026-07-28
+ * asks of application-defined codes.
+ */
+export const RPC_ERROR = {
+  headerMismatch: -32020,
+  urlElicitationRequired: -32042,
+  notConnected: -32010,
+  unauthenticated: -31001,
+  refused: -31002,
+  rateLimited: -31003,
+  upstreamUnreachable: -31004,
+  upstreamTimeout: -31005,
+  unavailable: -31006,
+  scopeRequired: -31007,
+  invalidRequest: -32600,
+  internal: -32603,
+} as const;
+
+/** The JSON-RPC request an error answers; `id` null when it is not known (or a notification). */
+export interface RpcRequest {
+  id: string | number | null;
+}
+
+const UNKNOWN_ID: RpcRequest = Object.freeze({ id: null });
+const BY_SLUG: Record<string, number> = {
+  'header-mismatch': RPC_ERROR.headerMismatch,
+  'not-connected': RPC_ERROR.notConnected,
+  'rate-limited': RPC_ERROR.rateLimited,
+  'insufficient-scope': RPC_ERROR.scopeRequired,
+};
+const BY_STATUS: Record<number, number> = {
+  400: RPC_ERROR.invalidRequest,
+  401: RPC_ERROR.unauthenticated,
+  403: RPC_ERROR.refused,
+  404: RPC_ERROR.refused,
+  413: RPC_ERROR.invalidRequest,
+  429: RPC_ERROR.refused,
+  502: RPC_ERROR.upstreamUnreachable,
+  503: RPC_ERROR.unavailable,
+  504: RPC_ERROR.upstreamTimeout,
+};
+
+export function rpcCodeOf(problem: ProblemError): number {
+  return BY_SLUG[problem.slug] ?? BY_STATUS[problem.status] ?? RPC_ERROR.internal;
+}
+
+/** What a read body says for an error's answer: a JSON-RPC message (its id), or null when it is not JSON. */
+export function rpcRequestOf(body: Buffer | null | undefined): RpcRequest | null {
+  if (!body) return null;
+  let message: unknown;
+  try {
+    message = JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+  return rpcRequestIn(message);
+}
+
+/** The same for a body already parsed (undefined: none). */
+export function rpcRequestIn(message: unknown): RpcRequest | null {
+  if (typeof message !== 'object' || message === null) return null;
+  if (Array.isArray(message)) return UNKNOWN_ID;
+  const id = (message as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? { id } : UNKNOWN_ID;
+}
+
+/**
+ * Before (or without) reading the body: a POST that says it carries JSON is answered as a JSON-RPC
+ * request whose id is unknown. An unauthenticated caller's body is never read for its id.
+ */
+export function unreadRpcRequest(req: IncomingMessage): RpcRequest | null {
+  return req.method === 'POST' && /json/i.test(req.headers['content-type'] ?? '') ? UNKNOWN_ID : null;
+}
+
+/** `problem` as a JSON-RPC error to `rpc`, or as problem details when `rpc` is null. */
+export function sendMcpProblem(res: ServerResponse, problem: ProblemError, headers: OutgoingHttpHeaders, rpc: RpcRequest | null): void {
+  if (rpc === null) return sendProblem(res, problem, headers);
+  if (res.headersSent) return void res.destroy();
+  if (res.destroyed) return;
+  const data: Record<string, unknown> = problem.toBody();
+  const retryAfter = Number(headers['retry-after']);
+  if (headers['retry-after'] !== undefined && Number.isFinite(retryAfter)) data.retry_after = retryAfter;
+  const body = JSON.stringify({ jsonrpc: '2.0', id: rpc.id, error: { code: rpcCodeOf(problem), message: problem.detail, data } });
+  res.writeHead(problem.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    ...headers,
+  });
+  res.end(body);
+}
 
 export function sendProblem(res: ServerResponse, problem: ProblemError, headers: OutgoingHttpHeaders = {}): void {
   if (res.headersSent) {

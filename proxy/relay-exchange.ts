@@ -16,13 +16,13 @@
 // A body too large to keep is not sent twice: the caller is asked to
 // send it again once the token is renewed. Responses are never buffered: whatever is relayed
 // is piped as it arrives.
-import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from '../platform/logger';
 import { BodyRecorder } from './body-recorder';
 import type { CallObserver } from './call-observer';
 import { clientResponseHeaders } from './forward-headers';
 import { ProblemError } from '../contract/problem';
-import { refusalProblem, sendProblem, stepUpProblem } from './problem-response';
+import { refusalProblem, rpcRequestOf, sendMcpProblem, stepUpProblem, unreadRpcRequest, type RpcRequest } from './problem-response';
 import { elicitationFacts, sendUrlElicitation, type ElicitingSessions } from './url-elicitation';
 import type { ConnectedRoute } from './route';
 import type { RefreshableRoute, UpstreamAuth } from './upstream-auth';
@@ -153,13 +153,13 @@ export class RelayExchange {
       return;
     }
     const status = proxyRes.statusCode ?? 502;
-    if (status === 401) return this.onUnauthorized(proxyRes);
-    if (status === 403) {
+    if (status === 401 || status === 403) {
       const challenge = proxyRes.headers['www-authenticate'];
-      const scope = this.route.token && this.o.auth.canStepUp(this.route) ? this.o.auth.stepUpScopes(challenge) : null;
-      if (scope) return this.stepUp(proxyRes, scope, challenge);
-      // No token, and the server wants one for this call: as good as a 401.
-      if (!this.route.token && this.o.auth.asksForScope(challenge)) return this.refuse(proxyRes, 403);
+      const verdict = this.o.auth.verdict(this.route, status, challenge, this.attempts === 1 && this.body !== undefined);
+      if (status === 401) this.o.onUnauthorized(this.o.connectorId, verdict.kind === 'refresh');
+      if (verdict.kind === 'refresh') return void this.refreshAndRetry(proxyRes, verdict.route, this.body!).catch((err: Error) => this.onError(err));
+      if (verdict.kind === 'step-up') return this.stepUp(proxyRes, verdict.scope, challenge);
+      if (verdict.kind === 'refuse') return this.refuse(proxyRes, verdict.status);
     }
     if (this.o.elicitation && proxyRes.headers['mcp-session-id']) this.noteSession(String(proxyRes.headers['mcp-session-id']));
     this.relay(proxyRes);
@@ -200,18 +200,19 @@ export class RelayExchange {
     const declared = facts?.declares || this.o.elicitation?.has(this.o.connectorId, this.o.req.headers['mcp-session-id']);
     if (url && facts && facts.id !== null && declared) return sendUrlElicitation(this.o.res, facts.id, url, message);
     const { problem, headers } = otherwise();
-    sendProblem(this.o.res, problem, headers);
+    void this.answerProblem(problem, headers);
   }
 
-  private onUnauthorized(refused: IncomingMessage): void {
-    const route = this.o.auth.canRefresh(this.route) ? this.route : null;
-    const body = this.attempts === 1 ? this.body : undefined; // one retry, never more
-    this.o.onUnauthorized(this.o.connectorId, route !== null && body !== undefined);
-    if (route && body) {
-      this.refreshAndRetry(refused, route, body).catch((err: Error) => this.onError(err));
-      return;
-    }
-    this.refuse(refused, 401);
+  /**
+   * The service's own answer: a JSON-RPC error to a JSON-RPC request (its id read from the body
+   * when a copy was kept), else problem details. The caller's headers were replaced by the
+   * upstream's, which keep its Content-Type.
+   */
+  private async answerProblem(problem: ProblemError, headers: OutgoingHttpHeaders = {}): Promise<void> {
+    const unread = unreadRpcRequest(this.o.req);
+    const bytes = unread && (this.o.body ?? (await this.body?.whole().catch(() => null)));
+    const rpc: RpcRequest | null = bytes ? rpcRequestOf(bytes) : unread;
+    sendMcpProblem(this.o.res, problem, headers, rpc);
   }
 
   /** Stops relaying the caller's body and drops the upstream's answer, keeping its socket when it can. */
@@ -264,7 +265,7 @@ export class RelayExchange {
     if (!this.o.req.readableEnded) this.o.req.resume(); // a body not kept drains to nowhere
     this.answered = true;
     const detail = "The connector's token was renewed while the request was under way; send it again.";
-    sendProblem(this.o.res, new ProblemError(503, detail, 'credentials-changed'), { 'retry-after': '0' });
+    void this.answerProblem(new ProblemError(503, detail, 'credentials-changed'), { 'retry-after': '0' });
   }
 
   private send(body: Buffer | undefined): void {
@@ -303,7 +304,7 @@ export class RelayExchange {
     this.answered = true;
     const problem = problemForUpstreamError(err);
     this.log('warn', err, 'upstream request failed', problem.status);
-    sendProblem(this.o.res, problem);
+    void this.answerProblem(problem);
   }
 
   private onHeadersTimeout(): void {

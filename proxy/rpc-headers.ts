@@ -10,11 +10,17 @@
 // is read whole (bounded) before it is relayed; requests without them (the 2025 era) are streamed
 // as before, and what the audit records of them is read from the body's prefix (rpc-prefix.ts).
 //
+// What each method names (Mcp-Name): params.name for tools/call and prompts/get, params.uri for
+// resources/read, and, for the Tasks extension (io.modelcontextprotocol/tasks, SEP-2663),
+// params.taskId for tasks/get, tasks/update and tasks/cancel. A disagreement answers 400 with
+// JSON-RPC error -32020 (problem-response.ts).
+//
 // Choices the specification leaves open:
 // - Batches (a JSON array) carry no Mcp-Method in 2026-07-28 (it has no batches); a batch that
 //   comes with either header is refused, one without is relayed as in the 2025 era.
-// - Mcp-Name is compared with params.name for tools/call and prompts/get, params.uri for
-//   resources/read; on any other method an Mcp-Name is refused (no body value can match it).
+// - A method of the core protocol that names nothing refuses an Mcp-Name (no body value can
+//   match it). A method the service does not know (an extension's) is relayed with whatever
+//   Mcp-Name it carries: what it names is for the server that knows the method to check.
 //   A missing header is not refused: the upstream, which knows its revision, judges that.
 // - Mcp-Param-* headers are relayed unchanged and not compared (their mapping comes from each
 //   tool's input schema, which the proxy does not hold).
@@ -29,8 +35,17 @@ export interface RpcHeaders {
   name: string | null;
 }
 
-/** Where a method's name lives in its params (SEP-2243's Mcp-Name). */
-const NAME_FIELD: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+/** Where a method's name lives in its params (SEP-2243's Mcp-Name; SEP-2663 for tasks). */
+export const NAME_FIELD: ReadonlyMap<string, 'name' | 'uri' | 'taskId'> = new Map([
+  ['tools/call', 'name'], ['prompts/get', 'name'], ['resources/read', 'uri'],
+  ['tasks/get', 'taskId'], ['tasks/update', 'taskId'], ['tasks/cancel', 'taskId'],
+]);
+
+/** Methods of the core protocol (both revisions) that name nothing an Mcp-Name could carry. */
+const UNNAMED = new Set([
+  'initialize', 'ping', 'server/discover', 'subscriptions/listen', 'tools/list', 'prompts/list', 'resources/list',
+  'resources/templates/list', 'resources/subscribe', 'resources/unsubscribe', 'logging/setLevel', 'completion/complete', 'tasks/list',
+]);
 const BASE64_VALUE = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
 /** The mirrored headers of a POST that has either; null when it has neither (nothing to check). */
@@ -41,10 +56,10 @@ export function rpcHeadersOf(req: IncomingMessage): RpcHeaders | null {
   return { method: method ?? null, name: name ?? null };
 }
 
+/** Answered as JSON-RPC error -32020 (HeaderMismatch) to a JSON-RPC request (problem-response.ts). */
 export class HeaderMismatch extends ProblemError {
   constructor(detail: string) {
-    // -32020 is the JSON-RPC code 2026-07-28 gives this refusal; kept beside the problem for MCP clients.
-    super(400, detail, 'header-mismatch', undefined, { mcp_error_code: -32020 });
+    super(400, detail, 'header-mismatch');
   }
 }
 
@@ -72,7 +87,8 @@ export function checkRpcHeaders(body: Buffer, headers: RpcHeaders): CheckedBody 
   if (typeof message !== 'object' || message === null) return { facts: UNREADABLE, mismatch: new HeaderMismatch('The body is not a JSON-RPC message.') };
   const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
   const args = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
-  const name = args.name ?? args.uri;
+  const field = typeof method === 'string' ? NAME_FIELD.get(method) : undefined;
+  const name = field === undefined ? args.name ?? args.uri : args[field];
   const facts: RequestFacts = {
     body: 'message',
     method: typeof method === 'string' ? method.slice(0, MAX_METHOD_LENGTH) : null,
@@ -87,7 +103,9 @@ function mismatchOf(headers: RpcHeaders, method: unknown, args: Record<string, u
     return new HeaderMismatch('The Mcp-Method header does not match the method in the body.');
   }
   if (headers.name === null) return undefined;
-  const field = typeof method === 'string' ? NAME_FIELD[method] : undefined;
+  if (typeof method !== 'string') return new HeaderMismatch('The request carries Mcp-Name, and its body names no method.');
+  const field = NAME_FIELD.get(method);
+  if (field === undefined && !UNNAMED.has(method) && !method.startsWith('notifications/')) return undefined; // not ours to judge
   const named = field === undefined ? undefined : args[field];
   const decoded = decodeHeaderValue(headers.name);
   if (decoded === null) return new HeaderMismatch('The Mcp-Name header is not validly encoded.');

@@ -35,6 +35,18 @@ export interface UpstreamAuthOptions {
 /** A connected route with a token the registry can be asked about. */
 export type RefreshableRoute = ConnectedRoute & { token: string; sealedToken: string };
 
+/** What to do with an upstream's answer before anything of it reaches the caller. */
+export type Verdict =
+  | { kind: 'relay' }
+  /** A 401 a refresh may cure: the request goes again, once, with the new token. */
+  | { kind: 'refresh'; route: RefreshableRoute }
+  /** A refusal no refresh mends: reported to the registry, answered with what it says. */
+  | { kind: 'refuse'; status: 401 | 403 }
+  /** A 403 asking the token for more scope: the registry offers a step-up authorization. */
+  | { kind: 'step-up'; scope: string };
+
+const RELAY: Verdict = Object.freeze({ kind: 'relay' });
+
 interface Outcome {
   route: Promise<Route | StepUpAnswer | null>;
   settledAt?: number;
@@ -50,6 +62,20 @@ export class UpstreamAuth {
     this.timeoutMs = options.refreshTimeoutMs ?? 15_000;
     this.memoryMs = options.memoryMs ?? 10_000;
     this.maxEntries = options.maxEntries ?? 10_000;
+  }
+
+  /**
+   * The verdict on an upstream status for a request that carried `route` (the relay and the
+   * toolsets' members alike); `mayRetry`: a second attempt is still possible (the first attempt,
+   * with its body at hand).
+   */
+  verdict(route: ConnectedRoute, status: number, wwwAuthenticate: string | undefined, mayRetry: boolean): Verdict {
+    if (status === 401) return mayRetry && this.canRefresh(route) ? { kind: 'refresh', route } : { kind: 'refuse', status: 401 };
+    if (status !== 403) return RELAY;
+    const scope = route.token && this.canStepUp(route) ? this.stepUpScopes(wwwAuthenticate) : null;
+    if (scope) return { kind: 'step-up', scope };
+    // No token, and the server wants one for this call: as good as a 401.
+    return !route.token && this.asksForScope(wwwAuthenticate) ? { kind: 'refuse', status: 403 } : RELAY;
   }
 
   /** Whether a 401 to this route can be answered by a refresh (and so a retry is worth preparing). */

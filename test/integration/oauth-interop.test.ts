@@ -8,6 +8,7 @@ import { ADMIN_SCOPE, startWildMcpServer, type WildMcpOptions, type WildMcpServe
 import type { TokenAuthMethod } from '../fixtures/wild/wild-authorization-server';
 import { callTool, deliverCallback, localMcpUrl, recordWhen, startFlow, openConsentPage } from '../helpers/oauth-service';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
+import { mcpErrorOf } from '../proxy/mcp-answers';
 
 let stack: TestStack;
 const servers: WildMcpServer[] = [];
@@ -194,7 +195,7 @@ test('401 only after initialize: auth_required with a fresh URL (the challenge\'
   });
   t.is(refused.status, 409);
   t.is(refused.headers.get('www-authenticate'), null, "the upstream's challenge never reaches the MCP client");
-  const problem = (await refused.json()) as { connector_state: string; authorization_url: string };
+  const { problem } = await mcpErrorOf(refused);
   t.is(problem.connector_state, 'auth_required');
   const record = await recordWhen(stack.api, id, (r) => r.state === 'auth_required', 10_000, 'auth_required');
   t.is(problem.authorization_url, record.auth_request.authorization_endpoint);

@@ -11,6 +11,7 @@ import { connectorWorkflowId } from '../../workflows/messages';
 import { createConsentAgent, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { CALLBACK_PATH, deliverCallback, openConsentPage } from '../helpers/oauth-service';
+import { mcpErrorOf } from '../proxy/mcp-answers';
 
 const test = anyTest.serial as TestFn;
 
@@ -97,7 +98,7 @@ test('a token the server refuses is refreshed by the proxy and the call retried;
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
   });
   t.is(answer.status, 409, 'the proxy no longer relays for a connector waiting for authorization');
-  t.like(await answer.json(), { connector_state: 'auth_required', authorization_url: waiting.auth_request.authorization_endpoint });
+  t.like((await mcpErrorOf(answer)).problem, { connector_state: 'auth_required', authorization_url: waiting.auth_request.authorization_endpoint });
 });
 
 test('a freshly refreshed token refused too: the user is asked to authorize again, the audit says why', async (t) => {

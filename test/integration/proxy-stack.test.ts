@@ -7,6 +7,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startRecordingMcpServer, type RecordingMcpServer } from '../fixtures/recording-mcp-server';
 import { startEverythingServer, type EverythingServer } from '../fixtures/everything-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
+import { mcpErrorOf } from '../proxy/mcp-answers';
+import { RPC_ERROR } from '../../proxy/problem-response';
 
 const TOKEN = 'proxy-stack-token-c0ffee';
 let stack: TestStack;
@@ -83,12 +85,14 @@ test('404 for an unknown connector, 409 when not connected, and after a disconne
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
   const unknown = await fetch(`${stack.baseUrl}/api/v1/connectors/00000000-0000-4000-8000-000000000000/mcp`, { method: 'POST', headers, body });
   t.is(unknown.status, 404);
-  t.is(unknown.headers.get('content-type'), 'application/problem+json');
+  t.like((await mcpErrorOf(unknown)).rpc, { id: 1, code: RPC_ERROR.refused }, 'a JSON-RPC error with the request\'s id');
 
   const { body: fresh } = await stack.api('POST', '/api/v1/connectors', { url: recording.url });
   const notConnected = await fetch(fresh.mcp_url, { method: 'POST', headers, body });
   t.is(notConnected.status, 409);
-  t.regex(((await notConnected.json()) as { detail: string }).detail, /created/);
+  const notConnectedError = await mcpErrorOf(notConnected);
+  t.like(notConnectedError.rpc, { id: 1, code: RPC_ERROR.notConnected }, 'not mistaken for a legacy SSE server: a JSON-RPC error');
+  t.regex(notConnectedError.problem.detail ?? '', /created/);
 
   // The proxy has the route cached (a request just went through); the API in the same process
   // tells it of the change before it answers, so the very next request is refused.
@@ -99,7 +103,7 @@ test('404 for an unknown connector, 409 when not connected, and after a disconne
   t.is((await stack.api('POST', `/api/v1/connectors/${c.id}/disconnect`)).status, 200);
   const afterDisconnect = await fetch(c.mcp_url, { method: 'POST', headers, body });
   t.is(afterDisconnect.status, 409);
-  t.is(((await afterDisconnect.json()) as { connector_state: string }).connector_state, 'disconnected');
+  t.is((await mcpErrorOf(afterDisconnect)).problem.connector_state, 'disconnected');
 
   const d = await connected(recording.url, TOKEN);
   const other = new Client({ name: 'proxy-stack', version: '1.0.0' });

@@ -14,6 +14,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { createConsentAgent, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 import { CALLBACK_PATH, deliverCallback, localMcpUrl, openConsentPage, recordWhen } from '../helpers/oauth-service';
+import { mcpErrorOf } from '../proxy/mcp-answers';
 
 const test = anyTest.serial as TestFn;
 
@@ -162,7 +163,7 @@ test('a revoked grant met mid-session by SDK v1: auth_required with a fresh URL,
   // Meanwhile a request of a client that declared nothing: 409, with the URL.
   const plain = await rawCall(mcpUrl, 'whoami');
   t.is(plain.status, 409);
-  t.like(await plain.json(), { connector_state: 'auth_required', authorization_url: url });
+  t.like((await mcpErrorOf(plain)).problem, { connector_state: 'auth_required', authorization_url: url });
 
   const { record: again } = await authorize(id, url!);
   t.is(again.state, 'connected');

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import test from 'ava';
 import type { Route, RouteSource } from '../../proxy/route';
 import { startProxy } from './proxy-harness';
+import { mcpErrorOf } from './mcp-answers';
+import { RPC_ERROR } from '../../proxy/problem-response';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -37,7 +39,9 @@ test('past its share of the pool a connector gets 429; another on the same origi
   while (seen < 2) await pause(20);
   const third = await post(A);
   t.is(third.status, 429);
-  t.is((await third.json() as { type: string }).type, 'https://connector-registry.dev/problems/connector-busy');
+  const busy = await mcpErrorOf(third);
+  t.is(busy.problem.type, 'https://connector-registry.dev/problems/connector-busy');
+  t.is(busy.rpc?.code, RPC_ERROR.refused);
   void post(B, controller.signal).catch(() => undefined);
   while (seen < 3) await pause(20);
   t.is(seen, 3, "another connector's request reached the same origin");

@@ -1,10 +1,14 @@
-// Every way the proxy refuses or fails to relay is an RFC 9457 problem with the right status.
+// Every way the proxy refuses or fails to relay answers with the right status: to a JSON-RPC
+// request, a JSON-RPC error with the request's id, its documented code and the RFC 9457 problem in
+// its data; to anything else (a GET stream, a body that is not JSON), the problem itself.
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { PROBLEM_CONTENT_TYPE } from '../../contract/problem';
+import { RPC_ERROR } from '../../proxy/problem-response';
 import { staticRoutes } from '../../proxy/static-routes';
+import { mcpErrorOf } from './mcp-answers';
 import { connectClient, startProxy, type ProxyHarness } from './proxy-harness';
 
 interface Context {
@@ -48,23 +52,31 @@ test.after.always(async (t) => {
 const mcpPost = (url: string, method = 'POST') => fetch(url, {
   method,
   headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-  body: method === 'POST' || method === 'PUT' ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) : undefined,
+  body: method === 'POST' || method === 'PUT' ? JSON.stringify({ jsonrpc: '2.0', id: 'req-7', method: 'ping' }) : undefined,
 });
 
+/** The problem, and the JSON-RPC error it came in (every POST here is a JSON-RPC request with id 'req-7'). */
 async function problemOf(response: Response) {
-  return {
-    status: response.status,
-    contentType: response.headers.get('content-type'),
-    body: (await response.json()) as { status: number; type: string; title: string; detail?: string; state?: string },
-  };
+  const { status, contentType, rpc, problem } = await mcpErrorOf(response);
+  return { status, contentType, rpc, body: problem };
 }
 
-test('an unknown connector is 404', async (t) => {
-  const { status, contentType, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('nope')));
+test('an unknown connector is 404, a JSON-RPC error with the request\'s id', async (t) => {
+  const { status, contentType, rpc, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('nope')));
   t.is(status, 404);
-  t.is(contentType, PROBLEM_CONTENT_TYPE);
+  t.is(contentType, 'application/json');
+  t.deepEqual(rpc, { id: 'req-7', code: RPC_ERROR.refused, message: 'No connector has this id.' });
   t.is(body.status, 404);
   t.is(body.title, 'Not Found');
+});
+
+test('requests that are not JSON-RPC keep problem details: a body that is not JSON, a DELETE', async (t) => {
+  const notJson = await fetch(t.context.proxy.mcpUrl('nope'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'not json' });
+  t.is(notJson.status, 404);
+  t.is(notJson.headers.get('content-type'), PROBLEM_CONTENT_TYPE);
+  const deleted = await fetch(t.context.proxy.mcpUrl('pending'), { method: 'DELETE' });
+  t.is(deleted.status, 409);
+  t.is(deleted.headers.get('content-type'), PROBLEM_CONTENT_TYPE);
 });
 
 test('an MCP client through the proxy sees the 404 as an HTTP error', async (t) => {
@@ -73,23 +85,25 @@ test('an MCP client through the proxy sees the 404 as an HTTP error', async (t) 
   t.is((error as StreamableHTTPError).code, 404);
 });
 
-test('a connector that is not connected is 409, naming its state', async (t) => {
-  const { status, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('pending')));
+test('a connector that is not connected is 409 and -32010, naming its state', async (t) => {
+  const { status, rpc, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('pending')));
   t.is(status, 409);
+  t.like(rpc, { id: 'req-7', code: -32010 });
   t.is(body.state, 'auth_required');
   t.regex(body.detail ?? '', /auth_required/);
 });
 
-test('a refused connection is 502', async (t) => {
-  const { status, contentType, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('refused')));
+test('a refused connection is 502, upstream unreachable', async (t) => {
+  const { status, rpc, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('refused')));
   t.is(status, 502);
-  t.is(contentType, PROBLEM_CONTENT_TYPE);
+  t.like(rpc, { id: 'req-7', code: RPC_ERROR.upstreamUnreachable });
   t.regex(body.detail ?? '', /refused/);
 });
 
 test('an upstream that never answers is 504 after the headers timeout', async (t) => {
-  const { status, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('silent')));
+  const { status, rpc, body } = await problemOf(await mcpPost(t.context.proxy.mcpUrl('silent')));
   t.is(status, 504);
+  t.like(rpc, { id: 'req-7', code: RPC_ERROR.upstreamTimeout });
   t.is(body.title, 'Gateway Timeout');
 });
 
@@ -100,8 +114,9 @@ test('a GET stream that never starts is 504 too', async (t) => {
 });
 
 test('an IP literal refused by the address policy is 502, and nothing is sent', async (t) => {
-  const { status, body } = await problemOf(await mcpPost(t.context.guarded.mcpUrl('literal')));
+  const { status, rpc, body } = await problemOf(await mcpPost(t.context.guarded.mcpUrl('literal')));
   t.is(status, 502);
+  t.like(rpc, { id: 'req-7', code: RPC_ERROR.upstreamUnreachable });
   t.regex(body.detail ?? '', /address policy/);
   t.is(t.context.forbidden.connections, 0);
 });
@@ -133,7 +148,9 @@ test('a route source that fails is 503 with Retry-After', async (t) => {
   const response = await mcpPost(proxy.mcpUrl('any'));
   t.is(response.status, 503);
   t.is(response.headers.get('retry-after'), '1');
-  t.is(response.headers.get('content-type'), PROBLEM_CONTENT_TYPE);
+  const { rpc, body } = await problemOf(response);
+  t.like(rpc, { id: 'req-7', code: RPC_ERROR.unavailable });
+  t.is(body.retry_after, 1);
 });
 
 async function listenSilently(): Promise<http.Server> {

@@ -5,6 +5,7 @@ import test from 'ava';
 import { staticRoutes } from '../../proxy/static-routes';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 import { connectClient, startProxy } from './proxy-harness';
+import { mcpErrorOf } from './mcp-answers';
 
 test('with private networks blocked, a managed loopback target serves tools and an unmanaged one is refused unsent', async (t) => {
   const upstream = await startTokenMcpServer({ token: 'workload-token' });
@@ -29,6 +30,6 @@ test('with private networks blocked, a managed loopback target serves tools and 
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
   });
   t.is(refused.status, 502);
-  t.regex(((await refused.json()) as { detail: string }).detail, /address policy/);
+  t.regex((await mcpErrorOf(refused)).problem.detail ?? '', /address policy/);
   t.is(upstream.seenAuthorization.length, seen, 'nothing reached the server');
 });

@@ -1,5 +1,5 @@
 // The per-owner request rate limit on the MCP path, through the real proxy with API keys: an
-// owner past its burst gets 429 problem details with Retry-After and the IETF RateLimit fields
+// owner past its burst gets 429 (a JSON-RPC error whose data is the problem) with Retry-After and the IETF RateLimit fields
 // before anything goes upstream; another owner is not affected. (A rate of one request per
 // 100 s, so that no refill can happen while the test runs, however slow the machine.)
 import test from 'ava';
@@ -10,6 +10,8 @@ import { CallerGate } from '../../proxy/caller-gate';
 import { staticRoutes } from '../../proxy/static-routes';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 import { startProxy } from './proxy-harness';
+import { mcpErrorIn } from './mcp-answers';
+import { RPC_ERROR } from '../../proxy/problem-response';
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 
@@ -42,8 +44,10 @@ test('past its burst an owner gets 429 with Retry-After, RateLimit-Policy and Ra
   const seen = upstream.seenAuthorization.length;
   const refused = await post('ca', 'key-a-rate');
   t.is(refused.status, 429);
-  t.is(refused.headers.get('content-type'), 'application/problem+json');
-  t.is(JSON.parse(refused.text).type, 'https://connector-registry.dev/problems/rate-limited');
+  const { rpc, problem } = mcpErrorIn(refused.status, refused.headers.get('content-type'), refused.text);
+  t.is(rpc?.code, RPC_ERROR.rateLimited);
+  t.is(problem.type, 'https://connector-registry.dev/problems/rate-limited');
+  t.is(problem.retry_after, Number(refused.headers.get('retry-after')));
   t.true(Number(refused.headers.get('retry-after')) >= 1);
   t.is(refused.headers.get('ratelimit-policy'), '"owner";q=3;w=300');
   t.regex(refused.headers.get('ratelimit') ?? '', /^"owner";r=0;t=\d+$/);

@@ -9,6 +9,7 @@ import anyTest, { type TestFn } from 'ava';
 import { RouteCache } from '../../proxy/route-cache';
 import { refreshingSource } from './auth-upstream';
 import { startProxy, type ProxyHarness } from './proxy-harness';
+import { mcpErrorOf } from './mcp-answers';
 
 const AUTHORIZE_URL = 'https://connector.test/api/v1/connectors/oauth/authorize?again';
 
@@ -96,7 +97,7 @@ test('a 2025 session whose initialize declared URL elicitation gets -32042 with 
   t.is(answer.error.data.elicitations[0]!.url, AUTHORIZE_URL);
 });
 
-test('a 2025 session without URL elicitation gets 409 problem details whose authorization_url holds the URL', async (t) => {
+test('a 2025 session without URL elicitation gets 409, -32010 whose data.authorization_url holds the URL', async (t) => {
   const { upstream, proxy } = t.context;
   const opened = await post(proxy, initialize({ elicitation: { form: {} } }));
   const sessionId = opened.headers.get('mcp-session-id')!;
@@ -105,7 +106,8 @@ test('a 2025 session without URL elicitation gets 409 problem details whose auth
   const response = await post(proxy, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, sessionId);
   t.is(response.status, 409);
   t.is(response.headers.get('www-authenticate'), null);
-  const problem = (await response.json()) as { connector_state: string; authorization_url: string; detail: string };
+  const { rpc, problem } = await mcpErrorOf(response);
+  t.like(rpc, { id: 1, code: -32010 });
   t.is(problem.connector_state, 'auth_required');
   t.is(problem.authorization_url, AUTHORIZE_URL);
   t.regex(problem.detail, /authorization_url/);

@@ -6,12 +6,13 @@ import test, { type ExecutionContext } from 'ava';
 import type { CallEntry } from '../../contract/call-record';
 import { decodeHeaderValue } from '../../proxy/rpc-headers';
 import { eventually } from '../helpers/test-stack';
+import { mcpErrorIn, type McpError } from './mcp-answers';
 import { OWNER_A, labelOf, startTenantProxy, type TenantProxy } from './tenant-proxy';
 
 interface Setup {
   s: TenantProxy;
   recorded: CallEntry[];
-  post(label: string, body: string, headers?: Record<string, string>): Promise<{ status: number; problem: { type?: string; mcp_error_code?: number } }>;
+  post(label: string, body: string, headers?: Record<string, string>): Promise<{ status: number; error: McpError | null }>;
   arrived(label: string): number;
 }
 
@@ -29,7 +30,7 @@ async function setup(t: ExecutionContext, limit?: number): Promise<Setup> {
         body,
       });
       const text = await res.text();
-      return { status: res.status, problem: res.status === 200 ? {} : (JSON.parse(text) as { type?: string }) };
+      return { status: res.status, error: res.status === 200 ? null : mcpErrorIn(res.status, res.headers.get('content-type'), text) };
     },
     arrived: (label) => s.upstream.requests.filter((r) => labelOf(r.target) === label).length,
   };
@@ -70,14 +71,33 @@ test('a header that disagrees with the body answers 400 and nothing goes upstrea
   for (const [label, body, headers] of cases) {
     const answer = await post(label, body, headers);
     t.is(answer.status, 400, label);
-    t.is(answer.problem.type, 'https://connector-registry.dev/problems/header-mismatch', label);
-    t.is(answer.problem.mcp_error_code, -32020, label);
+    t.is(answer.error?.problem.type, 'https://connector-registry.dev/problems/header-mismatch', label);
+    // A JSON-RPC request gets -32020 with its id; a body that is not JSON gets the problem alone.
+    if (label === 'not-json') t.is(answer.error?.rpc, null, label);
+    else t.like(answer.error?.rpc, { code: -32020, id: label === 'batch' ? null : JSON.parse(body).id }, label);
     t.is(arrived(label), 0, `${label}: nothing upstream`);
   }
   await eventually(async () => (recorded.length === cases.length ? true : undefined), 10_000, 'every call recorded');
   t.like(recorded[0], { rpcMethod: 'tools/call', rpcName: 'delete_everything', status: 400 });
   t.like(recorded[5], { rpcMethod: 'tools/call', rpcName: 'delete_everything', status: 400 }, 'the last of repeated keys');
   t.like(recorded[6], { body: 'batch', rpcMethod: null });
+});
+
+test('tasks/get, tasks/update and tasks/cancel: Mcp-Name carries the task id; a method the service does not know is relayed', async (t) => {
+  const { post, arrived } = await setup(t);
+  const task = (method: string, taskId: string) => JSON.stringify({ jsonrpc: '2.0', id: 9, method, params: { taskId } });
+  for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
+    t.is((await post(`${method}-agree`, task(method, 'task-786512e2'), { 'mcp-method': method, 'mcp-name': 'task-786512e2' })).status, 200, method);
+    t.is(arrived(`${method}-agree`), 1, method);
+    const other = await post(`${method}-other`, task(method, 'task-786512e2'), { 'mcp-method': method, 'mcp-name': 'task-someone-else' });
+    t.like(other.error?.rpc, { id: 9, code: -32020 }, method);
+    t.is(arrived(`${method}-other`), 0, method);
+  }
+  const unknown = JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'com.example/reindex', params: { collection: 'docs' } });
+  t.is((await post('unknown-method', unknown, { 'mcp-method': 'com.example/reindex', 'mcp-name': 'docs' })).status, 200);
+  t.is(arrived('unknown-method'), 1, 'relayed: what it names is for the server that knows the method');
+  const lying = await post('unknown-method-other', unknown, { 'mcp-method': 'com.example/other' });
+  t.is(lying.status, 400, 'Mcp-Method is still compared');
 });
 
 test('a name that is not plain ASCII is compared once decoded from its base64 form', async (t) => {

@@ -2,11 +2,13 @@
 // proxy never relays it (its challenge names the service's authorization server); it asks the
 // registry for a step-up authorization once per token and scope set, however often the caller
 // asks, and answers with the URL on offer: JSON-RPC -32042 to a client that declared URL-mode
-// elicitation (2026-07-28 `_meta`, or a 2025 session's initialize), else 403 problem details.
+// elicitation (2026-07-28 `_meta`, or a 2025 session's initialize), else 403 and a JSON-RPC error whose data is the problem.
 import anyTest, { type TestFn } from 'ava';
 import { RouteCache } from '../../proxy/route-cache';
 import { refreshingSource, startAuthUpstream, type AuthUpstream, type RefreshingSource } from './auth-upstream';
 import { startProxy, type ProxyHarness } from './proxy-harness';
+import { mcpErrorOf } from './mcp-answers';
+import { RPC_ERROR } from '../../proxy/problem-response';
 
 const test = anyTest.serial as TestFn<{ upstream: AuthUpstream; source: RefreshingSource; proxy: ProxyHarness }>;
 
@@ -33,15 +35,15 @@ const call = (proxy: ProxyHarness, meta?: Record<string, unknown>, headers: Reco
   body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'admin-echo', arguments: { text: 'x' }, ...(meta ? { _meta: meta } : {}) } }),
 });
 
-test('a client without URL elicitation gets 403 problem details with the step-up URL; one report per scope set', async (t) => {
+test('a client without URL elicitation gets 403, a JSON-RPC error with the step-up URL in its data; one report per scope set', async (t) => {
   const { upstream, source, proxy } = t.context;
   upstream.judge = () => ({ status: 403, challenge: ADMIN_CHALLENGE });
   for (let i = 0; i < 5; i++) {
     const response = await call(proxy);
     t.is(response.status, 403);
     t.is(response.headers.get('www-authenticate'), null, 'the upstream challenge is never relayed');
-    t.is(response.headers.get('content-type'), 'application/problem+json');
-    const problem = (await response.json()) as { authorization_url: string; scope: string; detail: string };
+    const { rpc, problem } = await mcpErrorOf(response);
+    t.is(rpc?.code, RPC_ERROR.scopeRequired);
     t.is(problem.authorization_url, STEP_UP_URL);
     t.is(problem.scope, 'mcp:admin mcp:read');
     t.regex(problem.detail, /stays connected/);
@@ -92,7 +94,7 @@ test('when no step-up can be offered, the 403 problem says why and carries no UR
   upstream.judge = () => ({ status: 403, challenge: ADMIN_CHALLENGE });
   const response = await call(proxy, { [CAPABILITIES]: { elicitation: { url: {} } } });
   t.is(response.status, 403);
-  const problem = (await response.json()) as { authorization_url?: string; detail: string };
+  const { problem } = await mcpErrorOf(response);
   t.is(problem.authorization_url, undefined);
   t.regex(problem.detail, /authorization server is unavailable/);
 });

@@ -10,6 +10,7 @@ import type { RouteSource } from '../../proxy/route';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 import { postInParts, refreshingSource, startAuthUpstream, type AuthUpstream } from './auth-upstream';
 import { connectClient, startProxy, type ProxyHarness } from './proxy-harness';
+import { mcpErrorOf } from './mcp-answers';
 
 async function setup(t: { teardown(fn: () => Promise<void>): void }, source: (upstream: AuthUpstream) => RouteSource, options = {}) {
   const upstream = await startAuthUpstream();
@@ -77,8 +78,8 @@ test('concurrent 401s share one refresh, and each request is retried once with i
 async function expectRefusalAnswer(t: ExecutionContext, response: Response) {
   t.is(response.status, 409);
   t.is(response.headers.get('www-authenticate'), null, "the upstream's challenge is never relayed");
-  t.is(response.headers.get('content-type'), 'application/problem+json');
-  const problem = (await response.json()) as { connector_state: string; detail: string };
+  const { rpc, problem } = await mcpErrorOf(response);
+  t.is(rpc?.code, -32010);
   t.is(problem.connector_state, 'disconnected');
   t.regex(problem.detail, /asks for authorization \(HTTP 401\)/);
 }
@@ -128,7 +129,7 @@ test('a body over the retry limit is not sent twice: the caller is asked to rese
   t.is(large.status, 503);
   t.is(large.headers.get('retry-after'), '0');
   t.is(large.headers.get('www-authenticate'), null);
-  t.regex(((await large.json()) as { detail: string }).detail, /renewed/);
+  t.regex((await mcpErrorOf(large)).problem.detail ?? '', /renewed/);
   const small = await post(proxy.mcpUrl('conn'), 'small');
   t.is(small.status, 200);
   t.is(await small.text(), 'small');
@@ -177,6 +178,6 @@ test('a 401 where no registry can be told (a static route table) is a 502 of the
   const response = await post(proxy.mcpUrl('conn'), '{}');
   t.is(response.status, 502);
   t.is(response.headers.get('www-authenticate'), null);
-  t.regex(((await response.json()) as { detail: string }).detail, /refused the request \(HTTP 401\)/);
+  t.regex((await mcpErrorOf(response)).problem.detail ?? '', /refused the request \(HTTP 401\)/);
   t.is(upstream.seen.length, 1);
 });
