@@ -31,7 +31,8 @@ import { queryOf } from './mcp-path';
 import { notConnectedProblem, sendProblem } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { ConnectedRoute, Route, RouteSource } from './route';
-import { checkRpcHeaders, readBody, rpcHeadersOf } from './rpc-headers';
+import { HEADER_MISMATCH_CODE, checkRpcHeaders, readBody, rpcHeadersOf } from './rpc-headers';
+import { sendRpcError } from './rpc-error';
 import { mcpSeriesOf, type McpMetrics } from './mcp-metrics';
 import { McpTrace } from './mcp-trace';
 import { CallObserver } from './call-observer';
@@ -206,7 +207,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       }
       const { facts, mismatch } = checkRpcHeaders(body, mirrored);
       observed?.readWhole(body, facts);
-      if (mismatch) return sendProblem(res, mismatch);
+      if (mismatch) return sendRpcError(res, facts.id, HEADER_MISMATCH_CODE, mismatch);
       start(req, res, connectorId, route, target, observed, body.length, body);
     }, () => undefined); // the caller went away: nothing to answer
   }

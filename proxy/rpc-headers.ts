@@ -13,9 +13,12 @@
 // Choices the specification leaves open:
 // - Batches (a JSON array) carry no Mcp-Method in 2026-07-28 (it has no batches); a batch that
 //   comes with either header is refused, one without is relayed as in the 2025 era.
-// - Mcp-Name is compared with params.name for tools/call and prompts/get, params.uri for
-//   resources/read; on any other method an Mcp-Name is refused (no body value can match it).
-//   A missing header is not refused: the upstream, which knows its revision, judges that.
+// - Mcp-Name is compared with what each method names: params.name for tools/call and prompts/get,
+//   params.uri for resources/read, params.taskId for tasks/get, tasks/update and tasks/cancel (the
+//   Tasks extension, SEP-2663, routes them by task id). On another method of the revisions the
+//   service speaks an Mcp-Name is refused (no body value can match it); a method it does not know
+//   (an extension's) is relayed with its headers unchecked, for the upstream to judge. A missing
+//   header is not refused: the upstream, which knows its revision, judges that.
 // - Mcp-Param-* headers are relayed unchanged and not compared (their mapping comes from each
 //   tool's input schema, which the proxy does not hold).
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
@@ -29,8 +32,20 @@ export interface RpcHeaders {
   name: string | null;
 }
 
-/** Where a method's name lives in its params (SEP-2243's Mcp-Name). */
-const NAME_FIELD: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+type NameField = 'name' | 'uri' | 'taskId';
+
+/** Where a method's name lives in its params (SEP-2243's Mcp-Name; SEP-2663 for tasks/*). */
+const NAME_FIELD: Readonly<Record<string, NameField>> = {
+  'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri',
+  'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId',
+};
+
+/** The methods of 2025-11-25 and 2026-07-28 that name nothing: an Mcp-Name on one of them is refused. */
+const UNNAMED_METHODS: ReadonlySet<string> = new Set([
+  'initialize', 'ping', 'server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list',
+  'resources/subscribe', 'resources/unsubscribe', 'subscriptions/listen', 'logging/setLevel', 'completion/complete',
+  'notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed',
+]);
 const BASE64_VALUE = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 
 /** The mirrored headers of a POST that has either; null when it has neither (nothing to check). */
@@ -41,10 +56,12 @@ export function rpcHeadersOf(req: IncomingMessage): RpcHeaders | null {
   return { method: method ?? null, name: name ?? null };
 }
 
+/** The JSON-RPC code 2026-07-28 gives a header that disagrees with the body (SEP-2243). */
+export const HEADER_MISMATCH_CODE = -32020;
+
 export class HeaderMismatch extends ProblemError {
   constructor(detail: string) {
-    // -32020 is the JSON-RPC code 2026-07-28 gives this refusal; kept beside the problem for MCP clients.
-    super(400, detail, 'header-mismatch', undefined, { mcp_error_code: -32020 });
+    super(400, detail, 'header-mismatch', undefined, { mcp_error_code: HEADER_MISMATCH_CODE });
   }
 }
 
@@ -72,7 +89,7 @@ export function checkRpcHeaders(body: Buffer, headers: RpcHeaders): CheckedBody 
   if (typeof message !== 'object' || message === null) return { facts: UNREADABLE, mismatch: new HeaderMismatch('The body is not a JSON-RPC message.') };
   const { method, id, params } = message as { method?: unknown; id?: unknown; params?: unknown };
   const args = typeof params === 'object' && params !== null ? (params as Record<string, unknown>) : {};
-  const name = args.name ?? args.uri;
+  const name = typeof method === 'string' && NAME_FIELD[method] === 'taskId' ? args.taskId : args.name ?? args.uri;
   const facts: RequestFacts = {
     body: 'message',
     method: typeof method === 'string' ? method.slice(0, MAX_METHOD_LENGTH) : null,
@@ -88,6 +105,7 @@ function mismatchOf(headers: RpcHeaders, method: unknown, args: Record<string, u
   }
   if (headers.name === null) return undefined;
   const field = typeof method === 'string' ? NAME_FIELD[method] : undefined;
+  if (field === undefined && typeof method === 'string' && !UNNAMED_METHODS.has(method)) return undefined; // not ours to judge
   const named = field === undefined ? undefined : args[field];
   const decoded = decodeHeaderValue(headers.name);
   if (decoded === null) return new HeaderMismatch('The Mcp-Name header is not validly encoded.');

@@ -8,10 +8,15 @@ import { decodeHeaderValue } from '../../proxy/rpc-headers';
 import { eventually } from '../helpers/test-stack';
 import { OWNER_A, labelOf, startTenantProxy, type TenantProxy } from './tenant-proxy';
 
+interface RpcError {
+  code?: number;
+  data?: { type?: string };
+}
+
 interface Setup {
   s: TenantProxy;
   recorded: CallEntry[];
-  post(label: string, body: string, headers?: Record<string, string>): Promise<{ status: number; problem: { type?: string; mcp_error_code?: number } }>;
+  post(label: string, body: string, headers?: Record<string, string>): Promise<{ status: number; error: RpcError }>;
   arrived(label: string): number;
 }
 
@@ -29,7 +34,7 @@ async function setup(t: ExecutionContext, limit?: number): Promise<Setup> {
         body,
       });
       const text = await res.text();
-      return { status: res.status, problem: res.status === 200 ? {} : (JSON.parse(text) as { type?: string }) };
+      return { status: res.status, error: res.status === 200 ? {} : (JSON.parse(text) as { error: RpcError }).error };
     },
     arrived: (label) => s.upstream.requests.filter((r) => labelOf(r.target) === label).length,
   };
@@ -52,13 +57,15 @@ test('agreeing headers are relayed unchanged, Mcp-Param-* included; the audit re
   t.like(recorded[0], { rpcMethod: 'tools/call', rpcName: 'list_invoices', status: 200, requestBytes: call('list_invoices').length });
 });
 
-test('a header that disagrees with the body answers 400 and nothing goes upstream; the audit keeps the body’s name', async (t) => {
+test('a header that disagrees with the body answers 400 with JSON-RPC error -32020 and nothing goes upstream; the audit keeps the body’s name', async (t) => {
   const { recorded, post, arrived } = await setup(t);
   const cases: [string, string, Record<string, string>][] = [
     ['other-name', call('delete_everything'), { 'mcp-method': 'tools/call', 'mcp-name': 'list_invoices' }],
     ['name-only', call('delete_everything'), { 'mcp-name': 'list_invoices' }],
     ['other-method', call('delete_everything'), { 'mcp-method': 'tools/list' }],
     ['name-on-unnamed-method', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', { 'mcp-method': 'tools/list', 'mcp-name': 'x' }],
+    ['other-task', '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t-2"}}', { 'mcp-method': 'tasks/get', 'mcp-name': 't-1' }],
+    ['task-by-name', '{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"name":"t-1","taskId":"t-2"}}', { 'mcp-method': 'tasks/cancel', 'mcp-name': 't-1' }],
     ['uri-vs-name', '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"name":"a","uri":"file:///b"}}', { 'mcp-method': 'resources/read', 'mcp-name': 'a' }],
     // JSON keeps the last of repeated keys, as the upstream will: a prefix reader would say "list_invoices".
     ['repeated-key', call('list_invoices', ',"name":"delete_everything"'), { 'mcp-method': 'tools/call', 'mcp-name': 'list_invoices' }],
@@ -70,14 +77,26 @@ test('a header that disagrees with the body answers 400 and nothing goes upstrea
   for (const [label, body, headers] of cases) {
     const answer = await post(label, body, headers);
     t.is(answer.status, 400, label);
-    t.is(answer.problem.type, 'https://connector-registry.dev/problems/header-mismatch', label);
-    t.is(answer.problem.mcp_error_code, -32020, label);
+    t.is(answer.error.code, -32020, label);
+    t.is(answer.error.data?.type, 'https://connector-registry.dev/problems/header-mismatch', label);
     t.is(arrived(label), 0, `${label}: nothing upstream`);
   }
   await eventually(async () => (recorded.length === cases.length ? true : undefined), 10_000, 'every call recorded');
   t.like(recorded[0], { rpcMethod: 'tools/call', rpcName: 'delete_everything', status: 400 });
-  t.like(recorded[5], { rpcMethod: 'tools/call', rpcName: 'delete_everything', status: 400 }, 'the last of repeated keys');
-  t.like(recorded[6], { body: 'batch', rpcMethod: null });
+  t.like(recorded[7], { rpcMethod: 'tools/call', rpcName: 'delete_everything', status: 400 }, 'the last of repeated keys');
+  t.like(recorded[4], { rpcMethod: 'tasks/get', rpcName: 't-2' }, 'a task method names its task');
+  t.like(recorded[8], { body: 'batch', rpcMethod: null });
+});
+
+test('tasks/* whose Mcp-Name is their task id, and methods the service does not know, are relayed', async (t) => {
+  const { post, arrived } = await setup(t);
+  const get = '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t-1"}}';
+  t.is((await post('task', get, { 'mcp-method': 'tasks/get', 'mcp-name': 't-1' })).status, 200);
+  const update = '{"jsonrpc":"2.0","id":2,"method":"tasks/update","params":{"taskId":"t-1","inputResponses":{}}}';
+  t.is((await post('task-update', update, { 'mcp-method': 'tasks/update', 'mcp-name': 't-1' })).status, 200);
+  const custom = '{"jsonrpc":"2.0","id":3,"method":"acme/frobnicate","params":{"target":"x"}}';
+  t.is((await post('unknown', custom, { 'mcp-method': 'acme/frobnicate', 'mcp-name': 'x' })).status, 200);
+  t.is(arrived('task') + arrived('task-update') + arrived('unknown'), 3);
 });
 
 test('a name that is not plain ASCII is compared once decoded from its base64 form', async (t) => {
