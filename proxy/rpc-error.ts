@@ -2,7 +2,7 @@
 // (decisions.md, "MCP paths answer in JSON-RPC"): a JSON-RPC error object with the request's id
 // (null when unknown), sent with the HTTP status of the problem, which rides in `error.data`.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { ProblemError } from '../core/problem';
+import type { ProblemError } from '../contract/problem';
 
 export function sendRpcError(res: ServerResponse, id: string | number | null, code: number, problem: ProblemError, headers: OutgoingHttpHeaders = {}): void {
   if (res.headersSent) return void res.destroy();
