@@ -1,12 +1,12 @@
 // The OAuth steps as Temporal activities, one per step: each opens the secrets it needs, runs one
 // step of activities/oauth, and seals what it returns, so that only ciphertext reaches history.
-import { FAILURE } from '../core/failures';
+import { FAILURE } from '../contract/failures';
 import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
-import type { Metrics } from '../core/metrics';
-import type { Ciphertext, SecretBox } from '../core/secret-box';
-import type { Preset } from '../core/schemas';
+import type { Metrics } from '../platform/metrics';
+import type { Ciphertext, SecretBox } from '../platform/secret-box';
+import type { Preset } from '../contract/schemas';
 import { withTypedFailures } from './typed-failure';
-import type { AddressPolicy } from '../core/address-guard';
+import type { AddressPolicy } from '../platform/address-guard';
 import type { OAuthStore } from '../store/oauth-store';
 import type { OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
 import { OAuthSecrets } from './oauth-secrets';
@@ -21,7 +21,7 @@ export interface OAuthActivityDeps {
   authTimeoutSeconds: number;
   /** The presets configured on this worker: a preset's client credentials are taken from here. */
   presets: readonly Preset[];
-  /** Decides where the flow's token may travel (core/token-transport.ts). */
+  /** Decides where the flow's token may travel (platform/token-transport.ts). */
   addressPolicy: AddressPolicy;
   /** Where refreshes and their lag are counted. */
   metrics?: Pick<Metrics, 'tokenRefreshes' | 'tokenRefreshLag'>;

@@ -3,10 +3,10 @@
 // the unauthenticated probe, discovery, the client's identity at the authorization server found
 // (with the registration it may make and store), and the authorization URL (with the state it
 // stores). The workflow chains them (workflows/oauth-begin.ts); only ciphertext comes back.
-import { consentPageUrl } from '../core/oauth-client-metadata';
-import type { AuthChallenge } from '../core/www-authenticate';
-import type { Ciphertext } from '../core/secret-box';
-import { clearTextRefusal, urlTokenTransportRefusal } from '../core/token-transport';
+import { consentPageUrl } from '../contract/oauth-client-metadata';
+import type { AuthChallenge } from '../contract/www-authenticate';
+import type { Ciphertext } from '../platform/secret-box';
+import { clearTextRefusal, urlTokenTransportRefusal } from '../platform/token-transport';
 import { hashState } from '../store/oauth-store';
 import { withTypedFailures } from './typed-failure';
 import type { OAuthActivityDeps } from './oauth-activities';

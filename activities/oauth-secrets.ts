@@ -1,9 +1,9 @@
 // How the OAuth activities open what the workflow hands them and seal what they hand back: every
-// secret is bound to its connector and field (core/secret-box.ts), a preset's client secret is
+// secret is bound to its connector and field (platform/secret-box.ts), a preset's client secret is
 // read from the worker's configuration and never travels at all, and a registration's secret is
 // bound to its issuer.
-import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
-import type { Preset } from '../core/schemas';
+import { secretContext, type Ciphertext, type SecretBox } from '../platform/secret-box';
+import type { Preset } from '../contract/schemas';
 import { configuredPreset } from './configured-preset';
 import type { OAuthContext, SealedTokens } from './oauth/oauth-state';
 import type { ClientIdentity, RegisteredClient, TokenSet } from './oauth';

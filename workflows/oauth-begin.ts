@@ -2,7 +2,7 @@
 // (activities/oauth-begin-steps.ts): probe, discover, identify the client, issue the authorization
 // URL. A step that fails is retried alone, and the history names it. Used by a connect, by a
 // re-authorization after a refusal, and by a step-up.
-import type { AuthChallenge } from '../core/www-authenticate';
+import type { AuthChallenge } from '../contract/www-authenticate';
 import type { PendingAuthorization } from '../activities/oauth/oauth-state';
 import type { ConnectorEntity } from './connector-entity';
 import { remote } from './activity-proxies';

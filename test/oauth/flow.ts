@@ -1,6 +1,6 @@
 // Shared steps for the OAuth tests: the client steps chained the way the connector workflow will
 // chain them, against the real fixtures.
-import { createGuardedFetch } from '../../core/guarded-fetch';
+import { createGuardedFetch } from '../../platform/guarded-fetch';
 import { probeForChallenge } from '../../activities/oauth/auth-probe';
 import { discoverAuthorization, type AuthorizationDiscovery } from '../../activities/oauth/discover';
 import { resolveClientIdentity, type ResolveClientInput, type ResolvedClient } from '../../activities/oauth/client-identity';
@@ -11,7 +11,7 @@ import type { OAuthHttp } from '../../activities/oauth/http';
 import type { TokenSet } from '../../activities/oauth/token-set';
 import { createConsentAgent } from '../fixtures/oauth/consent-agent';
 import type { createOAuthActivities } from '../../activities/oauth-activities';
-import type { Ciphertext } from '../../core/secret-box';
+import type { Ciphertext } from '../../platform/secret-box';
 
 /** The service's base URL in tests; never contacted (callbacks are delivered by hand). */
 export const BASE_URL = 'http://127.0.0.1:9/';
