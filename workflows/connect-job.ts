@@ -8,9 +8,9 @@ import type { ConnectorEvent } from '../contract/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import type { ConnectInput } from './messages';
 import type { Ciphertext } from '../contract/ciphertext';
-import type { AuthChallenge } from '../contract/www-authenticate';
 import type { StartWorkloadInput } from '../activities/workloads/activities';
-import { probe, remote, workloads } from './activity-proxies';
+import { probe, workloads } from './activity-proxies';
+import { beginAuthorization } from './oauth-begin';
 
 export interface ConnectJob {
   entity: ConnectorEntity;
@@ -54,22 +54,6 @@ async function connectWithToken(job: ConnectJob): Promise<void> {
   await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server', protocolVersion: probed.protocolVersion });
 }
 
-/**
- * Starts an authorization for the connector as it stands: its client, its accumulated scopes, and
- * the challenge it keeps (or `challenge`, a step-up's).
- */
-export function beginAuthorization(entity: ConnectorEntity, redirectUrl: string | null, challenge: AuthChallenge | null = entity.data.oauth.challenge) {
-  const init = entity.data.init;
-  return remote(init.settings.connectTimeoutMs).oauthBegin({
-    connectorId: init.id, url: init.url, redirectUrl,
-    given: init.clientId ? { clientId: init.clientId, clientSecret: init.clientSecret } : null,
-    presetClient: init.presetClient && init.preset ? init.preset.url : null,
-    extraScopes: accumulatedScopes(entity),
-    knownChallenge: challenge,
-    boundIssuer: entity.data.oauth.boundIssuer ?? entity.data.oauth.session?.context.authorizationServer.issuer ?? null,
-  });
-}
-
 async function connectWithOAuth(job: ConnectJob): Promise<void> {
   const { entity, request } = job;
   const begin = await beginAuthorization(entity, request.redirectUrl ?? null);
@@ -87,15 +71,6 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
     ? `authorization URL issued; the MCP server moved from the authorization server ${moved.from} to ${moved.to}, where the service registers and the user authorizes anew`
     : 'authorization URL issued; waiting for the user';
   await job.commit('auth_issued', { actor: 'service', reason });
-}
-
-/**
- * SEP-2350: what a new authorization asks for besides the server's current challenge: every scope
- * a step-up asked for, and every scope the last grant carried.
- */
-export function accumulatedScopes(entity: ConnectorEntity): string[] {
-  const { stepUpScopes, grantedScopes } = entity.data.oauth;
-  return [...new Set([...grantedScopes, ...stepUpScopes])];
 }
 
 async function connectStdio(job: ConnectJob): Promise<void> {

@@ -7,7 +7,8 @@
 import { isCancellation } from '@temporalio/workflow';
 import { isAllowed, type ConnectorEvent } from '../contract/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
-import { accumulatedScopes, beginAuthorization, failureMessage } from './connect-job';
+import { failureMessage } from './connect-job';
+import { accumulatedScopes, beginAuthorization } from './oauth-begin';
 import type { StepUpRequest, StepUpView, UpstreamRefusal } from './messages';
 
 export interface ReauthorizationContext {

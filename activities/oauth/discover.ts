@@ -27,16 +27,21 @@ export interface AuthorizationDiscovery {
   authorizationServer: AuthorizationServerFound;
 }
 
+/**
+ * `grant`: what the token will be asked for with. PKCE guards the authorization code only, so an
+ * authorization server without S256 is refused for that grant alone.
+ */
 export async function discoverAuthorization(
-  input: { serverUrl: string; challenge: BearerChallenge | null },
+  input: { serverUrl: string; challenge: BearerChallenge | null; grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer' },
   http: OAuthHttp,
 ): Promise<AuthorizationDiscovery> {
   const serverUri = canonicalServerUri(input.serverUrl);
   const challengeScope = input.challenge?.scope ?? null;
+  const checkPkce = (input.grant ?? 'authorization_code') === 'authorization_code' ? assertPkceS256 : () => undefined;
   const found = await fetchResourceMetadata({ serverUrl: serverUri, resourceMetadataUrl: input.challenge?.resourceMetadata }, http);
   if (!found) {
     const authorizationServer = await legacyAuthorizationServer({ serverUrl: serverUri }, http);
-    assertPkceS256(authorizationServer.metadata);
+    checkPkce(authorizationServer.metadata);
     http.logger?.debug({ server: displayUrl(serverUri), source: authorizationServer.kind }, 'discovered a 2025-03-26 authorization server');
     return {
       serverUri, resource: serverUri, protocol: '2025-03-26', challengeScope,
@@ -44,7 +49,7 @@ export async function discoverAuthorization(
     };
   }
   const authorizationServer = await firstUsableServer(found.metadata.authorization_servers, http);
-  assertPkceS256(authorizationServer.metadata);
+  checkPkce(authorizationServer.metadata);
   http.logger?.debug({ server: displayUrl(serverUri), metadataUrl: authorizationServer.url && displayUrl(authorizationServer.url) }, 'discovered the authorization server');
   return {
     serverUri,

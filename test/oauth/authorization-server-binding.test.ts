@@ -11,7 +11,7 @@ import { SecretBox, secretContext } from '../../platform/secret-box';
 import type { OAuthStore } from '../../store/oauth-store';
 import { startOidcServer, type OidcServer } from '../fixtures/oauth/oidc-server';
 import { startProtectedMcpServer, type ProtectedMcpServer } from '../fixtures/oauth/protected-mcp-server';
-import { recordingHttp, testHttp } from './flow';
+import { beginWithActivities, recordingHttp, testHttp } from './flow';
 import type { OAuthHttp } from '../../activities/oauth/http';
 import { FAILURE } from '../../contract/failures';
 
@@ -57,8 +57,8 @@ test('the binding: unchanged or never bound is no change; a change with given cr
 
 test('a server that moved to another authorization server: registered there anew, and the URL is for the new server', async (t) => {
   const saved: { issuer: string }[] = [];
-  const begin = await activities(saved).oauthBegin({
-    connectorId: CONNECTOR, url: moved.url, given: null, redirectUrl: null, extraScopes: [], boundIssuer: oldAs.issuer,
+  const begin = await beginWithActivities(activities(saved), {
+    connectorId: CONNECTOR, url: moved.url, given: null, boundIssuer: oldAs.issuer,
   });
   if (begin.kind !== 'authorize') return t.fail(`expected an authorization, got ${begin.kind}`);
   t.deepEqual(begin.authorizationServerChanged, { from: oldAs.issuer, to: newAs.issuer });
@@ -68,8 +68,8 @@ test('a server that moved to another authorization server: registered there anew
 });
 
 test('the same server as before is no move', async (t) => {
-  const begin = await activities([]).oauthBegin({
-    connectorId: CONNECTOR, url: moved.url, given: null, redirectUrl: null, extraScopes: [], boundIssuer: newAs.issuer,
+  const begin = await beginWithActivities(activities([]), {
+    connectorId: CONNECTOR, url: moved.url, given: null, boundIssuer: newAs.issuer,
   });
   t.is(begin.kind === 'authorize' ? begin.authorizationServerChanged : undefined, null);
 });
@@ -77,8 +77,8 @@ test('the same server as before is no move', async (t) => {
 test('client credentials given for the old server are refused (422), and nothing is sent to the new one but discovery', async (t) => {
   const wire = recordingHttp(fetcher);
   const given = { clientId: 'given-for-the-old-server', clientSecret: secrets.seal('old-secret', secretContext(CONNECTOR, 'client_secret')) };
-  const failure = await t.throwsAsync(activities([], wire).oauthBegin({
-    connectorId: CONNECTOR, url: moved.url, given, redirectUrl: null, extraScopes: [], boundIssuer: oldAs.issuer,
+  const failure = await t.throwsAsync(beginWithActivities(activities([], wire), {
+    connectorId: CONNECTOR, url: moved.url, given, boundIssuer: oldAs.issuer,
   }), { instanceOf: ApplicationFailure });
   t.is(failure.type, 'Unprocessable');
   t.regex(failure.message, /now names the authorization server .* not sent to another server/);

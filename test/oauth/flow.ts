@@ -10,6 +10,8 @@ import { exchangeCode } from '../../activities/oauth/code-exchange';
 import type { OAuthHttp } from '../../activities/oauth/http';
 import type { TokenSet } from '../../activities/oauth/token-set';
 import { createConsentAgent } from '../fixtures/oauth/consent-agent';
+import type { createOAuthActivities } from '../../activities/oauth-activities';
+import type { Ciphertext } from '../../platform/secret-box';
 
 /** The service's base URL in tests; never contacted (callbacks are delivered by hand). */
 export const BASE_URL = 'http://127.0.0.1:9/';
@@ -85,4 +87,24 @@ export async function authorize(
     codeVerifier: start.codeVerifier, redirectUri, resource: discovery.resource,
   }, http);
   return { discovery, client, start, callback, tokens };
+}
+
+type BeginActivities = Pick<ReturnType<typeof createOAuthActivities>, 'oauthProbe' | 'oauthDiscover' | 'oauthIdentifyClient' | 'oauthAuthorize'>;
+
+/** The four first activities of an authorization chained as workflows/oauth-begin.ts chains them. */
+export async function beginWithActivities(activities: BeginActivities, input: {
+  connectorId: string; url: string; given: { clientId: string; clientSecret: Ciphertext | null } | null; boundIssuer: string | null;
+}) {
+  const { connectorId, url } = input;
+  const probed = await activities.oauthProbe({ connectorId, url });
+  if (probed.kind === 'open') return { kind: 'open' as const };
+  const found = await activities.oauthDiscover({ connectorId, url, challenge: probed.challenge });
+  const identified = await activities.oauthIdentifyClient({
+    connectorId, authorizationServer: found.authorizationServer, given: input.given, presetClient: null, boundIssuer: input.boundIssuer,
+  });
+  const authorization = await activities.oauthAuthorize({
+    connectorId, authorizationServer: found.authorizationServer, client: identified.client, resource: found.resource,
+    scopes: { challenge: found.challengeScope, resource: found.resourceScopes, extra: [] }, redirectUrl: null,
+  });
+  return { kind: 'authorize' as const, ...authorization, authorizationServerChanged: identified.authorizationServerChanged };
 }

@@ -8,7 +8,7 @@ import { createOAuthActivities } from '../../activities/oauth-activities';
 import { SecretBox } from '../../platform/secret-box';
 import type { OAuthStore } from '../../store/oauth-store';
 
-test('oauthBegin refuses a plain-http public server that asks for authorization (422), asking nothing else', async (t) => {
+test('discovery refuses a plain-http public server that asked for authorization (422), asking nothing else', async (t) => {
   const asked: string[] = [];
   const fetch = async (url: string | URL) => {
     asked.push(String(url));
@@ -23,9 +23,10 @@ test('oauthBegin refuses a plain-http public server that asks for authorization 
     presets: [],
     addressPolicy: { blockPrivateNetworks: false, allowedPrivateNetworks: [] },
   });
-  const failure = await t.throwsAsync(activities.oauthBegin({
-    connectorId: '0193a0c4-0000-7000-8000-000000000001', url: 'http://203.0.113.7/mcp', given: null, redirectUrl: null, extraScopes: [], boundIssuer: null,
-  }));
+  const connector = { connectorId: '0193a0c4-0000-7000-8000-000000000001', url: 'http://203.0.113.7/mcp' };
+  const probed = await activities.oauthProbe(connector);
+  if (probed.kind !== 'challenge') return t.fail('the server asked for authorization');
+  const failure = await t.throwsAsync(activities.oauthDiscover({ ...connector, challenge: probed.challenge }));
   t.true(failure instanceof ApplicationFailure);
   t.is((failure as ApplicationFailure).type, 'Unprocessable');
   t.regex(failure?.message ?? '', /token would travel in the clear: a token is not sent over plain http to 203\.0\.113\.7/);

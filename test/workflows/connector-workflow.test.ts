@@ -29,7 +29,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 async function authorized(lifetimeMs: number, settings = {}) {
   const stateHash = `h-${Math.random()}`;
-  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(stateHash, 60_000);
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(stateHash, 60_000);
   h.stubs.behaviour.oauthComplete = async () => tokens(lifetimeMs);
   const handle = await h.start(settings);
   const id = (await handle.query(viewQuery)).id;
@@ -41,7 +41,7 @@ async function authorized(lifetimeMs: number, settings = {}) {
 }
 
 test.serial('the authorization deadline: auth_required becomes disconnected once the request expires, not before', async (t) => {
-  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer('h-deadline', 1_500);
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-deadline', 1_500);
   const handle = await h.start();
   const record = await handle.executeUpdate(connectUpdate, { args: [actor] });
   t.is(record.state, 'auth_required');
@@ -72,11 +72,11 @@ test.serial('an hour-long token is not refreshed before the skew: no refresh whi
 });
 
 test.serial('disconnect cancels a connect under way: the connect answers Cancelled, the record ends disconnected by the caller', async (t) => {
-  h.stubs.behaviour.oauthBegin = () => sleep(5_000).then(() => ({ kind: 'open' }) as never);
+  h.stubs.behaviour.oauthProbe = () => sleep(5_000).then(() => ({ kind: 'open', protocolVersion: '2025-06-18' }) as never);
   const handle = await h.start();
   const id = (await handle.query(viewQuery)).id;
   const connecting = handle.executeUpdate(connectUpdate, { args: [actor] });
-  await until(() => (h.stubs.called('oauthBegin').some((c) => (c.input as { connectorId: string }).connectorId === id) ? true : undefined), 'the connect to begin');
+  await until(() => (h.stubs.called('oauthProbe').some((c) => (c.input as { connectorId: string }).connectorId === id) ? true : undefined), 'the connect to begin');
   const record = await handle.executeUpdate(disconnectUpdate, { args: [actor] });
   t.like(record, { state: 'disconnected', disconnect_permanent: true });
   const error = await t.throwsAsync(connecting, { instanceOf: WorkflowUpdateFailedError });
@@ -102,7 +102,7 @@ test.serial('disconnect during a refresh retry ends the retries for good, on rec
 
 test.serial('a second connect restarts the authorization; the first request\'s callback is refused before it reaches history', async (t) => {
   let n = 0;
-  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(`h-restart-${++n}`, 60_000);
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(`h-restart-${++n}`, 60_000);
   const handle = await h.start();
   t.is((await handle.executeUpdate(connectUpdate, { args: [actor] })).state, 'auth_required');
   t.is((await handle.executeUpdate(connectUpdate, { args: [actor] })).state, 'auth_required');
@@ -117,12 +117,12 @@ test.serial('a second connect restarts the authorization; the first request\'s c
 const REACH: Record<string, (handle: Awaited<ReturnType<Harness['start']>>) => Promise<void>> = {
   created: async () => undefined,
   connecting: async (handle) => {
-    h.stubs.behaviour.oauthBegin = () => sleep(5_000).then(() => ({ kind: 'open' }) as never);
+    h.stubs.behaviour.oauthProbe = () => sleep(5_000).then(() => ({ kind: 'open', protocolVersion: '2025-06-18' }) as never);
     void handle.executeUpdate(connectUpdate, { args: [actor] }).catch(() => undefined);
     await until(async () => ((await handle.query(viewQuery)).state === 'connecting' ? true : undefined), 'connecting');
   },
   auth_required: async (handle) => {
-    h.stubs.behaviour.oauthBegin = async () => authorizeAnswer('h-delete', 60_000);
+    h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-delete', 60_000);
     await handle.executeUpdate(connectUpdate, { args: [actor] });
   },
   connected: async (handle) => {
@@ -261,10 +261,11 @@ test.serial('the negotiated MCP revision is kept on the record and named in the 
   t.is(tokenRecord.protocol_version, '2026-07-28');
   t.deepEqual(eventOf(tokenRecord.id), ['2026-07-28']);
 
-  h.stubs.behaviour.oauthBegin = async () => ({ kind: 'open', protocolVersion: '2025-06-18' });
+  h.stubs.behaviour.oauthProbe = async () => ({ kind: 'open', protocolVersion: '2025-06-18' });
   const open = await h.start();
   const openRecord = await open.executeUpdate(connectUpdate, { args: [actor] });
   t.is(openRecord.protocol_version, '2025-06-18');
+  delete h.stubs.behaviour.oauthProbe;
 
   h.stubs.behaviour.probeServer = async () => ({ serverName: 'modern', protocolVersion: '2025-11-25' });
   const { id } = await authorized(3_600_000);
@@ -280,12 +281,16 @@ test.serial('the negotiated MCP revision is kept on the record and named in the 
 test.serial('SEP-2352: the authorization server of the grant is kept, through a disconnect, and named to the next authorization; a move is on record', async (t) => {
   const { handle, id } = await authorized(3_600_000);
   await handle.executeUpdate(disconnectUpdate, { args: [actor] });
-  h.stubs.behaviour.oauthBegin = async () => ({ ...(authorizeAnswer('h-moved', 60_000) as object), authorizationServerChanged: { from: 'https://as.invalid', to: 'https://new-as.invalid' } }) as never;
-  const before = h.stubs.called('oauthBegin').length;
+  h.stubs.behaviour.oauthIdentifyClient = async () => ({
+    client: { clientId: 'stub-client', clientSecret: null, authMethod: 'none', source: 'registered' },
+    authorizationServerChanged: { from: 'https://as.invalid', to: 'https://new-as.invalid' },
+  });
+  const before = h.stubs.called('oauthIdentifyClient').length;
   const record = await handle.executeUpdate(connectUpdate, { args: [actor] });
   t.is(record.state, 'auth_required');
-  const begin = h.stubs.called('oauthBegin')[before]!;
-  t.is((begin.input as { boundIssuer?: string }).boundIssuer, 'https://as.invalid');
+  const identify = h.stubs.called('oauthIdentifyClient')[before]!;
+  delete h.stubs.behaviour.oauthIdentifyClient;
+  t.is((identify.input as { boundIssuer?: string }).boundIssuer, 'https://as.invalid');
   const issued = (h.stubs.events.get(id) ?? []).at(-1)!;
   t.regex(issued.reason ?? '', /moved from the authorization server https:\/\/as\.invalid to https:\/\/new-as\.invalid/);
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
@@ -293,7 +298,7 @@ test.serial('SEP-2352: the authorization server of the grant is kept, through a 
 
 test.serial('SEP-2350: the scopes of the last grant and of every step-up are asked for again by the next authorization', async (t) => {
   const stateHash = `h-${Math.random()}`;
-  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(stateHash, 60_000);
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(stateHash, 60_000);
   h.stubs.behaviour.oauthComplete = async () => ({ ...(tokens(3_600_000) as object), scope: 'mcp:read offline_access' }) as never;
   const handle = await h.start();
   await handle.executeUpdate(connectUpdate, { args: [actor] });
@@ -301,9 +306,9 @@ test.serial('SEP-2350: the scopes of the last grant and of every step-up are ask
   const { token } = await handle.query(routeQuery);
   const stepUp = await handle.executeUpdate(stepUpUpdate, { args: [{ usedToken: token!, scope: 'mcp:admin', challenge: null }] });
   t.truthy(stepUp.authorizationUrl, 'a step-up authorization is on offer');
-  const before = h.stubs.called('oauthBegin').length;
+  const before = h.stubs.called('oauthAuthorize').length;
   await handle.executeUpdate(connectUpdate, { args: [actor] });
-  const begin = h.stubs.called('oauthBegin')[before]!;
-  t.deepEqual([...(begin.input as { extraScopes: string[] }).extraScopes].sort(), ['mcp:admin', 'mcp:read', 'offline_access']);
+  const authorize = h.stubs.called('oauthAuthorize')[before]!;
+  t.deepEqual([...(authorize.input as { scopes: { extra: string[] } }).scopes.extra].sort(), ['mcp:admin', 'mcp:read', 'offline_access']);
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });

@@ -31,7 +31,7 @@ const challenge = { resourceMetadata: 'https://mcp.invalid/.well-known/oauth-pro
 /** A connector connected through OAuth; its tokens as `grant` makes them. */
 async function authorized(grant = () => tokens(3_600_000)) {
   const stateHash = `h-${Math.random()}`;
-  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(stateHash, 60_000);
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(stateHash, 60_000);
   h.stubs.behaviour.oauthComplete = async () => grant();
   const handle = await h.start();
   const id = (await handle.query(viewQuery)).id;
@@ -52,13 +52,13 @@ test.serial('a revoked grant met by the proxy: the refresh fails, the refusal is
   t.is(afterRefresh.token, token);
 
   const stateHash = `h-again-${Math.random()}`;
-  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(stateHash, 60_000);
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(stateHash, 60_000);
   const route = await handle.executeUpdate(upstreamRefusedUpdate, { args: [{ usedToken: token, status: 401, challenge }] });
   t.is(route.state, 'auth_required');
   t.is(route.token, null);
   t.is(route.authorizationUrl, 'https://as.invalid/authorize?state=opaque');
-  const begin = h.stubs.called('oauthBegin').at(-1)!.input as { knownChallenge: unknown };
-  t.deepEqual(begin.knownChallenge, challenge, 'the server\'s challenge starts the new authorization');
+  const discovery = h.stubs.called('oauthDiscover').at(-1)!.input as { challenge: unknown };
+  t.deepEqual(discovery.challenge, challenge, 'the server\'s challenge starts the new authorization');
   const record = await until(inState(id, 'auth_required'), 'auth_required on record');
   t.is(record.auth_request?.authorization_endpoint, 'https://as.invalid/authorize?state=opaque');
   t.like(lastEvent(id), { from: 'connected', to: 'auth_required', actor: 'service' });
@@ -82,7 +82,7 @@ test.serial('a given token refused: auth_required when the server names an autho
   const other = await h.start();
   const otherId = (await other.query(viewQuery)).id;
   await other.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given-2' as never }] });
-  h.stubs.behaviour.oauthBegin = async () => {
+  h.stubs.behaviour.oauthDiscover = async () => {
     throw ApplicationFailure.create({ type: FAILURE.unprocessable, message: 'no authorization server metadata', nonRetryable: true });
   };
   const lost = await other.executeUpdate(upstreamRefusedUpdate, { args: [{ usedToken: 'sealed-given-2' as never, status: 401, challenge: null }] });
@@ -90,28 +90,29 @@ test.serial('a given token refused: auth_required when the server names an autho
   const record = await until(inState(otherId, 'disconnected'), 'disconnected on record');
   t.regex(record.disconnect_reason ?? '', /refused the token \(HTTP 401\); no new authorization could be started \(no authorization server metadata\)/);
   t.true(record.disconnect_permanent);
+  delete h.stubs.behaviour.oauthDiscover;
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
   await other.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
 test.serial('a report about a token already replaced changes nothing', async (t) => {
   const { handle } = await authorized();
-  const calls = h.stubs.called('oauthBegin').length;
+  const calls = h.stubs.called('oauthProbe').length;
   const route = await handle.executeUpdate(upstreamRefusedUpdate, { args: [{ usedToken: 'sealed-old' as never, status: 401, challenge: null }] });
   t.is(route.state, 'connected');
   const stepUp = await handle.executeUpdate(stepUpUpdate, { args: [{ usedToken: 'sealed-old' as never, scope: 'mcp:admin', challenge: null }] });
   t.is(stepUp.authorizationUrl, null);
-  t.is(h.stubs.called('oauthBegin').length, calls);
+  t.is(h.stubs.called('oauthProbe').length, calls);
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
 test.serial('step-up: connected with the URL on offer, reused while it covers the scopes; the callback brings the wider token', async (t) => {
   const { handle, id, token } = await authorized();
   const stateHash = `h-step-${Math.random()}`;
-  h.stubs.behaviour.oauthBegin = async (input) => {
+  h.stubs.behaviour.oauthAuthorize = async (input) => {
     const answer = authorizeAnswer(stateHash, 60_000) as { pending: { context: Record<string, unknown> } };
     // The stub's authorization asks for what it was told, as the real one unions them.
-    const scope = [...new Set([...(input.extraScopes ?? []), ...(input.knownChallenge?.scope?.split(' ') ?? [])])].join(' ');
+    const scope = [...new Set(input.scopes.extra)].join(' ');
     return { ...answer, pending: { ...answer.pending, context: { ...answer.pending.context, scope } } } as never;
   };
   const request = { usedToken: token, scope: 'mcp:admin', challenge };
@@ -119,9 +120,9 @@ test.serial('step-up: connected with the URL on offer, reused while it covers th
   t.is(first.route.state, 'connected');
   t.is(first.route.token, token, 'the token in force keeps working');
   t.is(first.authorizationUrl, 'https://as.invalid/authorize?state=opaque');
-  const begins = h.stubs.called('oauthBegin');
-  const begin = begins.at(-1)!.input as { knownChallenge: { scope: string } };
-  t.is(begin.knownChallenge.scope, 'mcp:admin');
+  const begins = h.stubs.called('oauthAuthorize');
+  const discovery = h.stubs.called('oauthDiscover').at(-1)!.input as { challenge: { scope: string } };
+  t.is(discovery.challenge.scope, 'mcp:admin');
   const record = await until(() => (recordOf(id)?.auth_request ? recordOf(id) : undefined), 'the step-up on record');
   t.is(record.state, 'connected');
   t.like(lastEvent(id), { from: 'connected', to: 'connected', actor: 'service' });
@@ -129,7 +130,7 @@ test.serial('step-up: connected with the URL on offer, reused while it covers th
 
   const again = await handle.executeUpdate(stepUpUpdate, { args: [request] });
   t.is(again.authorizationUrl, first.authorizationUrl);
-  t.is(h.stubs.called('oauthBegin').length, begins.length, 'the offer covering the scopes is reused');
+  t.is(h.stubs.called('oauthAuthorize').length, begins.length, 'the offer covering the scopes is reused');
 
   const outcome = await handle.executeUpdate(callbackUpdate, { args: [{ stateHash, callback: 'sealed-callback' as never }] });
   t.is(outcome.error, null);
@@ -142,7 +143,7 @@ test.serial('step-up: connected with the URL on offer, reused while it covers th
 test.serial('step-up: a failed callback keeps the connector connected with its token; an unused offer ends at its deadline', async (t) => {
   const { handle, id, token } = await authorized(() => tokens(null, false));
   const stateHash = `h-fail-${Math.random()}`;
-  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(stateHash, 60_000);
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(stateHash, 60_000);
   await handle.executeUpdate(stepUpUpdate, { args: [{ usedToken: token, scope: 'mcp:admin', challenge: null }] });
   h.stubs.behaviour.oauthComplete = async () => {
     throw ApplicationFailure.create({ type: FAILURE.authorizationFailed, message: 'access_denied', nonRetryable: true, details: [{ oauthError: 'access_denied' }] });
@@ -153,7 +154,7 @@ test.serial('step-up: a failed callback keeps the connector connected with its t
   t.is((await handle.query(routeQuery)).token, token);
   t.like(lastEvent(id), { from: 'connected', to: 'connected' });
 
-  h.stubs.behaviour.oauthBegin = async () => authorizeAnswer(`h-expiring-${Math.random()}`, 1_500);
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(`h-expiring-${Math.random()}`, 1_500);
   const offer = await handle.executeUpdate(stepUpUpdate, { args: [{ usedToken: token, scope: 'mcp:write', challenge: null }] });
   t.truthy(offer.authorizationUrl);
   await until(() => (lastEvent(id).reason === 'authorization timed out' ? true : undefined), 'the offer to expire');

@@ -30,7 +30,7 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
     return handle;
   },
   async 'oauth-connect-refresh'(h) {
-    h.stubs.behaviour.oauthBegin = async () => authorizeAnswer('h-record', 60_000);
+    h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-record', 60_000);
     h.stubs.behaviour.oauthComplete = async () => tokens(1_500);
     h.stubs.behaviour.oauthRefresh = async () => tokens(1_500);
     const handle = await h.start();
@@ -51,15 +51,15 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
     return handle;
   },
   async 'delete-while-connecting'(h) {
-    h.stubs.behaviour.oauthBegin = () => sleep(3_000).then(() => ({ kind: 'open' }) as never);
+    h.stubs.behaviour.oauthProbe = () => sleep(3_000).then(() => ({ kind: 'open', protocolVersion: '2025-06-18' }) as never);
     const handle = await h.start();
     void handle.executeUpdate(connectUpdate, { args: [actor] }).catch(() => undefined);
-    await until(() => (h.stubs.called('oauthBegin').length ? true : undefined), 'the connect to begin');
+    await until(() => (h.stubs.called('oauthProbe').length ? true : undefined), 'the connect to begin');
     await handle.executeUpdate(deleteUpdate, { args: [actor] });
     return handle;
   },
   async 'continue-as-new'(h) {
-    h.stubs.behaviour.oauthBegin = async () => authorizeAnswer('h-can', 60_000);
+    h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-can', 60_000);
     h.stubs.behaviour.oauthComplete = async () => tokens(600);
     h.stubs.behaviour.oauthRefresh = async () => tokens(600);
     const handle = await h.start({ historyLimit: 40 });

@@ -50,7 +50,10 @@ export class Stubs {
         this.removed.add(connectorId);
       },
       probeServer: async () => ({ serverName: 'stub', protocolVersion: '2025-06-18' }),
-      oauthBegin: async () => authorizeAnswer(`state-${randomUUID()}`, 60_000),
+      oauthProbe: async () => ({ kind: 'challenge', challenge: null }),
+      oauthDiscover: async () => ({ authorizationServer: OAUTH_CONTEXT.authorizationServer, resource: OAUTH_CONTEXT.resource, challengeScope: null, resourceScopes: null }),
+      oauthIdentifyClient: async () => ({ client: OAUTH_CONTEXT.client, authorizationServerChanged: null }),
+      oauthAuthorize: async () => authorizeAnswer(`state-${randomUUID()}`, 60_000),
       oauthComplete: async () => tokens(3_600_000),
       oauthRefresh: async () => tokens(3_600_000),
       oauthRevoke: async () => undefined,
@@ -68,14 +71,14 @@ export class Stubs {
 }
 
 const OAUTH_CONTEXT = {
-  authorizationServer: { issuer: 'https://as.invalid' },
-  client: { clientId: 'stub-client', clientSecret: null, authMethod: 'none', source: 'given' },
+  authorizationServer: { issuer: 'https://as.invalid', authorization_endpoint: 'https://as.invalid/authorize', token_endpoint: 'https://as.invalid/token' },
+  client: { clientId: 'stub-client', clientSecret: null, authMethod: 'none' as const, source: 'given' as const },
   resource: 'https://mcp.invalid/mcp', redirectUri: 'http://127.0.0.1:1/callback', scope: null,
 };
 
+/** What the last step of an authorization's beginning (oauthAuthorize) answers. */
 export function authorizeAnswer(stateHash: string, lifetimeMs: number) {
   return {
-    kind: 'authorize' as const,
     authorizationUrl: 'https://as.invalid/authorize?state=opaque',
     expiresAt: new Date(Date.now() + lifetimeMs).toISOString(),
     pending: { stateHash, state: 'sealed-state', codeVerifier: 'sealed-verifier', redirectUrl: null, context: OAUTH_CONTEXT },

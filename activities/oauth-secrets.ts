@@ -1,0 +1,69 @@
+// How the OAuth activities open what the workflow hands them and seal what they hand back: every
+// secret is bound to its connector and field (platform/secret-box.ts), a preset's client secret is
+// read from the worker's configuration and never travels at all, and a registration's secret is
+// bound to its issuer.
+import { secretContext, type Ciphertext, type SecretBox } from '../platform/secret-box';
+import type { Preset } from '../contract/schemas';
+import { configuredPreset } from './configured-preset';
+import type { OAuthContext, SealedTokens } from './oauth/oauth-state';
+import type { ClientIdentity, RegisteredClient, TokenSet } from './oauth';
+import type { StoredRegistration } from '../store/oauth-store';
+
+export class OAuthSecrets {
+  constructor(private readonly secrets: SecretBox, private readonly presets: readonly Preset[]) {}
+
+  seal(connectorId: string, purpose: string, value: string): Ciphertext {
+    return this.secrets.seal(value, secretContext(connectorId, purpose));
+  }
+
+  open(connectorId: string, purpose: string, value: Ciphertext): string {
+    return this.secrets.open(value, secretContext(connectorId, purpose));
+  }
+
+  /** The client as a step needs it: its secret opened, or read from the preset it names. */
+  plainClient(connectorId: string, client: OAuthContext['client']): ClientIdentity {
+    const { presetUrl, ...rest } = client;
+    return {
+      ...rest,
+      clientSecret: presetUrl !== undefined ? configuredPreset(this.presets, presetUrl).client_secret ?? null
+        : client.clientSecret ? this.open(connectorId, 'oauth_client_secret', client.clientSecret) : null,
+    };
+  }
+
+  /** The preset's client, or null when the preset no longer names one (then found as without). */
+  presetClient(url: string): { clientId: string; clientSecret: string | null } | null {
+    const preset = configuredPreset(this.presets, url);
+    return preset.client_id ? { clientId: preset.client_id, clientSecret: preset.client_secret ?? null } : null;
+  }
+
+  /** The client as the workflow keeps it: a preset's by reference, any other secret sealed. */
+  sealClient(connectorId: string, identity: ClientIdentity, presetUrl: string | null): OAuthContext['client'] {
+    if (presetUrl !== null) return { ...identity, clientSecret: null, presetUrl };
+    return { ...identity, clientSecret: identity.clientSecret ? this.seal(connectorId, 'oauth_client_secret', identity.clientSecret) : null };
+  }
+
+  sealTokens(connectorId: string, tokens: TokenSet): SealedTokens {
+    return {
+      accessToken: this.seal(connectorId, 'access_token', tokens.accessToken),
+      refreshToken: tokens.refreshToken ? this.seal(connectorId, 'refresh_token', tokens.refreshToken) : null,
+      expiresAt: tokens.expiresAt,
+      scope: tokens.scope,
+    };
+  }
+
+  sealRegistration(r: RegisteredClient): Omit<StoredRegistration, '_id'> {
+    return {
+      issuer: r.issuer, client_id: r.clientId, redirect_uri: r.redirectUri, auth_method: r.authMethod,
+      client_secret: r.clientSecret ? this.secrets.seal(r.clientSecret, `registration/${r.issuer}`) : null,
+      client_secret_expires_at: r.clientSecretExpiresAt,
+    };
+  }
+
+  openRegistration(r: StoredRegistration): RegisteredClient {
+    return {
+      issuer: r.issuer, clientId: r.client_id, redirectUri: r.redirect_uri, authMethod: r.auth_method as RegisteredClient['authMethod'],
+      clientSecret: r.client_secret ? this.secrets.open(r.client_secret, `registration/${r.issuer}`) : null,
+      clientSecretExpiresAt: r.client_secret_expires_at,
+    };
+  }
+}
