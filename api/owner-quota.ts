@@ -2,7 +2,7 @@
 // the thing is made, confirmed once it exists, and given back if making it failed. The owner's
 // count is asked first as well: it also counts what was made before slots existed. An open caller
 // (authentication off) has no quota.
-import { ProblemError } from '../core/problem';
+import { ProblemError } from '../contract/problem';
 import type { OwnerSlots } from '../store/owner-slots';
 
 export interface OwnerQuota {

@@ -3,9 +3,9 @@
 // naming the member. Whose a connector is, its workflow says, not its database record: a member
 // lends its owner's token to the toolset's callers (workflow-owners.ts).
 import { mayAccess, type Caller } from '../callers/caller';
-import { isConnectorId } from '../core/connector-id';
-import { ProblemError } from '../core/problem';
-import { defaultPrefix, type ToolsetMember } from '../core/toolset-record';
+import { isConnectorId } from '../contract/connector-id';
+import { ProblemError } from '../contract/problem';
+import { defaultPrefix, type ToolsetMember } from '../contract/toolset-record';
 import type { ConnectorStore } from '../store/connector-store';
 import type { OwnerSource } from './workflow-owners';
 

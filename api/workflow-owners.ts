@@ -10,7 +10,7 @@
 // connector's whole life, so it is kept (bounded, least recently used out) and paid once per
 // connector and process. "No workflow" is not kept: a create may be on its way.
 import type { Client } from '@temporalio/client';
-import { isWorkflowGone } from '../core/workflow-gone';
+import { isWorkflowGone } from '../platform/workflow-gone';
 import { connectorWorkflowId, viewQuery } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';
 import { OWNER_MEMO } from './connector-commands';

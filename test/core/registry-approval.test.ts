@@ -2,10 +2,10 @@
 // digest, and in words what changed when the registry republishes the same version as something
 // else (issue 37: left-pad 1.3.0 became another package fetched from another registry).
 import test from 'ava';
-import { approvalState, type PresetApproval } from '../../core/preset-catalog';
+import { approvalState, type PresetApproval } from '../../catalog/preset-catalog';
 import { SECRET_VALUE, TOKEN_VALUE } from '../../core/registry-approval';
-import { registryPreset } from '../../core/registry-presets';
-import { entryOf, ServerResponseSchema } from '../../core/server-json';
+import { registryPreset } from '../../catalog/registry-presets';
+import { entryOf, ServerResponseSchema } from '../../catalog/server-json';
 
 const ALLOW = { allow_package_fetch: true };
 const npmtool = (pkg: Record<string, unknown>) => ({
