@@ -57,6 +57,9 @@ export class ConnectorCommands {
       taskQueue: this.deps.taskQueue,
       args: [{ init }],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      // The owner where Temporal answers without a worker (describe): ownership decisions read it
+      // there, never from the database (api/workflow-owners.ts).
+      memo: ownerMemo(input.createdBy, input.createdByName),
     });
     return this.call(() => this.deps.temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation: start }));
   }
@@ -97,6 +100,13 @@ export class ConnectorCommands {
     }
   }
 }
+
+/** The memo a connector's workflow starts with: its owner, fixed for its life. */
+export function ownerMemo(owner: string | null, ownerName: string | null): Record<string, unknown> {
+  return { [OWNER_MEMO]: { owner, name: ownerName } };
+}
+
+export const OWNER_MEMO = 'connector-owner';
 
 function presetMetadata(preset: Preset | undefined): Record<string, string> {
   const out: Record<string, string> = {};

@@ -4,14 +4,16 @@
 // the workflow's history can be changed by no one but the workflow. So every decision that lets a
 // caller act on a connector or use its token asks here, never the record alone.
 //
-// The owner is fixed when the workflow starts and never changes, and connector ids are never
-// reused: an answer stays true for the connector's whole life, so it is kept (bounded, least
-// recently used out) and the query is paid once per connector and process. "No workflow" is not
-// kept: a create may be on its way.
+// The owner is fixed when the workflow starts (its memo, which Temporal's frontend answers
+// without a worker: describe), and never changes; workflows started before the memo existed
+// answer the view query instead. Connector ids are never reused: an answer stays true for the
+// connector's whole life, so it is kept (bounded, least recently used out) and paid once per
+// connector and process. "No workflow" is not kept: a create may be on its way.
 import type { Client } from '@temporalio/client';
 import { isWorkflowGone } from '../platform/workflow-gone';
 import { connectorWorkflowId, viewQuery } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';
+import { OWNER_MEMO } from './connector-commands';
 
 export interface WorkflowOwner {
   /** The qualified owner (`key:…`, `oidc:…`); null: made with caller authentication off. */
@@ -38,17 +40,24 @@ export function workflowOwners(temporal: Client, maxKept = MAX_KEPT): OwnerSourc
         kept.set(connectorId, known);
         return known;
       }
-      let view;
+      let answer: WorkflowOwner;
       try {
-        view = await temporal.workflow.getHandle(connectorWorkflowId(connectorId)).query(viewQuery);
+        answer = await ask(temporal, connectorId);
       } catch (err) {
         if (isWorkflowGone(err)) return null;
         throw toProblemError(err);
       }
-      const answer: WorkflowOwner = { owner: view.created_by, name: view.created_by_name ?? null };
       if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
       kept.set(connectorId, answer);
       return answer;
     },
   };
+}
+
+async function ask(temporal: Client, connectorId: string): Promise<WorkflowOwner> {
+  const handle = temporal.workflow.getHandle(connectorWorkflowId(connectorId));
+  const memo = (await handle.describe()).memo?.[OWNER_MEMO] as Partial<WorkflowOwner> | undefined;
+  if (memo && 'owner' in memo) return { owner: memo.owner ?? null, name: memo.name ?? null };
+  const view = await handle.query(viewQuery);
+  return { owner: view.created_by, name: view.created_by_name ?? null };
 }

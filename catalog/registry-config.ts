@@ -3,7 +3,7 @@
 // server.json cannot carry (the overlay). Validated at start-up like CONNECTOR__PRESETS.
 import { z } from 'zod';
 import { parseNetworks } from '../platform/address-guard';
-import { StdioResourcesSchema } from '../contract/schemas';
+import { METADATA_MAX_KEYS, MetadataSchema, StdioResourcesSchema } from '../contract/schemas';
 
 /** The registry's own rule for server names (reverse-DNS namespace, one slash). */
 export const SERVER_NAME = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
@@ -24,7 +24,20 @@ export const RegistryOverlaySchema = z.strictObject({
   client_secret: z.string().min(1).max(2048).optional(),
   resources: StdioResourcesSchema.optional(),
   allowed_networks: CidrListSchema.optional(),
-  metadata: z.strictObject({ name: z.string().max(512), description: z.string().max(512) }).partial().optional(),
+  /**
+   * Any string map within a connector record's metadata limits (decisions.md): `name` and
+   * `description` replace the registry's title and description, other keys are added; the
+   * preset's metadata is then what a connector made from it starts with.
+   */
+  metadata: MetadataSchema.refine((m) => Object.keys({ name: '', description: '', ...m }).length <= METADATA_MAX_KEYS, {
+    message: `with the name and description, at most ${METADATA_MAX_KEYS} keys`,
+  }).optional(),
+  /**
+   * The operator's word that this server's OCI registry never moves a tag to other bytes (tag
+   * immutability, as ECR and Harbor can enforce): its image may then be named by tag alone.
+   * Without it a registry image must carry a digest, so that an approval pins what runs.
+   */
+  immutable_image_tags: z.boolean().optional(),
   /**
    * npm and PyPI packages fetch their code when they start: the local runtime runs them only with
    * this operator's word (never by default), after an admin approved the version as for any stdio preset.

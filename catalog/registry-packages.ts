@@ -4,6 +4,7 @@
 // of a shell line; what does not pass the checks makes the preset not runnable, with the reason.
 import { argvOf, InputRefused, resolveInput } from './registry-inputs';
 import type { RegistryOverlay } from './registry-config';
+import { steeringReason } from '../core/registry-env-policy';
 import type { StdioConfig } from '../contract/schemas';
 import type { Package } from './server-json';
 
@@ -17,10 +18,17 @@ export type PackageMapping =
 const OCI_REFERENCE = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]{1,5})?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+(?::[A-Za-z0-9_][A-Za-z0-9._-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
 const PYPI_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
-/** Exact versions only: no ranges, nothing a resolver would read as a choice. */
-const EXACT_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/;
+/**
+ * Exact versions only: no ranges, no dist-tags (`latest`, `next`: a name npm resolves to whatever
+ * is published under it today), nothing a resolver would read as a choice. npm: semver 2.0;
+ * PyPI: a PEP 440 version in its normal form, without wildcards.
+ */
+export const EXACT_VERSION = {
+  npm: /^(0|[1-9]\d{0,9})\.(0|[1-9]\d{0,9})\.(0|[1-9]\d{0,9})(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/,
+  pypi: /^([1-9]\d{0,3}!)?(0|[1-9]\d{0,9})(\.(0|[1-9]\d{0,9})){0,5}((a|b|rc)(0|[1-9]\d{0,9}))?(\.post(0|[1-9]\d{0,9}))?(\.dev(0|[1-9]\d{0,9}))?(\+[a-z0-9]+(\.[a-z0-9]+)*)?$/,
+} as const;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const DEFAULT_BASE = { npm: 'https://registry.npmjs.org', pypi: 'https://pypi.org' } as const;
+export const DEFAULT_BASE = { npm: 'https://registry.npmjs.org', pypi: 'https://pypi.org' } as const;
 /** Where npx and uvx are found in a container runtime (unused by the local runtime, which runs the command). */
 const TOOL_IMAGE = { npm: 'docker.io/library/node:22-alpine', pypi: 'ghcr.io/astral-sh/uv:python3.12-alpine' } as const;
 
@@ -46,7 +54,13 @@ function ociPackage(pkg: Package, overlay: RegistryOverlay | undefined): Package
   const required = (pkg.runtimeArguments ?? []).filter((a) => a.isRequired).map((a) => a.name ?? a.valueHint ?? 'argument');
   if (required.length) throw new InputRefused(`it needs container engine arguments (${required.join(', ')}), which this service never passes to the engine`);
   const { argv, missing } = argvOf(pkg.packageArguments, 'argument');
-  return withEnv(pkg, 'oci', { image, ...(argv.length ? { args: argv } : {}) }, missing, overlay);
+  const mapping = withEnv(pkg, 'oci', { image, ...(argv.length ? { args: argv } : {}) }, missing, overlay);
+  // A tag can be moved to other bytes after an approval; a digest cannot. A tag is taken only
+  // when the operator says this server's image registry keeps tags immutable (docs/presets.md).
+  if (!image.includes('@sha256:') && !overlay?.immutable_image_tags) {
+    throw new InputRefused('its OCI image names a tag without a digest: a tag can be moved to other bytes after an approval (the operator may vouch for immutable tags: overlay immutable_image_tags)');
+  }
+  return mapping;
 }
 
 function toolPackage(pkg: Package, kind: 'npm' | 'pypi', overlay: RegistryOverlay | undefined): PackageMapping {
@@ -57,13 +71,17 @@ function toolPackage(pkg: Package, kind: 'npm' | 'pypi', overlay: RegistryOverla
     throw new InputRefused(`its ${kind} package comes from another registry than ${DEFAULT_BASE[kind]}`);
   }
   if (!(kind === 'npm' ? NPM_NAME : PYPI_NAME).test(pkg.identifier)) throw new InputRefused(`its ${kind} package name is malformed`);
-  if (!pkg.version || !EXACT_VERSION.test(pkg.version)) throw new InputRefused(`its ${kind} package names no exact version`);
+  if (!pkg.version || !EXACT_VERSION[kind].test(pkg.version)) {
+    throw new InputRefused(`its ${kind} package names no exact version (${kind === 'npm' ? 'semver, no dist-tag' : 'PEP 440, no wildcard'})`);
+  }
   if ((pkg.runtimeArguments ?? []).length) throw new InputRefused(`it passes arguments to ${kind === 'npm' ? 'npx' : 'uvx'}, which this service never does`);
   const { argv, missing } = argvOf(pkg.packageArguments, 'argument');
-  const command = kind === 'npm'
-    ? ['npx', '--yes', `${pkg.identifier}@${pkg.version}`]
-    : ['uvx', `${pkg.identifier}==${pkg.version}`];
-  return withEnv(pkg, kind, { image: TOOL_IMAGE[kind], command: [...command, ...argv] }, missing, overlay);
+  return withEnv(pkg, kind, { image: TOOL_IMAGE[kind], command: [...toolCommand(kind, pkg.identifier, pkg.version), ...argv] }, missing, overlay);
+}
+
+/** How the local runtime fetches and starts an npm or PyPI package at one exact version. */
+export function toolCommand(kind: 'npm' | 'pypi', identifier: string, version: string): string[] {
+  return kind === 'npm' ? ['npx', '--yes', `${identifier}@${version}`] : ['uvx', `${identifier}==${version}`];
 }
 
 /** Fixed and default values become env; the first required secret is the connect's token; other gaps refuse. */
@@ -72,6 +90,8 @@ function withEnv(pkg: Package, kind: PackageKind, base: StdioConfig, missing: st
   let tokenEnv: string | null = null;
   for (const variable of pkg.environmentVariables ?? []) {
     if (!ENV_NAME.test(variable.name)) throw new InputRefused(`its environment variable name ${JSON.stringify(variable.name.slice(0, 64))} is malformed`);
+    const steering = steeringReason(variable.name);
+    if (steering) throw new InputRefused(`its environment variable ${variable.name} is refused from registry entries: ${steering}`);
     const resolved = resolveInput(variable, `environment variable ${variable.name}`);
     if ('value' in resolved) env[variable.name] = resolved.value;
     else if ('missing' in resolved && variable.isSecret && tokenEnv === null) tokenEnv = variable.name;

@@ -4,6 +4,7 @@
 // overlay's secrets are never stored with the registry's data.
 import { hasReference, resolveInput } from './registry-inputs';
 import { mapPackage, type PackageKind } from './registry-packages';
+import { describeRun, runDigest, type PresetRun } from '../core/registry-approval';
 import type { RegistryOverlay } from './registry-config';
 import { normaliseUrl, InvalidUrlError } from '../contract/connector-url';
 import type { Preset } from '../contract/schemas';
@@ -32,6 +33,9 @@ export interface RegistryPreset {
   preset: Preset | null;
   reason: string | null;
   fields: PresetField[];
+  /** Stdio presets: what will run (the package the preset runs, else the first one), and its digest. */
+  run: PresetRun | null;
+  digest: string | null;
 }
 
 const MAX_DESCRIPTION = 512;
@@ -39,15 +43,19 @@ const BEARER_TEMPLATE = /^Bearer \{[A-Za-z0-9_-]+\}$/;
 
 export function registryPreset(entry: RegistryEntry, overlay: RegistryOverlay | undefined): RegistryPreset {
   const metadata = metadataOf(entry, overlay);
-  const base = { name: entry.name, version: entry.version, deprecated: entry.status === 'deprecated', metadata };
+  const base = { name: entry.name, version: entry.version, deprecated: entry.status === 'deprecated', metadata, run: null, digest: null };
   const remote = (entry.server.remotes ?? []).find((r) => r.type === 'streamable-http');
   if (remote) return { ...base, ...remotePreset(remote, metadata, overlay) };
-  const mapped = (entry.server.packages ?? []).map((p) => mapPackage(p, overlay));
-  const runnable = mapped.find((m) => m.ok);
+  const packages = entry.server.packages ?? [];
+  const mapped = packages.map((p) => mapPackage(p, overlay));
+  const chosen = Math.max(0, mapped.findIndex((m) => m.ok));
+  const described = packages[chosen] ? describeRun(packages[chosen]) : null;
+  const pinned = described ? { run: described.run, digest: runDigest(described) } : {};
+  const runnable = mapped[chosen];
   const url = stdioUrlOf(entry.name);
   if (runnable?.ok) {
     const fields: PresetField[] = runnable.tokenEnv ? [{ name: 'access_token', in: 'env', secret: true, description: `injected as ${runnable.tokenEnv}` }] : [];
-    return { ...base, kind: 'stdio', packageKind: runnable.kind, url, preset: { url, metadata, stdio: runnable.stdio }, reason: null, fields };
+    return { ...base, ...pinned, kind: 'stdio', packageKind: runnable.kind, url, preset: { url, metadata, stdio: runnable.stdio }, reason: null, fields };
   }
   const why = mapped.map((m) => (m.ok ? '' : m.reason)).filter(Boolean);
   const sse = (entry.server.remotes ?? []).some((r) => r.type === 'sse');
@@ -55,7 +63,7 @@ export function registryPreset(entry: RegistryEntry, overlay: RegistryOverlay | 
   const otherRemotes = (entry.server.remotes ?? []).filter((r) => r.type !== 'sse').map((r) => r.type);
   if (otherRemotes.length) reasons.push(`its remote transport ${otherRemotes[0]} is not supported`);
   return {
-    ...base, kind: mapped.length ? 'stdio' : 'remote', packageKind: null, url, preset: null,
+    ...base, ...pinned, kind: mapped.length ? 'stdio' : 'remote', packageKind: null, url, preset: null,
     reason: reasons.length ? reasons.join('; ') : 'it names neither a streamable-http remote nor a package', fields: [],
   };
 }
@@ -112,8 +120,10 @@ function isLoopbackHttp(url: string): boolean {
   return url.startsWith('http:') && (host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host));
 }
 
-function metadataOf(entry: RegistryEntry, overlay: RegistryOverlay | undefined): { name: string; description: string } {
+/** The overlay's keys over the registry's title and description (within a record's metadata limits: registry-config.ts). */
+function metadataOf(entry: RegistryEntry, overlay: RegistryOverlay | undefined): Record<string, string> & { name: string; description: string } {
   return {
+    ...overlay?.metadata,
     name: overlay?.metadata?.name ?? entry.server.title ?? entry.name,
     description: overlay?.metadata?.description ?? entry.server.description.slice(0, MAX_DESCRIPTION),
   };

@@ -9,6 +9,16 @@ import { ServerNameSchema } from './registry-config';
 /** Printable text without control characters: nothing a terminal or a log line would act on. */
 const Text = (max: number) => z.string().max(max).regex(/^[^\u0000-\u001f\u007f]*$/, 'must not hold control characters');
 
+/**
+ * A URL the registry names (a remote, a package registry, a website): http(s) only, judged with
+ * its `{variable}` references filled. Anything else (`javascript:`, `data:`, `file:`) would be
+ * handed to every UI that reads the presets list: the entry is skipped, with this reason.
+ */
+const HttpUrl = Text(2048).refine((text) => {
+  const probe = text.replace(/\{[A-Za-z0-9_-]+\}/g, 'x');
+  return URL.canParse(probe) && ['http:', 'https:'].includes(new URL(probe).protocol);
+}, 'must be an http(s) URL');
+
 const InputSchema = z.object({
   description: z.string().max(4096).optional(),
   isRequired: z.boolean().optional(),
@@ -34,7 +44,7 @@ export type Argument = z.infer<typeof ArgumentSchema>;
 
 export const TransportSchema = z.object({
   type: z.string().min(1).max(64),
-  url: Text(2048).optional(),
+  url: HttpUrl.optional(),
   headers: z.array(KeyValueInputSchema).max(32).optional(),
   variables: InputWithVariablesSchema.shape.variables,
 });
@@ -42,7 +52,7 @@ export type Transport = z.infer<typeof TransportSchema>;
 
 export const PackageSchema = z.object({
   registryType: z.string().min(1).max(32),
-  registryBaseUrl: z.string().max(2048).optional(),
+  registryBaseUrl: HttpUrl.optional(),
   identifier: Text(512).min(1),
   version: Text(255).optional(),
   runtimeHint: z.string().max(64).optional(),
@@ -59,7 +69,7 @@ export const ServerDetailSchema = z.object({
   description: z.string().max(4096).default(''),
   title: z.string().max(512).optional(),
   version: Text(255).min(1),
-  websiteUrl: z.string().max(2048).optional(),
+  websiteUrl: HttpUrl.optional(),
   packages: z.array(PackageSchema).max(32).optional(),
   remotes: z.array(TransportSchema).max(32).optional(),
 });

@@ -35,10 +35,18 @@ export interface Preset {
   /** A registry preset's server name and version; null for env presets. */
   name?: string;
   version?: string | null;
-  /** Registry stdio presets only: whether an admin approved this version. */
+  /** Registry stdio presets only: whether an admin approved this version and what it runs. */
   approved?: boolean;
   deprecated?: boolean;
+  /** Registry stdio presets: what will run, its digest (what an approval pins), and what changed since the last approval. */
+  run?: PresetRun;
+  digest?: string;
+  changes?: string[];
 }
+
+/** The API's PresetRun (GET /api/v1/connectors/presets): a secret's value reads `(secret)`. */
+export type PresetRun = { registry_type: string; identifier: string; version: string | null; registry_base_url: string | null }
+  & { command: string[] | null; args: string[]; env: Record<string, string> };
 
 export interface ConnectorEvent {
   seq: number;

@@ -149,16 +149,16 @@ export const OPERATIONS = {
   },
   listPresets: {
     method: 'get', path: '/api/v1/connectors/presets', summary: 'List presets', servedBy: 'api', auth: 'caller',
-    responses: { 200: ok('`{items}` without credentials or env values; each with `source` (env or registry), `version`, `runnable`/`reason`, and for registry stdio presets `approved`', PresetListSchema) },
+    responses: { 200: ok("`{items}` without credentials or env presets' env values; each with `source` (env or registry), `version`, `runnable`/`reason`, and for registry stdio presets `approved`, what will `run`, its `digest` and, when a sync changed it, `changes`", PresetListSchema) },
   },
   approvePreset: {
     method: 'post', path: '/api/v1/connectors/presets/{name}/approve', servedBy: 'api', auth: 'caller',
-    summary: "Approve a registry stdio preset's current version (admins): it runs only once approved",
+    summary: "Approve what a registry stdio preset runs now, its version and run digest (admins): it runs only once approved, until a sync changes either",
     body: { schema: ApprovePresetSchema, required: false },
     responses: {
       200: ok('the preset, approved', PublicPresetSchema),
       403: problem('Not an admin', 'forbidden'), 404: problem('No registry preset has this name'),
-      409: problem('A preset that needs no approval, or the synced version is another by now', 'not-approvable', 'version-changed'),
+      409: problem('A preset that needs no approval or cannot run, or the synced version or run digest is another by now', 'not-approvable', 'version-changed', 'run-changed'),
     },
   },
   getConsentPage: {

@@ -5,7 +5,7 @@ import { STATES } from './connector-states';
 import { normaliseUrl, InvalidUrlError } from './connector-url';
 import { CPU_QUANTITY, MEMORY_QUANTITY, quantityValue, type ResourceName } from './kube-quantity';
 
-const METADATA_MAX_KEYS = 16;
+export const METADATA_MAX_KEYS = 16;
 
 // Keys the document store cannot hold ($-prefixed, dotted, NUL) are refused here, not by the database.
 const MetadataKeySchema = z.string().min(1).max(64).regex(/^[^$.\u0000][^.\u0000]*$/, 'must not start with $ or contain . or NUL');
@@ -133,7 +133,14 @@ export const PresetSchema = z
   });
 export type Preset = z.infer<typeof PresetSchema>;
 
-/** What GET /presets shows: never credentials or env values. */
+/** What a registry stdio preset will run, as its approval pins it (core/registry-approval.ts). */
+const PresetRunSchema = z.object({
+  registry_type: z.string(), identifier: z.string(), version: z.string().nullable(), registry_base_url: z.string().nullable(),
+  command: z.array(z.string()).nullable(), args: z.array(z.string()),
+  env: z.record(z.string(), z.string()).meta({ description: "The registry's values; a secret reads (secret), the connect's token (the connect's access_token)" }),
+});
+
+/** What GET /presets shows: never credentials, nor an env preset's env values. */
 export const PublicPresetSchema = z
   .object({
     url: z.string(),
@@ -150,6 +157,11 @@ export const PublicPresetSchema = z
     fields: z.array(z.object({
       name: z.string(), in: z.enum(['connect', 'url', 'header', 'env']), secret: z.boolean(), description: z.string().optional(),
     })).optional().meta({ description: 'Registry presets: what a connect supplies (access_token), or what keeps the preset from running' }),
+    run: PresetRunSchema.optional().meta({ description: 'Registry stdio presets: what will run (what an approval pins)' }),
+    digest: z.string().optional().meta({ description: 'Registry stdio presets: the SHA-256 of `run` (and of secret values) an approval pins' }),
+    changes: z.array(z.string()).optional().meta({ description: 'Registry stdio presets whose approval no longer counts: what changed since, in words' }),
+    approved_by: z.string().optional(),
+    approved_at: z.string().optional(),
   })
   .meta({ id: 'Preset' });
 
@@ -177,4 +189,6 @@ export function fieldErrors(error: z.ZodError): { path: string; message: string 
 export const ApprovePresetSchema = z.strictObject({
   /** The version the admin looked at; refused when the synced version is another by now. */
   version: z.string().min(1).max(255).optional(),
+  /** The run digest the admin looked at (the list's `digest`); refused when the synced run is another by now. */
+  digest: z.string().regex(/^sha256:[a-f0-9]{64}$/).optional(),
 });

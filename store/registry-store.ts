@@ -1,6 +1,7 @@
 // What the registry sync keeps: each allow-listed server's entry as the registry last served it
 // (validated, unknown fields dropped), the sync's high-water mark for `updated_since`, and the
-// admins' approvals of registry stdio presets, one approved version per server. Every write is
+// admins' approvals of registry stdio presets, one per server, pinning a version and what it runs
+// (core/registry-approval.ts), cleared by the sync that finds either changed. Every write is
 // idempotent (keyed by server name, last write of the same data wins), so a retried activity
 // changes nothing.
 import type { Collection, Db } from 'mongodb';
@@ -57,6 +58,11 @@ export class RegistryStore {
   async approve(approval: PresetApproval): Promise<void> {
     const { name, ...rest } = approval;
     await this.approvals.replaceOne({ _id: name }, rest, { upsert: true });
+  }
+
+  /** Marks the approval of `name` as no longer counting (a sync found what it pins changed); idempotent. */
+  async clearApproval(name: string, digest: string, at: string): Promise<void> {
+    await this.approvals.updateOne({ _id: name, digest, clearedAt: { $exists: false } }, { $set: { clearedAt: at } });
   }
 
   async listApprovals(): Promise<PresetApproval[]> {

@@ -9,6 +9,7 @@ import { matchKey } from '../../contract/connector-url';
 import type { StoredRegistryEntry } from '../../catalog/preset-catalog';
 import type { RegistryConfig } from '../../catalog/registry-config';
 import { registryPreset } from '../../catalog/registry-presets';
+import { steeringVariablesOf } from '../../core/registry-env-policy';
 import type { Preset } from '../../contract/schemas';
 import type { RegistryEntry } from '../../catalog/server-json';
 import type { ConnectorStore } from '../../store/connector-store';
@@ -40,6 +41,23 @@ export interface WithdrawnConnector {
 
 export function createRegistryActivities(deps: RegistryActivityDeps) {
   const client = { baseUrl: deps.config.url, fetch: deps.fetch };
+  const overlays = new Map(deps.config.servers.map((s) => [s.name, s.overlay]));
+
+  /** Approvals whose version or run the entries just stored changed: they stop counting, for good. */
+  async function clearChangedApprovals(entries: readonly StoredRegistryEntry[]): Promise<string[]> {
+    const approvals = new Map((await deps.store.listApprovals()).filter((a) => !a.clearedAt).map((a) => [a.name, a]));
+    const cleared: string[] = [];
+    for (const entry of entries) {
+      const approval = approvals.get(entry.name);
+      if (!approval) continue;
+      const now = registryPreset(entry, overlays.get(entry.name));
+      if (now.version === approval.version && now.digest === approval.digest) continue;
+      await deps.store.clearApproval(entry.name, approval.digest, new Date().toISOString());
+      cleared.push(entry.name);
+    }
+    return cleared;
+  }
+
   return {
     /** The first sync and servers new to the allow-list: each one by name; then what changed since the mark. */
     async registryFetch(): Promise<FetchedRegistry> {
@@ -50,17 +68,20 @@ export function createRegistryActivities(deps: RegistryActivityDeps) {
       const changed = mark === null ? null : await readChanges(client, deps.config.servers.filter((s) => known.has(s.name)), mark);
       const reads = changed ? [byName, changed] : [byName];
       const highWater = reads.map((r) => r.highWater).filter((h): h is string => h !== null).sort().at(-1) ?? null;
+      const entries = reads.flatMap((r) => r.entries);
       return {
-        entries: reads.flatMap((r) => r.entries).map((e) => withGuardVerdict(e, deps.addressPolicy)),
+        entries: entries.map((e) => withGuardVerdict(e, deps.addressPolicy)),
         missing: reads.flatMap((r) => r.missing),
-        skipped: reads.flatMap((r) => r.skipped),
+        // Stored and listed as not runnable (what changed shows against an approval), never run.
+        skipped: [...reads.flatMap((r) => r.skipped), ...entries.flatMap((e) => steeringVariablesOf(e.server.packages).map((why) => `${e.name} ${e.version}: not runnable: ${why}`))],
         highWater,
         complete: reads.every((r) => r.complete),
       };
     },
 
-    async registryStore(read: FetchedRegistry): Promise<{ stored: number; removed: string[] }> {
+    async registryStore(read: FetchedRegistry): Promise<{ stored: number; removed: string[]; cleared: string[] }> {
       await deps.store.put(read.entries);
+      const cleared = await clearChangedApprovals(read.entries);
       const gone = (await Promise.all(read.missing.map((name) => deps.store.get(name)))).filter((e): e is StoredRegistryEntry => e !== null);
       await deps.store.put(gone.map((e) => ({ ...e, status: 'deleted' as const })));
       const removed = await deps.store.keepOnly(deps.config.servers.map((s) => s.name));
@@ -69,13 +90,12 @@ export function createRegistryActivities(deps: RegistryActivityDeps) {
         if (!mark || read.highWater > mark) await deps.store.setMark(read.highWater);
       }
       deps.onStored?.();
-      return { stored: read.entries.length, removed };
+      return { stored: read.entries.length, removed, cleared };
     },
 
     /** Connectors made from a preset the registry deleted that are not disconnected yet. */
     async registryWithdrawn(): Promise<WithdrawnConnector[]> {
       const envKeys = new Set(deps.envPresets.map((p) => matchKey(p.url)));
-      const overlays = new Map(deps.config.servers.map((s) => [s.name, s.overlay]));
       const out: WithdrawnConnector[] = [];
       for (const entry of await deps.store.list()) {
         if (entry.status !== 'deleted') continue;

@@ -1,6 +1,6 @@
 // GET /api/v1/connectors/presets (env and registry presets, their source, version and whether this
 // deployment can run them) and POST /api/v1/connectors/presets/{name}/approve (admins: a registry
-// stdio preset runs only once its version is approved).
+// stdio preset runs only once what it runs is approved: its version and run digest).
 import { callerOf } from '../caller-middleware';
 import { ProblemError } from '../../contract/problem';
 import { publicCatalogEntry } from '../../catalog/preset-catalog';
@@ -27,10 +27,14 @@ export function presetHandlers(catalog: LiveCatalog, runtime: () => Promise<Stdi
       const entry = (await catalog.reload()).find((e) => e.registry?.name === name);
       if (!entry?.registry) throw new ProblemError(404, 'no registry preset has this name');
       if (entry.registry.kind !== 'stdio') throw new ProblemError(409, 'only registry stdio presets need an approval', 'not-approvable');
-      if (body.version && body.version !== entry.registry.version) {
-        throw new ProblemError(409, `the synced version is ${entry.registry.version}, not ${body.version}`, 'version-changed');
+      const { version, digest, run, preset, reason } = entry.registry;
+      if (body.version && body.version !== version) {
+        throw new ProblemError(409, `the synced version is ${version}, not ${body.version}`, 'version-changed');
       }
-      await catalog.approve({ name, version: entry.registry.version, approvedBy: caller.subject ?? 'api', approvedAt: new Date().toISOString() });
+      if (body.digest && body.digest !== digest) throw new ProblemError(409, `what it runs changed: its digest is ${digest} by now`, 'run-changed');
+      // Only what can run is approved: its run is then exactly what a connect would start.
+      if (!preset || !run || !digest) throw new ProblemError(409, `it cannot run: ${reason ?? 'it names no package'}`, 'not-approvable');
+      await catalog.approve({ name, version, digest, run, approvedBy: caller.subject ?? 'api', approvedAt: new Date().toISOString() });
       const approved = (await catalog.reload()).find((e) => e.registry?.name === name)!;
       ctx.body = publicCatalogEntry(approved, await runtimeKind());
     },

@@ -41,3 +41,18 @@ test('bad values name the variable, the entry and the field', (t) => {
   t.regex(t.throws(() => loadConfig(env({ CONNECTOR__REGISTRY_URL: 'https://r.example' })))!.message, /CONNECTOR__REGISTRY_SERVERS: required/);
   t.regex(t.throws(() => loadConfig(env({ CONNECTOR__REGISTRY_SERVERS: '[]' })))!.message, /needs CONNECTOR__REGISTRY_URL/);
 });
+
+test('overlay metadata takes any keys within a record\'s metadata limits (issue 38: {"team":"sales"} stopped the start)', (t) => {
+  const load = (metadata: unknown) => loadConfig(env({
+    CONNECTOR__REGISTRY_URL: 'https://r.example', CONNECTOR__REGISTRY_SERVERS: JSON.stringify([{ name: 'a.b/c', overlay: { metadata } }]),
+  })).registry?.servers[0]?.overlay?.metadata;
+  t.deepEqual(load({ team: 'sales' }), { team: 'sales' });
+  t.deepEqual(load({ name: 'Sales CRM', team: 'sales', cost_center: '4711' }), { name: 'Sales CRM', team: 'sales', cost_center: '4711' });
+  const fourteen = Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`k${i}`, 'v']));
+  t.truthy(load(fourteen), 'with the name and description the registry gives, 16 keys');
+  const refused = (metadata: unknown) => t.throws(() => load(metadata))!.message;
+  t.regex(refused({ ...fourteen, k14: 'v' }), /field overlay\.metadata: with the name and description, at most 16 keys/);
+  t.regex(refused({ 'a.b': 'v' }), /field overlay\.metadata\.a\.b: Invalid key/, 'a key the database cannot hold');
+  t.regex(refused({ team: 'x'.repeat(513) }), /field overlay\.metadata\.team/);
+  t.regex(refused({ team: 5 }), /field overlay\.metadata\.team/);
+});

@@ -74,7 +74,7 @@ test('an SSE-only remote and an unsupported package are listed with the reason',
 });
 
 test('an oci package with stdio becomes a stdio preset on its image, named by the server', (t) => {
-  const p = map(real['kubernetes-manager-mcp'], { resources: { limits: { memory: '256Mi' } } });
+  const p = map(real['kubernetes-manager-mcp'], { resources: { limits: { memory: '256Mi' } }, immutable_image_tags: true });
   t.is(p.kind, 'stdio');
   t.is(p.packageKind, 'oci');
   t.deepEqual(p.preset, {
@@ -95,7 +95,7 @@ test('required container engine arguments (a host mount) are never passed: the i
   const db = map(real['database-manager']);
   t.is(db.preset, null, 'inputs nobody here can give (a database name, a user) keep it from running');
   t.regex(db.reason!, /argument database_name, environment variable DB_USERNAME/);
-  const optional = map({ ...real['database-manager'], packages: [{ ...(real['database-manager']!.packages as object[])[0], packageArguments: [], environmentVariables: [] }] });
+  const optional = map({ ...real['database-manager'], packages: [{ ...(real['database-manager']!.packages as object[])[0], packageArguments: [], environmentVariables: [] }] }, { immutable_image_tags: true });
   t.deepEqual(optional.preset?.stdio, { image: 'docker.io/example/database-manager-mcp:3.1.0' }, 'optional engine arguments (--network host) are dropped, never passed');
 });
 
@@ -122,6 +122,7 @@ test('hostile packages: shell metacharacters are refused in names, versions and 
   t.regex(map(HOSTILE.badEnvName).reason!, /environment variable name .* is malformed/);
   t.regex(map(HOSTILE.movingTag).reason!, /moving tag latest/);
   t.regex(map(HOSTILE.otherNpmRegistry, allow).reason!, /another registry/);
+  t.regex(map(HOSTILE.distTag, allow).reason!, /no exact version \(semver, no dist-tag\)/);
   const args = map(HOSTILE.shellyArguments, allow);
   // No shell ever reads these: the runtimes spawn argv arrays, so each value is one inert argument.
   t.deepEqual(args.preset?.stdio?.command, ['npx', '--yes', 'innocent-mcp@2.0.0', '$(curl http://169.254.169.254)', '; rm -rf ~ #']);
@@ -132,7 +133,6 @@ test('hostile packages: shell metacharacters are refused in names, versions and 
 test('hostile remotes: plain http off loopback, credentials in the URL and other schemes are refused', (t) => {
   t.regex(map(HOSTILE.plainHttpRemote).reason!, /not https/);
   t.regex(map(HOSTILE.credentialsInUrl).reason!, /credentials/);
-  t.regex(map(HOSTILE.javascriptUrl).reason!, /scheme javascript is not supported/);
   t.truthy(map({ ...HOSTILE.plainHttpRemote, remotes: [{ type: 'streamable-http', url: 'http://127.0.0.1:9/mcp' }] }).preset, 'plain http on loopback (a local test registry) is allowed');
 });
 
@@ -140,6 +140,50 @@ test('the schema refuses wrong types, bad names, control characters and oversize
   for (const doc of [HOSTILE.wrongTypes, HOSTILE.remoteUrlNotString, HOSTILE.badName, HOSTILE.controlCharacters, HOSTILE.oversize]) {
     t.false(ServerResponseSchema.safeParse({ server: doc }).success, String(doc.name));
   }
+});
+
+test('a URL that is not http(s), in a remote, a website or a package registry, refuses the entry (it is skipped, never listed)', (t) => {
+  for (const doc of [HOSTILE.javascriptUrl, HOSTILE.javascriptRemote, HOSTILE.dataWebsite, HOSTILE.fileRegistry]) {
+    const parsed = ServerResponseSchema.safeParse({ server: doc });
+    t.false(parsed.success, String(doc.name));
+    t.regex(parsed.error?.issues[0]?.message ?? '', /must be an http\(s\) URL/);
+  }
+  const template = { ...real['acme-analytics'], remotes: [{ type: 'streamable-http', url: 'https://{tenant}.example.com/mcp' }] };
+  t.true(ServerResponseSchema.safeParse({ server: template }).success, 'a template is judged with its variables filled');
+});
+
+test('exact versions: semver for npm, PEP 440 for PyPI; dist-tags, ranges and wildcards are refused', (t) => {
+  const npm = (version: string) => map({ ...HOSTILE.distTag, packages: [{ registryType: 'npm', identifier: 'left-pad', version, transport: { type: 'stdio' } }] }, { allow_package_fetch: true }).preset !== null;
+  const pypi = (version: string) => map({ ...HOSTILE.distTag, packages: [{ registryType: 'pypi', identifier: 'tool', version, transport: { type: 'stdio' } }] }, { allow_package_fetch: true }).preset !== null;
+  for (const ok of ['1.3.0', '0.0.1', '2.0.0-rc.1', '1.0.0+build.5']) t.true(npm(ok), ok);
+  for (const bad of ['latest', 'next', '^1.0.0', '1.x', '1.0', '01.0.0', '>=1', '1.0.0 || 2']) t.false(npm(bad), bad);
+  for (const ok of ['0.5.0', '1.0', '2.1.0rc1', '1.0.post2', '1!2.0']) t.true(pypi(ok), ok);
+  for (const bad of ['latest', '1.*', '>=1.0', '~=1.0', '1.0,<2']) t.false(pypi(bad), bad);
+});
+
+test('variables that steer the loader, interpreters, package managers or container tools keep an entry from running', (t) => {
+  const npm = map(HOSTILE.npmRegistryEnv, { allow_package_fetch: true });
+  t.is(npm.preset, null);
+  t.regex(npm.reason!, /environment variable npm_config_registry is refused from registry entries: a JavaScript package manager reads it/);
+  t.regex(map(HOSTILE.nodeOptions).reason!, /NODE_OPTIONS is refused/);
+  const withEnv = (name: string) => map({ ...HOSTILE.nodeOptions, packages: [{ ...(HOSTILE.nodeOptions.packages as object[])[0], environmentVariables: [{ name, value: 'x' }] }] });
+  for (const name of ['LD_PRELOAD', 'NPM_CONFIG_REGISTRY', 'PIP_INDEX_URL', 'UV_INDEX_URL', 'PYTHONPATH', 'PATH', 'DOCKER_HOST', 'CONTAINER_HOST', 'HTTPS_PROXY', 'https_proxy', 'BASH_ENV', 'GIT_SSH_COMMAND', 'SSL_CERT_FILE']) {
+    t.is(withEnv(name).preset, null, name);
+  }
+  for (const name of ['LOG_LEVEL', 'NODE_ENV', 'API_BASE_URL', 'WEATHER_UNITS']) t.truthy(withEnv(name).preset, name);
+});
+
+test('an image named by tag alone runs only when the operator vouches for immutable tags; a digest always pins it', (t) => {
+  t.regex(map(real['kubernetes-manager-mcp']).reason!, /tag without a digest/);
+  t.truthy(map(real['kubernetes-manager-mcp'], { immutable_image_tags: true }).preset);
+  const pinned = { ...HOSTILE.nodeOptions, packages: [{ ...(HOSTILE.nodeOptions.packages as object[])[0], environmentVariables: [] }] };
+  t.truthy(map(pinned).preset, 'an image with a digest needs no word from the operator');
+});
+
+test('overlay metadata: name and description replace the registry\'s, any other key is added', (t) => {
+  const p = map(real['mcp-fs'], { metadata: { team: 'sales', name: 'Files' } });
+  t.deepEqual(p.metadata, { team: 'sales', name: 'Files', description: 'Cloud-hosted MCP filesystem server' });
+  t.deepEqual(p.preset?.metadata, p.metadata);
 });
 
 test('unknown fields with no security meaning are dropped, not refused (never stored)', (t) => {

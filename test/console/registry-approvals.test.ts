@@ -40,7 +40,8 @@ test.before(async () => {
       // Authentication on blocks private networks; the registry here is on loopback.
       CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8',
       CONNECTOR__REGISTRY_URL: registry.url,
-      CONNECTOR__REGISTRY_SERVERS: JSON.stringify([{ name: STDIO }, { name: REMOTE }]),
+      // The image is named by tag alone: the operator vouches for immutable tags (else a digest is required).
+      CONNECTOR__REGISTRY_SERVERS: JSON.stringify([{ name: STDIO, overlay: { immutable_image_tags: true } }, { name: REMOTE }]),
     }),
     launchChromium(),
   ]);

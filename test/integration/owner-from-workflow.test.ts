@@ -7,7 +7,10 @@
 import { readFileSync } from 'node:fs';
 import test from 'ava';
 import { MongoClient, type Db } from 'mongodb';
+import { OWNER_MEMO } from '../../api/connector-commands';
+import { workflowOwners } from '../../api/workflow-owners';
 import { sha256Hex } from '../../callers/api-keys';
+import { connectorWorkflowId } from '../../workflows/messages';
 import { startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { startToolsMcpServer, type ToolsMcpServer } from '../fixtures/tools-mcp-server';
 import { openConsentPage } from '../helpers/oauth-service';
@@ -106,6 +109,14 @@ test("a record rewritten to name alice grants her nothing of bob's connector, on
   t.like(admin.body, { created_by: 'key:bob' });
   const events = await stack.api('GET', `/api/v1/connectors/${bobs}/events`, undefined, as(KEYS.bob));
   t.deepEqual(events.body.items.map((e: { actor: string }) => e.actor), ['key:bob', 'key:bob', 'key:bob'], 'alice left no trace in its audit');
+});
+
+test("the owner is read where Temporal answers without a worker: the workflow's memo, set at its start", async (t) => {
+  const bobs = await connected(KEYS.bob, 'bob-token', 'Bobs memo');
+  const described = await stack.temporal.workflow.getHandle(connectorWorkflowId(bobs)).describe();
+  t.deepEqual(described.memo?.[OWNER_MEMO], { owner: 'key:bob', name: 'bob' });
+  t.deepEqual(await workflowOwners(stack.temporal).ownerOf(bobs), { owner: 'key:bob', name: 'bob' });
+  t.is(await workflowOwners(stack.temporal).ownerOf('00000000-0000-4000-8000-000000000000'), null, 'no workflow, no owner');
 });
 
 test('the disagreement is logged for the operator, naming both owners', async (t) => {
