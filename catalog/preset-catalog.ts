@@ -5,7 +5,7 @@
 import { matchKey } from '../contract/connector-url';
 import { publicPreset, unrunnableReason, type StdioRuntimeKind } from './presets';
 import { registryPreset, type PresetField, type RegistryPreset } from './registry-presets';
-import { runChanges, type PresetRun } from '../core/registry-approval';
+import { runChanges, type PresetRun } from './registry-approval';
 import type { RegistryOverlay } from './registry-config';
 import type { Preset } from '../contract/schemas';
 import type { RegistryEntry } from './server-json';

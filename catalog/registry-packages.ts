@@ -4,7 +4,7 @@
 // of a shell line; what does not pass the checks makes the preset not runnable, with the reason.
 import { argvOf, InputRefused, resolveInput } from './registry-inputs';
 import type { RegistryOverlay } from './registry-config';
-import { steeringReason } from '../core/registry-env-policy';
+import { steeringReason } from './registry-env-policy';
 import type { StdioConfig } from '../contract/schemas';
 import type { Package } from './server-json';
 

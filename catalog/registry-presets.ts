@@ -4,7 +4,7 @@
 // overlay's secrets are never stored with the registry's data.
 import { hasReference, resolveInput } from './registry-inputs';
 import { mapPackage, type PackageKind } from './registry-packages';
-import { describeRun, runDigest, type PresetRun } from '../core/registry-approval';
+import { describeRun, runDigest, type PresetRun } from './registry-approval';
 import type { RegistryOverlay } from './registry-config';
 import { normaliseUrl, InvalidUrlError } from '../contract/connector-url';
 import type { Preset } from '../contract/schemas';

@@ -133,7 +133,7 @@ export const PresetSchema = z
   });
 export type Preset = z.infer<typeof PresetSchema>;
 
-/** What a registry stdio preset will run, as its approval pins it (core/registry-approval.ts). */
+/** What a registry stdio preset will run, as its approval pins it (catalog/registry-approval.ts). */
 const PresetRunSchema = z.object({
   registry_type: z.string(), identifier: z.string(), version: z.string().nullable(), registry_base_url: z.string().nullable(),
   command: z.array(z.string()).nullable(), args: z.array(z.string()),

@@ -1,7 +1,7 @@
 // What the registry sync keeps: each allow-listed server's entry as the registry last served it
 // (validated, unknown fields dropped), the sync's high-water mark for `updated_since`, and the
 // admins' approvals of registry stdio presets, one per server, pinning a version and what it runs
-// (core/registry-approval.ts), cleared by the sync that finds either changed. Every write is
+// (catalog/registry-approval.ts), cleared by the sync that finds either changed. Every write is
 // idempotent (keyed by server name, last write of the same data wins), so a retried activity
 // changes nothing.
 import type { Collection, Db } from 'mongodb';

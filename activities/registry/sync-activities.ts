@@ -9,7 +9,7 @@ import { matchKey } from '../../contract/connector-url';
 import type { StoredRegistryEntry } from '../../catalog/preset-catalog';
 import type { RegistryConfig } from '../../catalog/registry-config';
 import { registryPreset } from '../../catalog/registry-presets';
-import { steeringVariablesOf } from '../../core/registry-env-policy';
+import { steeringVariablesOf } from '../../catalog/registry-env-policy';
 import type { Preset } from '../../contract/schemas';
 import type { RegistryEntry } from '../../catalog/server-json';
 import type { ConnectorStore } from '../../store/connector-store';

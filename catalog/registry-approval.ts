@@ -7,9 +7,9 @@
 // approval, and the presets list says what changed. Operator settings (the overlay: resources,
 // allow_package_fetch) are not part of it: they are this deployment's, not the registry's.
 import { createHash } from 'node:crypto';
-import { resolveInput } from '../catalog/registry-inputs';
-import { DEFAULT_BASE, toolCommand } from '../catalog/registry-packages';
-import type { Argument, Package } from '../catalog/server-json';
+import { resolveInput } from './registry-inputs';
+import { DEFAULT_BASE, toolCommand } from './registry-packages';
+import type { Argument, Package } from './server-json';
 
 /** What will run, as an approval pins it and the approvals view shows it. */
 export interface PresetRun {

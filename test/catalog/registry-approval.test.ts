@@ -1,9 +1,9 @@
-// What an approval pins (core/registry-approval.ts): the run a registry stdio preset starts, its
+// What an approval pins (catalog/registry-approval.ts): the run a registry stdio preset starts, its
 // digest, and in words what changed when the registry republishes the same version as something
 // else (issue 37: left-pad 1.3.0 became another package fetched from another registry).
 import test from 'ava';
 import { approvalState, type PresetApproval } from '../../catalog/preset-catalog';
-import { SECRET_VALUE, TOKEN_VALUE } from '../../core/registry-approval';
+import { SECRET_VALUE, TOKEN_VALUE } from '../../catalog/registry-approval';
 import { registryPreset } from '../../catalog/registry-presets';
 import { entryOf, ServerResponseSchema } from '../../catalog/server-json';
 
