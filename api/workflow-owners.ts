@@ -5,13 +5,12 @@
 // caller act on a connector or use its token asks here, never the record alone.
 //
 // The owner is fixed when the workflow starts (its memo, which Temporal's frontend answers
-// without a worker: describe), and never changes; workflows started before the memo existed
-// answer the view query instead. Connector ids are never reused: an answer stays true for the
+// without a worker: describe), and never changes. Connector ids are never reused: an answer stays true for the
 // connector's whole life, so it is kept (bounded, least recently used out) and paid once per
 // connector and process. "No workflow" is not kept: a create may be on its way.
 import type { Client } from '@temporalio/client';
 import { isWorkflowGone } from '../platform/workflow-gone';
-import { connectorWorkflowId, viewQuery } from '../workflows/messages';
+import { connectorWorkflowId } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';
 import { OWNER_MEMO } from './connector-commands';
 
@@ -40,13 +39,14 @@ export function workflowOwners(temporal: Client, maxKept = MAX_KEPT): OwnerSourc
         kept.set(connectorId, known);
         return known;
       }
-      let answer: WorkflowOwner;
+      let answer: WorkflowOwner | null;
       try {
         answer = await ask(temporal, connectorId);
       } catch (err) {
         if (isWorkflowGone(err)) return null;
         throw toProblemError(err);
       }
+      if (!answer) return null;
       if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
       kept.set(connectorId, answer);
       return answer;
@@ -54,10 +54,11 @@ export function workflowOwners(temporal: Client, maxKept = MAX_KEPT): OwnerSourc
   };
 }
 
-async function ask(temporal: Client, connectorId: string): Promise<WorkflowOwner> {
+async function ask(temporal: Client, connectorId: string): Promise<WorkflowOwner | null> {
   const handle = temporal.workflow.getHandle(connectorWorkflowId(connectorId));
   const memo = (await handle.describe()).memo?.[OWNER_MEMO] as Partial<WorkflowOwner> | undefined;
-  if (memo && 'owner' in memo) return { owner: memo.owner ?? null, name: memo.name ?? null };
-  const view = await handle.query(viewQuery);
-  return { owner: view.created_by, name: view.created_by_name ?? null };
+  // Every connector workflow starts with the memo (api/connector-commands.ts): one without it was
+  // not started by this service, and is nobody's to use.
+  if (!memo || !('owner' in memo)) return null;
+  return { owner: memo.owner ?? null, name: memo.name ?? null };
 }
