@@ -90,6 +90,13 @@ export async function walkNewcomerPath(t: ExecutionContext, context: BrowserCont
   t.is(await page.evaluate<string>('document.activeElement?.id ?? ""'), 'access-token', 'the token field takes the focus');
   await checkWords(t, page, 'connect without a token');
   await screenshot(page, `${o.shots}-2-needs-a-token`);
+  await page.locator('.status-line .state-disconnected').waitFor();
+  t.false(await page.getByRole('button', { name: 'Disconnect' }).isEnabled(), 'no Disconnect on a disconnected connector');
+  await page.getByRole('link', { name: 'Connectors', exact: true }).first().click();
+  await page.locator(`tr[data-connector-id="${id}"]`).waitFor();
+  t.is(await page.getByRole('alert').count(), 0, 'the error stays behind when the person moves on');
+  await page.goto(`${o.base}/#/connectors/${id}`);
+  await page.getByRole('heading', { name: first.name }).waitFor();
 
   await connectWithToken(page, first.token);
   t.is(await page.getByRole('button', { name: 'Disconnect' }).isEnabled(), true);
