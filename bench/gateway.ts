@@ -23,7 +23,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { nodeArgsFrom, stop } from './proxy/child';
 import { treeCpuMs, treeRssMb, waitForPort } from './gateway/process-tree';
 import { freePort } from '../service/free-port';
-import { createLogger } from '../core/logger';
+import { createLogger } from '../platform/logger';
 import { testServersImage } from '../test/helpers/for-bench';
 import { locateNode24Tool } from '../stack/toolchain/node24-tools';
 

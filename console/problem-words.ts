@@ -1,5 +1,5 @@
 // What the console says when the API refuses: a sentence and a next step for the person at the
-// screen, chosen by the problem's `type` (the API's failure table, core/failures.ts, and the
+// screen, chosen by the problem's `type` (the API's failure table, contract/failures.ts, and the
 // declarations name every one; test/console/problem-words.test.ts keeps this table complete).
 // No status numbers, no schema jargon; a detail that names a service variable, which only an
 // operator can set, is shown to admins alone, in a "details" line.

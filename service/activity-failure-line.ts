@@ -1,9 +1,9 @@
 // The Temporal SDK logs every failed activity with its error's whole stack ("Activity failed",
-// some thirty lines). A typed failure (core/failures.ts: a token the server refused, a server
+// some thirty lines). A typed failure (contract/failures.ts: a token the server refused, a server
 // that wants one, an answer that came too late) is an outcome, not a defect: the API's answer and
 // the connector's audit trail say it already, so the log says it in one warning line naming the
 // connector and the reason. Any other error is a defect and keeps its stack.
-import { isFailureType } from '../core/failures';
+import { isFailureType } from '../contract/failures';
 
 export interface LogLine {
   fields: Record<string, unknown>;

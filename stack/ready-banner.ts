@@ -1,7 +1,7 @@
 // What `npm start` says once it is ready: the addresses a person opens next, where the eye finds
 // them, and whether callers must bring a credential (and so at which address the console works).
-import type { LogFormat, Logger } from '../core/logger';
-import type { CallerConfig } from '../core/config';
+import type { LogFormat, Logger } from '../platform/logger';
+import type { CallerConfig } from '../config/config';
 import { loopbackOrigins } from '../callers/request-origin';
 import type { EmbeddedStack } from './embedded-stack';
 

@@ -1,8 +1,8 @@
 // The embedded servers' binaries, found or installed before the start-up is timed: on a first
 // start without a release download they are built from Go modules, which takes minutes, and the
 // plan says beforehand which builds will run and for about how long (build-plan.ts).
-import type { Config } from '../core/config';
-import type { Logger } from '../core/logger';
+import type { Config } from '../config/config';
+import type { Logger } from '../platform/logger';
 import { planInstalls, resolveBinary, type BinaryName } from './toolchain/binaries';
 import { describeBuildPlan } from './toolchain/build-plan';
 

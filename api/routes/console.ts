@@ -6,8 +6,8 @@
 // says `localhost`, the person typed `127.0.0.1`) would load and then have its scripts refused
 // (403): a blank page. Such a request gets a page that says so and links the address that works.
 import type { Context } from 'koa';
-import type { ConsoleConfig } from '../../core/config';
-import { ProblemError } from '../../core/problem';
+import type { ConsoleConfig } from '../../config/config';
+import { ProblemError } from '../../contract/problem';
 import { originAllowed, type OriginPolicy } from '../../callers/request-origin';
 import type { ConsoleFiles } from '../console-files';
 import type { Handler } from '../router';

@@ -3,7 +3,7 @@
 // tool's own output (hundreds of `go: downloading` lines) goes to a log file, which a failure
 // quotes. On a terminal the line is rewritten in place; into a pipe or a file (CI, `npm test`'s
 // log) it is written again once a minute, so that a long build never looks like a hang.
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { BUILD_SECONDS, span, type BuildTarget } from './build-plan';
 
 export interface BuildProgress {

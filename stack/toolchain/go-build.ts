@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import type { BuildTarget } from './build-plan';
 import { startProgress } from './build-progress';
 import { cacheRoot } from './cache-dir';

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { withFileLock } from './build-lock';
 import { cacheRoot } from './cache-dir';
 import { isExecutableFile } from './executable';

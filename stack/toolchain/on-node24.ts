@@ -2,7 +2,7 @@
 // active LTS: npm test runs the whole suite this way, and a short leg on Node 20 after it.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { locateNode24 } from './node24';
 
 const node = await locateNode24({ log: createLogger('toolchain') });

@@ -3,7 +3,7 @@
 // the end; in a log it is a line per minute. Either way the build is announced once.
 import { Writable } from 'node:stream';
 import test from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { duration, finalLine, progressLine, startProgress } from '../../stack/toolchain/build-progress';
 
 const options = { target: 'temporal' as const, logFile: '/cache/logs/build-temporal.log', downloadable: true };

@@ -10,7 +10,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { freePort } from '../../service/free-port';
 import { locateBinary } from '../../stack/toolchain/binaries';
 import { startStackProcess } from '../helpers/stack-process';
