@@ -25,11 +25,38 @@ function schemaOf(schema: z.ZodType): object {
   return name ? ref(name) : stripSchemaKeyword(z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }));
 }
 
-function components() {
+/**
+ * The named schemas, each a component of its own and every reference a plain JSON pointer into
+ * `#/components/schemas`: zod gives each an `$id` (an id with a fragment, which Swagger UI's
+ * resolver takes for a document of its own and then fails on every `$ref`) and puts a schema
+ * that carries a global id but is not in SCHEMAS (the toolset's access rule) under
+ * `__shared#/$defs/<id>`, which resolves nowhere. Both are rewritten here.
+ */
+function components(): Record<string, object> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(SCHEMAS)) registry.add(schema, { id });
-  const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'input', uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' });
-  return Object.fromEntries(Object.entries(schemas).map(([k, v]) => [k, stripSchemaKeyword(v)]));
+  const { schemas } = z.toJSONSchema(registry, { target: 'draft-2020-12', io: 'input', uri: (id) => `${COMPONENTS}${id}`, unrepresentable: 'any' });
+  const { [SHARED]: shared, ...named } = schemas as Record<string, { $defs?: Record<string, object> }>;
+  const all: Record<string, object> = { ...named, ...(shared?.$defs ?? {}) };
+  return Object.fromEntries(Object.entries(all).map(([name, schema]) => [name, plainReferences(stripSchemaKeyword(schema))]));
+}
+
+const COMPONENTS = '#/components/schemas/';
+const SHARED = '__shared';
+
+/** Without `$id`, with `…/__shared#/$defs/X` read as `…/X`, at every depth. */
+function plainReferences(value: unknown): object {
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (!node || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(node)) {
+      if (key === '$id') continue;
+      out[key] = key === '$ref' && typeof child === 'string' ? child.replace(`${COMPONENTS}${SHARED}#/$defs/`, COMPONENTS) : walk(child);
+    }
+    return out;
+  };
+  return walk(value) as object;
 }
 
 function stripSchemaKeyword(schema: object): object {

@@ -25,6 +25,7 @@ import { treeCpuMs, treeRssMb, waitForPort } from './gateway/process-tree';
 import { freePort } from '../service/free-port';
 import { createLogger } from '../platform/logger';
 import { testServersImage } from '../test/helpers/for-bench';
+import { locateNode24Tool } from '../stack/toolchain/node24-tools';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
@@ -37,7 +38,8 @@ const node = process.execPath;
 interface Gateway { name: string; url: string; pid: number; stop(): Promise<void> }
 
 /** How each gateway is started, as its README has a user do it, around the stdio server's command. */
-const GATEWAYS: Record<string, (port: number, server: string[]) => { args: string[]; env?: Record<string, string> }> = {
+const mcpProxy = await locateNode24Tool('mcp-proxy', { log: createLogger('bench-gateway', 'info') });
+const GATEWAYS: Record<string, (port: number, server: string[]) => { node?: string; args: string[]; env?: Record<string, string> }> = {
   ours: (port, server) => ({
     args: [...imageNodeFlags(), ...nodeArgsFrom('BENCH_OURS_NODE_ARGS'), OURS, '--', ...server],
     env: { GATEWAY_PORT: String(port), GATEWAY_HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
@@ -46,8 +48,10 @@ const GATEWAYS: Record<string, (port: number, server: string[]) => { args: strin
     args: [`${ROOT}node_modules/supergateway/dist/index.js`, '--stdio', server.join(' '),
       '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none'],
   }),
+  // Wants Node >= 22: the toolchain installs it with its Node 24 (stack/toolchain/node24-tools.ts), which runs it.
   'mcp-proxy': (port, server) => ({
-    args: [`${ROOT}node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs`, '--port', String(port), '--host', '127.0.0.1',
+    node: mcpProxy.node,
+    args: [`${mcpProxy.dir}/dist/bin/mcp-proxy.mjs`, '--port', String(port), '--host', '127.0.0.1',
       '--server', 'stream', '--', ...server],
   }),
 };
@@ -98,8 +102,8 @@ async function main(): Promise<void> {
 
 async function startGateway(name: string, server: string[]): Promise<Gateway> {
   const port = await freePort();
-  const { args, env } = GATEWAYS[name]!(port, server);
-  const child = spawn(node, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const { node: gatewayNode, args, env } = GATEWAYS[name]!(port, server);
+  const child = spawn(gatewayNode ?? node, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   await waitForPort(port);
   return { name, url: `http://127.0.0.1:${port}/mcp`, pid: child.pid!, stop: () => stop(child) };
 }

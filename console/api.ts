@@ -3,6 +3,7 @@
 // view can show the service's own words (and the field errors of a 422).
 
 export interface Problem {
+  type?: string;
   status: number;
   title: string;
   detail?: string;
@@ -23,7 +24,10 @@ export type Credential = { kind: 'key' | 'oidc'; value: string } | null;
 export interface Api {
   get<T>(path: string): Promise<T>;
   post<T>(path: string, body?: unknown): Promise<T>;
+  patch<T>(path: string, body: unknown): Promise<T>;
   delete<T>(path: string): Promise<T>;
+  /** The credential's Authorization header value, for the MCP paths (null with callers not authenticated). */
+  authorization: string | null;
 }
 
 /** `onUnauthorized`: the credential was refused (expired token, removed key); the session ends. */
@@ -38,12 +42,14 @@ export function createApi(credential: Credential, onUnauthorized: () => void): A
     if (res.ok) return parsed as T;
     if (res.status === 401 && credential) onUnauthorized();
     const problem = (parsed && typeof parsed === 'object' ? parsed : {}) as Partial<Problem>;
-    throw new ApiError({ status: res.status, title: problem.title ?? res.statusText, detail: problem.detail, errors: problem.errors });
+    throw new ApiError({ type: problem.type, status: res.status, title: problem.title ?? res.statusText, detail: problem.detail, errors: problem.errors });
   };
   return {
     get: (path) => call('GET', path),
     post: (path, body) => call('POST', path, body ?? {}),
+    patch: (path, body) => call('PATCH', path, body),
     delete: (path) => call('DELETE', path),
+    authorization: credential ? `Bearer ${credential.value}` : null,
   };
 }
 
@@ -57,6 +63,7 @@ function safeJson(text: string): unknown {
 
 /** Path segments are the API's own ids, still encoded: a view never builds a path from free text. */
 export const connectorPath = (id: string, suffix = '') => `/api/v1/connectors/${encodeURIComponent(id)}${suffix}`;
+export const toolsetPath = (id: string, suffix = '') => `/api/v1/toolsets/${encodeURIComponent(id)}${suffix}`;
 
 export function query(params: Record<string, string | undefined>): string {
   const search = new URLSearchParams();

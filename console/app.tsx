@@ -13,6 +13,9 @@ import { ConnectorList } from './views/connector-list';
 import { CreateConnector } from './views/create-connector';
 import { RegistryApprovals } from './views/registry-approvals';
 import { SignedOut } from './views/signed-out';
+import { ToolsetList } from './views/toolset-list';
+import { NewToolset, ToolsetDetail } from './views/toolset-detail';
+import { CallerContext } from './caller-context';
 
 type Session =
   | { phase: 'loading' }
@@ -47,7 +50,9 @@ export function App() {
         }
         const stored = storedCredential();
         if (stored) return await enter(stored);
-        // A service without caller authentication answers without a credential.
+        // With callers authenticated, a visitor without a credential signs in first (no request
+        // that is sure to be refused); otherwise the service answers without one.
+        if (loaded?.callers_authenticated) return setSession({ phase: 'signed-out', message: null });
         return await enter(null);
       } catch (err) {
         const refused = err instanceof ApiError && err.status === 401;
@@ -80,25 +85,33 @@ function SignedIn({ credential, caller, signOut }: { credential: Credential; cal
   const api = useMemo(() => createApi(credential, () => signOut('Your sign-in was refused or has expired; sign in again.')), [credential]);
   const route = useRoute();
   const who = caller.authenticated ? `${caller.name ?? caller.subject}${caller.admin ? ' (admin)' : ''}` : 'open access (caller authentication is off)';
+  // Every view is new at each address: nothing (an error, a half-filled form) outlives a navigation.
+  const place = hrefOf(route);
   return (
-    <>
+    <CallerContext.Provider value={caller}>
       <header class="top">
         <a class="brand" href={hrefOf({ view: 'list' })}>Connector registry</a>
         <nav aria-label="Main">
           <a href={hrefOf({ view: 'list' })}>Connectors</a>
           <a href={hrefOf({ view: 'new' })}>New</a>
+          <a href={hrefOf({ view: 'toolsets' })}>Toolsets</a>
           {caller.admin && <a href={hrefOf({ view: 'approvals' })}>Approvals</a>}
           <a href="/reference">API reference</a>
         </nav>
         <span class="who" id="signed-in-as">Signed in as {who}</span>
         {caller.authenticated && <button type="button" class="secondary" onClick={() => signOut()}>Sign out</button>}
       </header>
-      {/* A non-admin who types #/approvals gets the list: the API would refuse every approval anyway. */}
-      {(route.view === 'list' || (route.view === 'approvals' && !caller.admin)) && <ConnectorList api={api} caller={caller} />}
-      {route.view === 'approvals' && caller.admin && <RegistryApprovals api={api} />}
-      {route.view === 'new' && <CreateConnector api={api} />}
-      {route.view === 'connector' && <ConnectorDetail key={route.id} api={api} id={route.id} />}
-      {route.view === 'calls' && <CallAudit key={route.id} api={api} id={route.id} />}
-    </>
+      <div key={place}>
+        {/* A non-admin who types #/approvals gets the list: the API would refuse every approval anyway. */}
+        {(route.view === 'list' || (route.view === 'approvals' && !caller.admin)) && <ConnectorList api={api} caller={caller} />}
+        {route.view === 'approvals' && caller.admin && <RegistryApprovals api={api} />}
+        {route.view === 'new' && <CreateConnector api={api} />}
+        {route.view === 'connector' && <ConnectorDetail api={api} id={route.id} />}
+        {route.view === 'calls' && <CallAudit api={api} id={route.id} />}
+        {route.view === 'toolsets' && <ToolsetList api={api} />}
+        {route.view === 'new-toolset' && <NewToolset api={api} />}
+        {route.view === 'toolset' && <ToolsetDetail api={api} id={route.id} />}
+      </div>
+    </CallerContext.Provider>
   );
 }

@@ -8,6 +8,8 @@ export interface Polled<T> {
   error: ApiError | Error | undefined;
   /** Fetch now (after an action), without waiting for the next tick. */
   refresh: () => Promise<void>;
+  /** Show this value now (an action's answer is the newest state there is). */
+  set: (value: T) => void;
 }
 
 export function usePolling<T>(load: () => Promise<T>, intervalMs: number, deps: unknown[]): Polled<T> {
@@ -43,5 +45,9 @@ export function usePolling<T>(load: () => Promise<T>, intervalMs: number, deps: 
       document.removeEventListener('visibilitychange', visible);
     };
   }, [refresh, intervalMs]);
-  return { data, error, refresh };
+  const set = useCallback((value: T) => {
+    setData(value);
+    setError(undefined);
+  }, []);
+  return { data, error, refresh, set };
 }

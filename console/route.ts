@@ -7,12 +7,16 @@ export type Route =
   | { view: 'new' }
   | { view: 'approvals' }
   | { view: 'connector'; id: string }
-  | { view: 'calls'; id: string };
+  | { view: 'calls'; id: string }
+  | { view: 'toolsets' }
+  | { view: 'new-toolset' }
+  | { view: 'toolset'; id: string };
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
   if (parts[0] === 'new') return { view: 'new' };
   if (parts[0] === 'approvals') return { view: 'approvals' };
+  if (parts[0] === 'toolsets') return parts[1] === 'new' ? { view: 'new-toolset' } : parts[1] ? { view: 'toolset', id: parts[1] } : { view: 'toolsets' };
   if (parts[0] === 'connectors' && parts[1]) return parts[2] === 'calls' ? { view: 'calls', id: parts[1] } : { view: 'connector', id: parts[1] };
   return { view: 'list' };
 }
@@ -24,6 +28,9 @@ export const hrefOf = (route: Route): string => {
     case 'approvals': return '#/approvals';
     case 'connector': return `#/connectors/${encodeURIComponent(route.id)}`;
     case 'calls': return `#/connectors/${encodeURIComponent(route.id)}/calls`;
+    case 'toolsets': return '#/toolsets';
+    case 'new-toolset': return '#/toolsets/new';
+    case 'toolset': return `#/toolsets/${encodeURIComponent(route.id)}`;
   }
 };
 
@@ -37,6 +44,17 @@ export function useRoute(): Route {
   return route;
 }
 
-export const go = (route: Route) => {
+let notice: string | null = null;
+
+/** Goes to `route`; `message` is shown once there (e.g. "Deleted …" on the list a delete ends on). */
+export const go = (route: Route, message: string | null = null) => {
+  notice = message;
   location.hash = hrefOf(route);
 };
+
+/** The message the last `go` left for the view it opened, once. */
+export function takeNotice(): string | null {
+  const message = notice;
+  notice = null;
+  return message;
+}

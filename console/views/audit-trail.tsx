@@ -4,14 +4,17 @@ import { useEffect, useState } from 'preact/hooks';
 import { connectorPath, type Api } from '../api';
 import type { ConnectorEvent, Page } from '../types';
 import { ErrorNote, StateBadge, shownTime } from './common';
+import { useCaller } from '../caller-context';
+import { reasonFor } from '../problem-words';
 
-export function AuditTrail({ api, id, version }: { api: Api; id: string; version: string }) {
+export function AuditTrail({ api, id, version, onEvents }: { api: Api; id: string; version: string; onEvents?: (events: ConnectorEvent[]) => void }) {
+  const caller = useCaller();
   const [events, setEvents] = useState<ConnectorEvent[] | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     let current = true;
     api.get<Page<ConnectorEvent>>(connectorPath(id, '/events?limit=100')).then(
-      (page) => { if (current) { setEvents(page.items); setError(null); } },
+      (page) => { if (current) { setEvents(page.items); setError(null); onEvents?.(page.items); } },
       (err) => { if (current) setError(err); },
     );
     return () => { current = false; };
@@ -30,7 +33,7 @@ export function AuditTrail({ api, id, version }: { api: Api; id: string; version
                 <td data-label="Time">{shownTime(e.time)}</td>
                 <td data-label="Actor">{e.actor}</td>
                 <td data-label="Transition">{e.from ? <StateBadge state={e.from} /> : '—'} → <StateBadge state={e.to} />{e.protocol_version ? ` (MCP ${e.protocol_version})` : ''}</td>
-                <td data-label="Reason">{e.reason ?? ''}</td>
+                <td data-label="Reason">{e.reason ? reasonFor(e.reason, caller.admin && caller.authenticated) : ''}</td>
               </tr>
             ))}
           </tbody>

@@ -57,7 +57,7 @@ export function CallAudit({ api, id }: { api: Api; id: string }) {
   );
 }
 
-function CallTable({ items }: { items: Call[] }) {
+export function CallTable({ items }: { items: Call[] }) {
   return (
     <table class="calls">
       <caption class="visually-hidden">MCP calls, newest first</caption>

@@ -1,22 +1,26 @@
 // Small pieces every view uses: a state badge, an error note that reads a problem's words and
 // field errors, times in the user's locale, and a heading that takes the focus when a view opens
 // (so that a keyboard or screen-reader user hears where they are).
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { ApiError } from '../api';
+import { useCaller } from '../caller-context';
+import { wordsFor } from '../problem-words';
 
 export function StateBadge({ state }: { state: string }) {
   return <span class={`state state-${state.replace(/[^a-z_]/g, '')}`}>{state}</span>;
 }
 
+/** An error in words (problem-words.ts): a sentence, the next step, fields; a details line for admins. */
 export function ErrorNote({ error }: { error: unknown }) {
+  const caller = useCaller();
   if (!error) return null;
-  const message = error instanceof Error ? error.message : String(error);
-  const fields = error instanceof ApiError ? error.problem.errors ?? [] : [];
+  const words = error instanceof ApiError ? wordsFor(error.problem, caller.admin && caller.authenticated) : { sentence: error instanceof Error ? error.message : String(error) };
   return (
     <div class="error" role="alert">
-      <p>{error instanceof ApiError ? `${error.status}: ${message}` : message}</p>
-      {fields.length > 0 && <ul>{fields.map((f) => <li key={f.path}><code>{f.path}</code>: {f.message}</li>)}</ul>}
+      <p>{words.sentence}{'next' in words && words.next ? <> {words.next}</> : null}</p>
+      {'fields' in words && words.fields && <ul>{words.fields.map((f) => <li key={f.label}><strong>{f.label}</strong>: {f.message}</li>)}</ul>}
+      {'details' in words && words.details && <p class="details">Details: <code>{words.details}</code></p>}
     </div>
   );
 }
@@ -30,3 +34,18 @@ export function ViewHeading({ children }: { children: ComponentChildren }) {
 export const shownTime = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 
 export const connectorName = (c: { metadata: Record<string, string>; url: string }) => c.metadata.name || c.url;
+
+/** A value to copy (an address, a configuration), with a button that copies it and says so. */
+export function Copyable({ label, value, multiline = false }: { label: string; value: string; multiline?: boolean }) {
+  const [copied, setCopied] = useState(false);
+  const copy = () => void navigator.clipboard.writeText(value).then(() => {
+    setCopied(true);
+    setTimeout(() => setCopied(false), 2000);
+  });
+  return (
+    <div class="copyable">
+      {multiline ? <pre aria-label={label}><code>{value}</code></pre> : <code aria-label={label}>{value}</code>}
+      <button type="button" class="secondary copy" aria-label={`Copy ${label}`} onClick={copy}>{copied ? 'Copied' : 'Copy'}</button>
+    </div>
+  );
+}

@@ -1,7 +1,10 @@
 // Connect: with a token pasted into a password field (the token goes to the service in the request
-// body and is never shown again), or through OAuth, whose answer is a link to the authorization page.
-import { useState } from 'preact/hooks';
-import { connectorPath, type Api } from '../api';
+// body and is never shown again), or with no credential, which is OAuth when the server offers it
+// (the answer is a link to the authorization page). "Re-authorize" is offered only to a connector
+// that was authorized through OAuth; a server that wants a token says so (token-required), and the
+// token field takes the focus.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, connectorPath, type Api } from '../api';
 import type { Connector } from '../types';
 
 const CONNECTABLE = new Set(['created', 'auth_required', 'disconnected', 'connected']);
@@ -9,24 +12,31 @@ const CONNECTABLE = new Set(['created', 'auth_required', 'disconnected', 'connec
 interface Props {
   api: Api;
   connector: Connector;
+  /** It went through `auth_required` before: an OAuth connector. */
+  oauth: boolean;
   busy: boolean;
-  act: (action: () => Promise<unknown>) => Promise<void>;
+  error: unknown;
+  act: (action: () => Promise<Connector | undefined>) => Promise<void>;
 }
 
-export function ConnectForm({ api, connector, busy, act }: Props) {
+export function ConnectForm({ api, connector, oauth, busy, error, act }: Props) {
   const [token, setToken] = useState('');
+  const field = useRef<HTMLInputElement>(null);
+  const wantsToken = error instanceof ApiError && error.problem.type?.endsWith('/token-required');
+  useEffect(() => { if (wantsToken) field.current?.focus(); }, [wantsToken]);
   const disabled = busy || !CONNECTABLE.has(connector.state);
-  const connect = (body: object) => act(() => api.post(connectorPath(connector.id, '/connect'), body));
+  const stdio = connector.url.startsWith('mcp+stdio:');
+  const connect = (body: object) => act(() => api.post<Connector>(connectorPath(connector.id, '/connect'), body));
+  const connected = connector.state === 'connected';
   return (
     <div class="connect">
       <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void connect({ access_token: token }).then(() => setToken('')); }}>
-        <label for="access-token">Access token</label>
-        <input id="access-token" type="password" autocomplete="off" required value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
-        <button type="submit" disabled={disabled}>Connect with token</button>
+        <label for="access-token">Access token{connected ? ' (replaces the one it has)' : ''}</label>
+        <input id="access-token" ref={field} type="password" autocomplete="off" required value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
+        <button type="submit" disabled={disabled}>{connected ? 'Replace the token' : 'Connect with token'}</button>
       </form>
-      <button type="button" disabled={disabled} onClick={() => void connect({})}>
-        {connector.state === 'connected' ? 'Re-authorize (OAuth)' : 'Connect (OAuth or no credential)'}
-      </button>
+      {!connected && <button type="button" disabled={disabled} onClick={() => void connect({})}>{stdio ? 'Start it' : 'Connect without a token (OAuth)'}</button>}
+      {connected && oauth && <button type="button" disabled={disabled} onClick={() => void connect({})}>Re-authorize</button>}
       {busy && <span role="status"> Working…</span>}
     </div>
   );

@@ -1,23 +1,34 @@
-// One connector, live (polled every 2 s): its record, the actions its state allows (connect with
-// a token or through OAuth, disconnect, delete), its audit trail, and a link to its MCP calls.
+// One connector, live (polled every 2 s, and shown at once from an action's own answer): its
+// record, how to use it (its MCP address, client configurations), its tools with a form to call
+// one, the actions its state allows, its audit trail, and a link to its MCP calls. Delete returns
+// to the list, saying so.
+import { useState } from 'preact/hooks';
 import { ApiError, connectorPath, type Api } from '../api';
 import { usePolling } from '../poll';
 import { useAction } from '../use-action';
 import { go, hrefOf } from '../route';
 import type { Connector } from '../types';
 import { AuditTrail } from './audit-trail';
+import { ClientConfig } from './client-config';
 import { ConnectForm } from './connect-form';
 import { ErrorNote, StateBadge, ViewHeading, connectorName, shownTime } from './common';
+import { ToolsPanel } from './tools-panel';
+import { useCaller } from '../caller-context';
+import { reasonFor } from '../problem-words';
 
-const DISCONNECTABLE = new Set(['connected', 'auth_required', 'connecting', 'disconnected']);
+// `disconnected` is accepted by the API (no change), but a button that changes nothing misleads.
+const DISCONNECTABLE = new Set(['connected', 'auth_required', 'connecting']);
 
 export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
+  const caller = useCaller();
   const record = usePolling(() => api.get<Connector>(connectorPath(id)), 2000, [api, id]);
   const action = useAction();
-  // After each action the record is read at once, not at the next tick.
-  const act = (run: () => Promise<unknown>) => action.run(async () => {
-    await run();
-    await record.refresh();
+  const [oauth, setOauth] = useState(false);
+  // An action's answer is the record as it now is: shown at once, then read again.
+  const act = (run: () => Promise<Connector | undefined>) => action.run(async () => {
+    const answer = await run();
+    if (answer?.id === id) record.set(answer);
+    void record.refresh();
   });
   const busy = action.busy;
   const back = <p><a href={hrefOf({ view: 'list' })}>← Connectors</a></p>;
@@ -28,7 +39,10 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
   if (!c) return <main id="main">{back}<ViewHeading>Connector</ViewHeading><ErrorNote error={record.error} /><p>Loading…</p></main>;
   const remove = () => {
     if (!confirm(`Delete the connector “${connectorName(c)}”? Its tokens are revoked and its record removed.`)) return;
-    void act(() => api.delete(connectorPath(id)));
+    void action.run(async () => {
+      await api.delete(connectorPath(id));
+      go({ view: 'list' }, `Deleting “${connectorName(c)}”: it leaves the list once its teardown is done.`);
+    });
   };
   return (
     <main id="main">
@@ -37,9 +51,8 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
       <p class="status-line" aria-live="polite">State: <StateBadge state={c.state} /></p>
       <dl class="record">
         <dt>URL</dt><dd><code>{c.url}</code></dd>
-        <dt>MCP address</dt><dd><code>{c.mcp_url}</code></dd>
         {c.metadata.description && <><dt>Description</dt><dd>{c.metadata.description}</dd></>}
-        {c.disconnect_reason && <><dt>Disconnect reason</dt><dd class="reason">{c.disconnect_reason}{c.disconnect_permanent === false ? ' (the service retries by itself)' : ''}</dd></>}
+        {c.disconnect_reason && <><dt>Disconnect reason</dt><dd class="reason">{reasonFor(c.disconnect_reason, caller.admin && caller.authenticated)}{c.disconnect_permanent === false ? ' (the service retries by itself)' : ''}</dd></>}
         {c.protocol_version && <><dt>MCP revision</dt><dd>{c.protocol_version}</dd></>}
         {c.preset && <><dt>Preset</dt><dd><code>{c.preset.url}</code></dd></>}
         <dt>Owner</dt><dd>{c.created_by_name ?? c.created_by ?? '—'}</dd>
@@ -56,20 +69,17 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
       )}
       <section aria-labelledby="actions-heading">
         <h2 id="actions-heading">Actions</h2>
-        <ConnectForm api={api} connector={c} busy={busy} act={act} />
+        <ConnectForm api={api} connector={c} oauth={oauth} busy={busy} error={action.error} act={act} />
         <div class="actions">
-          <button type="button" disabled={busy || !DISCONNECTABLE.has(c.state)} onClick={() => void act(() => api.post(connectorPath(id, '/disconnect')))}>Disconnect</button>
+          <button type="button" disabled={busy || !DISCONNECTABLE.has(c.state)} onClick={() => void act(() => api.post<Connector>(connectorPath(id, '/disconnect')))}>Disconnect</button>
           <button type="button" class="danger" disabled={busy || c.state === 'deleting'} onClick={remove}>Delete</button>
           <a class="button secondary" href={hrefOf({ view: 'calls', id })}>MCP calls</a>
         </div>
         <ErrorNote error={action.error} />
       </section>
-      <AuditTrail api={api} id={id} version={c.updated_at} />
-      {c.state === 'deleting' && <DeletingNote onGone={() => go({ view: 'list' })} />}
+      <ClientConfig mcpUrl={c.mcp_url} name={connectorName(c)} />
+      <ToolsPanel mcpUrl={c.mcp_url} authorization={api.authorization} ready={c.state === 'connected'} />
+      <AuditTrail api={api} id={id} version={c.updated_at} onEvents={(events) => setOauth(events.some((e) => e.to === 'auth_required'))} />
     </main>
   );
-}
-
-function DeletingNote({ onGone }: { onGone: () => void }) {
-  return <p class="notice" role="status">Deleting… the record disappears once teardown is done. <button type="button" class="link" onClick={onGone}>Back to the list</button></p>;
 }

@@ -3,7 +3,8 @@
 import { useState } from 'preact/hooks';
 import { query, type Api } from '../api';
 import { usePolling } from '../poll';
-import { hrefOf } from '../route';
+import { hrefOf, takeNotice } from '../route';
+import { reasonFor } from '../problem-words';
 import type { CallerView, Connector, Page } from '../types';
 import { ErrorNote, StateBadge, ViewHeading, connectorName, shownTime } from './common';
 
@@ -15,6 +16,7 @@ export function ConnectorList({ api, caller }: { api: Api; caller: CallerView })
   const [owner, setOwner] = useState('');
   // Tokens of the pages before this one, to go back; the API's tokens only go forward.
   const [pages, setPages] = useState<string[]>([]);
+  const [notice] = useState(takeNotice);
   const pageToken = pages[pages.length - 1];
   const list = usePolling(
     () => api.get<Page<Connector>>(`/api/v1/connectors${query({ limit: String(PAGE_SIZE), state, created_by: caller.admin ? owner.trim() : undefined, page_token: pageToken })}`),
@@ -43,6 +45,7 @@ export function ConnectorList({ api, caller }: { api: Api; caller: CallerView })
           </>
         )}
       </form>
+      {notice && <p class="notice" role="status">{notice}</p>}
       <ErrorNote error={list.error} />
       {list.data && <ConnectorTable items={list.data.items} showOwner={caller.admin && caller.authenticated} />}
       {list.data && (
@@ -68,7 +71,7 @@ function ConnectorTable({ items, showOwner }: { items: Connector[]; showOwner: b
         {items.map((c) => (
           <tr key={c.id} data-connector-id={c.id}>
             <td data-label="Name"><a href={hrefOf({ view: 'connector', id: c.id })}>{connectorName(c)}</a></td>
-            <td data-label="State"><StateBadge state={c.state} />{c.state === 'disconnected' && c.disconnect_reason && <span class="reason"> {c.disconnect_reason}</span>}</td>
+            <td data-label="State"><StateBadge state={c.state} />{c.state === 'disconnected' && c.disconnect_reason && <span class="reason"> {reasonFor(c.disconnect_reason, showOwner)}</span>}</td>
             <td data-label="URL" class="url"><code>{c.url}</code></td>
             {showOwner && <td data-label="Owner">{c.created_by_name ?? c.created_by ?? '—'}</td>}
             <td data-label="Updated">{shownTime(c.updated_at)}</td>

@@ -55,7 +55,7 @@ export function CreateConnector({ api }: { api: Api }) {
               <option value="" disabled>Choose a preset</option>
               {(presets ?? []).map((p) => (
                 <option key={p.url} value={p.url} disabled={!p.runnable}>
-                  {p.metadata.name ?? p.url}{p.stdio ? ' (stdio)' : ''}{p.runnable ? '' : ` — ${p.reason ?? 'cannot run here'}`}
+                  {presetLabel(p)}{p.runnable ? '' : ` — ${p.reason ?? 'cannot run here'}`}
                 </option>
               ))}
             </select>
@@ -83,6 +83,12 @@ export function CreateConnector({ api }: { api: Api }) {
       </form>
     </main>
   );
+}
+
+/** Its name, and that it is a stdio server unless the name says so already ("Everything (stdio)"). */
+export function presetLabel(p: Preset): string {
+  const name = p.metadata.name ?? p.url;
+  return p.stdio && !/\bstdio\b/i.test(name) ? `${name} (stdio)` : name;
 }
 
 function PresetNote({ preset }: { preset: Preset | undefined }) {

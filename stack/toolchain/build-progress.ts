@@ -58,7 +58,8 @@ export function startProgress(o: ProgressOptions): BuildProgress {
   const fields = () => ({ build: o.target, elapsedS: Math.round(elapsedS()) });
   const terminal = o.terminal;
   const show = terminal
-    ? () => terminal.write(`\r\x1b[K${progressLine(o, elapsedS())}`)
+    // Cut to the terminal's width: a wrapped line could not be rewritten in place.
+    ? () => terminal.write(`\r\x1b[K${progressLine(o, elapsedS()).slice(0, terminal.columns ? terminal.columns - 1 : undefined)}`)
     : () => o.log.info(fields(), progressLine(o, elapsedS()));
   show();
   const timer = setInterval(show, terminal ? TERMINAL_TICK_MS : LOG_TICK_MS);

@@ -1,7 +1,8 @@
-// `tsx stack/toolchain/ensure.ts [--kube] [--helm] [--chromium] [--node24] [--containers]`: makes sure the real
-// servers' binaries (and, for the tests, Chromium and Node 24) exist, downloading or building each
-// once with visible progress, and prints where each was found. `npm test` runs it before ava so that a
-// first install never happens inside a test's timeout.
+// `tsx stack/toolchain/ensure.ts [--kube] [--helm] [--chromium] [--node24] [--containers]`: makes
+// sure the real servers' binaries (and, for the tests, Chromium, Node 24 and the test tools that
+// run on it) exist, downloading or building each once with visible progress, and prints where each
+// was found. `npm test` runs it before ava so that a first install never happens inside a test's
+// timeout.
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../platform/logger';
 import { KUBE_BINARIES, locateBinary, planInstalls, SERVER_BINARIES, type BinaryName } from './binaries';
@@ -9,6 +10,7 @@ import { describeBuildPlan } from './build-plan';
 import { locateChromium } from './chromium';
 import { locateContainerEngine } from './container-images';
 import { locateNode24 } from './node24';
+import { NODE24_TOOLS, locateNode24Tool, type Node24Tool } from './node24-tools';
 import { chooseBaseImage, ensureProjectImages } from './project-images';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -32,7 +34,12 @@ async function main(argv: string[]): Promise<number> {
   type Step = () => Promise<readonly [string, { source: string; path: string }]>;
   const steps: Step[] = names.map((name) => () => locateBinary(name, { log, download: false }).then((found) => [name, found] as const));
   if (argv.includes('--chromium')) steps.push(() => locateChromium({ log }).then((found) => ['chromium', found] as const));
-  if (argv.includes('--node24')) steps.push(() => locateNode24({ log }).then((found) => ['node24', found] as const));
+  if (argv.includes('--node24')) {
+    steps.push(() => locateNode24({ log }).then((found) => ['node24', found] as const));
+    for (const tool of Object.keys(NODE24_TOOLS) as Node24Tool[]) {
+      steps.push(() => locateNode24Tool(tool, { log }).then((found) => [tool, { source: found.source, path: found.dir }] as const));
+    }
+  }
   if (argv.includes('--containers')) steps.push(() => containers(log));
   for (const step of steps) {
     try {

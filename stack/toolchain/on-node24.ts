@@ -1,5 +1,5 @@
-// `tsx stack/toolchain/on-node24.ts <ava arguments>`: runs ava under Node 24 (npm test's second
-// leg, for the tests that need no servers), so a break on the newer runtime shows in CI.
+// `tsx stack/toolchain/on-node24.ts [ava arguments]`: runs ava under the toolchain's Node 24, the
+// active LTS: npm test runs the whole suite this way, and a short leg on Node 20 after it.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../platform/logger';

@@ -24,7 +24,7 @@ import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { freePort } from '../../service/free-port';
 import { createLogger } from '../../platform/logger';
-import { locateNode24 } from '../../stack/toolchain/node24';
+import { locateNode24Tool } from '../../stack/toolchain/node24-tools';
 
 const UPSTREAM_TOKEN = 'upstream-token-signin-2b7e';
 const ALICE_KEY = 'alice-key-signin-4d3c2b1a';
@@ -185,9 +185,10 @@ test('mcp-remote signs its user in from the 401 alone, with its loopback callbac
 
 test('the MCP Inspector CLI signs its user in from the 401 alone and lists the tools through the proxy', async (t) => {
   const { mcpUrl } = await aliceConnector();
-  // The Inspector needs Node >= 22.19: it runs on the Node 24 that npm test puts in the toolchain cache.
-  const node = await locateNode24({ log: createLogger('inspector-test', 'warn') });
-  const bin = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js', import.meta.url));
+  // The Inspector needs Node >= 22.19: npm test's toolchain step installs it with its Node 24, which runs it.
+  const inspector = await locateNode24Tool('@modelcontextprotocol/inspector', { log: createLogger('inspector-test', 'warn') });
+  const node = { path: inspector.node };
+  const bin = path.join(inspector.dir, 'clients/launcher/build/index.js');
   const callbackUrl = `http://127.0.0.1:${await freePort()}/oauth/callback`;
   const client = runClient(t, node.path, [bin, '--cli', mcpUrl, '--method', 'tools/list', '--callback-url', callbackUrl], homeDir(t), {
     // Without a terminal the CLI signs in only when told it may hand the user a URL.

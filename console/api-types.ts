@@ -1,0 +1,261 @@
+// Generated from the OpenAPI document by `npm run console:types` (stack/console-types.ts): do not edit.
+// The console reads these through console/types.ts.
+export type paths = Record<string, never>;
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Connector: {
+            /** Format: uuid */
+            id: string;
+            /** @description As given at creation, normalised; in answers, user info and the values of query parameters named like secrets (api_key, token, signature, ...) read *** */
+            url: string;
+            /** @enum {string} */
+            state: "created" | "connecting" | "auth_required" | "connected" | "disconnecting" | "disconnected" | "deleting";
+            metadata: {
+                [key: string]: string;
+            };
+            auth_request: components["schemas"]["AuthRequest"] | null;
+            disconnect_reason: string | null;
+            disconnect_permanent: boolean | null;
+            preset: {
+                url: string;
+            } | null;
+            created_at: string;
+            updated_at: string;
+            /** @description The owner, qualified by where its identity comes from: key:<subject> (an API key), oidc:<subject> (the identity provider) */
+            created_by: string | null;
+            /** @description The owner's readable name, captured at creation (the token's email or name claim, else the key's subject) */
+            created_by_name: string | null;
+            /** @description The MCP revision negotiated with the server at the last successful connect (2026-07-28, 2025-11-25, …). */
+            protocol_version: string | null;
+            mcp_url: string;
+        };
+        ConnectorList: {
+            items: components["schemas"]["Connector"][];
+            total_count: number;
+            /** @description false while a change of this list is being written, or was cut by a crash and not yet repaired (seconds after the worker restarts): total_count may then be off */
+            total_count_exact: boolean;
+            has_more: boolean;
+            next_page_token: string | null;
+        };
+        CreateConnectorRequest: {
+            /**
+             * @description MCP server URL: http://, https:// or mcp+stdio://
+             * @example https://mcp.example.com/mcp
+             */
+            url: string;
+            client_id?: string;
+            client_secret?: string;
+            /** @description Display information such as name and description; string values only. */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @default true */
+            match_preset: boolean;
+        };
+        ConnectRequest: {
+            access_token?: string;
+            /** Format: uri */
+            redirect_url?: string;
+        };
+        ConnectorEvent: {
+            seq: number;
+            time: string;
+            actor: string;
+            from: ("created" | "connecting" | "auth_required" | "connected" | "disconnecting" | "disconnected" | "deleting") | null;
+            /** @enum {string} */
+            to: "created" | "connecting" | "auth_required" | "connected" | "disconnecting" | "disconnected" | "deleting";
+            reason: string | null;
+            protocol_version?: string;
+        };
+        ConnectorEventList: {
+            items: components["schemas"]["ConnectorEvent"][];
+            total_count: number;
+            has_more: boolean;
+            next_page_token: string | null;
+        };
+        ConnectorCall: {
+            id: string;
+            /** @description When the request arrived (RFC 3339) */
+            time: string;
+            caller: string | null;
+            /** @description Mcp-Session-Id of the request, or the one the answer gave */
+            session_id: string | null;
+            http_method: string;
+            rpc_method: string | null;
+            /** @description params.name, else params.uri, of the request; a URI without user info, query or fragment */
+            rpc_name: string | null;
+            /**
+             * @description message: one JSON-RPC message; batch: an array; unreadable: neither; none: no body (GET, DELETE)
+             * @enum {string}
+             */
+            body: "message" | "batch" | "unreadable" | "none";
+            /** @description HTTP status; null when the client left before it was answered */
+            status: number | null;
+            rpc_error_code: number | null;
+            duration_ms: number;
+            request_bytes: number;
+            response_bytes: number;
+            /** @description Set on a call made through a toolset: the toolset */
+            toolset_id?: string;
+            /** @description Set on a call made through a toolset: the member connector it went to (null: none, e.g. tools/list) */
+            member_id?: string | null;
+        };
+        ConnectorCallList: {
+            items: components["schemas"]["ConnectorCall"][];
+            has_more: boolean;
+            next_page_token: string | null;
+        };
+        Preset: {
+            url: string;
+            metadata: {
+                [key: string]: string;
+            };
+            stdio?: {
+                image: string;
+            };
+            runnable: boolean;
+            reason?: string;
+            /**
+             * @description env: CONNECTOR__PRESETS; registry: synced from CONNECTOR__REGISTRY_URL
+             * @enum {string}
+             */
+            source: "env" | "registry";
+            /** @description The registry server's version; null for env presets */
+            version: string | null;
+            /** @description Registry presets: the server name (the path parameter of approve) */
+            name?: string;
+            /** @description The registry marks the server deprecated */
+            deprecated?: boolean;
+            /** @description Registry stdio presets: whether an admin approved this version (it runs only then) */
+            approved?: boolean;
+            /** @description Registry presets: what a connect supplies (access_token), or what keeps the preset from running */
+            fields?: {
+                name: string;
+                /** @enum {string} */
+                in: "connect" | "url" | "header" | "env";
+                secret: boolean;
+                description?: string;
+            }[];
+            /** @description Registry stdio presets: what will run (what an approval pins) */
+            run?: {
+                registry_type: string;
+                identifier: string;
+                version: string | null;
+                registry_base_url: string | null;
+                command: string[] | null;
+                args: string[];
+                /** @description The registry's values; a secret reads (secret), the connect's token (the connect's access_token) */
+                env: {
+                    [key: string]: string;
+                };
+            };
+            /** @description Registry stdio presets: the SHA-256 of `run` (and of secret values) an approval pins */
+            digest?: string;
+            /** @description Registry stdio presets whose approval no longer counts: what changed since, in words */
+            changes?: string[];
+            approved_by?: string;
+            approved_at?: string;
+        };
+        PresetList: {
+            items: components["schemas"]["Preset"][];
+        };
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            detail?: string;
+            errors?: {
+                path: string;
+                message: string;
+            }[];
+        };
+        /** @description The authorization on offer: while auth_required, or while connected when the MCP server asked for more scope (a step-up) */
+        AuthRequest: {
+            /** @constant */
+            type: "code";
+            authorization_endpoint: string;
+            expires_at: string;
+        };
+        Caller: {
+            /** @description The qualified owner (key:<subject> or oidc:<subject>); null with caller authentication off */
+            subject: string | null;
+            /** @description A readable name (the token's email or name claim, else the subject) */
+            name: string | null;
+            /** @description Sees and acts on every owner's connectors (always true with caller authentication off) */
+            admin: boolean;
+            /** @description False when the service runs without caller authentication */
+            authenticated: boolean;
+        };
+        Toolset: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            description: string;
+            members: {
+                connector_id: string;
+                prefix: string;
+                tools: {
+                    allow: string[];
+                    deny: string[];
+                };
+            }[];
+            access: components["schemas"]["ToolsetAccessRule"][];
+            /** @description The owner: key:<subject> or oidc:<subject> */
+            created_by: string | null;
+            created_at: string;
+            updated_at: string;
+            mcp_url: string;
+        };
+        ToolsetList: {
+            items: components["schemas"]["Toolset"][];
+            total_count: number;
+            has_more: boolean;
+            next_page_token: string | null;
+        };
+        CreateToolsetRequest: {
+            name: string;
+            description?: string;
+            members: {
+                connector_id: string;
+                /** @description Default: a slug of the connector's metadata.name, else of its id */
+                prefix?: string;
+                tools?: {
+                    /** @description Glob patterns over the member's own tool names; absent: every tool */
+                    allow?: string[];
+                    /** @description Glob patterns over the member's own tool names, applied after allow */
+                    deny?: string[];
+                };
+            }[];
+            access?: components["schemas"]["ToolsetAccessRule"][];
+        };
+        PatchToolsetRequest: {
+            name?: string;
+            description?: string | null;
+            members?: {
+                connector_id: string;
+                /** @description Default: a slug of the connector's metadata.name, else of its id */
+                prefix?: string;
+                tools?: {
+                    /** @description Glob patterns over the member's own tool names; absent: every tool */
+                    allow?: string[];
+                    /** @description Glob patterns over the member's own tool names, applied after allow */
+                    deny?: string[];
+                };
+            }[];
+            access?: components["schemas"]["ToolsetAccessRule"][] | null;
+        };
+        ToolsetAccessRule: {
+            callers: string[];
+            /** @description Glob patterns over the prefixed tool names (<prefix>__<tool>) */
+            allow: string[];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;
