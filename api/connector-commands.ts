@@ -57,6 +57,10 @@ export class ConnectorCommands {
       taskQueue: this.deps.taskQueue,
       args: [{ init }],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      // How soon a task a dead worker held (a token connect's probe runs inside one) goes to
+      // another worker: Temporal's default is 10 s. A task takes milliseconds; one that runs a
+      // longer local activity is kept alive by the worker's own heartbeats.
+      workflowTaskTimeout: '2s',
     });
     return this.call(() => this.deps.temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation: start }));
   }

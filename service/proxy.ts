@@ -7,7 +7,8 @@ import cluster from 'node:cluster';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logger';
 import { warnOldNames, withCurrentNames } from '../core/renamed-variables';
-import { closeServer, createHttpServer, listen } from './http-server';
+import { createHttpServer, listen } from './http-server';
+import { drainServer } from './server-drain';
 import { runProcess } from './process-main';
 import { superviseWorkers } from './process-cluster';
 import { createProcessMetrics, serveMetrics } from './metrics';
@@ -40,7 +41,7 @@ if (cluster.isPrimary && processesWanted() > 1) {
     const port = await listen(server, config.port, config.host);
     logger.info({ port }, `proxy listening on ${config.host}:${port}`);
     return async () => {
-      await closeServer(server);
+      await drainServer(server); // what is in flight is answered first
       await changes.stop();
       await metricsServing.close();
       await proxy.stop();
