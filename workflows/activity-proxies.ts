@@ -19,8 +19,8 @@ const NON_RETRYABLE = [FAILURE.upstreamError, FAILURE.upstreamTimeout, FAILURE.u
 export const store = proxyActivities<Activities>({
   // A write takes milliseconds; one that a dead worker held is tried again after this long (a
   // write that is only slow is retried too, and the writes are idempotent).
-  startToCloseTimeout: '2s',
-  retry: { initialInterval: '500ms', maximumInterval: '30s' },
+  startToCloseTimeout: '1500ms',
+  retry: { initialInterval: '200ms', maximumInterval: '30s' },
 });
 
 /** Calls to MCP and authorization servers: a dead worker is noticed by its missing heartbeats. */
