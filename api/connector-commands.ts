@@ -60,6 +60,10 @@ export class ConnectorCommands {
       // The owner where Temporal answers without a worker (describe): ownership decisions read it
       // there, never from the database (api/workflow-owners.ts).
       memo: ownerMemo(input.createdBy, input.createdByName),
+      // How soon a task a dead worker held (a token connect's probe runs inside one) goes to
+      // another worker: Temporal's default is 10 s. A task takes milliseconds; one that runs a
+      // longer local activity is kept alive by the worker's own heartbeats.
+      workflowTaskTimeout: '2s',
     });
     return this.call(() => this.deps.temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation: start }));
   }

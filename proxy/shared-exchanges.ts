@@ -5,8 +5,10 @@
 // runs out, gives back what it has not needed for a moment, and renews its leases while it lives
 // (a process that dies leaves its slots taken until their leases expire, LEASE_MS).
 //
-// What that costs in precision: an owner new to a process is admitted on credit (at most
-// `credit` exchanges) while its first chunk is on its way, and a process that finds the owner's
+// What that costs in precision: an owner new to a process is admitted on credit (at most an eighth
+// of the limit, so that a client's first requests at once are not refused for want of an answer)
+// while its first chunk is on its way, and later on a smaller credit while more are leased; a
+// process that finds the owner's
 // slots all leased elsewhere refuses; slots spare in one process are not yet the other's. So the
 // cluster admits the limit give or take a chunk per process. While the database cannot be
 // reached each process holds the owner to the limit on its own.
@@ -23,6 +25,8 @@ interface OwnerShare {
   held: string[];
   open: number;
   claiming: boolean;
+  /** A claim has answered for this owner here. */
+  known: boolean;
   /** The owner's slots were all leased at the last claim: no credit, no claim, until then. */
   fullUntil: number;
   lastBusy: number;
@@ -39,6 +43,7 @@ export class SharedExchanges implements ExchangeCounter {
   private readonly release: (this: ServerResponse) => void;
   private readonly chunk: number;
   private readonly credit: number;
+  private readonly coldCredit: number;
   private readonly timers: NodeJS.Timeout[];
   /** The leases could not be reached: each owner counted here alone until then. */
   private downUntil = 0;
@@ -52,6 +57,7 @@ export class SharedExchanges implements ExchangeCounter {
   ) {
     this.chunk = Math.min(64, Math.max(1, Math.ceil(limit / 16)));
     this.credit = Math.max(1, Math.floor(limit / 32));
+    this.coldCredit = Math.max(this.credit, Math.ceil(limit / 8));
     const { shares, keyOf } = this;
     // One listener for every response, no closure per exchange (open-exchanges.ts).
     this.release = function release(this: ServerResponse) {
@@ -67,10 +73,11 @@ export class SharedExchanges implements ExchangeCounter {
   take(owner: string, res: ServerResponse): boolean {
     const now = this.now();
     let share = this.shares.get(owner);
-    if (!share) this.shares.set(owner, (share = { held: [], open: 0, claiming: false, fullUntil: 0, lastBusy: now }));
+    if (!share) this.shares.set(owner, (share = { held: [], open: 0, claiming: false, known: false, fullUntil: 0, lastBusy: now }));
+    const credit = share.known ? this.credit : this.coldCredit;
     const room = now < this.downUntil
       ? share.open < this.limit
-      : share.open < share.held.length || (now >= share.fullUntil && share.open < share.held.length + this.credit);
+      : share.open < share.held.length || (now >= share.fullUntil && share.open < share.held.length + credit);
     if (!room) return false;
     share.open += 1;
     share.lastBusy = now;
@@ -98,6 +105,7 @@ export class SharedExchanges implements ExchangeCounter {
     const want = Math.max(this.chunk, share.open - share.held.length + Math.ceil(this.chunk / 2));
     this.leases.claim(owner, this.holder, want, this.limit, LEASE_MS).then((ids) => {
       share.held.push(...ids);
+      share.known = true;
       share.fullUntil = ids.length < want ? this.now() + FULL_BACKOFF_MS : 0;
     }, (err: unknown) => {
       if (this.now() >= this.downUntil) this.onFailure(err);

@@ -1,5 +1,6 @@
 // `npm run api`: the REST API against an external Temporal cluster and MongoDB.
-import { closeServer, createHttpServer, listen } from './http-server';
+import { createHttpServer, listen } from './http-server';
+import { drainServer } from './server-drain';
 import { runProcess } from './process-main';
 import { createProcessMetrics, serveMetrics } from './metrics';
 import { authenticatorOf, buildApi, originPolicyOf } from './roles';
@@ -18,7 +19,7 @@ await runProcess('api', { mongo: true }, async (config, logger, tracing) => {
   const port = await listen(server, config.port, config.host);
   logger.info({ port }, `api listening on ${config.host}:${port}`);
   return async () => {
-    await closeServer(server);
+    await drainServer(server); // what is in flight is answered first
     await metricsServing.close();
     await closeApi();
     await temporal.connection.close();

@@ -16,6 +16,7 @@ import { CONNECTOR_MCP_PATH, TOOLSET_MCP_PATH, pathMatcher, routeTemplate, type 
 import type { McpProxy } from '../proxy/mcp-proxy';
 import type { ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
 import { traced } from './http-trace';
+import { drainFirst, drainStateOf } from './server-drain';
 
 export interface Handlers {
   api?: Koa;
@@ -41,6 +42,8 @@ export function createHttpServer(handlers: Handlers): http.Server {
   const observed = handlers.metrics && observer(handlers.metrics);
   const beside = besideKoa(handlers);
   const server = http.createServer(serverOptions(handlers.limits), (req, res) => {
+    // Stopping (server-drain.ts): this is answered, and the client goes elsewhere for the next.
+    if (drain.draining) res.setHeader('connection', 'close');
     if (observed) {
       (req as WithRoute)[STARTED] = performance.now();
       res.on('close', observed);
@@ -56,6 +59,7 @@ export function createHttpServer(handlers: Handlers): http.Server {
       const params = path.match(url);
       if (params === null) continue;
       setRoute(req, path.route);
+      if (path.stream && req.method === 'GET') drainFirst(drain, res);
       return path.serve(req, res, params);
     }
     if (api && tracer) return traced(tracer, req, res, () => (req as WithRoute)[ROUTE], () => void api(req, res));
@@ -63,6 +67,7 @@ export function createHttpServer(handlers: Handlers): http.Server {
     res.writeHead(404, { 'content-type': PROBLEM_CONTENT_TYPE });
     res.end(JSON.stringify(problemBody(404, 'this process serves only the MCP path')));
   });
+  const drain = drainStateOf(server);
   server.on('clientError', answerClientError);
   capConnections(server, handlers.limits);
   return server;
@@ -89,13 +94,15 @@ function handlersByPath(handlers: Handlers): Record<string, Serve | undefined> {
 }
 
 /** The paths the declarations serve beside koa (servedBy 'proxy' or 'server'), each with its matcher, route label and handler here. */
-export function besideKoa(handlers: Handlers): Array<{ route: string; match: (url: string) => PathParameters | null; serve: Serve }> {
+export function besideKoa(handlers: Handlers): Array<{ route: string; match: (url: string) => PathParameters | null; serve: Serve; stream: boolean }> {
   const byPath = handlersByPath(handlers);
-  const paths = new Set(operations().filter(([, op]) => op.servedBy !== 'api').map(([, op]) => op.path as string));
-  return [...paths].flatMap((path) => {
+  const served = operations().filter(([, op]) => op.servedBy !== 'api');
+  return [...new Set(served.map(([, op]) => op.path as string))].flatMap((path) => {
     if (!(path in byPath)) throw new Error(`${path} is declared as served beside the REST API, and the HTTP server has no handler for it`);
     const serve = byPath[path];
-    return serve ? [{ route: routeTemplate(path), match: pathMatcher(path), serve }] : [];
+    // A GET the proxy serves is an MCP stream: the first thing a drain cuts.
+    const stream = served.some(([, op]) => op.path === path && op.method === 'get' && op.servedBy === 'proxy');
+    return serve ? [{ route: routeTemplate(path), match: pathMatcher(path), serve, stream }] : [];
   });
 }
 

@@ -6,7 +6,8 @@
 import cluster from 'node:cluster';
 import { loadConfig } from '../config/config';
 import { createLogger } from '../platform/logger';
-import { closeServer, createHttpServer, listen } from './http-server';
+import { createHttpServer, listen } from './http-server';
+import { drainServer } from './server-drain';
 import { runProcess } from './process-main';
 import { superviseWorkers } from './process-cluster';
 import { createProcessMetrics, serveMetrics } from './metrics';
@@ -38,7 +39,7 @@ if (cluster.isPrimary && processesWanted() > 1) {
     const port = await listen(server, config.port, config.host);
     logger.info({ port }, `proxy listening on ${config.host}:${port}`);
     return async () => {
-      await closeServer(server);
+      await drainServer(server); // what is in flight is answered first
       await changes.stop();
       await metricsServing.close();
       await proxy.stop();

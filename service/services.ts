@@ -8,6 +8,7 @@ import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/
 import type { Config, TemporalAccess } from '../config/config';
 import type { Logger } from '../platform/logger';
 import { SecretBox, parseKey } from '../platform/secret-box';
+import { closableRetries } from './closable-retries';
 import { ensurePrivateDir, ensurePrivateFile } from './private-files';
 import { CallAuditStore } from '../store/call-audit-store';
 import { ChangeFeed } from '../store/change-feed';
@@ -56,9 +57,12 @@ export function temporalConnectOptions(address: string, access: TemporalAccess =
 
 const NO_ACCESS: TemporalAccess = { tls: null, apiKey: null };
 
-/** `interceptors`: the tracing ones when traces are on (service/tracing.ts). */
+/**
+ * `interceptors`: the tracing ones when traces are on (service/tracing.ts). The client retries
+ * transient failures as the SDK does, and can be closed while a retry is due (closable-retries.ts).
+ */
 export async function openTemporal(address: string, namespace: string, access?: TemporalAccess, interceptors: WorkflowClientInterceptor[] = []): Promise<Client> {
-  const connection = await Connection.connect(temporalConnectOptions(address, access));
+  const connection = await Connection.connect({ ...temporalConnectOptions(address, access), interceptors: [closableRetries()] });
   return new Client({ connection, namespace, interceptors: { workflow: interceptors } });
 }
 

@@ -17,6 +17,7 @@ import { temporalConnectOptions } from './services';
 import type { Tracing } from './tracing';
 
 const bundles = new Map<boolean, Promise<WorkflowBundleOption>>();
+export const STICKY_QUEUE_TIMEOUT = '1s';
 let runtimeInstalled: Promise<string> | undefined;
 
 /**
@@ -101,6 +102,10 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     // All pollers also serve the normal queue: bursts of new workflows no longer wait for a
     // sticky poller (measured: ~2x connectors/s on the dev server, see toolchain notes).
     nonStickyToStickyPollRatio: 1,
+    // A workflow's next task waits this long on the queue of the worker that cached it before any
+    // worker may take it: Temporal's default (10 s) is how long a connect waited when that worker
+    // had died. A live worker polls its queue all the time, so a second is plenty for it.
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
     maxCachedWorkflows: options.maxCachedWorkflows,
     shutdownGraceTime: '5s',
   });

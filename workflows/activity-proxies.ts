@@ -18,9 +18,10 @@ const NON_RETRYABLE = [...NON_RETRYABLE_FAILURES];
  * of tasks that never made it into history, and that no later write could take back.
  */
 export const store = proxyActivities<Activities>({
-  // A write takes milliseconds; one that a dead worker held is tried again after this long.
-  startToCloseTimeout: '10s',
-  retry: { initialInterval: '500ms', maximumInterval: '30s' },
+  // A write takes milliseconds; one that a dead worker held is tried again after this long (a
+  // write that is only slow is retried too, and the writes are idempotent).
+  startToCloseTimeout: '1500ms',
+  retry: { initialInterval: '200ms', maximumInterval: '30s' },
 });
 
 /** Calls to MCP and authorization servers: a dead worker is noticed by its missing heartbeats. */
@@ -40,8 +41,8 @@ function remoteCallOptions(connectTimeoutMs: number) {
  * the connect timeout. As a local
  * activity it runs inside the connect's workflow task, with no trip through the server's task
  * queues: the connect costs Temporal about what a bare Update does (bench/lifecycle.ts). A worker
- * that dies mid-probe is noticed by the workflow task timeout (10 s), and the next worker probes
- * again.
+ * that dies mid-probe is noticed by the workflow task timeout (2 s, api/connector-commands.ts),
+ * and the next worker probes again.
  */
 export function probe(connectTimeoutMs: number) {
   return proxyLocalActivities<Activities>({ ...remoteCallOptions(connectTimeoutMs), localRetryThreshold: '10s' });

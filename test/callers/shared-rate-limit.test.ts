@@ -82,3 +82,15 @@ test('while the shared bucket cannot be reached each process limits on its own, 
   t.is(admitted, 1 + 5, 'then the process\'s own bucket, full');
   t.is(failures.length, 1);
 });
+
+test("a client's first requests at once are admitted before the process has any answer about its owner", async (t) => {
+  const now = 1_000_000;
+  const policy = { perSecond: 20, burst: 40 };
+  const limit = new OwnerRateLimit(policy, 100, () => now, { bucket: memoryBucket(policy, () => now) });
+  t.teardown(() => limit.close());
+  const firstAtOnce = Array.from({ length: 10 }, () => limit.take('key:cold'));
+  t.deepEqual(firstAtOnce, Array(10).fill(null), 'a quarter of the burst on credit');
+  t.truthy(limit.take('key:cold')?.headers['retry-after'], 'then a refusal until the bucket answers');
+  await settle();
+  t.is(limit.take('key:cold'), null, 'and the answer brings more');
+});

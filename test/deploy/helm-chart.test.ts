@@ -324,6 +324,22 @@ test("the Ingress sends every operation the declarations give to the proxy to th
   t.is(backendOf(ingress!, `/api/v1/connectors/${EXAMPLE_PARAMETERS.id}/mcp/extra`), 'reg-connector-registry-api', 'nothing after the MCP path reaches the proxy');
 });
 
+test('the API and the proxy pause before SIGTERM (the endpoints catch up) and have time to drain after it', async (t) => {
+  const objects = await render({});
+  for (const deployment of byKind(objects, 'Deployment') as unknown as V1Deployment[]) {
+    const role = deployment.metadata!.name!.replace('reg-connector-registry-', '');
+    const pod = deployment.spec!.template.spec!;
+    const preStop = pod.containers[0]!.lifecycle?.preStop;
+    if (role === 'worker') {
+      t.is(preStop, undefined, 'the worker takes no traffic from a Service');
+      continue;
+    }
+    t.deepEqual(preStop?.exec?.command, ['sleep', '5'], role);
+    // The pause (5 s) and the drain's longest grace (20 s, service/server-drain.ts) fit.
+    t.true(pod.terminationGracePeriodSeconds! >= 5 + 20, `${role}: ${pod.terminationGracePeriodSeconds} s to stop`);
+  }
+});
+
 test("the chart's generated proxy paths are the ones the declarations render (run `npm run docs:api`)", async (t) => {
   t.is(await readFile(join(CHART, '..', '..', '..', INGRESS_PATHS_FILE), 'utf8'), renderIngressPaths());
 });

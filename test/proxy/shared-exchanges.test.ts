@@ -88,3 +88,11 @@ test('while the leases cannot be reached each process holds the owner to the lim
   t.is(open, 5);
   t.is(failures.length, 1);
 });
+
+test("a client's first exchanges at once are admitted before the process has leased anything for its owner", (t) => {
+  const p1 = new SharedExchanges(memoryLeases(), 'p1', 64);
+  t.teardown(() => p1.close());
+  const admitted = Array.from({ length: 8 }, () => p1.take('key:cold', response()));
+  t.deepEqual(admitted, Array(8).fill(true), 'an eighth of the limit on credit');
+  t.false(p1.take('key:cold', response()), 'then no more until the lease answers');
+});

@@ -1,0 +1,244 @@
+// The registry as the Helm chart runs it (test/helpers/chart-cluster.ts): two replicas of each role
+// as separate processes from dist/, behind a balancer that sends each request to the next replica
+// on a fresh connection. Every scenario goes through the balancer, as clients would; where a
+// scenario needs to know which replica answered (the revocation window, the OAuth callback on the
+// other API replica) it names the replica. Each scenario logs what the closing note reports: the
+// calls that succeeded, the revocation window, the failover time, the admitted rate against the
+// policy, the open streams against the cap.
+//
+// The toolset scenarios at 2025-11-25 need sessions any proxy replica can serve (issue 36 item 1).
+import test, { type ExecutionContext } from 'ava';
+import { createConsentAgent, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
+import { startBothErasMcpServer, type BothErasMcpServer } from '../fixtures/both-eras-mcp-server';
+import { startRecordingMcpServer, type RecordingMcpServer } from '../fixtures/recording-mcp-server';
+import { startChartCluster, type ChartCluster } from '../helpers/chart-cluster';
+import { describeScenario, runClientScenario, type ScenarioResult } from '../helpers/mcp-client-scenario';
+import { CALLBACK_PATH, deliverCallback, openConsentPage } from '../helpers/oauth-service';
+import type { StackProcess } from '../helpers/stack-process';
+import { eventually } from '../helpers/test-stack';
+
+const TOKEN = 'chart-upstream-token-41d2';
+// An owner per client run, so that none is held back by another's rate.
+const KEYS = {
+  connectorsV1: 'chart-key-connectors-v1-8a1f', connectorsV2: 'chart-key-connectors-v2-4f0e', connectorsModern: 'chart-key-connectors-2026-6b2d',
+  toolsetsV1: 'chart-key-toolsets-v1-2c9b', toolsetsV2: 'chart-key-toolsets-v2-0a7e', oauth: 'chart-key-oauth-5e7d',
+  revocation: 'chart-key-revocation-9f03', rate: 'chart-key-rate-1b6a', streams: 'chart-key-streams-7d4c', kills: 'chart-key-kills-3e8f',
+};
+// Low enough that a flood exceeds it on a busy machine too (the balancer and six processes share two cores).
+const RATE = { perSecond: 20, burst: 40 };
+const STREAM_CAP = 20;
+
+let cluster: ChartCluster;
+let legacy: RecordingMcpServer;
+let modern: BothErasMcpServer;
+let as: OidcServer;
+let protectedServer: ProtectedMcpServer;
+const teardowns: (() => Promise<void> | void)[] = [];
+
+test.before(async () => {
+  legacy = await startRecordingMcpServer({ requireToken: TOKEN });
+  modern = await startBothErasMcpServer({ token: TOKEN });
+  as = await startOidcServer();
+  protectedServer = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
+  // The cluster lives for the whole file: its teardowns run after the last test, not after this hook.
+  const hooks = { teardown: (fn: () => Promise<void> | void) => teardowns.push(fn) } as unknown as ExecutionContext;
+  cluster = await startChartCluster(hooks, Object.fromEntries(Object.entries(KEYS).map(([name, key]) => [key, `chart-${name}`])), {
+    CONNECTOR__RATE_LIMIT_PER_OWNER: `${RATE.perSecond}/s,burst=${RATE.burst}`,
+    CONNECTOR__MAX_STREAMS_PER_OWNER: String(STREAM_CAP),
+    CONNECTOR__AUTH_TIMEOUT_SECONDS: '120',
+  });
+});
+
+test.after.always(async () => {
+  for (const teardown of teardowns.reverse()) await teardown();
+  await Promise.all([legacy?.close(), modern?.close(), protectedServer?.close()]);
+  await as?.close();
+});
+
+async function connected(key: string, url: string): Promise<{ id: string; mcp_url: string }> {
+  const api = cluster.api(key);
+  const created = await api('POST', '/api/v1/connectors', { url });
+  if (created.status !== 201) throw new Error(`create: ${created.text}`);
+  const connect = await api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: TOKEN });
+  if (connect.body?.state !== 'connected') throw new Error(`connect: ${connect.text}`);
+  return created.body;
+}
+
+/** Logs every scenario's figures first (an assertion that fails ends the test), then checks each. */
+function expectComplete(t: ExecutionContext, results: Record<string, ScenarioResult>): void {
+  for (const [what, result] of Object.entries(results)) t.log(`${what}: ${describeScenario(result)}`);
+  for (const [what, result] of Object.entries(results)) {
+    t.is(result.callsSucceeded, result.calls, `${what}: calls`);
+    t.is(result.progressReceived, result.progressExpected, `${what}: progress notifications`);
+    if (result.getStream !== null) t.is(result.getStream, 200, `${what}: the GET stream`);
+  }
+}
+
+const replicaUrl = (replica: StackProcess, path: string) => `${replica.baseUrl}${path}`;
+
+test.serial('SDK v1 and v2 clients through a connector: every call, the progress and the GET stream, whichever proxy each request reaches', async (t) => {
+  const tools = { echo: 'echo', progress: 'stream_progress' };
+  const run = async (sdk: 'v1' | 'v2', key: string, url: string) => runClientScenario(sdk, (await connected(key, url)).mcp_url, cluster.auth(key), tools);
+  const modernRun = await run('v2', KEYS.connectorsModern, modern.url);
+  expectComplete(t, {
+    'connector, 2025 session server, SDK v1': await run('v1', KEYS.connectorsV1, legacy.url),
+    'connector, 2025 session server, SDK v2': await run('v2', KEYS.connectorsV2, legacy.url),
+    'connector, 2026 server, SDK v2': modernRun,
+  });
+  t.is(modernRun.protocolVersion, '2026-07-28');
+  const proxies = cluster.balancer.pools.proxy.map((port) => cluster.balancer.served.get(port) ?? 0);
+  t.log(`requests answered by each proxy replica so far: ${proxies.join(' and ')}`);
+  t.true(proxies.every((n) => n > 10), 'both proxy replicas served');
+});
+
+test.serial('SDK v1 and v2 clients through a toolset: every call, the progress and the GET stream, whichever proxy each request reaches', async (t) => {
+  // A toolset of a 2025 session server's connector (rec) and a 2026 server's (mod), for each owner.
+  const toolsetOf = async (key: string) => {
+    const members = [{ connector_id: (await connected(key, legacy.url)).id, prefix: 'rec' }, { connector_id: (await connected(key, modern.url)).id, prefix: 'mod' }];
+    const created = await cluster.api(key)('POST', '/api/v1/toolsets', { name: 'chart toolset', members });
+    if (created.status !== 201) throw new Error(`toolset: ${created.text}`);
+    return created.body.mcp_url as string;
+  };
+  const v2 = await runClientScenario('v2', await toolsetOf(KEYS.toolsetsV2), cluster.auth(KEYS.toolsetsV2), { echo: 'mod__echo', progress: 'mod__stream_progress' });
+  expectComplete(t, {
+    'toolset at 2025-11-25 (a session of its own), SDK v1': await runClientScenario('v1', await toolsetOf(KEYS.toolsetsV1), cluster.auth(KEYS.toolsetsV1), { echo: 'rec__echo', progress: 'rec__stream_progress' }),
+    'toolset, SDK v2': v2,
+  });
+  t.is(v2.protocolVersion, '2026-07-28');
+});
+
+test.serial('a disconnect is seen by every proxy replica within moments (the change feed), not after their route TTL', async (t) => {
+  const connector = await connected(KEYS.revocation, modern.url);
+  const path = `/api/v1/connectors/${connector.id}/mcp`;
+  const status = async (proxy: StackProcess) => {
+    const res = await fetch(replicaUrl(proxy, path), {
+      method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      headers: { ...cluster.auth(KEYS.revocation), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+  for (const proxy of cluster.replicas.proxy) t.is(await status(proxy), 200, 'each replica holds the route');
+  t.is((await cluster.api(KEYS.revocation)('POST', `/api/v1/connectors/${connector.id}/disconnect`)).status, 200);
+  const answeredAt = performance.now();
+  const windows = await Promise.all(cluster.replicas.proxy.map((proxy) => eventually(async () => (
+    (await status(proxy)) === 409 ? performance.now() - answeredAt : undefined
+  ), 20_000, 'the replica to refuse the disconnected connector')));
+  t.log(`revocation window (disconnect answered → each proxy replica refuses): ${windows.map((ms) => `${Math.round(ms)} ms`).join(', ')}`);
+});
+
+test.serial("an OAuth connect whose consent page and callback reach different API replicas", async (t) => {
+  const api = cluster.api(KEYS.oauth);
+  const { body: connector } = await api('POST', '/api/v1/connectors', { url: protectedServer.url });
+  const started = await api('POST', `/api/v1/connectors/${connector.id}/connect`, {});
+  t.is(started.body.state, 'auth_required', started.text);
+  const [first, second] = cluster.replicas.api.map((p) => Number(new URL(p.baseUrl).port));
+  const consent = await openConsentPage(first!, started.body.auth_request.authorization_endpoint);
+  const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: `${cluster.balancer.url}${CALLBACK_PATH}`, decision: 'approve' });
+  const page = await deliverCallback(second!, callback, consent.cookie);
+  t.is(page.status, 200, page.text);
+  t.is((await api('GET', `/api/v1/connectors/${connector.id}`)).body.state, 'connected');
+  t.log(`OAuth: consent page on the API replica at :${first}, callback on the one at :${second}: connected`);
+});
+
+/** Sends requests from `parallel` loops for `ms`; the statuses it got. */
+async function flood(ms: number, parallel: number, send: () => Promise<number>): Promise<{ statuses: number[]; elapsedMs: number }> {
+  const statuses: number[] = [];
+  const started = performance.now();
+  await Promise.all(Array.from({ length: parallel }, async () => {
+    while (performance.now() - started < ms) statuses.push(await send().catch(() => 0));
+  }));
+  return { statuses, elapsedMs: performance.now() - started };
+}
+
+test.serial("one owner's request rate holds across the replicas of each half: the policy's burst and rate, once", async (t) => {
+  const auth = cluster.auth(KEYS.rate);
+  const halves = {
+    'REST API': () => fetch(`${cluster.balancer.url}/api/v1/caller`, { headers: auth }),
+    'MCP path': () => fetch(`${cluster.balancer.url}/api/v1/connectors/00000000-0000-4000-8000-000000000000/mcp`, {
+      method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    }),
+  };
+  for (const [half, send] of Object.entries(halves)) {
+    const { statuses, elapsedMs } = await flood(1_900, 16, async () => {
+      const res = await send();
+      await res.arrayBuffer();
+      return res.status;
+    });
+    const admitted = statuses.filter((s) => s !== 429).length;
+    const allowed = RATE.burst + RATE.perSecond * elapsedMs / 1000;
+    t.log(`${half}: admitted ${admitted} of ${statuses.length} in ${(elapsedMs / 1000).toFixed(2)} s on two replicas; the policy (${RATE.burst} per ${RATE.burst / RATE.perSecond} s) allows ${allowed.toFixed(0)}: ${(admitted / allowed).toFixed(2)}×`);
+    t.true(statuses.filter((s) => s === 429).length > 0, `${half}: refusals past the rate`);
+    t.true(admitted <= allowed * 1.1, `${half}: no more than the policy and a tenth`);
+    // Below the policy only as far as the load sent less (every request goes through a balancer and a replica).
+    t.true(admitted >= Math.min(allowed, statuses.length) * 0.75, `${half}: and not far below it`);
+    await new Promise((resolve) => setTimeout(resolve, RATE.burst / RATE.perSecond * 1000)); // the bucket refills
+  }
+});
+
+test.serial("one owner's open streams are capped across the proxy replicas, not per replica", async (t) => {
+  const connector = await connected(KEYS.streams, modern.url);
+  const open: AbortController[] = [];
+  let refused = 0;
+  for (let i = 0; i < STREAM_CAP + 10; i++) {
+    const controller = new AbortController();
+    const res = await fetch(connector.mcp_url, { signal: controller.signal, headers: { ...cluster.auth(KEYS.streams), accept: 'text/event-stream' } });
+    if (res.status === 200) open.push(controller);
+    else {
+      refused++;
+      t.is(res.status, 429);
+      controller.abort();
+    }
+  }
+  t.log(`open streams: ${open.length} admitted of ${STREAM_CAP + 10} (cap ${STREAM_CAP} per owner, two proxy replicas); upstream holds ${modern.openStreams()}`);
+  for (const controller of open) controller.abort();
+  t.true(open.length >= STREAM_CAP * 0.9 && open.length <= STREAM_CAP * 1.1, `${open.length} within a tenth of ${STREAM_CAP}`);
+  t.is(refused, STREAM_CAP + 10 - open.length);
+});
+
+test.serial('one proxy and one worker SIGKILLed mid-traffic: calls go on through the other proxy, connects complete on the other worker', async (t) => {
+  const target = await connected(KEYS.kills, modern.url);
+  const headers = { ...cluster.auth(KEYS.kills), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+  // Under the owner's rate (20/s): every refusal is the kill's.
+  const refusals: string[] = [];
+  const call = async () => {
+    const res = await fetch(target.mcp_url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } }) });
+    const text = await res.text();
+    if (res.status !== 200) refusals.push(`${((performance.now() - killedAt) / 1000).toFixed(2)} s: ${text.slice(0, 160)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return res.status;
+  };
+  const api = cluster.api(KEYS.kills);
+  const ids = await Promise.all(Array.from({ length: 6 }, async () => {
+    const created = await api('POST', '/api/v1/connectors', { url: modern.url });
+    if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+    return created.body.id as string;
+  }));
+  let killedAt = 0;
+  const calls = flood(6_000, 2, call);
+  const connects = (async () => {
+    const completions: number[] = [];
+    for (const id of ids) {
+      const answer = await api('POST', `/api/v1/connectors/${id}/connect`, { access_token: TOKEN });
+      t.is(answer.body?.state, 'connected', answer.text);
+      completions.push(performance.now());
+    }
+    return completions;
+  })();
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  await Promise.all([cluster.replicas.proxy[1]!.kill(), cluster.replicas.worker[1]!.kill()]);
+  killedAt = performance.now();
+  const [{ statuses, elapsedMs }, completions] = await Promise.all([calls, connects]);
+  const failed = statuses.filter((s) => s !== 200).length;
+  const counts = new Map<number, number>();
+  for (const s of statuses) if (s !== 200) counts.set(s, (counts.get(s) ?? 0) + 1);
+  const byStatus = [...counts].map(([s, n]) => `${n}× ${s === 0 ? 'no answer' : s}`);
+  const afterKill = completions.filter((at) => at > killedAt);
+  const failover = afterKill.length ? (afterKill[0]! - killedAt) / 1000 : 0;
+  t.log(`calls through the balancer over ${(elapsedMs / 1000).toFixed(1)} s: ${statuses.length - failed} of ${statuses.length} succeeded, ${failed} failed${byStatus.length ? ` (${byStatus.join(', ')})` : ''}`);
+  t.log(`connects: ${completions.length} of ${ids.length} completed; the first after the kill ${failover.toFixed(2)} s after it`);
+  if (refusals.length) t.log(`refusals (time after the kill): ${refusals.slice(0, 4).join(' | ')}`);
+  t.true(failed <= 4, 'only what was in flight on the killed proxy failed');
+  t.is(completions.length, ids.length);
+});
