@@ -8,7 +8,7 @@
 // admits everything but the refused ranges (core/workload-egress.ts lists them).
 import type { V1IPBlock, V1NetworkPolicy, V1NetworkPolicyEgressRule, V1NetworkPolicyPeer, V1NetworkPolicySpec, V1OwnerReference } from '@kubernetes/client-node';
 import {
-  NEVER_REACHED, PRIVATE_NETWORKS, cidrContains, isIPv6Cidr, outermost, type WorkloadEgress,
+  IPV4_MAPPED, WORKLOAD_REFUSALS, cidrContains, isIPv6Cidr, outermost, type WorkloadEgress,
 } from '../../core/workload-egress';
 import type { ManifestContext } from './kube-context';
 import { CONNECTOR_ANNOTATION, GATEWAY_PORT, workloadLabels, workloadName } from './kube-names';
@@ -41,7 +41,9 @@ export function networkPolicySpec(ctx: ManifestContext): V1NetworkPolicySpec {
 }
 
 export function egressRules(egress: WorkloadEgress): V1NetworkPolicyEgressRule[] {
-  const refused = outermost([...NEVER_REACHED, ...PRIVATE_NETWORKS, ...egress.clusterCidrs]);
+  // IPv4-mapped addresses never travel a wire, and the API server would not take ::ffff:0:0/96 as
+  // a part of ::/0 (it reads it as IPv4).
+  const refused = outermost([...WORKLOAD_REFUSALS.never, ...WORKLOAD_REFUSALS.unlessAllowed, ...egress.clusterCidrs]).filter((c) => c !== IPV4_MAPPED);
   const rules: V1NetworkPolicyEgressRule[] = [{
     to: [
       { ipBlock: { cidr: '0.0.0.0/0', except: refused.filter((c) => !isIPv6Cidr(c)) } },
@@ -59,7 +61,7 @@ export function egressRules(egress: WorkloadEgress): V1NetworkPolicyEgressRule[]
 
 /** An allowed network never opens what lies in it and must stay closed (config refuses one inside such a range). */
 function allowedBlock(cidr: string): V1IPBlock {
-  const except = NEVER_REACHED.filter((never) => cidrContains(cidr, never) && never !== cidr);
+  const except = WORKLOAD_REFUSALS.never.filter((never) => cidrContains(cidr, never) && never !== cidr);
   return except.length > 0 ? { cidr, except } : { cidr };
 }
 
