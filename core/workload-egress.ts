@@ -7,7 +7,7 @@
 // NetworkPolicy, or nftables in the local and container runtimes' network namespaces), which sees
 // addresses only: so the guard's ranges are listed here as networks, translated forms included.
 import ipaddr from 'ipaddr.js';
-import { ALWAYS_REFUSED_RANGES, METADATA_ADDRESSES, PRIVATE_RANGES } from './address-guard';
+import { ALWAYS_REFUSED_RANGES, METADATA_ADDRESSES, PRIVATE_RANGES, parseNetworks } from './address-guard';
 import { parseLabelSelector } from './kube-labels';
 
 /** What a workload never reaches, and what it reaches only when its preset or the operator allows it. */
@@ -146,6 +146,13 @@ export function checkWorkloadNetworks(cidrs: readonly string[], kind: 'cluster' 
     const never = WORKLOAD_REFUSALS.never.find((n) => cidrContains(n, cidr));
     if (kind === 'allowed' && never) throw new Error(`${cidr} lies in ${never}, which workloads never reach (loopback, link-local, metadata, reserved)`);
   }
+}
+
+/** A preset's allow-list (stdio `allowed_networks`, a registry overlay's) as normalised CIDRs; throws naming the entry that cannot be allowed. */
+export function parseWorkloadNetworks(cidrs: readonly string[]): string[] {
+  const networks = parseNetworks(cidrs.join(','));
+  checkWorkloadNetworks(networks, 'allowed');
+  return networks;
 }
 
 /** A comma-separated list of TCP ports; throws naming the entry that is not one. */

@@ -2,10 +2,12 @@
 // one field, cut to a length, control characters escaped. The server here writes what a hostile
 // one would: a line that looks like one of the service's own JSON log lines, a newline inside a
 // chunk, an escape sequence, an endless line. No log line the service writes is one it forged.
+import { randomUUID } from 'node:crypto';
 import test from 'ava';
 import { createLogger } from '../../core/logger';
 import { ProcessSource } from '../../gateway';
 import { escapeControls, STDERR_LINE_CHARS, STDERR_LINES_PER_WINDOW, StderrLog } from '../../gateway/stderr-log';
+import { LocalRuntime } from '../../activities/workloads/local-runtime';
 
 interface Entry { level: number; msg: string; stderr?: string; truncated?: boolean; droppedLines?: number; connectorId?: string }
 
@@ -55,4 +57,20 @@ test('a flood is counted, not logged, beyond the budget of a window', (t) => {
 
 test('escapeControls leaves text and tabs, escapes C0, DEL and C1', (t) => {
   t.is(escapeControls('a\tb\u0000c\u007fd\u009be'), 'a\tb\\x00c\\x7fd\\x9be');
+});
+
+test('the local runtime logs a server\'s stderr as data by default, under its connector', async (t) => {
+  const { logger, entries } = recording();
+  const runtime = new LocalRuntime({ logger });
+  t.teardown(() => runtime.close());
+  const connectorId = randomUUID();
+  const script = `process.stderr.write(${JSON.stringify(`${FORGED}\n`)}); setInterval(() => {}, 1000);`;
+  // It never answers MCP: only its stderr matters here.
+  const starting = runtime.start({ connectorId, token: null, stdio: { image: 'unused', command: [process.execPath, '-e', script] } }, { readinessTimeoutMs: 60_000 });
+  starting.catch(() => undefined);
+  while (!entries().some((e) => e.msg === 'stdio server stderr')) await new Promise((resolve) => setTimeout(resolve, 50));
+  await runtime.remove(connectorId);
+  const entry = entries().find((e) => e.msg === 'stdio server stderr');
+  t.is(entry?.stderr, FORGED);
+  t.is(entry?.connectorId, connectorId);
 });

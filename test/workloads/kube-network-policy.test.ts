@@ -10,15 +10,15 @@ import { DEFAULT_GATEWAY_IMAGE, loadConfig } from '../../core/config';
 import { defaultWorkloadEgress, type WorkloadEgress } from '../../core/workload-egress';
 
 const owner = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'mcp-x', uid: 'u-1' };
-const context = (egress: WorkloadEgress = defaultWorkloadEgress()): ManifestContext => ({
+const context = (egress: WorkloadEgress = defaultWorkloadEgress(), internet = true): ManifestContext => ({
   connectorId: '0b7c1f7e-8a4e-4d53-9d0e-3c2f0f6a1b2c', namespace: 'tools', gatewayImage: 'gateway:test', gatewayMaxSessions: 256,
-  proxySelector: { app: 'proxy' }, proxyNamespaceSelector: { 'kubernetes.io/metadata.name': 'registry' }, egress,
+  proxySelector: { app: 'proxy' }, proxyNamespaceSelector: { 'kubernetes.io/metadata.name': 'registry' }, egress, internet,
 });
-const egressOf = (egress?: WorkloadEgress): V1NetworkPolicyEgressRule[] => networkPolicyManifest(context(egress), owner).spec!.egress!;
+const egressOf = (egress?: WorkloadEgress, internet = true): V1NetworkPolicyEgressRule[] => networkPolicyManifest(context(egress, internet), owner).spec!.egress!;
 const exceptOf = (rules: V1NetworkPolicyEgressRule[], cidr: string) => rules[0]!.to!.find((p) => p.ipBlock?.cidr === cidr)!.ipBlock!.except;
 const DNS_PORTS = [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }];
 
-test('by default: the internet but no private, CGNAT, loopback, link-local, unique-local or reserved range, nor one behind NAT64 or 6to4; DNS to the kube-dns pods only', (t) => {
+test('a preset that allows the internet: no private, CGNAT, loopback, link-local, unique-local or reserved range, nor one behind NAT64 or 6to4; DNS to the kube-dns pods only', (t) => {
   const rules = egressOf();
   t.deepEqual(exceptOf(rules, '0.0.0.0/0'), [
     '0.0.0.0/8', '224.0.0.0/4', '169.254.0.0/16', '127.0.0.0/8', '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '198.18.0.0/15',
@@ -40,6 +40,14 @@ test('by default: the internet but no private, CGNAT, loopback, link-local, uniq
     ports: DNS_PORTS,
   });
   t.true(rules.every((r) => r.to?.length), 'every rule names its peers: none admits any address on some port');
+});
+
+test('a preset that allows nothing: no rule to any address but the cluster DNS (and the API server\'s, for the gateway)', (t) => {
+  const rules = egressOf(defaultWorkloadEgress(), false);
+  t.is(rules.length, 1);
+  t.deepEqual(rules[0]!.ports, DNS_PORTS);
+  const withApi = egressOf({ ...defaultWorkloadEgress(), apiServer: { cidrs: ['172.18.0.2/32'], ports: [6443] }, allowedNetworks: ['10.20.0.0/16'] }, false);
+  t.deepEqual(withApi.map((r) => r.to?.[0]), [{ ipBlock: { cidr: '10.20.0.0/16' } }, rules[0]!.to![0], { ipBlock: { cidr: '172.18.0.2/32' } }]);
 });
 
 test('ingress: the proxy pods only, on the gateway port', (t) => {
