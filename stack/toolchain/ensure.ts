@@ -8,6 +8,7 @@ import { KUBE_BINARIES, locateBinary, planInstalls, SERVER_BINARIES, type Binary
 import { describeBuildPlan } from './build-plan';
 import { locateChromium } from './chromium';
 import { locateContainerEngine } from './container-images';
+import { locateSandboxTools } from './sandbox-tools';
 import { locateNode24 } from './node24';
 import { chooseBaseImage, ensureProjectImages } from './project-images';
 
@@ -33,7 +34,10 @@ async function main(argv: string[]): Promise<number> {
   const steps: Step[] = names.map((name) => () => locateBinary(name, { log, download: false }).then((found) => [name, found] as const));
   if (argv.includes('--chromium')) steps.push(() => locateChromium({ log }).then((found) => ['chromium', found] as const));
   if (argv.includes('--node24')) steps.push(() => locateNode24({ log }).then((found) => ['node24', found] as const));
-  if (argv.includes('--containers')) steps.push(() => containers(log));
+  if (argv.includes('--containers')) {
+    steps.push(() => locateSandboxTools({ log }).then((found) => ['stdio sandbox', found] as const));
+    steps.push(() => containers(log));
+  }
   for (const step of steps) {
     try {
       const [name, found] = await step();

@@ -38,7 +38,7 @@ test.before(async () => {
   if (!image.engine) return;
   runtime = new ContainerRuntime({ engine: image.engine, owner, logger: log, serverStderr: 'ignore', reconcileGraceMs: 0, egress: new EgressNetworks() });
   // A service on every address of the host (its loopback, the test networks' host ends) that no container may reach.
-  hostService = createServer((socket) => socket.end('host secret\n'));
+  hostService = createServer((socket) => socket.on('error', () => undefined).end('host secret\n'));
   await new Promise<void>((resolve) => hostService.listen(0, '0.0.0.0', resolve));
   [allowed, other] = await Promise.all([openTestNetns(3), openTestNetns(4)]);
 });

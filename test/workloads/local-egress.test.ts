@@ -49,7 +49,7 @@ if (await sandboxAvailable('test/workloads/local-egress.test.ts', 'egress of san
   test.before(async () => {
     [allowed, other] = await Promise.all([openTestNetns(1), openTestNetns(2)]);
     // A service of the test's on every address of this machine: loopback and the veths' host ends.
-    host = createServer((socket) => socket.end('host\n'));
+    host = createServer((socket) => socket.on('error', () => undefined).end('host\n'));
     await new Promise<void>((resolve) => host.listen(0, '0.0.0.0', resolve));
     hostPort = (host.address() as { port: number }).port;
   });

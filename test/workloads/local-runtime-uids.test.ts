@@ -87,7 +87,7 @@ if (await sandboxAvailable('test/workloads/local-runtime-uids.test.ts', 'stdio s
   let listener: Server;
   test.before(async () => {
     // A service of the test's on the host's loopback, as the embedded Temporal and FerretDB are.
-    listener = createServer((socket) => socket.end('host loopback\n'));
+    listener = createServer((socket) => socket.on('error', () => undefined).end('host loopback\n'));
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
   });
   test.after.always(async () => {

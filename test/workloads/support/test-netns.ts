@@ -17,7 +17,7 @@ export interface TestNetns {
 }
 
 // Listens on every address of its namespace; answers "private network <n>" and hangs up.
-const LISTENER = `const s = require('node:net').createServer((c) => c.end('private network\\n'));
+const LISTENER = `const s = require('node:net').createServer((c) => { c.on('error', () => {}); c.end('private network\\n'); });
 s.listen(0, '0.0.0.0', () => console.log(s.address().port));`;
 
 export async function openTestNetns(n: number): Promise<TestNetns> {
