@@ -2,7 +2,7 @@
 // MCP registry the presets are imported from, which of its servers, and what each one's
 // server.json cannot carry (the overlay). Validated at start-up like CONNECTOR__PRESETS.
 import { z } from 'zod';
-import { parseNetworks } from '../platform/address-guard';
+import { parseWorkloadNetworks } from '../platform/workload-egress';
 import { METADATA_MAX_KEYS, MetadataSchema, StdioResourcesSchema } from '../contract/schemas';
 
 /** The registry's own rule for server names (reverse-DNS namespace, one slash). */
@@ -12,7 +12,7 @@ export const ServerNameSchema = z.string().min(3).max(200).regex(SERVER_NAME, 'm
 
 const CidrListSchema = z.array(z.string().min(1).max(64)).max(64).superRefine((cidrs, ctx) => {
   try {
-    parseNetworks(cidrs.join(','));
+    parseWorkloadNetworks(cidrs);
   } catch (err) {
     ctx.addIssue({ code: 'custom', message: (err as Error).message });
   }
@@ -23,7 +23,10 @@ export const RegistryOverlaySchema = z.strictObject({
   client_id: z.string().min(1).max(512).optional(),
   client_secret: z.string().min(1).max(2048).optional(),
   resources: StdioResourcesSchema.optional(),
+  /** Private networks the server may reach (its egress, docs/stdio-runtimes.md); never loopback, link-local or metadata. */
   allowed_networks: CidrListSchema.optional(),
+  /** The server may reach the public internet (npm and PyPI packages always may: they fetch their code). */
+  internet: z.boolean().optional(),
   /**
    * Any string map within a connector record's metadata limits (decisions.md): `name` and
    * `description` replace the registry's title and description, other keys are added; the

@@ -103,6 +103,9 @@ function withEnv(pkg: Package, kind: PackageKind, base: StdioConfig, missing: st
     ...(Object.keys(env).length ? { env } : {}),
     ...(tokenEnv ? { access_token_env_name: tokenEnv } : {}),
     ...(overlay?.resources ? { resources: overlay.resources } : {}),
+    // Egress as the operator allows it; npx and uvx fetch the package at start, so they need the internet.
+    ...(overlay?.internet || kind !== 'oci' ? { internet: true } : {}),
+    ...(overlay?.allowed_networks?.length ? { allowed_networks: overlay.allowed_networks } : {}),
   };
   return { ok: true, kind, stdio, tokenEnv };
 }

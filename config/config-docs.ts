@@ -104,7 +104,7 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
 
   CONNECTOR__STDIO_RUNTIME: { section: 'stdio', meaning: '`auto`: `container` when podman or Docker answers, else `local` (child processes, each its own uid); or `kubernetes`' },
   CONNECTOR__CONTAINER_ENGINE: { section: 'stdio', default: 'the first that answers', meaning: "the container runtime's engine" },
-  CONNECTOR__CONTAINER_NETWORK: { section: 'stdio', meaning: 'the network server containers join (`none`: loopback only)' },
+  CONNECTOR__CONTAINER_PULL: { section: 'stdio', meaning: '`missing`: pull a stdio image that is not on this machine from its registry; `never`: the engine never contacts a registry (a missing image disconnects the connector, naming it)' },
   CONNECTOR__STDIO_READY_TIMEOUT_MS: { section: 'stdio', meaning: 'readiness limit of a managed stdio workload (connect answers 504 beyond)' },
   CONNECTOR__STDIO_UID_RANGE: { section: 'stdio', format: '`first-last`', meaning: "the local runtime's uids, one per running server" },
   CONNECTOR__STDIO_SINGLE_TENANT: { section: 'stdio', meaning: 'the opt-in to run local servers unisolated with callers authenticated' },

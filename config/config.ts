@@ -95,7 +95,7 @@ export const EnvSchema = z.object({
   CONNECTOR__ALLOWED_REDIRECT_ORIGINS: z.string().optional(),
   CONNECTOR__STDIO_RUNTIME: z.enum(['auto', 'container', 'local', 'kubernetes']).default('auto'),
   CONNECTOR__CONTAINER_ENGINE: z.enum(['podman', 'docker']).optional(),
-  CONNECTOR__CONTAINER_NETWORK: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'must be a network name').default('none'),
+  CONNECTOR__CONTAINER_PULL: z.enum(['never', 'missing']).default('never'),
   CONNECTOR__STDIO_READY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   CONNECTOR__STDIO_UID_RANGE: z.string().default(DEFAULT_STDIO_UID_RANGE),
   CONNECTOR__STDIO_SINGLE_TENANT: bool.default(false),
@@ -209,8 +209,8 @@ export interface Config {
     container: {
       /** Unset: podman, then Docker, whichever answers first. */
       engine?: 'podman' | 'docker';
-      /** The network server containers join; `none` leaves them with loopback only. */
-      network: string;
+      /** `missing`: a stdio image not on this machine is pulled from its registry; `never` (the default): the engine never contacts one. */
+      pull: 'never' | 'missing';
       /** Labels this deployment's containers, so that its reconciler never reaps another's on a shared engine. */
       owner: string;
     };
@@ -376,7 +376,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
         uidRange: wrap('CONNECTOR__STDIO_UID_RANGE', () => parseUidRange(e.CONNECTOR__STDIO_UID_RANGE)),
         singleTenant: e.CONNECTOR__STDIO_SINGLE_TENANT,
       },
-      container: { engine: e.CONNECTOR__CONTAINER_ENGINE, network: e.CONNECTOR__CONTAINER_NETWORK, owner: deploymentTag(e) },
+      container: { engine: e.CONNECTOR__CONTAINER_ENGINE, pull: e.CONNECTOR__CONTAINER_PULL, owner: deploymentTag(e) },
       kube: {
         namespace: e.CONNECTOR__KUBE_NAMESPACE,
         gatewayImage: e.CONNECTOR__KUBE_GATEWAY_IMAGE,

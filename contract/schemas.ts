@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { STATES } from './connector-states';
 import { normaliseUrl, InvalidUrlError } from './connector-url';
 import { CPU_QUANTITY, MEMORY_QUANTITY, quantityValue, type ResourceName } from './kube-quantity';
+import { parseWorkloadNetworks } from '../platform/workload-egress';
 
 export const METADATA_MAX_KEYS = 16;
 
@@ -107,6 +108,15 @@ export const StdioResourcesSchema = z
   });
 export type StdioResources = z.infer<typeof StdioResourcesSchema>;
 
+/** CIDRs a stdio server may reach although private (docs/stdio-runtimes.md, "Network"); never loopback, link-local, metadata or reserved. */
+const WorkloadNetworksSchema = z.array(z.string().min(1).max(64)).max(64).superRefine((cidrs, ctx) => {
+  try {
+    parseWorkloadNetworks(cidrs);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});
+
 export const StdioConfigSchema = z.strictObject({
   image: z.string().min(1),
   command: z.array(z.string()).optional(),
@@ -114,6 +124,9 @@ export const StdioConfigSchema = z.strictObject({
   env: z.record(z.string(), z.string()).optional(),
   access_token_env_name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
   resources: StdioResourcesSchema.optional(),
+  /** The server may reach public addresses (default false: no egress at all). */
+  internet: z.boolean().optional(),
+  allowed_networks: WorkloadNetworksSchema.optional(),
 });
 export type StdioConfig = z.infer<typeof StdioConfigSchema>;
 

@@ -1,7 +1,7 @@
 // The gateway as a program: configured by env (see config.ts), serving until stopped (exit 0) or
 // until the stdio server goes away (non-zero exit, with the reason on stderr). As a Kubernetes
 // sidecar, that exit restarts the container; the local runtime reads it as the connector's end.
-import { createLogger } from '../platform/logger';
+import { createLogger, type Logger } from '../platform/logger';
 import { AttachSource } from './attach-source';
 import { GatewayConfigError, loadGatewayConfig, type GatewayConfig } from './config';
 import { ProcessSource } from './process-source';
@@ -21,7 +21,7 @@ async function main(): Promise<void> {
     process.exit(CONFIG_EXIT_CODE);
   }
   const gateway = await startGateway({
-    source: sourceFor(config),
+    source: sourceFor(config, logger),
     host: config.host,
     port: config.port,
     idleTimeoutMs: config.idleTimeoutMs,
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   process.exit(exitCodeFor(exit));
 }
 
-function sourceFor(config: GatewayConfig): StdioSource {
+function sourceFor(config: GatewayConfig, logger: Logger): StdioSource {
   if (config.source === 'attach') {
     return new AttachSource({ namespace: config.namespace, pod: config.pod, container: config.container });
   }
@@ -57,7 +57,8 @@ function sourceFor(config: GatewayConfig): StdioSource {
   const env = Object.fromEntries(
     Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !e[0].startsWith('GATEWAY_')),
   );
-  return new ProcessSource({ command: config.command, args: config.args, env });
+  // Its stderr joins the gateway's log as data, never as lines of the gateway's own.
+  return new ProcessSource({ command: config.command, args: config.args, env, stderr: { log: logger.child({ stdio: 'server' }) } });
 }
 
 /** The server's own code when it failed with one; 1 otherwise (its ending is a failure here). */

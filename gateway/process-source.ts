@@ -5,7 +5,9 @@ import { once } from 'node:events';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../platform/logger';
 import { LineDecoder } from './line-decoder';
+import { StderrLog } from './stderr-log';
 import { exitReason, type StdioExit, type StdioSource } from './stdio-source';
 
 export interface ProcessSourceOptions {
@@ -22,8 +24,11 @@ export interface ProcessSourceOptions {
   uid?: number;
   gid?: number;
   cwd?: string;
-  /** Where the server's stderr goes; default 'inherit'. */
-  stderr?: 'inherit' | 'ignore';
+  /**
+   * Where the server's stderr goes: into this logger as data, a line per entry (stderr-log.ts),
+   * the default; 'ignore'; or 'inherit' (this process's stderr, raw: for a person at a terminal only).
+   */
+  stderr?: 'inherit' | 'ignore' | { log: Logger };
   /** How long close() waits after SIGTERM before SIGKILL; default 2000 ms. */
   killGraceMs?: number;
 }
@@ -54,12 +59,12 @@ export class ProcessSource implements StdioSource {
 
   async start(): Promise<void> {
     if (this.child) throw new Error('process source already started');
-    const { command, args = [], env = {}, cwd, stderr = 'inherit', inheritDefaults = true, uid, gid } = this.options;
+    const { command, args = [], env = {}, cwd, stderr = 'ignore', inheritDefaults = true, uid, gid } = this.options;
     // With a uid or gid given, libuv also drops the supplementary groups (setgroups(0)) before
     // exec, so the server keeps none of this process's groups.
     const child = spawn(command, args, {
       detached: true,
-      stdio: ['pipe', 'pipe', stderr],
+      stdio: ['pipe', 'pipe', typeof stderr === 'string' ? stderr : 'pipe'],
       env: inheritDefaults ? { ...getDefaultEnvironment(), ...env } : env,
       cwd,
       uid,
@@ -68,6 +73,7 @@ export class ProcessSource implements StdioSource {
     });
     this.child = child;
     this.wire(child);
+    if (typeof stderr === 'object') logStderr(child, stderr.log);
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', reject);
@@ -133,4 +139,10 @@ export class ProcessSource implements StdioSource {
       // ESRCH: the group is already empty.
     }
   }
+}
+
+function logStderr(child: ChildProcess, logger: Logger): void {
+  const log = new StderrLog(logger);
+  child.stderr?.on('data', (chunk: Buffer) => log.push(chunk));
+  child.stderr?.once('end', () => log.end());
 }

@@ -41,6 +41,12 @@ const ALWAYS_BLOCKED = new Set([
  */
 const PRIVATE = new Set(['loopback', 'private', 'uniqueLocal', 'carrierGradeNat', 'deprecatedSiteLocal', 'segmentRouting']);
 
+/**
+ * The guard's ranges by ipaddr.js's names and its metadata addresses, for the policies that cannot
+ * ask refusalReason per connection: the stdio workloads' packet filters (platform/workload-egress.ts).
+ */
+export { ALWAYS_BLOCKED as ALWAYS_REFUSED_RANGES, PRIVATE as PRIVATE_RANGES, METADATA_ADDRESSES };
+
 /** Why an address is refused under the policy, or null when it may be contacted. */
 export function refusalReason(address: string, policy: AddressPolicy): string | null {
   if (!ipaddr.isValid(address)) return 'not an IP address';

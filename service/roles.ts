@@ -41,7 +41,7 @@ export { authenticatorOf, buildProxy, originPolicyOf } from './proxy-role';
 
 export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
   const { config } = deps;
-  const runtime = await createWorkloadRuntime(config.stdio, deps.logger, { callersEnabled: config.callers.enabled });
+  const runtime = await createWorkloadRuntime(config.stdio, deps.logger, { callersEnabled: config.callers.enabled, stateDir: config.dataDir });
   const isConnected = async (id: string) => (await deps.mongo.store.get(id))?.state === 'connected';
   const reconciler = startReconciler(runtime, isConnected, config.stdio.kube.reconcileIntervalMs, deps.logger);
   const sweeper = startExpirySweeper(deps.mongo, deps.logger);

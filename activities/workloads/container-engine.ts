@@ -42,7 +42,12 @@ export class ContainerEngine {
   }
 
   async imageExists(image: string): Promise<boolean> {
-    return this.run(['image', 'inspect', '--format', '{{.Id}}', image]).then(() => true, () => false);
+    return (await this.imageId(image)) !== null;
+  }
+
+  /** The local image's id, or null when none of that name is on this machine (never asks a registry). */
+  async imageId(image: string): Promise<string | null> {
+    return this.run(['image', 'inspect', '--format', '{{.Id}}', image]).then((out) => out.trim() || null, () => null);
   }
 
   /** Pulls an image; the error carries the engine's own words (which registry, which failure). */

@@ -21,8 +21,13 @@ export interface ContainerRunOptions {
   stdio: StdioConfig;
   /** Names of the env entries: their values reach the engine through its own environment, never argv. */
   envNames: string[];
-  /** `none` (loopback only, the default) or a network the operator created for servers that need egress. */
-  network: string;
+  /**
+   * null: `--network none` (its own loopback only). Else the egress network (egress-network.ts)
+   * whose namespace the container joins, and the DNS forwarder it names.
+   */
+  network: { namespace: string; dns: string } | null;
+  /** What `run` starts: the image's id, so that no name is resolved (short names would ask a registry). */
+  imageId: string;
   pidsLimit?: number;
 }
 
@@ -41,7 +46,7 @@ export function containerRunArgs(options: ContainerRunOptions): string[] {
     '--label', `${OWNER_LABEL}=${options.owner}`,
     // Never contact a registry behind the operator's back: images are built or pulled ahead.
     '--pull', 'never',
-    '--network', options.network,
+    ...(options.network ? ['--network', `ns:${options.network.namespace}`, '--dns', options.network.dns] : ['--network', 'none']),
     '--user', CONTAINER_USER,
     '--read-only', '--tmpfs', '/tmp:rw,nosuid,nodev,size=64m',
     '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
@@ -52,7 +57,7 @@ export function containerRunArgs(options: ContainerRunOptions): string[] {
     ...options.envNames.flatMap((name) => ['--env', name]),
     // `command` replaces the image's entrypoint and `args` its arguments, as on Kubernetes.
     ...(entrypoint === undefined ? [] : ['--entrypoint', entrypoint]),
-    stdio.image,
+    options.imageId,
     ...commandRest,
     ...(stdio.args ?? []),
   ];

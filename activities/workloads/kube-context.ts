@@ -12,6 +12,8 @@ export interface ManifestContext {
   /** matchLabels of the proxy pods and of their namespace: the only peers the NetworkPolicy admits. */
   proxySelector: Record<string, string>;
   proxyNamespaceSelector: Record<string, string>;
-  /** What the workload may reach (its NetworkPolicy's egress). */
+  /** What the workload may reach (its NetworkPolicy's egress): the deployment's settings with its preset's allowed networks added. */
   egress: WorkloadEgress;
+  /** Its preset allows the public internet; without, only the allowed networks, the cluster DNS and the API server. */
+  internet: boolean;
 }

@@ -1,6 +1,7 @@
 // The NetworkPolicy of one workload: only the service's proxy pods may reach the gateway's port,
-// and the pod may reach the public internet, the cluster DNS and (for the gateway's attach) the
-// API server's endpoints on its ports, nothing else of the platform. The MCP
+// and the pod may reach the cluster DNS, (for the gateway's attach) the API server's endpoints on
+// its ports and, where its preset allows, the public internet and named private networks; nothing
+// else of the platform. The MCP
 // server is third-party code: with egress to private ranges it reached Temporal's frontend (and
 // through it Updates and Terminates of any connector's workflow, past every owner check), MongoDB,
 // the service's metrics port and the API server. Egress rules add up (a packet passes when any
@@ -8,7 +9,7 @@
 // admits everything but the refused ranges (platform/workload-egress.ts lists them).
 import type { V1IPBlock, V1NetworkPolicy, V1NetworkPolicyEgressRule, V1NetworkPolicyPeer, V1NetworkPolicySpec, V1OwnerReference } from '@kubernetes/client-node';
 import {
-  NEVER_REACHED, PRIVATE_NETWORKS, cidrContains, isIPv6Cidr, outermost, type WorkloadEgress,
+  IPV4_MAPPED, WORKLOAD_REFUSALS, cidrContains, isIPv6Cidr, outermost, type WorkloadEgress,
 } from '../../platform/workload-egress';
 import type { ManifestContext } from './kube-context';
 import { CONNECTOR_ANNOTATION, GATEWAY_PORT, workloadLabels, workloadName } from './kube-names';
@@ -36,18 +37,20 @@ export function networkPolicySpec(ctx: ManifestContext): V1NetworkPolicySpec {
     podSelector: { matchLabels: labels },
     policyTypes: ['Ingress', 'Egress'],
     ingress: [{ _from: [proxyPeer(ctx)], ports: [{ protocol: 'TCP', port: GATEWAY_PORT }] }],
-    egress: egressRules(ctx.egress),
+    egress: egressRules(ctx.egress, ctx.internet),
   };
 }
 
-export function egressRules(egress: WorkloadEgress): V1NetworkPolicyEgressRule[] {
-  const refused = outermost([...NEVER_REACHED, ...PRIVATE_NETWORKS, ...egress.clusterCidrs]);
-  const rules: V1NetworkPolicyEgressRule[] = [{
+export function egressRules(egress: WorkloadEgress, internet: boolean): V1NetworkPolicyEgressRule[] {
+  // IPv4-mapped addresses never travel a wire, and the API server would not take ::ffff:0:0/96 as
+  // a part of ::/0 (it reads it as IPv4).
+  const refused = outermost([...WORKLOAD_REFUSALS.never, ...WORKLOAD_REFUSALS.unlessAllowed, ...egress.clusterCidrs]).filter((c) => c !== IPV4_MAPPED);
+  const rules: V1NetworkPolicyEgressRule[] = internet ? [{
     to: [
       { ipBlock: { cidr: '0.0.0.0/0', except: refused.filter((c) => !isIPv6Cidr(c)) } },
       { ipBlock: { cidr: '::/0', except: refused.filter(isIPv6Cidr) } },
     ],
-  }];
+  }] : [];
   if (egress.allowedNetworks.length > 0) rules.push({ to: outermost(egress.allowedNetworks).map((cidr) => ({ ipBlock: allowedBlock(cidr) })) });
   rules.push({ to: dnsPeers(egress.dns), ports: DNS_PORTS });
   const { apiServer } = egress;
@@ -59,7 +62,7 @@ export function egressRules(egress: WorkloadEgress): V1NetworkPolicyEgressRule[]
 
 /** An allowed network never opens what lies in it and must stay closed (config refuses one inside such a range). */
 function allowedBlock(cidr: string): V1IPBlock {
-  const except = NEVER_REACHED.filter((never) => cidrContains(cidr, never) && never !== cidr);
+  const except = WORKLOAD_REFUSALS.never.filter((never) => cidrContains(cidr, never) && never !== cidr);
   return except.length > 0 ? { cidr, except } : { cidr };
 }
 

@@ -10,7 +10,7 @@ import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, par
 import type { Logger } from '../../platform/logger';
 import { DEFAULT_GATEWAY_MAX_SESSIONS } from '../../platform/server-limits';
 import type { StdioConfig } from '../../contract/schemas';
-import { defaultWorkloadEgress, type WorkloadEgress } from '../../platform/workload-egress';
+import { defaultWorkloadEgress, outermost, parseWorkloadNetworks, type WorkloadEgress } from '../../platform/workload-egress';
 import { gatewayRules } from './kube-access-manifests';
 import { kubeApis, kubeCall, unlessNotFound, type KubeApis } from './kube-api';
 import { DEPENDENTS, ensureDependent, removeDependents } from './kube-dependents';
@@ -109,7 +109,7 @@ export class KubeRuntime implements WorkloadRuntime {
   }
 
   private async startOnce(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload> {
-    const ctx = this.context(spec.connectorId);
+    const ctx = this.context(spec.connectorId, spec.stdio);
     const env = workloadEnv(spec.stdio, spec.token);
     checkEnvNames(env); // A spec error surfaces before anything is created.
     const started = Date.now();
@@ -237,7 +237,9 @@ export class KubeRuntime implements WorkloadRuntime {
     return created;
   }
 
-  private context(connectorId: string): ManifestContext {
+  private context(connectorId: string, stdio: StdioConfig): ManifestContext {
+    const deployment = this.options.egress ?? defaultWorkloadEgress();
+    const allowed = parseWorkloadNetworks(stdio.allowed_networks ?? []);
     return {
       connectorId,
       namespace: this.namespace,
@@ -245,7 +247,8 @@ export class KubeRuntime implements WorkloadRuntime {
       gatewayMaxSessions: this.options.gatewayMaxSessions ?? DEFAULT_GATEWAY_MAX_SESSIONS,
       proxySelector: this.options.proxySelector ?? parseLabelSelector(DEFAULT_KUBE_PROXY_SELECTOR),
       proxyNamespaceSelector: this.options.proxyNamespaceSelector ?? parseLabelSelector(DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR),
-      egress: this.options.egress ?? defaultWorkloadEgress(),
+      egress: { ...deployment, allowedNetworks: outermost([...deployment.allowedNetworks, ...allowed]) },
+      internet: stdio.internet === true,
     };
   }
 }

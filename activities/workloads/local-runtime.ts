@@ -3,30 +3,34 @@
 // only: after a worker restart nothing is known here, watch answers 'missing', and the workflow
 // (which owns the connector's state) starts the workload again.
 //
-// Given a uid range, each server runs as a uid of its own (local-isolation.ts says why and when):
-// its scratch folder is its HOME and working directory, its environment only its own, and what
-// it leaves behind (processes, files in the shared temporary directories) is gone before its
-// uid goes to another connector. The gateway stays in this process: it holds nothing the worker
-// does not hold already (the token, the gateway secret), and the server cannot read this process.
+// Given a uid range, each server runs as a uid of its own (local-isolation.ts says why and when),
+// in the sandbox where this machine has one (sandbox.ts: namespaces of its own, no network but its
+// own loopback unless its preset allows egress, read-only but for its scratch folder, no new
+// privileges): its environment only its own, and what it leaves behind (processes, files) is gone
+// before its uid goes to another connector. The gateway stays in this process: the server needs no
+// network to speak MCP (its stdio is a pipe), it holds nothing the worker does not hold already
+// (the token, the gateway secret), and the server can reach neither it nor this process.
 import { createHash } from 'node:crypto';
 import type { UidRange } from '../../config/config';
 import type { Logger } from '../../platform/logger';
-import { ProcessSource, startGateway, type Gateway } from '../../gateway';
+import { parseWorkloadNetworks } from '../../platform/workload-egress';
+import { startGateway, type Gateway } from '../../gateway';
+import type { EgressNetwork, EgressNetworks } from './egress-network';
+import type { ServerLaunch, ServerLauncher } from './server-launch';
 import { readinessTimeoutMessage, WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
 import { newGatewaySecret } from './gateway-secret';
 import type { StartedRuntimeWorkload, StartOptions, WatchResult, WorkloadRuntime, WorkloadSpec } from './runtime';
 import { commandClosedToOthers } from './others-can-reach';
-import { makeScratchDir, removeScratchDir } from './scratch-dir';
+import { createServerProcess, releaseServer, type ServerProcess } from './server-process';
 import { untilAborted } from './until-aborted';
 import { removeFilesOf } from './uid-leftovers';
 import { UidPool } from './uid-pool';
-import { endProcessesOf } from './uid-processes';
-import { isolatedBaseEnv, isolatedPath, workloadEnv } from './workload-env';
+import { isolatedPath, workloadEnv } from './workload-env';
 
 export interface LocalRuntimeOptions {
   logger: Logger;
-  /** Where the servers' stderr goes; default 'inherit' (the worker's own stderr). */
-  serverStderr?: 'inherit' | 'ignore';
+  /** Where the servers' stderr goes: 'log' (the default: into the logger as data, never as raw lines), 'ignore', or 'inherit'. */
+  serverStderr?: 'log' | 'inherit' | 'ignore';
   heartbeatIntervalMs?: number;
   /**
    * reconcile() leaves servers that became ready less than this long ago alone: the workflow may
@@ -40,17 +44,19 @@ export interface LocalRuntimeOptions {
    * switch uids (uid-switching.ts). Absent: servers run as this process's uid, not isolated.
    */
   uidRange?: UidRange;
+  /** With uidRange: each server in the sandbox (sandbox.ts) too. */
+  sandbox?: boolean;
+  /**
+   * Opens the filtered networks of servers whose preset allows egress (internet, allowed_networks).
+   * Absent: such presets are refused, unless servers share this machine's network anyway (neither
+   * sandbox nor launcher: an unisolated single-tenant runtime, said at start).
+   */
+  egress?: EgressNetworks;
   /** How a spec becomes the process the gateway runs; default: the preset's command, on this host. */
   launcher?: ServerLauncher;
 }
 
-/** The process behind one workload's gateway: the server itself, or an engine that runs it in a container. */
-export interface ServerLaunch {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-}
-export type ServerLauncher = (spec: WorkloadSpec) => ServerLaunch;
+export type { ServerLaunch, ServerLauncher } from './server-launch';
 
 /** The local runtime's own launcher: the preset's command as a child process of this worker. */
 export function hostProcessLauncher(spec: WorkloadSpec): ServerLaunch {
@@ -62,12 +68,9 @@ export function hostProcessLauncher(spec: WorkloadSpec): ServerLaunch {
 }
 
 interface LocalWorkload {
-  source: ProcessSource;
-  /** The server's own scratch directory: never the service's working directory or DATA_DIR (the key lives there). */
-  scratchDir: string;
-  /** The server's own uid (also its gid), when servers are isolated. */
-  uid?: number;
-  /** A digest of the env it was started with: a different env (a new token) needs a new server. */
+  /** Its process, scratch folder (never the service's working directory or DATA_DIR), uid and network. */
+  server: ServerProcess;
+  /** A digest of the env and stdio settings it was started with: a different one (a new token) needs a new server. */
   envDigest: string;
   gateway: Promise<Gateway>;
   /** Settles once the server is ready (or has failed to become so). */
@@ -78,47 +81,44 @@ interface LocalWorkload {
 
 export class LocalRuntime implements WorkloadRuntime {
   private readonly workloads = new Map<string, LocalWorkload>();
+  private readonly registering = new Map<string, Promise<LocalWorkload>>();
   private readonly uids?: UidPool;
 
   constructor(private readonly options: LocalRuntimeOptions) {
     if (options.uidRange) this.uids = new UidPool(options.uidRange);
   }
 
-  async start(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload> {
-    const launch = (this.options.launcher ?? hostProcessLauncher)(spec);
-    const digest = envDigest(launch.env);
+  start(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload> {
+    // One start of a connector at a time up to its registration: opening a server awaits (its
+    // network), and two concurrent starts must share one server, not open two.
+    const id = spec.connectorId;
+    const registered = (this.registering.get(id) ?? Promise.resolve()).catch(() => undefined).then(() => this.register(spec, options));
+    this.registering.set(id, registered);
+    void registered.catch(() => undefined).finally(() => {
+      if (this.registering.get(id) === registered) this.registering.delete(id);
+    });
+    return registered.then((workload) => workload.started);
+  }
+
+  private async register(spec: WorkloadSpec, options: StartOptions): Promise<LocalWorkload> {
+    const digest = envDigest(spec);
     for (;;) {
       const existing = this.workloads.get(spec.connectorId);
       if (!existing) break;
       // A server that has ended, or that holds another env (the connect brought a new token),
       // is not reused: a server reads its env once. Clear it away and start a fresh one.
-      if (existing.envDigest === digest && !(await hasExited(existing))) return existing.started;
+      if (existing.envDigest === digest && !(await hasExited(existing))) return existing;
       await this.remove(spec.connectorId);
     }
-    const uid = this.uids ? this.takeUid(launch.command, launch.args, launch.env) : undefined;
-    let scratchDir: string;
-    try {
-      scratchDir = makeScratchDir(uid === undefined ? undefined : { uid, gid: uid });
-    } catch (error) {
-      if (uid !== undefined) this.uids!.release(uid);
-      throw error;
-    }
-    const source = new ProcessSource({
-      cwd: scratchDir,
-      command: launch.command,
-      args: launch.args,
-      // Isolated, the server starts from nothing of this process's; else from the SDK's minimal set.
-      ...(uid === undefined ? { env: launch.env } : { env: { ...isolatedBaseEnv(scratchDir), ...launch.env }, inheritDefaults: false, uid, gid: uid }),
-      stderr: this.options.serverStderr ?? 'inherit',
-    });
+    const server = await this.openServer(spec, options.signal);
     const logger = this.options.logger.child({ connectorId: spec.connectorId });
-    // Loopback is open to every local process: the secret keeps them from driving the server.
+    // The secret keeps other local processes from driving the server through its gateway.
     const gatewaySecret = newGatewaySecret();
-    const gateway = startGateway({ source, host: '127.0.0.1', port: 0, maxSessions: this.options.gatewayMaxSessions, logger, secret: gatewaySecret });
-    const workload: LocalWorkload = { source, scratchDir, uid, envDigest: digest, gateway, started: Promise.resolve({ target: '', gatewaySecret }) };
+    const gateway = startGateway({ source: server.source, host: '127.0.0.1', port: 0, maxSessions: this.options.gatewayMaxSessions, logger, secret: gatewaySecret });
+    const workload: LocalWorkload = { server, envDigest: digest, gateway, started: Promise.resolve({ target: '', gatewaySecret }) };
     workload.started = this.bringUp(spec.connectorId, workload, gatewaySecret, options);
     this.workloads.set(spec.connectorId, workload);
-    return workload.started;
+    return workload;
   }
 
   async watch(connectorId: string, options: { heartbeat: () => void; signal: AbortSignal }): Promise<WatchResult> {
@@ -151,7 +151,7 @@ export class LocalRuntime implements WorkloadRuntime {
 
   /** The server's working directory: for tests and diagnostics. */
   scratchDir(connectorId: string): string | undefined {
-    return this.workloads.get(connectorId)?.scratchDir;
+    return this.workloads.get(connectorId)?.server.scratchDir;
   }
 
   async reconcile(isConnected: (connectorId: string) => Promise<boolean>): Promise<string[]> {
@@ -174,42 +174,76 @@ export class LocalRuntime implements WorkloadRuntime {
 
   /** The stdio server's process id (also its process group): for tests and diagnostics. */
   pid(connectorId: string): number | undefined {
-    return this.workloads.get(connectorId)?.source.pid;
+    return this.workloads.get(connectorId)?.server.source.pid;
   }
 
   /** The stdio server's own uid, when servers are isolated: for tests and diagnostics. */
   uid(connectorId: string): number | undefined {
-    return this.workloads.get(connectorId)?.uid;
+    return this.workloads.get(connectorId)?.server.uid;
+  }
+
+  /** The egress network the server joined, if its preset allows egress: for tests and diagnostics. */
+  network(connectorId: string): EgressNetwork | null | undefined {
+    return this.workloads.get(connectorId)?.server.network;
+  }
+
+  /**
+   * The server's process with everything it holds: its uid (checked to reach its command), its
+   * network, its scratch folder. A failure half-way gives back what was taken.
+   */
+  private async openServer(spec: WorkloadSpec, signal?: AbortSignal): Promise<ServerProcess> {
+    const network = await this.networkFor(spec, signal);
+    const launch = (this.options.launcher ?? hostProcessLauncher)(spec, network);
+    let uid: number | undefined;
+    try {
+      uid = this.uids ? await this.takeUid(launch.command, launch.args, launch.env) : undefined;
+      return createServerProcess({
+        launch, uid, network, sandbox: this.options.sandbox === true, stderr: this.options.serverStderr ?? 'log',
+        logger: this.options.logger.child({ connectorId: spec.connectorId }),
+      });
+    } catch (error) {
+      if (uid !== undefined) this.uids!.release(uid);
+      await network?.close();
+      throw error;
+    }
+  }
+
+  /** The filtered network a server whose preset allows egress joins; null when it gets none (or shares the host's). */
+  private async networkFor(spec: WorkloadSpec, signal?: AbortSignal): Promise<EgressNetwork | null> {
+    const allowedNetworks = parseWorkloadNetworks(spec.stdio.allowed_networks ?? []);
+    const internet = spec.stdio.internet === true;
+    if (!internet && allowedNetworks.length === 0) return null;
+    // Unisolated (single tenant, said at start): the server shares this machine's network.
+    if (!this.options.sandbox && !this.options.launcher) return null;
+    if (!this.options.egress) {
+      throw new WorkloadSpecError(
+        'the preset allows the stdio server egress (internet or allowed_networks), but this machine cannot filter a server\'s traffic: ' +
+        'install slirp4netns, nftables and iproute2 (Debian packages)',
+      );
+    }
+    return this.options.egress.open({ internet, allowedNetworks }, signal);
   }
 
   /** A uid for a new server, once its command is known to be within a foreign uid's reach. */
-  private takeUid(program: string, args: string[], env: Record<string, string>): number {
+  private async takeUid(program: string, args: string[], env: Record<string, string>): Promise<number> {
     const closed = commandClosedToOthers(program, args, env.PATH ?? isolatedPath(), '/');
     if (closed) throw new WorkloadSpecError(closed);
     const uid = this.uids!.acquire();
     // Left over from a worker that ended without cleaning up: never the next server's to read.
-    removeFilesOf(uid);
+    await removeFilesOf(uid).catch((error: unknown) => {
+      this.uids!.release(uid);
+      throw error;
+    });
     return uid;
   }
 
-  /**
-   * Stops the server and removes what it had. Its gateway kills the server's process group; the
-   * uid's other processes (escaped from the group) die here, and only then may the uid serve
-   * another connector. A uid whose processes outlive the wait is never given out again.
-   */
+  /** Stops the server (its gateway kills its process group) and gives back what it held. */
   private async dispose(workload: LocalWorkload): Promise<void> {
     const gateway = await workload.gateway.catch(() => undefined);
     // A start still waiting sees the exit and fails.
     await gateway?.close();
-    if (workload.uid !== undefined && !(await endProcessesOf(workload.uid))) {
-      this.options.logger.error({ uid: workload.uid }, 'processes of a stopped stdio server would not die; its uid is not reused');
-      await removeScratchDir(workload.scratchDir);
-      return;
-    }
-    await removeScratchDir(workload.scratchDir);
-    if (workload.uid !== undefined) {
-      removeFilesOf(workload.uid);
-      this.uids!.release(workload.uid);
+    if (!(await releaseServer(workload.server, this.uids))) {
+      this.options.logger.error({ uid: workload.server.uid }, 'processes of a stopped stdio server would not die; its uid is not reused');
     }
   }
 
@@ -246,7 +280,8 @@ async function hasExited(workload: LocalWorkload): Promise<boolean> {
   return !gateway || gateway.health().state === 'exited' || gateway.health().state === 'closed';
 }
 
-function envDigest(env: Record<string, string>): string {
+function envDigest(spec: WorkloadSpec): string {
+  const env = workloadEnv(spec.stdio, spec.token);
   const sorted = Object.keys(env).sort().map((k) => [k, env[k]]);
-  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
+  return createHash('sha256').update(JSON.stringify([sorted, { ...spec.stdio, env: undefined }])).digest('hex');
 }

@@ -9,6 +9,7 @@ import { KUBE_BINARIES, locateBinary, planInstalls, SERVER_BINARIES, type Binary
 import { describeBuildPlan } from './build-plan';
 import { locateChromium } from './chromium';
 import { locateContainerEngine } from './container-images';
+import { locateSandboxTools } from './sandbox-tools';
 import { locateNode24 } from './node24';
 import { NODE24_TOOLS, locateNode24Tool, type Node24Tool } from './node24-tools';
 import { chooseBaseImage, ensureProjectImages } from './project-images';
@@ -40,7 +41,10 @@ async function main(argv: string[]): Promise<number> {
       steps.push(() => locateNode24Tool(tool, { log }).then((found) => [tool, { source: found.source, path: found.dir }] as const));
     }
   }
-  if (argv.includes('--containers')) steps.push(() => containers(log));
+  if (argv.includes('--containers')) {
+    steps.push(() => locateSandboxTools({ log }).then((found) => ['stdio sandbox', found] as const));
+    steps.push(() => containers(log));
+  }
   for (const step of steps) {
     try {
       const [name, found] = await step();

@@ -105,12 +105,17 @@ test('npm and PyPI packages run through npx and uvx only with the overlay\'s wor
     image: 'docker.io/library/node:22-alpine',
     command: ['npx', '--yes', '@modelcontextprotocol/server-brave-search@1.0.2'],
     access_token_env_name: 'BRAVE_API_KEY',
+    internet: true,
   });
   t.deepEqual(brave.fields, [{ name: 'access_token', in: 'env', secret: true, description: 'injected as BRAVE_API_KEY' }]);
   const weather = map(real['weather-mcp'], { allow_package_fetch: true });
   t.deepEqual(weather.preset?.stdio?.command, ['uvx', 'weather-mcp-server==0.5.0']);
   t.deepEqual(weather.preset?.stdio?.env, { WEATHER_UNITS: 'celsius' });
   t.is(map(real['brave-search']).preset, null);
+  // The overlay's allowed networks and internet reach the workload's egress.
+  const egress = map({ ...real['database-manager'], packages: [{ ...(real['database-manager']!.packages as object[])[0], packageArguments: [], environmentVariables: [] }] }, { allowed_networks: ['10.20.0.0/16'] });
+  t.deepEqual(egress.preset?.stdio?.allowed_networks, ['10.20.0.0/16']);
+  t.is(egress.preset?.stdio?.internet, undefined, 'an image gets no internet unless the overlay says so');
 });
 
 test('hostile packages: shell metacharacters are refused in names, versions and images, and stay single argv elements elsewhere', (t) => {

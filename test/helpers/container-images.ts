@@ -17,7 +17,7 @@ export type TestImage = { engine: ContainerEngine; image: string } | { engine: n
 export async function testServersImage(log: Logger): Promise<TestImage> {
   const engine = await detectContainerEngine();
   if (!engine) return { engine: null, reason: 'neither podman nor Docker answers on this machine' };
-  const digest = createHash('sha256').update(readFileSync(FILE)).update(readFileSync(`${CONTEXT}probe-server.mjs`)).digest('hex').slice(0, 12);
+  const digest = createHash('sha256').update(readFileSync(FILE)).digest('hex').slice(0, 12);
   const image = `localhost/connector-registry/test-servers:${digest}`;
   if (await engine.imageExists(image)) return { engine, image };
   const base = await ensureNodeBaseImage(engine, { log });

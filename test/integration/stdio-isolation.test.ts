@@ -1,10 +1,10 @@
 // Two owners' stdio connectors on the local runtime, with callers authenticated, end to end
-// through the API and the proxy: each server runs as a uid of its own and cannot read the other's
-// token in /proc/<pid>/environ, the worker's environment (this process: the embedded stack runs
-// here) or the key file under DATA_DIR, while the tools of both still answer through the proxy.
-// It needs root (or the capabilities); without, it says so and skips.
+// through the API and the proxy: each server runs as a uid of its own in the sandbox and cannot
+// read the other's token in /proc/<pid>/environ, the worker's environment (this process: the
+// embedded stack runs here) or the key file under DATA_DIR, while the tools of both still answer
+// through the proxy. It needs root and bubblewrap; without, it says so and skips.
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
@@ -13,14 +13,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { parseUidRange } from '../../config/config';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { pidsWithEnv } from '../helpers/process-env';
-import { uidSwitchingAvailable } from '../helpers/uid-isolation-gate';
+import { sandboxAvailable } from '../workloads/support/sandbox-gate';
 
-const PRYING = fileURLToPath(new URL('../fixtures/prying-stdio-server.mjs', import.meta.url));
+const HOSTILE = fileURLToPath(new URL('../fixtures/hostile-stdio-server.mjs', import.meta.url));
 const RANGE = '232000-232999';
 const KEYS = { alice: `alice-${randomUUID()}`, bob: `bob-${randomUUID()}` };
 const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
-type Pried = Array<{ path: string; outcome: string }>;
+type Read = Array<{ path: string; outcome: string }>;
 interface Identity { uid: number; pid: number; env: Record<string, string> }
 
 let stack: TestStack;
@@ -41,7 +41,7 @@ async function call<T>(client: Client, name: string, args: Record<string, unknow
   return JSON.parse(result.content[0]!.text) as T;
 }
 
-if (uidSwitchingAvailable('test/integration/stdio-isolation.test.ts', `two owners' stdio servers cannot read each other or the service`, parseUidRange(RANGE))) {
+if (await sandboxAvailable('test/integration/stdio-isolation.test.ts', `two owners' stdio servers cannot read each other or the service`, parseUidRange(RANGE))) {
   test.before(async () => {
     stack = await startTestStack({
       // No CONNECTOR__ENCRYPTION_KEY: the stack generates its key file under DATA_DIR, the file to pry at.
@@ -49,7 +49,7 @@ if (uidSwitchingAvailable('test/integration/stdio-isolation.test.ts', `two owner
       CONNECTOR__STDIO_UID_RANGE: RANGE,
       CONNECTOR__PRESETS: JSON.stringify([{
         url: 'mcp+stdio://prying', metadata: { name: 'Prying', description: 'reads what it is pointed at' },
-        stdio: { image: 'unused-locally', command: [process.execPath, PRYING], env: { PRESET_MARKER: 'prying-e2e' }, access_token_env_name: 'SERVER_TOKEN' },
+        stdio: { image: 'unused-locally', command: [process.execPath, HOSTILE], env: { PRESET_MARKER: 'prying-e2e' }, access_token_env_name: 'SERVER_TOKEN' },
       }]),
     });
   });
@@ -68,15 +68,19 @@ if (uidSwitchingAvailable('test/integration/stdio-isolation.test.ts', `two owner
     t.is(idB.env.SERVER_TOKEN, tokenB);
     t.not(idA.uid, idB.uid);
     for (const uid of [idA.uid, idB.uid]) t.true(uid >= 232_000 && uid <= 232_999, `uid ${uid} from CONNECTOR__STDIO_UID_RANGE`);
-    // What the servers would be after is really there: the refusals are the uids' doing.
-    t.true(readFileSync(`/proc/${idB.pid}/environ`, 'utf8').includes(tokenB));
+    // The servers' own pids on this machine (they see others in their pid namespaces).
+    const hostPid = (uid: number) => pidsWithEnv('PRESET_MARKER=prying-e2e').find((pid) => statSync(`/proc/${pid}`).uid === uid)!;
+    const [pidA, pidB] = [hostPid(idA.uid), hostPid(idB.uid)];
+    // What the servers would be after is really there: the refusals are the sandbox's doing.
+    t.true(readFileSync(`/proc/${pidB}/environ`, 'utf8').includes(tokenB));
     t.true(readFileSync(`/proc/${process.pid}/environ`, 'utf8').includes('PATH='));
 
     const worker = `/proc/${process.pid}/environ`;
-    const fromA = await call<Pried>(alice.client, 'pry', { paths: [`/proc/${idB.pid}/environ`, worker, keyFile, PRYING] });
-    const fromB = await call<Pried>(bob.client, 'pry', { paths: [`/proc/${idA.pid}/environ`, worker, keyFile, PRYING] });
-    t.deepEqual(fromA.map((p) => p.outcome), ['EACCES', 'EACCES', 'EACCES', 'read'], JSON.stringify(fromA));
-    t.deepEqual(fromB.map((p) => p.outcome), ['EACCES', 'EACCES', 'EACCES', 'read'], JSON.stringify(fromB));
+    const outcomes = (read: Read) => read.map((p) => (p.outcome === 'read' ? 'read' : 'refused'));
+    const fromA = await call<Read>(alice.client, 'read', { paths: [`/proc/${pidB}/environ`, worker, keyFile, HOSTILE] });
+    const fromB = await call<Read>(bob.client, 'read', { paths: [`/proc/${pidA}/environ`, worker, keyFile, HOSTILE] });
+    t.deepEqual(outcomes(fromA), ['refused', 'refused', 'refused', 'read'], JSON.stringify(fromA.map((p) => [p.path, p.outcome])));
+    t.deepEqual(outcomes(fromB), ['refused', 'refused', 'refused', 'read'], JSON.stringify(fromB.map((p) => [p.path, p.outcome])));
 
     // Both still answer through the proxy.
     t.is((await call<Identity>(alice.client, 'identity')).pid, idA.pid);

@@ -8,7 +8,7 @@ import { defaultWorkloadEgress } from '../../platform/workload-egress';
 const ctx: ManifestContext = {
   connectorId: '0b7c1f7e-8a4e-4d53-9d0e-3c2f0f6a1b2c', namespace: 'tools', gatewayImage: 'gateway:test', gatewayMaxSessions: 256,
   proxySelector: { app: 'proxy' }, proxyNamespaceSelector: { 'kubernetes.io/metadata.name': 'registry' },
-  egress: defaultWorkloadEgress(),
+  egress: defaultWorkloadEgress(), internet: true,
 };
 const name = `mcp-${ctx.connectorId}`;
 const SECRET = 'g'.repeat(43);

@@ -10,18 +10,27 @@ import { DEFAULT_GATEWAY_IMAGE, loadConfig } from '../../config/config';
 import { defaultWorkloadEgress, type WorkloadEgress } from '../../platform/workload-egress';
 
 const owner = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'mcp-x', uid: 'u-1' };
-const context = (egress: WorkloadEgress = defaultWorkloadEgress()): ManifestContext => ({
+const context = (egress: WorkloadEgress = defaultWorkloadEgress(), internet = true): ManifestContext => ({
   connectorId: '0b7c1f7e-8a4e-4d53-9d0e-3c2f0f6a1b2c', namespace: 'tools', gatewayImage: 'gateway:test', gatewayMaxSessions: 256,
-  proxySelector: { app: 'proxy' }, proxyNamespaceSelector: { 'kubernetes.io/metadata.name': 'registry' }, egress,
+  proxySelector: { app: 'proxy' }, proxyNamespaceSelector: { 'kubernetes.io/metadata.name': 'registry' }, egress, internet,
 });
-const egressOf = (egress?: WorkloadEgress): V1NetworkPolicyEgressRule[] => networkPolicyManifest(context(egress), owner).spec!.egress!;
+const egressOf = (egress?: WorkloadEgress, internet = true): V1NetworkPolicyEgressRule[] => networkPolicyManifest(context(egress, internet), owner).spec!.egress!;
 const exceptOf = (rules: V1NetworkPolicyEgressRule[], cidr: string) => rules[0]!.to!.find((p) => p.ipBlock?.cidr === cidr)!.ipBlock!.except;
 const DNS_PORTS = [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }];
 
-test('by default: the internet but no private, CGNAT, loopback, link-local or unique-local range; DNS to the kube-dns pods only', (t) => {
+test('a preset that allows the internet: no private, CGNAT, loopback, link-local, unique-local or reserved range, nor one behind NAT64 or 6to4; DNS to the kube-dns pods only', (t) => {
   const rules = egressOf();
-  t.deepEqual(exceptOf(rules, '0.0.0.0/0'), ['127.0.0.0/8', '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10']);
-  t.deepEqual(exceptOf(rules, '::/0'), ['::1/128', 'fe80::/10', 'fc00::/7']);
+  t.deepEqual(exceptOf(rules, '0.0.0.0/0'), [
+    '0.0.0.0/8', '224.0.0.0/4', '169.254.0.0/16', '127.0.0.0/8', '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '198.18.0.0/15',
+    '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4', '100.64.0.0/10', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16',
+  ]);
+  const v6 = exceptOf(rules, '::/0')!;
+  for (const cidr of ['fe80::/10', 'fc00::/7', 'fec0::/10', '::/104']) t.true(v6.includes(cidr), cidr);
+  // The IPv4 ranges again, as a NAT64 (64:ff9b::/96) or 6to4 (2002::/16) gateway would reach them; local-use NAT64 whole.
+  for (const cidr of ['64:ff9b::a00:0/104', '64:ff9b::a9fe:0/112', '64:ff9b::7f00:0/104', '2002:a00::/24', '2002:c0a8::/32', '64:ff9b:1::/48', '::ffff:0:0:0/96']) {
+    t.true(v6.includes(cidr), cidr);
+  }
+  t.false(v6.includes('::ffff:0:0/96'), 'IPv4-mapped addresses never travel a wire (and the API server reads them as IPv4)');
   t.is(rules.length, 2, 'no allowed network, no API server address: no rule for either');
   t.deepEqual(rules[1], {
     to: [
@@ -31,6 +40,14 @@ test('by default: the internet but no private, CGNAT, loopback, link-local or un
     ports: DNS_PORTS,
   });
   t.true(rules.every((r) => r.to?.length), 'every rule names its peers: none admits any address on some port');
+});
+
+test('a preset that allows nothing: no rule to any address but the cluster DNS (and the API server\'s, for the gateway)', (t) => {
+  const rules = egressOf(defaultWorkloadEgress(), false);
+  t.is(rules.length, 1);
+  t.deepEqual(rules[0]!.ports, DNS_PORTS);
+  const withApi = egressOf({ ...defaultWorkloadEgress(), apiServer: { cidrs: ['172.18.0.2/32'], ports: [6443] }, allowedNetworks: ['10.20.0.0/16'] }, false);
+  t.deepEqual(withApi.map((r) => r.to?.[0]), [{ ipBlock: { cidr: '10.20.0.0/16' } }, rules[0]!.to![0], { ipBlock: { cidr: '172.18.0.2/32' } }]);
 });
 
 test('ingress: the proxy pods only, on the gateway port', (t) => {
@@ -44,7 +61,7 @@ test('ingress: the proxy pods only, on the gateway port', (t) => {
 
 test('configured cluster CIDRs are refused too; allowed networks are a rule of their own that never opens a metadata address', (t) => {
   const { egress } = loadConfig({
-    CONNECTOR__KUBE_CLUSTER_CIDRS: '203.0.113.0/24, 10.96.0.0/12, 2001:db8:42::/56',
+    CONNECTOR__KUBE_CLUSTER_CIDRS: '198.100.0.0/24, 10.96.0.0/12, 2a05:d000:42::/56',
     CONNECTOR__KUBE_WORKLOAD_ALLOWED_NETWORKS: '10.20.0.0/16,100.64.0.0/10',
     CONNECTOR__KUBE_DNS_SELECTOR: 'k8s-app=coredns',
     CONNECTOR__KUBE_DNS_NAMESPACE_SELECTOR: 'kubernetes.io/metadata.name=dns',
@@ -54,9 +71,9 @@ test('configured cluster CIDRs are refused too; allowed networks are a rule of t
   }).stdio.kube;
   const rules = egressOf(egress);
   const v4 = exceptOf(rules, '0.0.0.0/0')!;
-  t.true(v4.includes('203.0.113.0/24'));
+  t.true(v4.includes('198.100.0.0/24'));
   t.false(v4.includes('10.96.0.0/12'), 'a cluster CIDR inside 10/8 adds nothing');
-  t.true(exceptOf(rules, '::/0')!.includes('2001:db8:42::/56'));
+  t.true(exceptOf(rules, '::/0')!.includes('2a05:d000:42::/56'));
   t.deepEqual(rules[1], { to: [
     { ipBlock: { cidr: '10.20.0.0/16' } },
     { ipBlock: { cidr: '100.64.0.0/10', except: ['100.100.100.200/32'] } },

@@ -19,6 +19,7 @@ import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, par
 import { loadConfig } from '../../config/config';
 import { createLogger } from '../../platform/logger';
 import { defaultWorkloadEgress } from '../../platform/workload-egress';
+import { networkPolicySpec } from '../../activities/workloads/kube-network-policy';
 import { WorkloadSpecError, WorkloadTimeoutError } from '../../activities/workloads/errors';
 import type { KubeApis } from '../../activities/workloads/kube-api';
 import { KubeRuntime } from '../../activities/workloads/kube-runtime';
@@ -197,7 +198,7 @@ test.serial('a Deployment a stopped start left at no replicas, without its Secre
   const ctx = {
     connectorId: s.connectorId, namespace, gatewayImage, gatewayMaxSessions: 256,
     proxySelector: parseLabelSelector(DEFAULT_KUBE_PROXY_SELECTOR), proxyNamespaceSelector: parseLabelSelector(DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR),
-    egress: defaultWorkloadEgress(),
+    egress: defaultWorkloadEgress(), internet: false,
   };
   // No pod has run: no gateway holds a secret, so none is lost.
   const left = await adminApis.apps.createNamespacedDeployment({ namespace, body: deploymentManifest(ctx, s.stdio, ['A'], 'x') });
@@ -340,7 +341,7 @@ test.serial('reconciliation removes the workloads of connectors that are not con
   // replicas, and the Secret it owns. Reconciliation lists Deployments only (the worker may not
   // list Secrets) and finds it all the same.
   const leftover = spec({ env: { A: 'b' } });
-  const ctx = { connectorId: leftover.connectorId, namespace, gatewayImage, gatewayMaxSessions: 256, proxySelector: { a: 'b' }, proxyNamespaceSelector: { c: 'd' }, egress: defaultWorkloadEgress() };
+  const ctx = { connectorId: leftover.connectorId, namespace, gatewayImage, gatewayMaxSessions: 256, proxySelector: { a: 'b' }, proxyNamespaceSelector: { c: 'd' }, egress: defaultWorkloadEgress(), internet: false };
   const half = await adminApis.apps.createNamespacedDeployment({ namespace, body: deploymentManifest(ctx, leftover.stdio, ['A'], 'x') });
   await adminApis.core.createNamespacedSecret({ namespace, body: secretManifest(ctx, { A: 'b' }, 'g'.repeat(43), ownerReference(half)) });
   // Everything else in the cluster counts as connected, so that the answer is exact.
@@ -359,7 +360,7 @@ test.serial('reconciliation removes the workloads of connectors that are not con
 
 test.serial('from config: a kubeconfig file; young workloads survive reconciliation; bad env names fail early', async (t) => {
   const fromConfig = await createWorkloadRuntime({
-    runtime: 'kubernetes', readyTimeoutMs: 60_000, gatewayMaxSessions: 17, container: { network: 'none', owner: 'unused' },
+    runtime: 'kubernetes', readyTimeoutMs: 60_000, gatewayMaxSessions: 17, container: { pull: 'never', owner: 'unused' },
     kube: {
       namespace, gatewayImage, reconcileIntervalMs: 60_000, reconcileGraceMs: 120_000, kubeconfig: cluster.kubeconfigPath,
       proxySelector: { app: 'proxy' }, proxyNamespaceSelector: { 'kubernetes.io/metadata.name': 'elsewhere' },
@@ -368,7 +369,7 @@ test.serial('from config: a kubeconfig file; young workloads survive reconciliat
       }).stdio.kube.egress,
     },
   }, log);
-  const s = spec();
+  const s = spec({ internet: true, allowed_networks: ['10.30.0.0/16'] });
   const { target } = await fromConfig.start(s, { readinessTimeoutMs: 60_000 });
   t.is(target, `http://mcp-${s.connectorId}.${namespace}.svc:8080/mcp`);
   // CONNECTOR__GATEWAY_MAX_SESSIONS reaches the sidecar.
@@ -380,7 +381,7 @@ test.serial('from config: a kubeconfig file; young workloads survive reconciliat
   }], 'the proxy selectors come from the configuration');
   const egress = plain((await readNetworkPolicy(`mcp-${s.connectorId}`))!.spec!.egress) as { to: { ipBlock?: { cidr: string; except?: string[] } }[] }[];
   t.true(egress[0]!.to[0]!.ipBlock!.except!.includes('203.0.113.0/24'), 'the configured cluster CIDRs are refused');
-  t.deepEqual(egress[1]!.to, [{ ipBlock: { cidr: '10.20.0.0/16' } }], 'the allowed network is a rule of its own');
+  t.deepEqual(egress[1]!.to, [{ ipBlock: { cidr: '10.20.0.0/16' } }, { ipBlock: { cidr: '10.30.0.0/16' } }], 'the allowed networks, the deployment\'s and the preset\'s, are a rule of their own');
   t.deepEqual(egress[3], { to: [{ ipBlock: { cidr: '172.18.0.2/32' } }], ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 6443 }] },
     "the API server's endpoint, for the gateway's attach");
   // Another worker may be connecting it: within the grace period it is left alone.
@@ -447,7 +448,7 @@ test.serial("a preset's own requests and limits reach the server container; othe
   await runtime.remove(s.connectorId);
 });
 
-test.serial('the NetworkPolicy admits only the proxy pods to port 8080, and egress to the internet and the cluster DNS only: no private, link-local or metadata address', async (t) => {
+test.serial('the NetworkPolicy admits only the proxy pods to port 8080, and egress to the cluster DNS only unless the preset allows more: no private, link-local or metadata address', async (t) => {
   const s = spec();
   const name = `mcp-${s.connectorId}`;
   await runtime.start(s, { readinessTimeoutMs: 60_000 });
@@ -456,6 +457,13 @@ test.serial('the NetworkPolicy admits only the proxy pods to port 8080, and egre
   const labels = { 'app.kubernetes.io/managed-by': 'connector-registry', 'connector-registry/connector-id': s.connectorId };
   t.like(policy.metadata?.labels, labels);
   t.like(policy.metadata?.ownerReferences?.[0], { kind: 'Deployment', name, uid: deployment.metadata!.uid });
+  const dns = {
+    to: [
+      { podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } }, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } },
+      { ipBlock: { cidr: '169.254.20.10/32' } },
+    ],
+    ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }],
+  };
   t.deepEqual(plain(policy.spec), {
     podSelector: { matchLabels: labels },
     policyTypes: ['Ingress', 'Egress'],
@@ -466,24 +474,21 @@ test.serial('the NetworkPolicy admits only the proxy pods to port 8080, and egre
       }],
       ports: [{ protocol: 'TCP', port: 8080 }],
     }],
-    egress: [
-      {
-        to: [
-          { ipBlock: { cidr: '0.0.0.0/0', except: ['127.0.0.0/8', '169.254.0.0/16', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10'] } },
-          { ipBlock: { cidr: '::/0', except: ['::1/128', 'fe80::/10', 'fc00::/7'] } },
-        ],
-      },
-      {
-        to: [
-          { podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } }, namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } } },
-          { ipBlock: { cidr: '169.254.20.10/32' } },
-        ],
-        ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }],
-      },
-    ],
-  }, 'the API server accepted the policy as built');
+    egress: [dns],
+  }, 'the API server accepted the policy as built: a preset that allows nothing reaches the cluster DNS only');
   await runtime.remove(s.connectorId);
   t.is(await readNetworkPolicy(name), undefined, 'remove takes the NetworkPolicy too');
+
+  const open = spec({ internet: true });
+  await runtime.start(open, { readinessTimeoutMs: 60_000 });
+  const built = networkPolicySpec({
+    connectorId: open.connectorId, namespace, gatewayImage, gatewayMaxSessions: 256, egress: defaultWorkloadEgress(), internet: true,
+    proxySelector: parseLabelSelector(DEFAULT_KUBE_PROXY_SELECTOR), proxyNamespaceSelector: parseLabelSelector(DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR),
+  });
+  const stored = plain((await readNetworkPolicy(`mcp-${open.connectorId}`))!.spec!.egress) as Array<{ to: Array<{ ipBlock?: { except?: string[] } }> }>;
+  t.deepEqual(stored, plain(built.egress), 'the API server took every refused range, their NAT64 and 6to4 forms too, as built');
+  t.true(stored[0]!.to[1]!.ipBlock!.except!.includes('64:ff9b::a00:0/104'));
+  await runtime.remove(open.connectorId);
 });
 
 test.serial("a workload's gateway may attach to its own pod only, also after the pod is replaced; no one lists Secrets", async (t) => {

@@ -87,7 +87,7 @@ test('server-everything: start gives a target serving its tools, with the token 
 
 test('CONNECTOR__GATEWAY_MAX_SESSIONS reaches the local gateway: a session beyond it gets 503', async (t) => {
   const capped = await createWorkloadRuntime({
-    runtime: 'local', readyTimeoutMs: 60_000, gatewayMaxSessions: 1, container: { network: 'none', owner: 'unused' },
+    runtime: 'local', readyTimeoutMs: 60_000, gatewayMaxSessions: 1, container: { pull: 'never', owner: 'unused' },
     kube: { namespace: 'unused', gatewayImage: 'unused', reconcileIntervalMs: 60_000, reconcileGraceMs: 120_000, proxySelector: {}, proxyNamespaceSelector: {} },
   }, log);
   t.teardown(() => capped.close());

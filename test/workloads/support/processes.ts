@@ -9,7 +9,9 @@ export function processesWithEnv(name: string, value: string): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      if (readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.startsWith('Z')) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // A zombie runs nothing; the sandbox's bubblewrap carries its server's environment but is not the server.
+      if (stat.split(') ')[1]?.startsWith('Z') || stat.includes('(bwrap)')) continue;
       if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(needle)) found.push(Number(entry));
     } catch {
       // Gone meanwhile, or not ours to read.
