@@ -13,6 +13,7 @@ import { CallAuditStore } from '../store/call-audit-store';
 import { ConnectorStore } from '../store/connector-store';
 import { OAuthStore } from '../store/oauth-store';
 import { ToolsetStore } from '../store/toolset-store';
+import { ToolsetSessionStore } from '../store/toolset-session-store';
 
 export interface Mongo {
   client: MongoClient;
@@ -21,6 +22,8 @@ export interface Mongo {
   /** The per-call audit of MCP traffic. */
   callStore: CallAuditStore;
   toolsets: ToolsetStore;
+  /** The 2025-11-25 toolset sessions, which every proxy replica serves. */
+  toolsetSessions: ToolsetSessionStore;
 }
 
 export async function openMongo(uri: string, database: string, callAuditDays: number): Promise<Mongo> {
@@ -34,7 +37,9 @@ export async function openMongo(uri: string, database: string, callAuditDays: nu
   await callStore.ensureIndexes();
   const toolsets = new ToolsetStore(client.db(database));
   await toolsets.ensureIndexes();
-  return { client, store, oauthStore, callStore, toolsets };
+  const toolsetSessions = new ToolsetSessionStore(client.db(database));
+  await toolsetSessions.ensureIndexes();
+  return { client, store, oauthStore, callStore, toolsets, toolsetSessions };
 }
 
 /** Connection options for Temporal's clients (the worker's native one takes the same fields). */

@@ -7,7 +7,7 @@ import { auditedName, MAX_METHOD_LENGTH, type CallEntry } from '../../core/call-
 import type { ToolsetRecord } from '../../core/toolset-record';
 import { statusLabel, type Metrics } from '../../core/metrics';
 import { rpcMethodLabel } from '../mcp-metrics';
-import { memberOf } from './member-of';
+import { memberNamed } from './access';
 
 export interface ToolsetAuditSink {
   record(entry: CallEntry): void;
@@ -49,7 +49,7 @@ export class ToolsetAudit {
     const rawName = message?.params?.name ?? message?.params?.uri;
     const code = ERROR_CODE.exec(this.prefix)?.[1];
     // The member is the one the body's tool name names, as tools/call decides it.
-    const memberId = method === 'tools/call' && typeof rawName === 'string' ? memberOf(this.toolset, rawName)?.connector_id ?? null : null;
+    const memberId = method === 'tools/call' && typeof rawName === 'string' ? memberNamed(this.toolset, rawName)?.member.connector_id ?? null : null;
     const session = this.req.headers['mcp-session-id'] ?? this.res.getHeader('mcp-session-id');
     const entry: CallEntry = {
       at: this.at, connectorId: this.toolset.id, caller: this.caller, sessionId: typeof session === 'string' ? session : null,
