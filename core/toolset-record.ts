@@ -124,6 +124,8 @@ export interface MemberSessionRecord {
   /** The member's Mcp-Session-Id; null for a server that keeps no sessions. */
   sessionId: string | null;
   protocolVersion: string;
+  /** Which of the member sessions opened for the caller it is (the store counts them). */
+  generation?: number;
 }
 
 /** A 2025-11-25 toolset session as any proxy replica reads it (store/toolset-session-store.ts). */

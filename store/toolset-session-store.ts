@@ -5,6 +5,12 @@
 // slot meet the duplicate `_id`, as the connector quota's slots do (owner-slots.ts). A flood by one
 // owner fills that owner's slots and nobody else's.
 //
+// A member session is kept the same way: two replicas opening one for the same session at once
+// race to insert `<session>|<member>|<generation>` (FerretDB applies a conditional update as a read
+// and a write, so only a duplicate `_id` settles a race); the loser uses the winner's. The session
+// document keeps a copy of the latest for the readers, which a stale copy cannot mislead for long:
+// a member that forgot its session answers 404, and replacing it meets the newer generation.
+//
 // The session id the client holds is `<slot>.<secret>`; only the secret's SHA-256 is stored, and a
 // look-up goes by the caller's own owner, so another caller's request with the same id finds
 // nothing. Sessions idle for longer than the idle timeout are gone: a read treats them as absent
@@ -18,6 +24,13 @@ import { onlyDuplicateKeys } from './duplicate-key';
 interface MemberDoc {
   session_id: string | null;
   protocol_version: string;
+  generation?: number;
+}
+
+/** The member sessions opened for a session: `<session _id>|<key's start>|<connector id>|<generation>`. */
+interface MemberSessionDoc extends MemberDoc {
+  _id: string;
+  at: Date;
 }
 
 interface SessionDoc {
@@ -46,9 +59,11 @@ const hash = (secret: string) => createHash('sha256').update(secret).digest('hex
 
 export class ToolsetSessionStore {
   private readonly docs: Collection<SessionDoc>;
+  private readonly members: Collection<MemberSessionDoc>;
 
   constructor(db: Db, private readonly now: () => number = Date.now) {
     this.docs = db.collection<SessionDoc>('toolset_sessions');
+    this.members = db.collection<MemberSessionDoc>('toolset_member_sessions');
   }
 
   /** Nothing but `_id`: every look-up goes by it (an owner's slots are a range of it). */
@@ -110,15 +125,20 @@ export class ToolsetSessionStore {
    */
   async keepMember(owner: string, sessionId: string, connectorId: string, fresh: MemberSessionRecord, replacing: MemberSessionRecord | undefined): Promise<MemberSessionRecord | null> {
     const parsed = this.parse(owner, sessionId);
-    if (!parsed || !CONNECTOR_ID.test(connectorId)) return null;
-    const path = `members.${connectorId}`;
-    const unchanged = replacing ? { [`${path}.session_id`]: replacing.sessionId } : { [path]: { $exists: false } };
-    const value: MemberDoc = { session_id: fresh.sessionId, protocol_version: fresh.protocolVersion };
-    const { matchedCount } = await this.docs.updateOne({ _id: parsed.id, key: parsed.key, ...unchanged }, { $set: { [path]: value } });
-    if (matchedCount === 1) return fresh;
-    const doc = await this.docs.findOne({ _id: parsed.id, key: parsed.key });
-    const kept = doc?.members?.[connectorId];
-    return doc ? (kept ? memberOf(kept) : fresh) : null;
+    if (!parsed || !CONNECTOR_ID.test(connectorId) || !(await this.docs.findOne({ _id: parsed.id, key: parsed.key }, { projection: { _id: 1 } }))) return null;
+    const generation = (replacing?.generation ?? -1) + 1;
+    // The key's start keeps a later session in the same slot from meeting this one's member sessions.
+    const id = `${parsed.id}|${parsed.key.slice(0, 16)}|${connectorId}|${String(generation).padStart(6, '0')}`;
+    const value: MemberDoc = { session_id: fresh.sessionId, protocol_version: fresh.protocolVersion, generation };
+    try {
+      await this.members.insertOne({ _id: id, ...value, at: new Date(this.now()) });
+    } catch (err) {
+      if (!onlyDuplicateKeys(err)) throw err;
+      const kept = await this.members.findOne({ _id: id });
+      return kept ? memberOf(kept) : null;
+    }
+    await this.docs.updateOne({ _id: parsed.id, key: parsed.key }, { $set: { [`members.${connectorId}`]: value } });
+    return memberOf(value);
   }
 
   /** Ends the session: what it was (its members' sessions are the caller's to close), or null when there was none. */
@@ -127,13 +147,22 @@ export class ToolsetSessionStore {
     if (!parsed) return null;
     const doc = await this.docs.findOne({ _id: parsed.id, key: parsed.key });
     if (!doc || (await this.docs.deleteOne({ _id: parsed.id, key: parsed.key })).deletedCount !== 1) return null;
+    await this.forgetMembers([parsed.id]);
     return recordOf(doc);
   }
 
   /** Removes every session idle for longer than `idleMs`; how many went. */
   async sweep(idleMs: number): Promise<number> {
-    const { deletedCount } = await this.docs.deleteMany({ used_at: { $lt: new Date(this.now() - idleMs) } });
+    const cutoff = new Date(this.now() - idleMs);
+    const expired = (await this.docs.find({ used_at: { $lt: cutoff } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
+    if (expired.length === 0) return 0;
+    const { deletedCount } = await this.docs.deleteMany({ _id: { $in: expired }, used_at: { $lt: cutoff } });
+    await this.forgetMembers(expired);
     return deletedCount;
+  }
+
+  private async forgetMembers(sessionIds: readonly string[]): Promise<void> {
+    for (const id of sessionIds) await this.members.deleteMany({ _id: { $gte: `${id}|`, $lt: `${id}}` } });
   }
 
   private parse(owner: string, sessionId: string): { id: string; key: string } | null {
@@ -146,7 +175,7 @@ export class ToolsetSessionStore {
     const stored = Buffer.from(doc.key, 'hex');
     if (given.length !== stored.length || !timingSafeEqual(given, stored)) return null;
     if (doc.used_at.getTime() < this.now() - idleMs) {
-      await this.docs.deleteOne({ _id: doc._id, used_at: doc.used_at });
+      if ((await this.docs.deleteOne({ _id: doc._id, used_at: doc.used_at })).deletedCount === 1) await this.forgetMembers([doc._id]);
       return null;
     }
     return recordOf(doc);
@@ -169,7 +198,10 @@ export class ToolsetSessionStore {
     const taken = await this.docs.find({ _id: { $gte: prefix, $lt: `${prefix.slice(0, -1)}}` } }, { projection: { used_at: 1 } }).toArray();
     const cutoff = this.now() - idleMs;
     const expired = taken.filter((d) => d.used_at.getTime() < cutoff).map((d) => d._id);
-    if (expired.length) await this.docs.deleteMany({ _id: { $in: expired }, used_at: { $lt: new Date(cutoff) } });
+    if (expired.length) {
+      await this.docs.deleteMany({ _id: { $in: expired }, used_at: { $lt: new Date(cutoff) } });
+      await this.forgetMembers(expired);
+    }
     const held = new Set(taken.filter((d) => d.used_at.getTime() >= cutoff).map((d) => Number(d._id.slice(prefix.length))));
     const free: number[] = [];
     for (let slot = 0; slot < limit; slot++) if (!held.has(slot)) free.push(slot);
@@ -178,7 +210,7 @@ export class ToolsetSessionStore {
 }
 
 function memberOf(doc: MemberDoc): MemberSessionRecord {
-  return { sessionId: doc.session_id, protocolVersion: doc.protocol_version };
+  return { sessionId: doc.session_id, protocolVersion: doc.protocol_version, ...(doc.generation === undefined ? {} : { generation: doc.generation }) };
 }
 
 function recordOf(doc: SessionDoc): ToolsetSessionRecord {

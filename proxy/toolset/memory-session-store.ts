@@ -40,8 +40,9 @@ export function memorySessionStore(now: () => number = Date.now): SessionStore {
       if (!record) return null;
       const current = record.members[connectorId];
       if (current && current.sessionId !== replacing?.sessionId) return current;
-      record.members = { ...record.members, [connectorId]: fresh };
-      return fresh;
+      const kept = { ...fresh, generation: (replacing?.generation ?? -1) + 1 };
+      record.members = { ...record.members, [connectorId]: kept };
+      return kept;
     },
     async end(owner, sessionId) {
       const record = sessions.get(keyOf(owner, sessionId)) ?? null;
