@@ -4,29 +4,20 @@
 // a flood by one owner never refuses another; idle sessions are gone, and their slots free again;
 // a member session is kept once when two replicas open one at the same time; an ended session is
 // ended for both.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import test from 'ava';
-import { MongoClient } from 'mongodb';
-import { createLogger } from '../../core/logger';
-import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
+import type { MongoClient } from 'mongodb';
 import { ToolsetSessionStore } from '../../store/toolset-session-store';
+import { startFerretClient } from '../helpers/ferret-client';
 
-let dataDir: string;
-let server: FerretDbServer;
 let client: MongoClient;
+let close: () => Promise<void>;
 
 test.before(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'toolset-sessions-'));
-  server = await startFerretDb({ dataDir, port: 0, log: createLogger('test-sessions', process.env.LOG_LEVEL ?? 'error') });
-  client = new MongoClient(server.uri);
+  ({ client, close } = await startFerretClient('toolset-sessions'));
 });
 
 test.after.always(async () => {
-  await client?.close();
-  await server?.stop();
-  await rm(dataDir, { recursive: true, force: true });
+  await close?.();
 });
 
 const IDLE = 60_000;
