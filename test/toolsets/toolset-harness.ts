@@ -11,6 +11,7 @@ import { CallerGate } from '../../proxy/caller-gate';
 import type { Route, RouteSource } from '../../proxy/route';
 import { createToolsetEndpoint, type ToolsetEndpoint, type ToolsetEndpointOptions } from '../../proxy/toolset/toolset-endpoint';
 import { toolsetIdFromPath } from '../../proxy/toolset/toolset-path';
+import type { SessionStore } from '../../proxy/toolset/session-store';
 import type { MemberStatus } from '../../proxy/toolset/toolset-source';
 
 export const KEYS = { alice: 'harness-key-alice-7d1e', bob: 'harness-key-bob-2c9a', admin: 'harness-key-admin-5f3b' } as const;
@@ -28,10 +29,11 @@ export interface ToolsetHarness {
 
 export const connectedTo = (target: string, token: string, owner = 'key:alice'): Route => ({ kind: 'connected', target, token, sealedToken: `sealed-${token}`, owner });
 
-export async function startToolsetHarness(options: Partial<ToolsetEndpointOptions> = {}): Promise<ToolsetHarness> {
-  const routes = new Map<string, Route>();
-  const toolsets = new Map<string, ToolsetRecord>();
-  const statuses = new Map<string, MemberStatus>();
+/** `shared`: another harness's tables (a second replica); `sessions`: where 2025 sessions are kept (default: in memory). */
+export async function startToolsetHarness(options: Partial<ToolsetEndpointOptions> = {}, shared?: Pick<ToolsetHarness, 'routes' | 'toolsets' | 'statuses'>, sessions?: SessionStore): Promise<ToolsetHarness> {
+  const routes = shared?.routes ?? new Map<string, Route>();
+  const toolsets = shared?.toolsets ?? new Map<string, ToolsetRecord>();
+  const statuses = shared?.statuses ?? new Map<string, MemberStatus>();
   const source: RouteSource = { get: async (id) => routes.get(id) ?? { kind: 'not_found' } };
   const authenticator = createAuthenticator({
     enabled: true, jwt: null,
@@ -52,7 +54,7 @@ export async function startToolsetHarness(options: Partial<ToolsetEndpointOption
   endpoint = createToolsetEndpoint({
     routes: source, policy: { blockPrivateNetworks: false }, logger: createLogger('toolset-test', process.env.LOG_LEVEL ?? 'silent'),
     callers: new CallerGate({ authenticator, baseUrl: base, maxStreamsPerOwner: 64 }),
-    source: { toolset: async (id) => toolsets.get(id) ?? null, memberStatus: async (id) => statuses.get(id) ?? null },
+    source: { toolset: async (id) => toolsets.get(id) ?? null, memberStatus: async (id) => statuses.get(id) ?? null, sessions },
     ...options,
   });
   return {
