@@ -4,7 +4,7 @@
 // where a member keeps state; and the service's own errors answer JSON-RPC requests in JSON-RPC
 // with the request's id (401 keeping its challenge), anything else with problem details.
 import net from 'node:net';
-import anyTest, { type TestFn } from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { PROBLEM_CONTENT_TYPE } from '../../core/problem';
 import { RPC_ERROR } from '../../proxy/problem-response';
@@ -14,36 +14,32 @@ import { startFerretClient } from '../helpers/ferret-client';
 import { mcpErrorOf } from '../proxy/mcp-answers';
 import { auth, connectedTo, startToolsetHarness, toolsetOf, type ToolsetHarness } from './toolset-harness';
 
-interface Context {
-  store: ToolsetSessionStore;
-  closeDb(): Promise<void>;
-  recording: RecordingMcpServer;
-}
-const test = anyTest as TestFn<Context>;
+const [TOOLSET, REC, GONE] = ['3c3c3c3c-3c3c-4c3c-8c3c-3c3c3c3c3c3c', '61616161-6161-4161-8161-616161616161', '62626262-6262-4262-8262-626262626262'];
+let store: ToolsetSessionStore;
+let closeDb: () => Promise<void>;
+let recording: RecordingMcpServer;
 
-const TOOLSET = '3c3c3c3c-3c3c-4c3c-8c3c-3c3c3c3c3c3c';
-const REC = '61616161-6161-4161-8161-616161616161';
-const GONE = '62626262-6262-4262-8262-626262626262';
-
-test.before(async (t) => {
-  const { client, close } = await startFerretClient('toolset-endpoint-sessions');
-  t.context = { store: new ToolsetSessionStore(client.db('sessions')), closeDb: close, recording: await startRecordingMcpServer({ requireToken: 'rec-token' }) };
+test.before(async () => {
+  const db = await startFerretClient('toolset-endpoint-sessions');
+  store = new ToolsetSessionStore(db.client.db('sessions'));
+  closeDb = db.close;
+  recording = await startRecordingMcpServer({ requireToken: 'rec-token' });
 });
 
-test.after.always(async (t) => {
-  await t.context.recording?.close();
-  await t.context.closeDb?.();
+test.after.always(async () => {
+  await recording?.close();
+  await closeDb?.();
 });
 
 /** Two endpoints sharing the tables and the session store. */
-async function replicas(t: import('ava').ExecutionContext<Context>, sessions: { maxPerOwner?: number; idleMs?: number } = {}): Promise<[ToolsetHarness, ToolsetHarness]> {
-  const one = await startToolsetHarness({ sessions }, undefined, t.context.store);
-  const two = await startToolsetHarness({ sessions }, one, t.context.store);
+async function replicas(t: ExecutionContext, sessions: { maxPerOwner?: number; idleMs?: number } = {}): Promise<[ToolsetHarness, ToolsetHarness]> {
+  const one = await startToolsetHarness({ sessions }, undefined, store);
+  const two = await startToolsetHarness({ sessions }, one, store);
   t.teardown(async () => {
     await one.close();
     await two.close();
   });
-  one.routes.set(REC, connectedTo(t.context.recording.url, 'rec-token'));
+  one.routes.set(REC, connectedTo(recording.url, 'rec-token'));
   one.toolsets.set(TOOLSET, toolsetOf(TOOLSET, { rec: REC, gone: GONE }, { access: [{ callers: ['key:bob'], allow: ['rec__*', 'gone__*'] }] }));
   return [one, two];
 }
@@ -81,14 +77,14 @@ test.serial('an idle session is gone: its next request answers 404, on either re
 
 test.serial('at 2026-07-28 a member that keeps state keeps it per caller: never one member session for two callers', async (t) => {
   const [one, two] = await replicas(t);
-  const before = t.context.recording.sessionIds().length;
+  const before = recording.sessionIds().length;
   for (const who of ['alice', 'bob'] as const) {
     const client = new ClientV2({ name: who, version: '1' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(new TransportV2(new URL(one.urlOf(TOOLSET)), { requestInit: { headers: auth(who) } }));
     for (let i = 0; i < 3; i++) await client.callTool({ name: 'rec__echo', arguments: { text: who } });
     await client.close();
   }
-  t.is(t.context.recording.sessionIds().length - before, 2, 'one member session for each caller');
+  t.is(recording.sessionIds().length - before, 2, 'one member session for each caller');
   t.truthy(two);
 });
 
