@@ -102,7 +102,7 @@ const CONNECTOR_ANSWERS = { 404: problem('Unknown connector, or another owner\'s
 const FAILED_CONNECT = (type: keyof typeof FAILURE) => FAILURE_HTTP[FAILURE[type]].slug;
 const INVALID_STATE = FAILED_CONNECT('invalidTransition');
 const TOOLSET_ANSWERS = { 404: problem('Unknown toolset, or another owner\'s') };
-const TOOLSET_INVALID = problem('Invalid body: a member the caller may not see (by its workflow\'s owner), a prefix that is not [a-z0-9_-]{1,32} or is used twice, a pattern with more than 8 *, or a toolset larger than 64 KiB');
+const TOOLSET_INVALID = problem('Invalid body: a member the caller may not see (by its workflow\'s owner), a prefix that is not [a-z0-9_-]{1,32} (without __, not ending in _) or is used twice, a pattern with more than 8 *, or a toolset larger than 64 KiB');
 const TOOLSET_MCP_ANSWERS: Readonly<Record<number, Answer>> = {
   200: ok("the toolset's answer (application/json or text/event-stream): tools/list is the union of the connected members' tools named <prefix>__<tool>, filtered by the members' allow/deny and the caller's access; a call to a member that is not connected answers JSON-RPC -32010 with { connector_id, state, disconnect_reason?, authorization_url? } (the reason and the URL for the member's owner and admins only), or -32042 with the authorization URL (URL-mode elicitation, owner and admins only); a member unreachable or too slow -31004 or -31005. Errors of the service to a JSON-RPC request are JSON-RPC errors whose data is the problem (docs/mcp-errors.md)"),
   202: ok('a notification or response accepted'),

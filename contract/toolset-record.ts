@@ -4,8 +4,13 @@ import { z } from 'zod';
 import { MAX_GLOB_STARS, globStars } from './glob';
 import { mcpUrl } from './public-paths';
 
-/** A member's prefix: its tools are named `<prefix>__<tool>`. */
-export const PREFIX = /^[a-z0-9_-]{1,32}$/;
+/**
+ * A member's prefix: its tools are named `<prefix>__<tool>`. No `__` in it and no `_` at its end,
+ * so that a prefixed name reads one way only (at its first `__`), and a grant `gh__*` never
+ * reaches a member prefixed `gh__admin`.
+ */
+export const PREFIX = /^(?!.*__)(?!.*_$)[a-z0-9_-]{1,32}$/;
+export const PREFIX_RULE = 'must match [a-z0-9_-]{1,32}, without __ and not ending in _';
 export const TOOL_SEPARATOR = '__';
 
 const starsWithinCap = (pattern: string) => globStars(pattern) <= MAX_GLOB_STARS;
@@ -21,7 +26,7 @@ export const ToolFilterSchema = z
 
 export const ToolsetMemberInputSchema = z.strictObject({
   connector_id: z.string().min(1).max(64),
-  prefix: z.string().regex(PREFIX, 'must match [a-z0-9_-]{1,32}').optional()
+  prefix: z.string().regex(PREFIX, PREFIX_RULE).optional()
     .meta({ description: "Default: a slug of the connector's metadata.name, else of its id" }),
   tools: ToolFilterSchema.optional(),
 });
@@ -113,5 +118,29 @@ export function defaultPrefix(connector: { id: string; metadata: Record<string, 
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().normalize('NFKD').replace(/[^a-z0-9_-]+/g, '-').replace(/-{2,}/g, '-').replace(/^-+|-+$/g, '').slice(0, 32).replace(/-+$/, '');
+  const dashed = text.toLowerCase().normalize('NFKD').replace(/[^a-z0-9_-]+/g, '-').replace(/-{2,}/g, '-').replace(/_{2,}/g, '_');
+  return dashed.replace(/^[-_]+|[-_]+$/g, '').slice(0, 32).replace(/[-_]+$/, '');
+}
+
+/** A member's 2025-era MCP session, held for a caller (a toolset session's or a 2026 caller's). */
+export interface MemberSessionRecord {
+  /** The member's Mcp-Session-Id; null for a server that keeps no sessions. */
+  sessionId: string | null;
+  protocolVersion: string;
+  /** Which of the member sessions opened for the caller it is (the store counts them). */
+  generation?: number;
+}
+
+/** A 2025-11-25 toolset session as any proxy replica reads it (store/toolset-session-store.ts). */
+export interface ToolsetSessionRecord {
+  toolsetId: string;
+  /** The revision agreed with the client. */
+  protocolVersion: string;
+  /** What the client declared in `initialize`, passed on to the members. */
+  clientCapabilities: Record<string, unknown>;
+  clientInfo: Record<string, unknown>;
+  /** The members' sessions opened for it so far, by connector id. */
+  members: Record<string, MemberSessionRecord>;
+  /** Last use, ms since the epoch: the session expires when idle for longer than the idle timeout. */
+  usedAt: number;
 }

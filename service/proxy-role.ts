@@ -23,6 +23,7 @@ import type { ConnectorStore } from '../store/connector-store';
 import { startChangeListener, type ChangeListener } from './change-listener';
 import type { SharedLimits } from './shared-limits';
 import type { ToolsetStore } from '../store/toolset-store';
+import type { ToolsetSessionStore } from '../store/toolset-session-store';
 import type { ProcessMetrics } from './metrics';
 import type { Tracing } from './tracing';
 
@@ -76,10 +77,11 @@ export interface ProxyRoleDeps {
   limits?: SharedLimits;
 }
 
-/** The toolsets and their members' records, from the database. */
-export function toolsetSourceOf(mongo: { store: ConnectorStore; toolsets: ToolsetStore }): ToolsetSource {
+/** The toolsets, their members' records and their 2025 sessions, from the database. */
+export function toolsetSourceOf(mongo: { store: ConnectorStore; toolsets: ToolsetStore; toolsetSessions: ToolsetSessionStore }): ToolsetSource {
   return {
     toolset: (id) => mongo.toolsets.get(id),
+    sessions: mongo.toolsetSessions,
     async memberStatus(connectorId) {
       const record = await mongo.store.get(connectorId);
       return record && { state: record.state, disconnect_reason: record.disconnect_reason, authorization_url: record.auth_request?.authorization_endpoint ?? null };
@@ -102,9 +104,9 @@ export function buildProxy(deps: ProxyRoleDeps): ProxyRole {
   const audit = deps.callStore && auditQueueOf(deps.config, deps.logger, deps.callStore, deps.metrics);
   const options = proxyOptionsOf(deps.config, deps.logger, routes, deps.metrics, deps.limits);
   const proxy = createMcpProxy({ ...options, tracer: deps.tracing?.tracer, audit });
-  // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate and audit.
+  // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate, audit and upstream client.
   const toolsets = deps.toolsetSource && lazyToolsetEndpoint({
-    routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, pool: options.pool, audit, metrics: deps.metrics,
+    routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, upstream: proxy.upstream, audit, metrics: deps.metrics,
   });
   return {
     ...proxy,

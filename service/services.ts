@@ -15,6 +15,7 @@ import { ChangeFeed } from '../store/change-feed';
 import { ConnectorStore } from '../store/connector-store';
 import { OAuthStore } from '../store/oauth-store';
 import { ToolsetStore } from '../store/toolset-store';
+import { ToolsetSessionStore } from '../store/toolset-session-store';
 
 export interface Mongo {
   client: MongoClient;
@@ -25,6 +26,8 @@ export interface Mongo {
   toolsets: ToolsetStore;
   /** What proxies in other processes must forget (store/change-feed.ts). */
   changes: ChangeFeed;
+  /** The 2025-11-25 toolset sessions, which every proxy replica serves. */
+  toolsetSessions: ToolsetSessionStore;
 }
 
 export async function openMongo(uri: string, database: string, callAuditDays: number): Promise<Mongo> {
@@ -38,7 +41,9 @@ export async function openMongo(uri: string, database: string, callAuditDays: nu
   await callStore.ensureIndexes();
   const toolsets = new ToolsetStore(client.db(database));
   await toolsets.ensureIndexes();
-  return { client, store, oauthStore, callStore, toolsets, changes: new ChangeFeed(client.db(database)) };
+  const toolsetSessions = new ToolsetSessionStore(client.db(database));
+  await toolsetSessions.ensureIndexes();
+  return { client, store, oauthStore, callStore, toolsets, toolsetSessions, changes: new ChangeFeed(client.db(database)) };
 }
 
 /** Connection options for Temporal's clients (the worker's native one takes the same fields). */

@@ -1,8 +1,7 @@
-// The toolsets' MCP path, loaded on its first request. It is built on the MCP SDK (server and
-// client, their schemas), which a proxy process serving only connectors' MCP paths never needs:
-// the proxy role's modules hold 14.2 MB of heap after GC (81 MB RSS) without it and 21.1 MB
-// (94 MB RSS) with it (split build as in dist/, Node 20). Until it is loaded there is no tool list
-// or session to tell of a change, so changes are dropped.
+// The toolsets' MCP path, loaded on its first request, so that a proxy process serving only
+// connectors' MCP paths never holds its modules. (It once brought the MCP SDK's server and client,
+// 7 MB of heap; the toolset router needs neither.) Until it is loaded there is no tool list or
+// stream to tell of a change, so changes are dropped.
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../platform/logger';
 import { ProblemError } from '../../contract/problem';

@@ -1,107 +1,105 @@
-// 2025-11-25 clients: `initialize` opens a session of the toolset's own (the SDK's sessionful
-// web-standard transport), bound to the toolset and the caller who opened it; its member
-// clients (and so the members' upstream sessions) open lazily and close with it. An unknown
-// session, or another caller's, answers 404 as the revision says.
-import { randomUUID } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
-import type { Server } from '@modelcontextprotocol/server';
-import type { ToolsetRecord } from '../../contract/toolset-record';
-import type { Grant } from './access';
-import type { MemberClients } from './member-clients';
+// 2025-11-25 clients: `initialize` opens a session of the toolset's own, kept in the session store
+// (MongoDB), so that whichever proxy replica a request reaches serves it and a session outlives the
+// replica that opened it. A session is bound to the toolset and the caller who opened it (another
+// caller's use, an unknown or an expired id: 404, as the revision says), expires after `idleMs`
+// without use, and counts against its caller's cap (`maxPerOwner`, across replicas). Its members'
+// upstream sessions are opened on demand by whichever replica needs one first, recorded in it for
+// the others, and closed with it.
+import type { IncomingMessage } from 'node:http';
+import type { Caller } from '../../callers/caller';
+import type { Logger } from '../../platform/logger';
+import type { MemberSessionRecord, ToolsetRecord, ToolsetSessionRecord } from '../../contract/toolset-record';
+import type { RouteSource } from '../route';
+import type { MemberLink, MemberSessions } from './member-link';
+import type { SessionStore } from './session-store';
 
-/** What a session's server reads on each request: updated from the toolset as it is now. */
-export interface SessionContext {
-  toolset: ToolsetRecord;
-  grant: Grant;
+export interface SessionLimits {
+  /** Sessions one caller may hold at once, across replicas. */
+  maxPerOwner: number;
+  /** A session unused for this long is gone. */
+  idleMs: number;
 }
 
-interface Session {
-  toolsetId: string;
-  caller: string;
-  transport: WebStandardStreamableHTTPServerTransport;
-  server: Server;
-  clients: MemberClients;
-  context: SessionContext;
+/** The idle timeout of a toolset session (docs/toolsets.md). */
+export const DEFAULT_SESSION_LIMITS: SessionLimits = { maxPerOwner: 1000, idleMs: 30 * 60_000 };
+
+/** A session found for a request: its id, whose it is, what it holds. */
+export interface FoundSession {
+  id: string;
+  owner: string;
+  record: ToolsetSessionRecord;
 }
 
-export interface NewSession {
-  clients: MemberClients;
-  server: Server;
-  context: SessionContext;
-}
+/** The key a caller's sessions are kept under (with callers off, everyone is one owner). */
+export const ownerKey = (caller: Caller): string => caller.subject ?? '';
 
 export class LegacySessions {
-  private readonly sessions = new Map<string, Session>();
+  /** Told when a request opens a member session, so that a stream this replica holds relays it at once. */
+  onMemberSession?: (session: FoundSession) => void;
 
-  constructor(private readonly maxSessions = 10_000) {}
+  constructor(
+    private readonly store: SessionStore,
+    private readonly link: MemberLink,
+    private readonly routes: RouteSource,
+    private readonly logger: Logger,
+    readonly limits: SessionLimits = DEFAULT_SESSION_LIMITS,
+  ) {}
 
-  get size(): number {
-    return this.sessions.size;
+  /** A new session for the caller; null when the caller already holds as many as it may. */
+  open(caller: Caller, session: Omit<ToolsetSessionRecord, 'members' | 'usedAt'>): Promise<string | null> {
+    return this.store.open(ownerKey(caller), session, this.limits.maxPerOwner, this.limits.idleMs);
   }
 
-  /** `caller`: who opened it (a session is never another caller's). `open`: the server of a new session. */
-  async handle(request: Request, body: unknown, toolsetId: string, caller: string, now: SessionContext, open: () => NewSession): Promise<Response> {
-    const id = request.headers.get('mcp-session-id');
-    if (id !== null) {
-      const session = this.sessions.get(id);
-      if (!session || session.toolsetId !== toolsetId || session.caller !== caller) return sessionNotFound();
-      // A PATCH of the toolset (members, access) holds for open sessions from their next request.
-      session.context.toolset = now.toolset;
-      session.context.grant = now.grant;
-      return session.transport.handleRequest(request, { parsedBody: body });
-    }
-    if (this.sessions.size >= this.maxSessions) return rpcError(503, -32000, 'Too many toolset sessions; try again later.');
-    const { clients, server, context } = open();
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sid) => {
-        this.sessions.set(sid, { toolsetId, caller, transport, server, clients, context });
+  /** The caller's session the request names, on this toolset; null when there is none. */
+  async find(req: IncomingMessage, toolset: ToolsetRecord, caller: Caller): Promise<FoundSession | null> {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string') return null;
+    const owner = ownerKey(caller);
+    const record = await this.store.get(owner, id, this.limits.idleMs);
+    if (!record || record.toolsetId !== toolset.id) return null;
+    this.used({ id, owner, record });
+    return { id, owner, record };
+  }
+
+  /** Marks the session used, at most every tenth of the idle timeout (one write per session, not per request). */
+  used(session: FoundSession): void {
+    if (Date.now() - session.record.usedAt < this.limits.idleMs / 10) return;
+    session.record.usedAt = Date.now();
+    this.store.touch(session.owner, session.id).catch((err: unknown) => this.logger.warn({ err }, 'a toolset session could not be marked used'));
+  }
+
+  /** The member sessions of a toolset session, as the member link keeps them. */
+  memberSessions(session: FoundSession): MemberSessions {
+    const { record } = session;
+    return {
+      protocolVersion: record.protocolVersion,
+      clientCapabilities: record.clientCapabilities,
+      clientInfo: record.clientInfo,
+      get: (connectorId) => record.members[connectorId],
+      keep: async (connectorId, fresh, replacing) => {
+        const kept = (await this.store.keepMember(session.owner, session.id, connectorId, fresh, replacing)) ?? fresh;
+        record.members = { ...record.members, [connectorId]: kept };
+        this.onMemberSession?.(session);
+        return kept;
       },
-      onsessionclosed: (sid) => this.end(sid),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) void this.end(transport.sessionId);
-      else void clients.close();
     };
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: body });
-    // No session came of it (not an initialize, or a refused one): nothing to keep.
-    if (!transport.sessionId || !this.sessions.has(transport.sessionId)) await server.close().catch(() => undefined);
-    return response;
   }
 
-  /** Sessions of a toolset (list_changed goes to them). */
-  serversOf(toolsetId: string): Server[] {
-    return [...this.sessions.values()].filter((s) => s.toolsetId === toolsetId).map((s) => s.server);
+  /** Ends the session, and its members' sessions upstream; false when there was none. */
+  async end(session: FoundSession): Promise<boolean> {
+    const ended = await this.store.end(session.owner, session.id);
+    if (!ended) return false;
+    await Promise.all(Object.entries(ended.members).map(([connectorId, member]) => this.closeMember(connectorId, member)));
+    return true;
   }
 
-  /** Sessions whose toolset has this connector as a member. */
-  serversHolding(connectorId: string): Server[] {
-    return [...this.sessions.values()].filter((s) => s.context.toolset.members.some((m) => m.connector_id === connectorId)).map((s) => s.server);
+  /** Removes the sessions that expired (the store's sweep; member sessions upstream expire by themselves). */
+  sweep(): Promise<number> {
+    return this.store.sweep(this.limits.idleMs);
   }
 
-  /** Ends every session of a toolset (it was deleted). */
-  async endToolset(toolsetId: string): Promise<void> {
-    await Promise.all([...this.sessions].filter(([, s]) => s.toolsetId === toolsetId).map(([sid]) => this.end(sid)));
+  private async closeMember(connectorId: string, member: MemberSessionRecord): Promise<void> {
+    const route = await this.routes.get(connectorId).catch(() => null);
+    if (route?.kind === 'connected') await this.link.close({ connectorId, route }, member);
   }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.sessions.keys()].map((sid) => this.end(sid)));
-  }
-
-  private async end(sid: string): Promise<void> {
-    const session = this.sessions.get(sid);
-    if (!session) return;
-    this.sessions.delete(sid);
-    await session.clients.close();
-    await session.server.close().catch(() => undefined);
-  }
-}
-
-function sessionNotFound(): Response {
-  return rpcError(404, -32001, 'Session not found');
-}
-
-function rpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
 }

@@ -2,9 +2,13 @@
 // connector's owner as the route names it), for the member's own `ttlMs` where its answer gives
 // one (2026-07-28; 0 or less: not reused), else `ttlMs`, and only for the token and target they
 // were fetched with (its `cacheScope` needs nothing more: nothing is shared between owners): a member that reconnects, refreshes or moves is asked again. A member's
-// list_changed, or its state change seen by this process, drops its lists at once.
-import type { Tool } from '@modelcontextprotocol/client';
+// list_changed, or its state change seen by this process, drops its lists at once. A 2025 member
+// may list tools by what the client declared (a tool that asks for elicitation is listed only to a
+// client that can answer it), so lists are kept apart by what members were told of the client too.
 import type { ConnectedRoute } from '../route';
+
+/** A member's tool as it lists it (only its name is read; the rest is passed on). */
+export type Tool = { name: string } & Record<string, unknown>;
 
 interface Entry {
   tools: Promise<Tool[]>;
@@ -27,8 +31,9 @@ export class ToolCatalog {
 
   constructor(private readonly ttlMs = 30_000, private readonly now: () => number = () => performance.now(), private readonly maxConnectors = 10_000) {}
 
-  tools(connectorId: string, route: ConnectedRoute, fetch: () => Promise<ToolList>): Promise<Tool[]> {
-    const owner = route.owner ?? '';
+  /** `variant`: what else the list depends on (the client's capabilities as the member was told them). */
+  tools(connectorId: string, route: ConnectedRoute, fetch: () => Promise<ToolList>, variant = ''): Promise<Tool[]> {
+    const owner = `${route.owner ?? ''}\n${variant}`;
     const stamp = `${route.target}\u0000${route.sealedToken ?? ''}`;
     const entries = this.byConnector.get(connectorId) ?? new Map<string, Entry>();
     const entry = entries.get(owner);

@@ -1,13 +1,16 @@
 // The per-call audit of a toolset's MCP traffic: each request is kept under the toolset (GET
 // /api/v1/toolsets/{id}/calls) naming the member a tools/call went to, and that call also under
 // the member connector (its own /calls), naming the toolset. Like the connector path's audit:
-// method, name, status, JSON-RPC error, duration and bytes; never arguments or results.
+// method, name, status, JSON-RPC error, duration and bytes; never arguments or results. A 2025
+// session is named by a digest of its id: the id itself, with its caller's credential, is what
+// serves the session, and it is never stored.
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { auditedName, MAX_METHOD_LENGTH, type CallEntry } from '../../contract/call-record';
 import type { ToolsetRecord } from '../../contract/toolset-record';
 import { statusLabel, type Metrics } from '../../platform/metrics';
 import { rpcMethodLabel } from '../mcp-metrics';
-import { memberOf } from './member-of';
+import { memberNamed } from './access';
 
 export interface ToolsetAuditSink {
   record(entry: CallEntry): void;
@@ -49,10 +52,10 @@ export class ToolsetAudit {
     const rawName = message?.params?.name ?? message?.params?.uri;
     const code = ERROR_CODE.exec(this.prefix)?.[1];
     // The member is the one the body's tool name names, as tools/call decides it.
-    const memberId = method === 'tools/call' && typeof rawName === 'string' ? memberOf(this.toolset, rawName)?.connector_id ?? null : null;
+    const memberId = method === 'tools/call' && typeof rawName === 'string' ? memberNamed(this.toolset, rawName)?.member.connector_id ?? null : null;
     const session = this.req.headers['mcp-session-id'] ?? this.res.getHeader('mcp-session-id');
     const entry: CallEntry = {
-      at: this.at, connectorId: this.toolset.id, caller: this.caller, sessionId: typeof session === 'string' ? session : null,
+      at: this.at, connectorId: this.toolset.id, caller: this.caller, sessionId: typeof session === 'string' ? sessionDigest(session) : null,
       httpMethod: this.req.method ?? '', rpcMethod: method, rpcName: auditedName(method, typeof rawName === 'string' ? rawName.slice(0, 512) : null),
       body: this.body === undefined ? 'none' : Array.isArray(this.body) ? 'batch' : message ? 'message' : 'unreadable',
       status: this.res.headersSent ? this.res.statusCode : null, rpcErrorCode: code === undefined ? null : Number(code),
@@ -67,3 +70,5 @@ export class ToolsetAudit {
     this.metrics?.toolsetDuration.observe(labels, entry.durationMs / 1000);
   }
 }
+
+const sessionDigest = (id: string) => `sha256:${createHash('sha256').update(id).digest('hex').slice(0, 24)}`;

@@ -1,19 +1,49 @@
-// What a toolset's MCP server works with for one request (2026-07-28) or one session (2025-11-25).
+// What the toolset router works with: the parts shared by every request of the process, and one
+// request's own (its toolset as it is now, the caller and its grant, the client's revision and
+// capabilities, where the caller's member sessions are kept).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Caller } from '../../callers/caller';
 import type { Logger } from '../../platform/logger';
 import type { ToolsetRecord } from '../../contract/toolset-record';
 import type { RouteSource } from '../route';
 import type { Grant } from './access';
-import type { MemberClients } from './member-clients';
+import type { MemberLink, MemberSessions } from './member-link';
 import type { ToolCatalog } from './tool-catalog';
 import type { ToolsetSource } from './toolset-source';
 
-export interface ToolsetContext {
-  toolset: ToolsetRecord;
-  grant: Grant;
-  clients: MemberClients;
-  catalog: ToolCatalog;
+export interface ToolsetDeps {
   routes: RouteSource;
   source: ToolsetSource;
+  link: MemberLink;
+  catalog: ToolCatalog;
   logger: Logger;
+  /** Tools per tools/list page. */
   pageSize: number;
+}
+
+export interface ToolsetContext {
+  deps: ToolsetDeps;
+  toolset: ToolsetRecord;
+  caller: Caller;
+  grant: Grant;
+  /** 'legacy': a request in a 2025-11-25 session; 'modern': a 2026-07-28 request. */
+  era: 'legacy' | 'modern';
+  /** What the client declared: in its session's initialize, or in this request's envelope. */
+  clientCapabilities: Record<string, unknown>;
+  sessions: MemberSessions;
+  /** The caller's Mcp-Param-* headers, which mirror the arguments a member gets. */
+  paramHeaders: IncomingHttpHeaders;
+  /** Aborted when the caller goes away. */
+  signal: AbortSignal;
+}
+
+/** The toolset's own name as an MCP server. */
+export const serverInfoOf = (toolset: ToolsetRecord) => ({ name: `toolset ${toolset.name}`, version: '1.0.0' });
+
+export const TOOLSET_CAPABILITIES = Object.freeze({ tools: { listChanged: true }, prompts: {}, resources: {} });
+
+/** The client declared URL-mode elicitation. */
+export function declaresUrlElicitation(ctx: ToolsetContext): boolean {
+  const elicitation = ctx.clientCapabilities.elicitation;
+  return typeof elicitation === 'object' && elicitation !== null && typeof (elicitation as { url?: unknown }).url === 'object';
 }

@@ -2,6 +2,7 @@
 // not connected, what its record says (why, and where to authorize it). The stack wires these to
 // the database; the proxy room does not import the store.
 import type { ToolsetRecord } from '../../contract/toolset-record';
+import type { SessionStore } from './session-store';
 
 export interface MemberStatus {
   state: string;
@@ -13,4 +14,6 @@ export interface MemberStatus {
 export interface ToolsetSource {
   toolset(id: string): Promise<ToolsetRecord | null>;
   memberStatus(connectorId: string): Promise<MemberStatus | null>;
+  /** Where 2025-11-25 sessions are kept (absent: in this process's memory, for one replica only). */
+  sessions?: SessionStore;
 }

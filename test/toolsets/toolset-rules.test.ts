@@ -4,8 +4,8 @@
 import test from 'ava';
 import type { Caller } from '../../callers/caller';
 import { globMatches } from '../../contract/glob';
-import { defaultPrefix, type ToolsetRecord } from '../../contract/toolset-record';
-import { grantOf, grants, memberOffers } from '../../proxy/toolset/access';
+import { CreateToolsetSchema, PREFIX, defaultPrefix, type ToolsetRecord } from '../../contract/toolset-record';
+import { grantOf, grants, memberNamed, memberOffers } from '../../proxy/toolset/access';
 import { ToolCatalog } from '../../proxy/toolset/tool-catalog';
 import { toolsetIdFromPath } from '../../proxy/toolset/toolset-path';
 import type { ConnectedRoute } from '../../proxy/route';
@@ -32,16 +32,40 @@ test('globs: * any run, ? one character, everything else literal', (t) => {
 test('the owner and admins may use everything; others what the rules naming them grant; nobody else anything', (t) => {
   t.deepEqual(grantOf(caller('key:alice'), toolset), { all: true });
   t.deepEqual(grantOf(caller('key:ops', { admin: true }), toolset), { all: true });
+  const pay = toolset.members[0]!;
   const team = grantOf(caller('key:team-a'), toolset)!;
-  t.true(grants(team, 'pay__list_invoices'));
-  t.false(grants(team, 'pay__create_invoice'));
+  t.true(grants(team, pay, 'list_invoices'));
+  t.false(grants(team, pay, 'create_invoice'));
   const analyst = grantOf(caller('oidc:zoe', { roles: ['analyst'] }), toolset)!;
-  t.true(grants(analyst, 'pay__get_invoice'));
-  t.false(grants(analyst, 'pay__list_invoices'));
+  t.true(grants(analyst, pay, 'get_invoice'));
+  t.false(grants(analyst, pay, 'list_invoices'));
   t.truthy(grantOf(caller('oidc:ann'), toolset));
   t.is(grantOf(caller('key:ann'), toolset), null, 'a key named like a user is another caller');
   t.is(grantOf(caller('oidc:team-a'), toolset), null);
   t.is(grantOf(caller(null), toolset), null);
+});
+
+test('no __ in a prefix, nor _ at its end: a prefixed name reads one way, a grant by member and tool reaches that member only', (t) => {
+  for (const bad of ['gh__admin', 'gh_', '__', 'a___b', 'x'.repeat(33), 'GH', '']) t.false(PREFIX.test(bad), bad);
+  for (const good of ['gh', 'gh_admin', '_gh', 'gh-admin', 'a_b_c']) t.true(PREFIX.test(good), good);
+  const made = CreateToolsetSchema.safeParse({ name: 't', members: [{ connector_id: ID, prefix: 'gh__admin' }] });
+  t.false(made.success, 'the API refuses such a prefix');
+  const two: ToolsetRecord = {
+    ...toolset, access: [{ callers: ['key:bob'], allow: ['gh__*'] }],
+    members: [{ connector_id: 'c1', prefix: 'gh', tools: { allow: ['*'], deny: [] } }, { connector_id: 'c2', prefix: 'gh_x', tools: { allow: ['*'], deny: [] } }],
+  };
+  t.is(memberNamed(two, 'gh___x__y'), null, 'an own name with __ is never served');
+  t.is(memberNamed(two, 'gh___x')?.own, '_x', 'read at the first __');
+  t.is(memberNamed(two, 'gh__issues')?.member.prefix, 'gh');
+  t.is(memberNamed(two, 'gh_x__issues')?.member.prefix, 'gh_x');
+  t.is(memberNamed(two, 'gh__'), null);
+  t.is(memberNamed(two, 'nobody__x'), null);
+  const bob = grantOf(caller('key:bob'), two)!;
+  t.true(grants(bob, two.members[0]!, 'issues'));
+  t.false(grants(bob, two.members[1]!, 'issues'), 'gh__* is member gh, not gh_x');
+  t.true(grants({ all: false, patterns: ['*__read*'] }, two.members[1]!, 'read_file'), 'any member, tools read*');
+  t.true(grants({ all: false, patterns: ['gh*'] }, two.members[1]!, 'issues'), 'a pattern without __ is matched over the whole name');
+  t.is(defaultPrefix({ id: ID, metadata: { name: 'My__Tools_' } }), 'my_tools');
 });
 
 test("a member's allow and deny apply to its own names", (t) => {

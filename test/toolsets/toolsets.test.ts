@@ -6,6 +6,7 @@
 // authorization (the URL, or -32042 for a client that declared URL elicitation), Mcp-Name
 // checked against the body, unknown sessions, the audit, and a deleted connector leaving its toolsets.
 import test from 'ava';
+import { MongoClient } from 'mongodb';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
@@ -80,8 +81,8 @@ async function v1Client(url: string, key: string, capabilities: Record<string, u
   return { client, transport };
 }
 
-async function v2Client(url: string, key: string) {
-  const client = new ClientV2({ name: 'toolset-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+async function v2Client(url: string, key: string, capabilities: Record<string, unknown> = {}) {
+  const client = new ClientV2({ name: 'toolset-test-v2', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities });
   await client.connect(new TransportV2(new URL(url), { requestInit: { headers: as(key) } }));
   return client;
 }
@@ -265,6 +266,53 @@ test.serial('a member waiting for authorization: its call carries the URL to aut
   t.is(elicit?.code, -32042);
   t.is(elicit?.data?.elicitations?.[0]?.url, url);
   await eliciting.close();
+
+  // A grantee (bob, granted the member's tools) learns the state and that the owner must reconnect
+  // it: never the URL, never -32042 (not even when his client declared URL elicitation), never a reason.
+  const granted = await stack.api('PATCH', `/api/v1/toolsets/${toolset.id}`, { access: [{ callers: ['key:bob'], allow: ['docs__*'] }] }, as(KEYS.alice));
+  t.is(granted.status, 200, granted.text);
+  const { client: grantee } = await v1Client(toolset.mcp_url, KEYS.bob, { elicitation: { url: {} } });
+  const refused = await grantee.callTool({ name: 'docs__anything', arguments: {} }).then(() => null, (e: { code?: number; message?: string; data?: any }) => e);
+  t.is(refused?.code, -32010);
+  t.deepEqual(refused?.data, { connector_id: c.id, state: 'auth_required' });
+  t.regex(refused?.message ?? '', /owner must reconnect it/);
+  t.false(JSON.stringify(refused).includes(url), 'no authorization URL for a grantee');
+  await grantee.close();
+  const modernGrantee = await v2Client(toolset.mcp_url, KEYS.bob, { elicitation: { url: {} } });
+  const modernRefused = await modernGrantee.callTool({ name: 'docs__anything', arguments: {} }).then(() => null, (e: unknown) => e);
+  t.false(JSON.stringify(modernRefused).includes(url), 'nor at 2026-07-28');
+  t.regex(JSON.stringify(modernRefused), /-32010|owner must reconnect/);
+  await modernGrantee.close();
+});
+
+test.serial("a member's owner is read from its workflow: a created_by rewritten in the database lets no toolset use another owner's token", async (t) => {
+  const bobs = await connected(payments.url, 'pay-token-bob', { name: 'Bob Pay' }, KEYS.bob);
+  // What a tenant who can write the database would do: claim bob's connector, and put it in a
+  // toolset of alice's, past the API.
+  const mongo = new MongoClient(stack.mongoUri);
+  t.teardown(() => mongo.close());
+  const db = mongo.db('connector_registry');
+  t.is((await db.collection('connectors').updateOne({ _id: bobs as never }, { $set: { created_by: 'key:alice' } })).matchedCount, 1);
+  const toolsetId = '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';
+  const now = new Date().toISOString();
+  await db.collection('toolsets').insertOne({
+    _id: toolsetId as never, name: 'stolen', description: '', created_by: 'key:alice', created_at: now, updated_at: now, access: [],
+    members: [{ connector_id: bobs, prefix: 'b', tools: { allow: ['*'], deny: [] } }, { connector_id: ids.payments, prefix: 'mine', tools: { allow: ['*'], deny: [] } }],
+  });
+  const url = `${stack.baseUrl}/api/v1/toolsets/${toolsetId}/mcp`;
+  const seen = payments.seenAuthorization.length;
+  const modern = await v2Client(url, KEYS.alice);
+  const names = (await modern.listTools()).tools.map((x) => x.name);
+  t.false(names.some((n) => n.startsWith('b__')), "bob's connector lists nothing to alice's toolset");
+  t.true(names.includes('mine__list_invoices'), "alice's own member still does");
+  const err = await modern.callTool({ name: 'b__bobs_only', arguments: {} }).then(() => null, (e: { code?: number }) => e);
+  t.is(err?.code, -32602, 'as unknown as a tool that does not exist');
+  await modern.close();
+  const { client: legacy } = await v1Client(url, KEYS.alice);
+  const legacyErr = await legacy.callTool({ name: 'b__bobs_only', arguments: {} }).then(() => null, (e: { code?: number }) => e);
+  t.is(legacyErr?.code, -32602);
+  await legacy.close();
+  t.false(payments.seenAuthorization.slice(seen).includes('Bearer pay-token-bob'), "bob's token never went upstream for alice");
 });
 
 test.serial('a member disconnected mid-session: its tools vanish, list_changed is sent, its call answers -32010 with its reason', async (t) => {
