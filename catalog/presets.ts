@@ -2,6 +2,7 @@
 // against connector URLs, and shown without secrets.
 import { matchKey } from '../contract/connector-url';
 import { PresetSchema, type Preset } from '../contract/schemas';
+import { parseWorkloadNetworks } from '../platform/workload-egress';
 
 export const BUILT_IN_PRESETS: readonly Preset[] = [
   {
@@ -31,12 +32,19 @@ export function parsePresets(text: string | undefined): Preset[] {
   }
   if (!Array.isArray(raw)) throw new PresetConfigError('CONNECTOR__PRESETS must be a JSON array of presets');
   return raw.map((entry, index) => {
-    const parsed = PresetSchema.safeParse(entry);
-    if (parsed.success) return parsed.data;
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.length ? issue.path.join('.') : '(entry)';
     const url = typeof (entry as { url?: unknown })?.url === 'string' ? ` (${(entry as { url: string }).url})` : '';
-    throw new PresetConfigError(`CONNECTOR__PRESETS entry ${index}${url}, field ${field}: ${issue.message}`);
+    const refuse = (field: string, message: string) => new PresetConfigError(`CONNECTOR__PRESETS entry ${index}${url}, field ${field}: ${message}`);
+    const parsed = PresetSchema.safeParse(entry);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw refuse(issue.path.length ? issue.path.join('.') : '(entry)', issue.message);
+    }
+    try {
+      parseWorkloadNetworks(parsed.data.stdio?.allowed_networks ?? []);
+    } catch (err) {
+      throw refuse('stdio.allowed_networks', (err as Error).message);
+    }
+    return parsed.data;
   });
 }
 

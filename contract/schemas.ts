@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { STATES } from './connector-states';
 import { normaliseUrl, InvalidUrlError } from './connector-url';
 import { CPU_QUANTITY, MEMORY_QUANTITY, quantityValue, type ResourceName } from './kube-quantity';
-import { parseWorkloadNetworks } from '../platform/workload-egress';
 
 export const METADATA_MAX_KEYS = 16;
 
@@ -108,14 +107,12 @@ export const StdioResourcesSchema = z
   });
 export type StdioResources = z.infer<typeof StdioResourcesSchema>;
 
-/** CIDRs a stdio server may reach although private (docs/stdio-runtimes.md, "Network"); never loopback, link-local, metadata or reserved. */
-const WorkloadNetworksSchema = z.array(z.string().min(1).max(64)).max(64).superRefine((cidrs, ctx) => {
-  try {
-    parseWorkloadNetworks(cidrs);
-  } catch (err) {
-    ctx.addIssue({ code: 'custom', message: (err as Error).message });
-  }
-});
+/**
+ * CIDRs a stdio server may reach although private (docs/stdio-runtimes.md, "Network"). Their
+ * meaning (never loopback, link-local, metadata or reserved) is checked where presets are parsed
+ * (catalog/presets.ts), with the address library the sandbox-safe contract does without.
+ */
+const WorkloadNetworksSchema = z.array(z.string().min(1).max(64)).max(64);
 
 export const StdioConfigSchema = z.strictObject({
   image: z.string().min(1),

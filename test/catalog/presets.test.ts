@@ -73,3 +73,11 @@ test("a stdio preset's resources are Kubernetes quantities, requests not above l
     t.throws(() => parsePresets(preset(resources)), { message }, JSON.stringify(resources));
   }
 });
+
+test("a stdio preset's allowed networks are private ranges only: loopback or metadata is refused naming the field", (t) => {
+  const stdio = (allowed_networks: string[]) => JSON.stringify([{ url: 'mcp+stdio://x', stdio: { image: 'x', allowed_networks } }]);
+  t.deepEqual(parsePresets(stdio(['10.20.0.0/16']))[0]!.stdio?.allowed_networks, ['10.20.0.0/16']);
+  for (const bad of ['127.0.0.0/8', '169.254.169.254/32', 'not-a-cidr']) {
+    t.throws(() => parsePresets(stdio([bad])), { message: /entry 0 \(mcp\+stdio:\/\/x\), field stdio\.allowed_networks: / }, bad);
+  }
+});
