@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import { LineDecoder } from './line-decoder';
 import { StderrLog } from './stderr-log';
 import { exitReason, type StdioExit, type StdioSource } from './stdio-source';

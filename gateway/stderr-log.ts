@@ -3,7 +3,7 @@
 // and escape sequences would steer the terminal. So each line is one log entry whose text is a
 // field (`stderr`), with control characters escaped and the length cut, and a server that writes
 // faster than a budget has the rest counted, not logged.
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 
 /** Characters of one line kept in the log; the rest is dropped (`truncated: true`). */
 export const STDERR_LINE_CHARS = 1_000;

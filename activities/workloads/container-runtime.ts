@@ -8,7 +8,7 @@
 // a container there reached the host through the bridge's gateway address and every private
 // network the host routes to. No registry is contacted unless the operator allows pulls: `run`
 // starts the image by its id, found locally, so no short name is ever resolved.
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { CONNECTOR_LABEL, containerName, containerRunArgs, OWNER_LABEL } from './container-run-args';
 import { engineMessage, type ContainerEngine } from './container-engine';
 import type { EgressNetwork, EgressNetworks } from './egress-network';

@@ -1,11 +1,11 @@
 // The packet filter of an egress network (egress-network.ts): nftables rules loaded into the
 // workload's network namespace before any of its code runs, by root in that namespace, where the
 // server (no capabilities) cannot change them. They restate the address guard's policy as
-// networks (core/workload-egress.ts): never the host itself (its addresses, whatever listens on
+// networks (platform/workload-egress.ts): never the host itself (its addresses, whatever listens on
 // them), loopback, link-local, metadata or reserved ranges; private ranges only where the preset
 // allows them; public addresses only when it allows the internet. The user-mode stack's own
 // network is closed but for its DNS forwarder.
-import { WORKLOAD_REFUSALS, isIPv6Cidr, outermost } from '../../core/workload-egress';
+import { WORKLOAD_REFUSALS, isIPv6Cidr, outermost } from '../../platform/workload-egress';
 
 /** slirp4netns's defaults: the namespace's network, and where its DNS forwarder answers. */
 export const STACK_NETWORK = '10.0.2.0/24';

@@ -6,8 +6,8 @@
 // embedded Temporal and FerretDB on loopback, which take no credentials: every owner's connector
 // workflows and records. With callers authenticated, several owners share the service, so that
 // is refused unless the operator says the machine has one tenant.
-import { ConfigError, type UidRange } from '../../core/config';
-import type { Logger } from '../../core/logger';
+import { ConfigError, type UidRange } from '../../config/config';
+import type { Logger } from '../../platform/logger';
 import type { UidSwitchCheck } from './uid-switching';
 
 export interface LocalIsolationInput {

@@ -11,9 +11,9 @@
 // network to speak MCP (its stdio is a pipe), it holds nothing the worker does not hold already
 // (the token, the gateway secret), and the server can reach neither it nor this process.
 import { createHash } from 'node:crypto';
-import type { UidRange } from '../../core/config';
-import type { Logger } from '../../core/logger';
-import { parseWorkloadNetworks } from '../../core/workload-egress';
+import type { UidRange } from '../../config/config';
+import type { Logger } from '../../platform/logger';
+import { parseWorkloadNetworks } from '../../platform/workload-egress';
 import { startGateway, type Gateway } from '../../gateway';
 import type { EgressNetwork, EgressNetworks } from './egress-network';
 import type { ServerLaunch, ServerLauncher } from './server-launch';

@@ -5,7 +5,7 @@
 // that is said once here, at start, naming both.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 
 const NOTE = 'stdio-runtime';
 

@@ -2,7 +2,7 @@
 // server's scratch folder, its uid and its egress network, acquired in that order and given back
 // in the reverse one. A uid goes back to the pool only once no process of it is left and what it
 // wrote is gone: the next connector to get it must find nothing of this one.
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { ProcessSource } from '../../gateway';
 import type { EgressNetwork } from './egress-network';
 import type { ServerLaunch } from './server-launch';

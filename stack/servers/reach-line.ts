@@ -3,7 +3,7 @@
 // reaches FerretDB reads and writes every record. Both listen on loopback only, which this
 // machine's own processes and users reach, and which stdio servers do not wherever they run in
 // network namespaces of their own (the local sandbox, containers).
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 
 export interface EmbeddedServers {
   /** host:port, when this stack started it (null: an external one, not this line's business). */

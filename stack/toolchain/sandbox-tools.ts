@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { systemProgram } from '../../activities/workloads/system-program';
 import { toolchainVariable } from './toolchain-env';
 

@@ -4,7 +4,7 @@
 // chunk, an escape sequence, an endless line. No log line the service writes is one it forged.
 import { randomUUID } from 'node:crypto';
 import test from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { ProcessSource } from '../../gateway';
 import { escapeControls, STDERR_LINE_CHARS, STDERR_LINES_PER_WINDOW, StderrLog } from '../../gateway/stderr-log';
 import { LocalRuntime } from '../../activities/workloads/local-runtime';

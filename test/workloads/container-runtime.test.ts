@@ -17,9 +17,9 @@ import { EgressNetworks } from '../../activities/workloads/egress-network';
 import { containerName, CONNECTOR_LABEL } from '../../activities/workloads/container-run-args';
 import { WorkloadExitedError } from '../../activities/workloads/errors';
 import type { StartedRuntimeWorkload } from '../../activities/workloads/runtime';
-import { GATEWAY_SECRET_HEADER } from '../../core/gateway-secret';
-import { createLogger } from '../../core/logger';
-import type { StdioConfig } from '../../core/schemas';
+import { GATEWAY_SECRET_HEADER } from '../../contract/gateway-secret';
+import { createLogger } from '../../platform/logger';
+import type { StdioConfig } from '../../contract/schemas';
 import { testServersImage, type TestImage } from '../helpers/container-images';
 import { openTestNetns, type TestNetns } from './support/test-netns';
 

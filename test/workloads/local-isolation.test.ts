@@ -3,8 +3,8 @@
 // runtime and the settings), with callers off it runs and says once what servers can reach.
 // "Cannot switch" and "no sandbox" are told to it here, not got by being non-root.
 import test from 'ava';
-import { ConfigError, parseUidRange } from '../../core/config';
-import { createLogger } from '../../core/logger';
+import { ConfigError, parseUidRange } from '../../config/config';
+import { createLogger } from '../../platform/logger';
 import { createWorkloadRuntime, type RuntimeContext, type RuntimeConfig } from '../../activities/workloads/create-runtime';
 import { localIsolation } from '../../activities/workloads/local-isolation';
 import { LocalRuntime } from '../../activities/workloads/local-runtime';

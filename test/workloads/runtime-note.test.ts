@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { noteRuntime } from '../../activities/workloads/runtime-note';
 
 test('the first start and an unchanged one say nothing; a change is one warning naming both runtimes', (t) => {

@@ -3,8 +3,8 @@
 // IPv4 address inside an IPv6 one must be a prefix here. Pure: nothing is contacted.
 import test from 'ava';
 import ipaddr from 'ipaddr.js';
-import { refusalReason } from '../../core/address-guard';
-import { WORKLOAD_REFUSALS, checkWorkloadNetworks, translatedForms } from '../../core/workload-egress';
+import { refusalReason } from '../../platform/address-guard';
+import { WORKLOAD_REFUSALS, checkWorkloadNetworks, translatedForms } from '../../platform/workload-egress';
 
 const strict = { blockPrivateNetworks: true };
 const refused = [...WORKLOAD_REFUSALS.never, ...WORKLOAD_REFUSALS.unlessAllowed];

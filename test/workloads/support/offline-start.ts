@@ -6,8 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ContainerEngine } from '../../../activities/workloads/container-engine';
 import { ContainerRuntime } from '../../../activities/workloads/container-runtime';
-import { GATEWAY_SECRET_HEADER } from '../../../core/gateway-secret';
-import { createLogger } from '../../../core/logger';
+import { GATEWAY_SECRET_HEADER } from '../../../contract/gateway-secret';
+import { createLogger } from '../../../platform/logger';
 
 const [image, connectorId, owner] = process.argv.slice(2) as [string, string, string];
 const runtime = new ContainerRuntime({ engine: new ContainerEngine('podman'), owner, logger: createLogger('offline', 'silent'), serverStderr: 'ignore' });

@@ -3,7 +3,7 @@
 // installs them). Where they are missing the tests are skipped, loudly; under CI or as root, where
 // they are expected to run, the missing part fails the file instead.
 import test from 'ava';
-import type { UidRange } from '../../../core/config';
+import type { UidRange } from '../../../config/config';
 import { EgressNetworks } from '../../../activities/workloads/egress-network';
 import { checkEgress, checkSandbox } from '../../../activities/workloads/sandbox-check';
 import { uidSwitchingAvailable } from '../../helpers/uid-isolation-gate';
