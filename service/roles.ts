@@ -97,6 +97,8 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     running,
     /** For the worker's /readyz: polling Temporal's task queue. */
     isRunning: () => worker.getState() === 'RUNNING',
+    /** Whether its stdio servers share this machine's network (and reach its loopback). */
+    stdioSharesHostNetwork: runtime.sharesHostNetwork,
     async stop() {
       reconciler.stop();
       await sweeper.stop();

@@ -11,6 +11,7 @@ import { serverBinaries } from './server-binaries';
 import { ensurePrivateDir } from '../service/private-files';
 import { onFreePorts } from './preferred-port';
 import { preferredOrFree } from '../service/free-port';
+import { logReach } from './servers/reach-line';
 import { startTemporalDevServer } from './servers/temporal-dev-server';
 import { closeServer, createHttpServer, listen } from '../service/http-server';
 import { createProcessMetrics, serveMetrics } from '../service/metrics';
@@ -99,6 +100,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     if (youngGenerationWas(8)) v8.setFlagsFromString('--max-semi-space-size=4');
     const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
     stops.push(() => worker.stop());
+    logReach(logger, { temporal: temporalServer?.address ?? null, mongodb: ferret?.uri ?? null }, worker.stdioSharesHostNetwork);
     const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
     stops.push(() => proxy.stop());
     // One process: a change the API made is seen by the proxy at once, not after its route TTL.

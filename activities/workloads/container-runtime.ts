@@ -35,6 +35,7 @@ export interface ContainerRuntimeOptions {
 }
 
 export class ContainerRuntime implements WorkloadRuntime {
+  readonly sharesHostNetwork = false;
   private readonly processes: LocalRuntime;
   /** The id each connector's image had when its start looked it up: what `run` starts. */
   private readonly imageIds = new Map<string, string>();

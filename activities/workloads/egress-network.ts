@@ -48,6 +48,8 @@ export class EgressNetworks {
       await Promise.all(processes.map((child) => (child.exitCode === null && child.signalCode === null ? once(child, 'exit') : undefined)));
     };
     try {
+      // A holder that could not start (no setpriv, unshare or permission) closes its stdin: its exit says why.
+      holder.stdin!.on('error', () => undefined);
       holder.stdin!.end(egressRuleset(policy));
       await ready(holder, holder.stdout!, 'the namespace holder', signal);
       const namespace = `/proc/${holder.pid}/ns/net`;
@@ -62,6 +64,7 @@ export class EgressNetworks {
       return { namespace, resolvConf: this.ensureResolvConf(), policy, close };
     } catch (error) {
       await close();
+      if (signal?.aborted) throw error;
       throw error instanceof WorkloadExitedError ? error : new WorkloadExitedError(`the stdio server's egress network could not be set up: ${(error as Error).message}`);
     }
   }

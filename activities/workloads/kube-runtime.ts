@@ -49,6 +49,7 @@ export interface KubeRuntimeOptions {
 }
 
 export class KubeRuntime implements WorkloadRuntime {
+  readonly sharesHostNetwork = false;
   private readonly apis: KubeApis;
   private readonly namespace: string;
   /** Starts under way in this process: a second start for the same connector joins the first. */

@@ -88,6 +88,10 @@ export class LocalRuntime implements WorkloadRuntime {
     if (options.uidRange) this.uids = new UidPool(options.uidRange);
   }
 
+  get sharesHostNetwork(): boolean {
+    return !this.options.sandbox && !this.options.launcher;
+  }
+
   start(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload> {
     // One start of a connector at a time up to its registration: opening a server awaits (its
     // network), and two concurrent starts must share one server, not open two.
@@ -214,7 +218,7 @@ export class LocalRuntime implements WorkloadRuntime {
     const internet = spec.stdio.internet === true;
     if (!internet && allowedNetworks.length === 0) return null;
     // Unisolated (single tenant, said at start): the server shares this machine's network.
-    if (!this.options.sandbox && !this.options.launcher) return null;
+    if (this.sharesHostNetwork) return null;
     if (!this.options.egress) {
       throw new WorkloadSpecError(
         'the preset allows the stdio server egress (internet or allowed_networks), but this machine cannot filter a server\'s traffic: ' +

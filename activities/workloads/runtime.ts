@@ -30,6 +30,11 @@ export type WatchResult = { kind: 'exited'; reason: string } | { kind: 'missing'
 
 export interface WorkloadRuntime {
   /**
+   * Whether the stdio servers share this machine's network, and so reach its loopback (the
+   * embedded Temporal and FerretDB): only unisolated local servers (a single-tenant machine).
+   */
+  readonly sharesHostNetwork: boolean;
+  /**
    * Idempotent: if the workload already runs (and is ready), returns its target and gateway
    * secret; otherwise a new workload gets a new secret, only its gateway knows it. Waits for
    * readiness up to readinessTimeoutMs; past it removes everything and throws

@@ -109,6 +109,11 @@ async function attempt(t: ExecutionContext, client: Client, list: Target[], labe
 async function tryEverything(t: ExecutionContext, runtime: 'local' | 'container'): Promise<void> {
   const stack = await startStack(runtime);
   try {
+    // What the start said: how servers run, and who reaches the embedded servers.
+    const said = readFileSync(stack.logFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { msg: string; stdioRuntime?: string });
+    t.regex(said.find((line) => line.stdioRuntime)?.msg ?? '', runtime === 'local' ? /^stdio servers run as local processes: each server its own uid in namespaces of its own/ : /^stdio servers run in podman containers: no network but its own loopback unless its preset allows egress, filtered; no registry contacted$/);
+    t.truthy(said.find((line) => /^the embedded Temporal \(127\.0\.0\.1:\d+\) and FerretDB \(127\.0\.0\.1:\d+\) take no credentials and listen on loopback only: this machine's own processes and users reach them; stdio servers do not/.test(line.msg)),
+      'one line says who reaches the embedded servers');
     const alice = await connectAs(stack, 'alice', 'mcp+stdio://hostile');
     const bob = await connectAs(stack, 'bob', 'mcp+stdio://hostile');
     const list = targets(stack);
