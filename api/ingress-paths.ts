@@ -3,8 +3,8 @@
 // Kubernetes path type has no portable way to say "an id in the middle"), rendered into a named
 // template of the chart. `npm run docs:api` writes it; test/deploy/ingress-paths.test.ts fails
 // when the chart's copy differs, and renders the chart to check where each operation goes.
-import { pathPattern } from '../core/public-paths';
-import { operations } from './routes/declarations';
+import { pathPattern } from '../contract/public-paths';
+import { operations } from '../contract/operations';
 
 /** Where the chart keeps the generated template, from the repository's root. */
 export const INGRESS_PATHS_FILE = 'deploy/helm/connector-registry/templates/_proxy-paths.tpl';
@@ -17,7 +17,7 @@ export function proxyIngressPaths(): string[] {
 
 export function renderIngressPaths(): string {
   return [
-    '{{- /* Written by `npm run docs:api` from api/routes/declarations.ts (api/ingress-paths.ts): the',
+    '{{- /* Written by `npm run docs:api` from contract/operations.ts (api/ingress-paths.ts): the',
     '  paths of the operations the proxy serves, which the Ingress sends to the proxy Service. Do not edit. */ -}}',
     '{{- define "cr.proxyPaths" -}}',
     JSON.stringify(proxyIngressPaths()),

@@ -9,7 +9,7 @@
 // fields (draft-ietf-httpapi-ratelimit-headers: a quota `q` over a window `w` in seconds, and
 // the remaining quota `r` with the seconds `t` until more is available).
 
-import type { RateLimitSettings } from '../core/config';
+import type { RateLimitSettings } from '../config/config';
 import { SharedRateLimit, type SharedRateBucket } from './shared-rate-limit';
 
 export interface RateRefusal {

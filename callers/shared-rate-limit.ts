@@ -9,7 +9,7 @@
 // shared bucket however empty it is, so it is paid for by later refusals; tokens a process holds
 // and does not use are given back once the owner has been quiet for a moment. Over any window the
 // cluster admits the policy's burst plus its rate, give or take a chunk per process.
-import type { RateLimitSettings } from '../core/config';
+import type { RateLimitSettings } from '../config/config';
 
 export interface SharedRateBucket {
   /**

@@ -7,8 +7,8 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import type { OwnerRateLimit } from '../callers/owner-rate-limit';
-import { ProblemError } from '../core/problem';
-import { mcpUrl, protectedResourceUrl, type McpCollection } from '../core/public-paths';
+import { ProblemError } from '../contract/problem';
+import { mcpUrl, protectedResourceUrl, type McpCollection } from '../contract/public-paths';
 import { OpenExchanges, type ExchangeCounter } from './open-exchanges';
 import type { Route } from './route';
 

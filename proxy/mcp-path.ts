@@ -1,7 +1,7 @@
-// The connector's MCP path, as core/public-paths.ts declares it. Only the connector id is taken
+// The connector's MCP path, as contract/public-paths.ts declares it. Only the connector id is taken
 // from the caller's path: the upstream path always comes from the connector's target URL, so
 // nothing the caller writes after the id can reach another upstream path.
-import { CONNECTOR_MCP_PATH, pathMatcher } from '../core/public-paths';
+import { CONNECTOR_MCP_PATH, pathMatcher } from '../contract/public-paths';
 
 const connectorPath = pathMatcher(CONNECTOR_MCP_PATH);
 

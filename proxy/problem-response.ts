@@ -1,7 +1,7 @@
 // Writes an RFC 9457 answer, or cuts the connection when the upstream's answer already started
 // (a status line cannot be taken back; a truncated stream tells the client it failed).
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { PROBLEM_CONTENT_TYPE, ProblemError } from '../core/problem';
+import { PROBLEM_CONTENT_TYPE, ProblemError } from '../contract/problem';
 import type { Route } from './route';
 
 export function sendProblem(res: ServerResponse, problem: ProblemError, headers: OutgoingHttpHeaders = {}): void {

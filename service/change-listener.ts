@@ -4,7 +4,7 @@
 // not after the route cache's TTL. The first read starts at the feed's end: a process that has
 // just started has nothing to forget. A reader that fell behind further than the feed keeps (a
 // gap in the numbers) forgets every route.
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import type { Change, ChangeFeed } from '../store/change-feed';
 import { startPeriodicPass, type PeriodicPass } from './periodic-pass';
 

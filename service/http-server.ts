@@ -6,13 +6,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Tracer } from '@opentelemetry/api';
-import { operations } from '../api/routes/declarations';
-import { METRICS_PATH, statusLabel, type Metrics } from '../core/metrics';
-import { BoundCounter } from '../core/bound-series';
-import { PROBLEM_CONTENT_TYPE, problemBody } from '../core/problem';
-import { capConnections, serverOptions, type ServerLimits } from '../core/server-limits';
+import { operations } from '../contract/operations';
+import { METRICS_PATH, statusLabel, type Metrics } from '../platform/metrics';
+import { BoundCounter } from '../platform/bound-series';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../contract/problem';
+import { capConnections, serverOptions, type ServerLimits } from '../platform/server-limits';
 import { originRefusal, type OriginPolicy } from '../callers/request-origin';
-import { CONNECTOR_MCP_PATH, TOOLSET_MCP_PATH, pathMatcher, routeTemplate, type PathParameters } from '../core/public-paths';
+import { CONNECTOR_MCP_PATH, TOOLSET_MCP_PATH, pathMatcher, routeTemplate, type PathParameters } from '../contract/public-paths';
 import type { McpProxy } from '../proxy/mcp-proxy';
 import type { ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
 import { traced } from './http-trace';
@@ -116,7 +116,7 @@ async function keepRouteTemplate(ctx: Koa.Context, next: Koa.Next): Promise<void
   }
 }
 
-// One counter bound per label set (core/bound-series.ts) for each registry.
+// One counter bound per label set (platform/bound-series.ts) for each registry.
 const boundRequests = new WeakMap<Metrics, BoundCounter<'method' | 'route' | 'status'>>();
 
 /**

@@ -6,8 +6,8 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { Db } from 'mongodb';
-import type { Config } from '../core/config';
-import type { Logger } from '../core/logger';
+import type { Config } from '../config/config';
+import type { Logger } from '../platform/logger';
 import { OwnerRateLimit } from '../callers/owner-rate-limit';
 import { SharedExchanges } from '../proxy/shared-exchanges';
 import { OwnerLeases } from '../store/owner-leases';

@@ -1,8 +1,8 @@
 // Which request paths take no credential, derived from the declarations' `auth: 'open'` so that
 // opening (or closing) an operation is said in one place. A path parameter matches one segment,
 // as the koa router's does: `/console/{file}` opens `/console/app.js`, not `/console/a/b`.
-import { pathPattern } from '../../core/public-paths';
-import { operations } from './declarations';
+import { pathPattern } from '../../contract/public-paths';
+import { operations } from '../../contract/operations';
 
 /** A test of a request path against every open operation the koa app serves. */
 export function openPathMatcher(): (path: string) => boolean {

@@ -2,9 +2,9 @@
 // that gets the proxy's 401 can sign its user in against the platform's identity provider by the
 // MCP authorization spec. Answered for any well-formed id, whether or not such a connector exists
 // or is the caller's: the document says nothing about the connector.
-import { isConnectorId } from '../../core/connector-id';
-import { ProblemError } from '../../core/problem';
-import { mcpUrl, type McpCollection } from '../../core/public-paths';
+import { isConnectorId } from '../../contract/connector-id';
+import { ProblemError } from '../../contract/problem';
+import { mcpUrl, type McpCollection } from '../../contract/public-paths';
 import type { Handler } from '../router';
 
 /** `scopes`: CONNECTOR__AUTH_SCOPES, listed as `scopes_supported` so that a client knows what to ask for. */

@@ -3,8 +3,8 @@
 // (`key:<subject>`, `oidc:<subject>`, `role:<role>`, globs allowed), over the prefixed names.
 // A caller no rule names is not told the toolset exists (404).
 import { mayAccess, type Caller } from '../../callers/caller';
-import { anyGlobMatches, globMatches } from '../../core/glob';
-import type { ToolsetMember, ToolsetRecord } from '../../core/toolset-record';
+import { anyGlobMatches, globMatches } from '../../contract/glob';
+import type { ToolsetMember, ToolsetRecord } from '../../contract/toolset-record';
 
 export type Grant = { all: true } | { all: false; patterns: readonly string[] };
 

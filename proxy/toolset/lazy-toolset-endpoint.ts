@@ -4,8 +4,8 @@
 // (94 MB RSS) with it (split build as in dist/, Node 20). Until it is loaded there is no tool list
 // or session to tell of a change, so changes are dropped.
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../../core/logger';
-import { ProblemError } from '../../core/problem';
+import type { Logger } from '../../platform/logger';
+import { ProblemError } from '../../contract/problem';
 import { sendProblem } from '../problem-response';
 import type { ToolsetEndpoint, ToolsetEndpointOptions } from './toolset-endpoint';
 

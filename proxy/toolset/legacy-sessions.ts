@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
-import type { ToolsetRecord } from '../../core/toolset-record';
+import type { ToolsetRecord } from '../../contract/toolset-record';
 import type { Grant } from './access';
 import type { MemberClients } from './member-clients';
 

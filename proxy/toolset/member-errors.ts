@@ -4,7 +4,7 @@
 // that URL, when the client declared URL-mode elicitation.
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, UrlElicitationRequiredError } from '@modelcontextprotocol/server';
-import type { ToolsetMember } from '../../core/toolset-record';
+import type { ToolsetMember } from '../../contract/toolset-record';
 import type { Route } from '../route';
 import type { ToolsetSource } from './toolset-source';
 

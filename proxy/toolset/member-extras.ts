@@ -3,7 +3,7 @@
 // caller's grant applies to the prefixed names as it does to tools; a member that has none, or is
 // not connected, adds none. Not cached: they are asked far less often than tools.
 import { ProtocolError, ProtocolErrorCode, type GetPromptResult, type Prompt, type ReadResourceResult, type Resource } from '@modelcontextprotocol/server';
-import { TOOL_SEPARATOR, type ToolsetMember } from '../../core/toolset-record';
+import { TOOL_SEPARATOR, type ToolsetMember } from '../../contract/toolset-record';
 import { grants } from './access';
 import { memberUnavailableError } from './member-errors';
 import { unavailableIn } from './member-fetch';

@@ -8,7 +8,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { GATEWAY_SECRET_HEADER } from '../../core/gateway-secret';
+import { GATEWAY_SECRET_HEADER } from '../../contract/gateway-secret';
 import type { ConnectedRoute, Route, RouteSource } from '../route';
 import type { UpstreamAgents } from '../upstream-agents';
 import type { UpstreamAuth } from '../upstream-auth';

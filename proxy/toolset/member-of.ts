@@ -1,5 +1,5 @@
 // Which member a prefixed name (a tool or a prompt) belongs to.
-import { TOOL_SEPARATOR, type ToolsetMember, type ToolsetRecord } from '../../core/toolset-record';
+import { TOOL_SEPARATOR, type ToolsetMember, type ToolsetRecord } from '../../contract/toolset-record';
 
 /** The member whose prefix the name carries (the longest, should one prefix extend another). */
 export function memberOf(toolset: ToolsetRecord, name: string): ToolsetMember | undefined {

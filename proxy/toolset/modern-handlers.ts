@@ -3,7 +3,7 @@
 // list changes of that toolset's members and no other's. Made as requests come, dropped (and
 // their streams closed) when the toolset changes or has been unused longest past `maxHandlers`.
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import type { ToolsetContext } from './toolset-context';
 import { toolsetServer } from './toolset-server';
 

@@ -3,9 +3,9 @@
 // the member connector (its own /calls), naming the toolset. Like the connector path's audit:
 // method, name, status, JSON-RPC error, duration and bytes; never arguments or results.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { auditedName, MAX_METHOD_LENGTH, type CallEntry } from '../../core/call-record';
-import type { ToolsetRecord } from '../../core/toolset-record';
-import { statusLabel, type Metrics } from '../../core/metrics';
+import { auditedName, MAX_METHOD_LENGTH, type CallEntry } from '../../contract/call-record';
+import type { ToolsetRecord } from '../../contract/toolset-record';
+import { statusLabel, type Metrics } from '../../platform/metrics';
 import { rpcMethodLabel } from '../mcp-metrics';
 import { memberOf } from './member-of';
 

@@ -1,6 +1,6 @@
 // What a toolset's MCP server works with for one request (2026-07-28) or one session (2025-11-25).
-import type { Logger } from '../../core/logger';
-import type { ToolsetRecord } from '../../core/toolset-record';
+import type { Logger } from '../../platform/logger';
+import type { ToolsetRecord } from '../../contract/toolset-record';
 import type { RouteSource } from '../route';
 import type { Grant } from './access';
 import type { MemberClients } from './member-clients';

@@ -1,5 +1,5 @@
-// The toolset's MCP path, as core/public-paths.ts declares it (query string allowed).
-import { TOOLSET_MCP_PATH, pathMatcher } from '../../core/public-paths';
+// The toolset's MCP path, as contract/public-paths.ts declares it (query string allowed).
+import { TOOLSET_MCP_PATH, pathMatcher } from '../../contract/public-paths';
 
 const toolsetPath = pathMatcher(TOOLSET_MCP_PATH);
 

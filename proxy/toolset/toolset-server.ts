@@ -3,7 +3,7 @@
 // by each member's allow/deny and by the caller's grant, in pages; tools/call goes to the member
 // whose prefix the name carries, through that member's own client.
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ListToolsResult, type Tool } from '@modelcontextprotocol/server';
-import { TOOL_SEPARATOR, type ToolsetMember } from '../../core/toolset-record';
+import { TOOL_SEPARATOR, type ToolsetMember } from '../../contract/toolset-record';
 import { grants, memberOffers } from './access';
 import { memberUnavailableError } from './member-errors';
 import { unavailableIn } from './member-fetch';

@@ -1,7 +1,7 @@
 // Between node:http and the SDK's web-standard handlers: a Request built from the caller's
-// request (its body already read and checked); the answer goes back by core/web-response.ts.
+// request (its body already read and checked); the answer goes back by platform/web-response.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-export { writeWebResponse } from '../../core/web-response';
+export { writeWebResponse } from '../../platform/web-response';
 
 // Never the caller's credentials: the SDK has no use for them, and they must go nowhere.
 const DROPPED = new Set(['authorization', 'cookie', 'host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);

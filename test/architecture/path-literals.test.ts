@@ -1,4 +1,4 @@
-// Every path of the service is written once (core/public-paths.ts, named by the operation table):
+// Every path of the service is written once (contract/public-paths.ts, named by the operation table):
 // no MCP path, and no RFC 9728 document of one, is written by hand anywhere else in the code the
 // service runs. The MCP clients in tests and benchmarks are not the service, and may.
 import test from 'ava';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ROOMS = ['core', 'api', 'proxy', 'service', 'callers', 'store', 'activities', 'workflows', 'stack', 'console', 'scripts'];
-const THE_ONE_PLACE = 'core/public-paths.ts';
+const THE_ONE_PLACE = 'contract/public-paths.ts';
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -35,7 +35,7 @@ test('the check finds the literals it is there to find, and not the gateway\'s o
   t.deepEqual(mcpPathLiterals('// the proxy serves /api/v1/connectors/{id}/mcp\nconst d = `http://${host}:${port}/mcp`;'), []);
 });
 
-test('no MCP path is written outside core/public-paths.ts', (t) => {
+test('no MCP path is written outside contract/public-paths.ts', (t) => {
   const files = ROOMS.flatMap((room) => sourceFiles(join(ROOT, room))).filter((f) => f !== THE_ONE_PLACE);
   t.true(files.length > 200, `read ${files.length} files`);
   const found = files.flatMap((file) => mcpPathLiterals(readFileSync(join(ROOT, file), 'utf8')).map((l) => `${file}: ${l}`));

@@ -17,9 +17,9 @@ import {
   AppsV1Api, CoreV1Api, NetworkingV1Api, loadAllYaml, type V1Container, type V1Deployment, type V1Ingress, type V1Namespace, type V1NetworkPolicy, type V1Secret,
 } from '@kubernetes/client-node';
 import { INGRESS_PATHS_FILE, renderIngressPaths } from '../../api/ingress-paths';
-import { operations } from '../../api/routes/declarations';
-import { DEFAULT_GATEWAY_IMAGE } from '../../core/config';
-import { createLogger } from '../../core/logger';
+import { operations } from '../../contract/operations';
+import { DEFAULT_GATEWAY_IMAGE } from '../../config/config';
+import { createLogger } from '../../platform/logger';
 import { createKubeCluster, type KubeCluster } from '../../stack/servers/kube-cluster';
 import { resolveBinary } from '../../stack/toolchain/binaries';
 import { adminConfig, eventually } from '../workloads/support/kube';

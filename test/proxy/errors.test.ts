@@ -3,7 +3,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { PROBLEM_CONTENT_TYPE } from '../../core/problem';
+import { PROBLEM_CONTENT_TYPE } from '../../contract/problem';
 import { staticRoutes } from '../../proxy/static-routes';
 import { connectClient, startProxy, type ProxyHarness } from './proxy-harness';
 

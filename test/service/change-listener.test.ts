@@ -1,7 +1,7 @@
 // The proxy's ear on the change feed: it starts at the feed's end, hands on each entry once and in
 // order, forgets everything when entries were missed, and keeps polling through a failing feed.
 import test from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import type { FeedEntry } from '../../store/change-feed';
 import { startChangeListener } from '../../service/change-listener';
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { openTemporal } from '../../service/services';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 

@@ -4,9 +4,9 @@
 import test from 'ava';
 import Koa from 'koa';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { operations } from '../../api/routes/declarations';
-import { createMetrics } from '../../core/metrics';
-import { routeTemplate } from '../../core/public-paths';
+import { operations } from '../../contract/operations';
+import { createMetrics } from '../../platform/metrics';
+import { routeTemplate } from '../../contract/public-paths';
 import type { McpProxy } from '../../proxy/mcp-proxy';
 import type { ToolsetEndpoint } from '../../proxy/toolset/toolset-endpoint';
 import { closeServer, createHttpServer, listen } from '../../service/http-server';
