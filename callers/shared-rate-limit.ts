@@ -3,9 +3,9 @@
 // (store/rate-ledger.ts) in chunks, a new chunk asked for before the last runs out.
 //
 // What that costs in precision, per process serving the owner: requests beyond the tokens in hand
-// are admitted on credit while a chunk is on its way (for an owner the process has no answer about
-// yet, up to a quarter of the burst, so that a client's first few requests at once are not refused
-// for want of an answer; after that, a chunk), and what was admitted on credit is charged to the
+// are admitted on credit while a chunk is on its way (up to a quarter of the burst while the bucket
+// is not known to run short, so that a client's requests at once are not refused for want of an
+// answer; a chunk once a grant came back short), and what was admitted on credit is charged to the
 // shared bucket however empty it is, so it is paid for by later refusals; tokens a process holds
 // and does not use are given back once the owner has been quiet for a moment. Over any window the
 // cluster admits the policy's burst plus its rate, give or take a chunk per process.
@@ -30,8 +30,8 @@ interface Share {
   pressed: boolean;
   /** The shared bucket is empty until then (ms since the epoch). */
   emptyUntil: number;
-  /** The bucket has answered for this owner here. */
-  known: boolean;
+  /** The bucket's last answer granted less than asked: it runs short, credit is small. */
+  short: boolean;
   lastUse: number;
 }
 
@@ -45,7 +45,7 @@ export class SharedRateLimit {
   private readonly shares = new Map<string, Share>();
   private readonly chunk: number;
   private readonly largeChunk: number;
-  private readonly coldCredit: number;
+  private readonly credit: number;
   private readonly msPerToken: number;
   private readonly giveBack: NodeJS.Timeout;
 
@@ -62,7 +62,7 @@ export class SharedRateLimit {
     const tenth = Math.max(1, Math.floor(settings.burst / 10));
     this.chunk = Math.min(tenth, Math.max(1, Math.ceil(settings.perSecond / 10)));
     this.largeChunk = tenth;
-    this.coldCredit = Math.max(this.chunk, Math.ceil(settings.burst / 4));
+    this.credit = Math.max(this.chunk, Math.ceil(settings.burst / 4));
     this.giveBack = setInterval(() => this.returnUnused(), QUIET_MS);
     this.giveBack.unref();
   }
@@ -77,7 +77,7 @@ export class SharedRateLimit {
       return ADMITTED;
     }
     if (now < share.emptyUntil) return { admitted: false, retryAfterMs: share.emptyUntil - now };
-    if (share.debt < (share.known ? this.chunk : this.coldCredit)) {
+    if (share.debt < (share.short ? this.chunk : this.credit)) {
       share.debt += 1;
       this.claim(owner, share);
       return ADMITTED;
@@ -93,7 +93,7 @@ export class SharedRateLimit {
   private shareOf(owner: string, now: number): Share {
     let share = this.shares.get(owner);
     if (share) return share;
-    share = { hand: 0, debt: 0, claiming: false, pressed: false, emptyUntil: 0, known: false, lastUse: now };
+    share = { hand: 0, debt: 0, claiming: false, pressed: false, emptyUntil: 0, short: false, lastUse: now };
     this.shares.set(owner, share);
     // An owner dropped here holds nothing unpaid for long: its debt is at most a chunk.
     if (this.shares.size > MAX_OWNERS) this.shares.delete(this.shares.keys().next().value!);
@@ -108,7 +108,7 @@ export class SharedRateLimit {
     this.bucket.take(owner, want, owed).then(({ granted, nextAt }) => {
       share.debt -= owed;
       share.hand += granted;
-      share.known = true;
+      share.short = granted < want;
       share.emptyUntil = granted === 0 ? nextAt : 0;
       share.claiming = false;
       // Admitted on credit meanwhile: charged now rather than left to the owner's next request.

@@ -5,10 +5,10 @@
 // runs out, gives back what it has not needed for a moment, and renews its leases while it lives
 // (a process that dies leaves its slots taken until their leases expire, LEASE_MS).
 //
-// What that costs in precision: an owner new to a process is admitted on credit (at most an eighth
-// of the limit, so that a client's first requests at once are not refused for want of an answer)
-// while its first chunk is on its way, and later on a smaller credit while more are leased; a
-// process that finds the owner's
+// What that costs in precision: exchanges beyond the slots in hand are admitted on credit while
+// more are leased (up to an eighth of the limit while the owner's slots are not known to run
+// short, so that a client's requests at once are not refused for want of an answer; less once a
+// claim came back short), and a process that finds the owner's
 // slots all leased elsewhere refuses; slots spare in one process are not yet the other's. So the
 // cluster admits the limit give or take a chunk per process. While the database cannot be
 // reached each process holds the owner to the limit on its own.
@@ -25,8 +25,8 @@ interface OwnerShare {
   held: string[];
   open: number;
   claiming: boolean;
-  /** A claim has answered for this owner here. */
-  known: boolean;
+  /** The last claim got fewer slots than it asked for: they run short, credit is small. */
+  short: boolean;
   /** The owner's slots were all leased at the last claim: no credit, no claim, until then. */
   fullUntil: number;
   lastBusy: number;
@@ -73,8 +73,8 @@ export class SharedExchanges implements ExchangeCounter {
   take(owner: string, res: ServerResponse): boolean {
     const now = this.now();
     let share = this.shares.get(owner);
-    if (!share) this.shares.set(owner, (share = { held: [], open: 0, claiming: false, known: false, fullUntil: 0, lastBusy: now }));
-    const credit = share.known ? this.credit : this.coldCredit;
+    if (!share) this.shares.set(owner, (share = { held: [], open: 0, claiming: false, short: false, fullUntil: 0, lastBusy: now }));
+    const credit = share.short ? this.credit : this.coldCredit;
     const room = now < this.downUntil
       ? share.open < this.limit
       : share.open < share.held.length || (now >= share.fullUntil && share.open < share.held.length + credit);
@@ -105,7 +105,7 @@ export class SharedExchanges implements ExchangeCounter {
     const want = Math.max(this.chunk, share.open - share.held.length + Math.ceil(this.chunk / 2));
     this.leases.claim(owner, this.holder, want, this.limit, LEASE_MS).then((ids) => {
       share.held.push(...ids);
-      share.known = true;
+      share.short = ids.length < want;
       share.fullUntil = ids.length < want ? this.now() + FULL_BACKOFF_MS : 0;
     }, (err: unknown) => {
       if (this.now() >= this.downUntil) this.onFailure(err);

@@ -121,8 +121,12 @@ export function buildProxy(deps: ProxyRoleDeps): ProxyRole {
   };
 }
 
-/** How often a proxy process reads the change feed: the most a change made elsewhere goes unseen, besides one route query. */
-export const CHANGE_POLL_MS = 100;
+/**
+ * How often a proxy process reads the change feed: the most a change made elsewhere goes unseen,
+ * besides one route query. Each read of an idle feed costs about 1.3 ms of the proxy's CPU and
+ * 1.1 ms of FerretDB's (measured at 100 ms: 2.5% of a core between them; at 250 ms, 1%).
+ */
+export const CHANGE_POLL_MS = 200;
 
 /** The proxy's caches forget what the change feed names, as other processes make the changes. */
 export function listenForChanges(proxy: ProxyRole, feed: Pick<ChangeFeed, 'newest' | 'after'>, logger: Logger, intervalMs = CHANGE_POLL_MS): ChangeListener {
