@@ -44,6 +44,7 @@ const SLUG_WORDS: Record<string, Worded> = {
   'quota-exceeded': { sentence: 'You have reached the most this service allows you.', next: 'Delete something you no longer need, or ask an admin to raise the limit.' },
   'connector-busy': { sentence: 'This connector is handling as many calls as it may at once.', next: 'Try again in a moment.' },
   'not-approvable': { sentence: 'This preset cannot be approved.', showDetail: true },
+  'run-changed': { sentence: 'What this preset runs changed since this page showed it.', next: 'Look at what it runs now, then approve it.' },
   'version-changed': { sentence: 'The preset changed since this page showed it.', next: 'Look at the new version, then approve it.' },
   'ambiguous-framing': { sentence: 'The request could not be read.', next: 'Reload the page and try again.' },
   'header-mismatch': { sentence: 'The request contradicts itself.', next: 'Reload the page and try again.' },

@@ -113,7 +113,7 @@ test('npm and PyPI packages run through npx and uvx only with the overlay\'s wor
   t.deepEqual(weather.preset?.stdio?.env, { WEATHER_UNITS: 'celsius' });
   t.is(map(real['brave-search']).preset, null);
   // The overlay's allowed networks and internet reach the workload's egress.
-  const egress = map({ ...real['database-manager'], packages: [{ ...(real['database-manager']!.packages as object[])[0], packageArguments: [], environmentVariables: [] }] }, { allowed_networks: ['10.20.0.0/16'] });
+  const egress = map({ ...real['database-manager'], packages: [{ ...(real['database-manager']!.packages as object[])[0], packageArguments: [], environmentVariables: [] }] }, { allowed_networks: ['10.20.0.0/16'], immutable_image_tags: true });
   t.deepEqual(egress.preset?.stdio?.allowed_networks, ['10.20.0.0/16']);
   t.is(egress.preset?.stdio?.internet, undefined, 'an image gets no internet unless the overlay says so');
 });
