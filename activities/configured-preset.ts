@@ -3,10 +3,10 @@
 // deployment that has since dropped the preset cannot serve the connector: a permanent failure
 // that names the preset, which the workflow records as the reason it is disconnected.
 import { ApplicationFailure } from '@temporalio/common';
-import { displayUrl } from '../core/display-url';
-import { FAILURE } from '../core/failures';
-import { findPreset } from '../core/presets';
-import type { Preset } from '../core/schemas';
+import { displayUrl } from '../contract/display-url';
+import { FAILURE } from '../contract/failures';
+import { findPreset } from '../catalog/presets';
+import type { Preset } from '../contract/schemas';
 
 export function configuredPreset(presets: readonly Preset[], url: string): Preset {
   const preset = findPreset(url, presets);

@@ -1,15 +1,15 @@
 // Every side effect the connector workflow asks for, built by one factory from injected
 // dependencies. Workflows import only the type of this module.
-import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
+import type { AuditEvent, ConnectorRecord } from '../contract/connector-record';
 import { Context, heartbeat } from '@temporalio/activity';
 import type { ConnectorStore } from '../store/connector-store';
 import type { ToolsetStore } from '../store/toolset-store';
-import type { SecretBox, Ciphertext } from '../core/secret-box';
-import { secretContext } from '../core/secret-box';
+import type { SecretBox, Ciphertext } from '../platform/secret-box';
+import { secretContext } from '../platform/secret-box';
 
 import { probeMcpServer, type ProbeResult } from './mcp-probe';
 import type { FetchLike } from './oauth/http';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import type { WorkloadActivityFunctions } from './workloads/activities';
 import { createOAuthActivities, type OAuthActivityDeps } from './oauth-activities';
 

@@ -3,10 +3,10 @@
 // and which protocol revision the server speaks. The answer decides the connect's failure type:
 // the server answered with an error (UpstreamError), or did not answer in time (UpstreamTimeout).
 // Only a 401 or 403 says the token was refused; a revision the server does not speak is said as such.
-import { FAILURE, TypedFailure } from '../core/failures';
+import { FAILURE, TypedFailure } from '../contract/failures';
 
-import { displayUrl } from '../core/display-url';
-import { networkFailure } from '../core/network-error';
+import { displayUrl } from '../contract/display-url';
+import { networkFailure } from '../platform/network-error';
 import { handshakeFailure, mcpHandshake } from './mcp-handshake';
 import type { FetchLike } from './oauth/http';
 import { withTypedFailures } from './typed-failure';

@@ -1,16 +1,16 @@
 // The OAuth steps as Temporal activities: each opens the secrets it needs, runs one step of
 // activities/oauth, and seals what it returns, so that only ciphertext reaches history.
-import { consentPageUrl } from '../core/oauth-client-metadata';
-import { FAILURE } from '../core/failures';
-import type { AuthChallenge } from '../core/www-authenticate';
+import { consentPageUrl } from '../contract/oauth-client-metadata';
+import { FAILURE } from '../contract/failures';
+import type { AuthChallenge } from '../contract/www-authenticate';
 import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
-import type { Metrics } from '../core/metrics';
-import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
-import type { Preset } from '../core/schemas';
+import type { Metrics } from '../platform/metrics';
+import { secretContext, type Ciphertext, type SecretBox } from '../platform/secret-box';
+import type { Preset } from '../contract/schemas';
 import { configuredPreset } from './configured-preset';
 import { withTypedFailures } from './typed-failure';
-import type { AddressPolicy } from '../core/address-guard';
-import { clearTextRefusal, urlTokenTransportRefusal } from '../core/token-transport';
+import type { AddressPolicy } from '../platform/address-guard';
+import { clearTextRefusal, urlTokenTransportRefusal } from '../platform/token-transport';
 import type { OAuthStore } from '../store/oauth-store';
 import { hashState } from '../store/oauth-store';
 
@@ -30,7 +30,7 @@ export interface OAuthActivityDeps {
   authTimeoutSeconds: number;
   /** The presets configured on this worker: a preset's client credentials are taken from here. */
   presets: readonly Preset[];
-  /** Decides where the flow's token may travel (core/token-transport.ts). */
+  /** Decides where the flow's token may travel (platform/token-transport.ts). */
   addressPolicy: AddressPolicy;
   /** Where refreshes and their lag are counted. */
   metrics?: Pick<Metrics, 'tokenRefreshes' | 'tokenRefreshLag'>;

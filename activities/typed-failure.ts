@@ -2,7 +2,7 @@
 // type, retryable only when transient (workflows/activity-proxies.ts lists the others as
 // non-retryable). Anything else passes unchanged, for the retry policy to try again.
 import { ApplicationFailure } from '@temporalio/common';
-import { TypedFailure } from '../core/failures';
+import { TypedFailure } from '../contract/failures';
 
 export function toApplicationFailure(err: unknown): unknown {
   if (!(err instanceof TypedFailure)) return err;

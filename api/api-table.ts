@@ -1,7 +1,7 @@
-// README's API table, rendered from the declarations (api/routes/declarations.ts) and kept in
+// README's API table, rendered from the declarations (contract/operations.ts) and kept in
 // README.md between two markers: `npm run docs:api` writes it, test/api/api-table.test.ts fails
 // when README's copy differs.
-import { BODY_ANSWERS, CALLER_ANSWERS, operations, type Operation } from './routes/declarations';
+import { BODY_ANSWERS, CALLER_ANSWERS, operations, type Operation } from '../contract/operations';
 
 export const TABLE_START = '<!-- api-table:start -->';
 export const TABLE_END = '<!-- api-table:end -->';

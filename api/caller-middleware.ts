@@ -7,7 +7,7 @@ import type { Context, Next } from 'koa';
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import type { OwnerRateLimit } from '../callers/owner-rate-limit';
-import { ProblemError } from '../core/problem';
+import { ProblemError } from '../contract/problem';
 import { openPathMatcher } from './routes/open-paths';
 
 // The consent page and the callback are opened by the user's browser, which holds no API credential;

@@ -1,10 +1,10 @@
 // The API's side of the workflow: create (Update-with-Start), connect, disconnect, delete.
 // Secrets are sealed here, before anything reaches Temporal.
-import type { ConnectorRecord } from '../core/connector-record';
+import type { ConnectorRecord } from '../contract/connector-record';
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import { secretContext, type SecretBox } from '../core/secret-box';
-import type { Preset } from '../core/schemas';
+import { secretContext, type SecretBox } from '../platform/secret-box';
+import type { Preset } from '../contract/schemas';
 import type { connectorWorkflow } from '../workflows/connector-workflow';
 import { connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ConnectorInit } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';

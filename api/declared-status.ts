@@ -1,8 +1,8 @@
-// The check that a handler answers only what its operation declares (api/routes/declarations.ts):
+// The check that a handler answers only what its operation declares (contract/operations.ts):
 // its status, and for problem details their type. In production a stray answer is logged; the
 // tests make it fail (test/api/declared-status.test.ts, test/integration/api-lifecycle.test.ts).
 import type { Context, Next } from 'koa';
-import { OPERATIONS, answersOf, problemTypesOf, type OperationId } from './routes/declarations';
+import { OPERATIONS, answersOf, problemTypesOf, type OperationId } from '../contract/operations';
 
 export interface UndeclaredAnswer {
   operation: string;

@@ -2,7 +2,7 @@
 // parser, which every other route shares, leaves that type unread: elsewhere it is a 415), or as
 // plain JSON like every other body.
 import type { Context } from 'koa';
-import { ProblemError } from '../core/problem';
+import { ProblemError } from '../contract/problem';
 import { jsonBody } from './parse';
 
 const LIMIT = 1024 * 1024;

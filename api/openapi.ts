@@ -1,8 +1,8 @@
-// The OpenAPI 3.1 document, derived from the declarations (api/routes/declarations.ts) and the
+// The OpenAPI 3.1 document, derived from the declarations (contract/operations.ts) and the
 // same zod schemas the API validates with.
 import { z } from 'zod';
-import { problemBody } from '../core/problem';
-import { SCHEMAS, answersOf, operations, problemTypesOf, type Answer, type Operation } from './routes/declarations';
+import { problemBody } from '../contract/problem';
+import { SCHEMAS, answersOf, operations, problemTypesOf, type Answer, type Operation } from '../contract/operations';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const SCHEMA_NAMES = new Map(Object.entries(SCHEMAS).map(([name, schema]) => [schema, name]));

@@ -1,8 +1,8 @@
 // Parsing at the boundary: a schema per request type, one way to turn a mismatch into a 422.
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { ProblemError } from '../core/problem';
-import { fieldErrors } from '../core/schemas';
+import { ProblemError } from '../contract/problem';
+import { fieldErrors } from '../contract/schemas';
 
 export function parseWith<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const result = schema.safeParse(value);

@@ -2,8 +2,8 @@
 // Only ProblemErrors and errors Koa marks as `expose` show their message; anything else is
 // logged and answered with a bare 500.
 import type { Context, Next } from 'koa';
-import { PROBLEM_CONTENT_TYPE, ProblemError, problemBody } from '../core/problem';
-import type { Logger } from '../core/logger';
+import { PROBLEM_CONTENT_TYPE, ProblemError, problemBody } from '../contract/problem';
+import type { Logger } from '../platform/logger';
 
 export function problemMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next) => {

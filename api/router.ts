@@ -1,4 +1,4 @@
-// The koa router, derived from the declarations (api/routes/declarations.ts): every operation the
+// The koa router, derived from the declarations (contract/operations.ts): every operation the
 // koa app serves is registered in declaration order under its operationId, with the handler of the
 // same key. A handler reads its body and query through the schemas its operation declares, and
 // the operation rides on ctx.state for the check of answered statuses (api/declared-status.ts).
@@ -6,7 +6,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { jsonBody, parseWith, queryObject } from './parse';
-import { operations, type OperationId, type Operations } from './routes/declarations';
+import { operations, type OperationId, type Operations } from '../contract/operations';
 
 type BodyOf<O> = O extends { body: { schema: infer S extends z.ZodType } } ? z.output<S> : never;
 type QueryOf<O> = O extends { query: infer S extends z.ZodType } ? z.output<S> : never;

@@ -1,11 +1,11 @@
 // How the API reads Temporal's answers: a refused Update (validator), a failed connect, a
 // workflow that no longer exists, Temporal being unreachable. The failure types and their HTTP
-// statuses are core's (core/failures.ts).
+// statuses are core's (contract/failures.ts).
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { FAILURE_HTTP, isFailureType } from '../core/failures';
-import { ProblemError } from '../core/problem';
-import { isWorkflowGone } from '../core/workflow-gone';
+import { FAILURE_HTTP, isFailureType } from '../contract/failures';
+import { ProblemError } from '../contract/problem';
+import { isWorkflowGone } from '../platform/workflow-gone';
 import type { ConnectFailureDetails } from '../workflows/connect-job';
 
 export function toProblemError(err: unknown): unknown {

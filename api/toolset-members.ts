@@ -2,9 +2,9 @@
 // owner's is as unknown as a missing one), each prefix valid and used once. Failures are 422s
 // naming the member.
 import { mayAccess, type Caller } from '../callers/caller';
-import { isConnectorId } from '../core/connector-id';
-import { ProblemError } from '../core/problem';
-import { defaultPrefix, type ToolsetMember } from '../core/toolset-record';
+import { isConnectorId } from '../contract/connector-id';
+import { ProblemError } from '../contract/problem';
+import { defaultPrefix, type ToolsetMember } from '../contract/toolset-record';
 import type { ConnectorStore } from '../store/connector-store';
 
 export interface MemberInput {

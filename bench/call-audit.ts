@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import type { CallEntry } from '../core/call-record';
-import { createLogger } from '../core/logger';
+import type { CallEntry } from '../contract/call-record';
+import { createLogger } from '../platform/logger';
 import { startFerretDb } from '../stack/servers/ferretdb-server';
 import { CallAuditStore } from '../store/call-audit-store';
 

@@ -23,7 +23,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { nodeArgsFrom, stop } from './proxy/child';
 import { treeCpuMs, treeRssMb, waitForPort } from './gateway/process-tree';
 import { freePort } from '../service/free-port';
-import { createLogger } from '../core/logger';
+import { createLogger } from '../platform/logger';
 import { testServersImage } from '../test/helpers/for-bench';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { Pool } from 'undici';
-import { createLogger } from '../core/logger';
+import { createLogger } from '../platform/logger';
 import { startEmbeddedStack } from '../stack/embedded-stack';
 import { freePort } from '../service/free-port';
 import { bareWorkflow, setValueRecordedUpdate, setValueUpdate } from './lifecycle/bare-workflow';

@@ -19,7 +19,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { containerName } from '../activities/workloads/container-run-args';
-import { createLogger } from '../core/logger';
+import { createLogger } from '../platform/logger';
 import { startTestStack, testServersImage, type TestStack } from '../test/helpers/for-bench';
 import { treeOf } from './gateway/process-tree';
 import { cpuMs } from './proxy/cpu-time';

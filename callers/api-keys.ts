@@ -1,7 +1,7 @@
 // Static API keys (CONNECTOR__API_KEYS): stored as SHA-256, compared in constant time against
 // every entry, so neither the key nor which entry matched shows in the answer's timing.
 import { createHash, hash, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyEntry } from '../core/config';
+import type { ApiKeyEntry } from '../config/config';
 import { keyOwner, type Caller } from './caller';
 
 export class ApiKeys {

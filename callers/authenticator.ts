@@ -3,7 +3,7 @@
 // an access token of the platform's identity provider (CONNECTOR__AUTH_ISSUER). Neither is logged,
 // echoed in an answer or forwarded upstream.
 import { OPEN_CALLER, Unauthenticated, type Caller } from './caller';
-import type { ApiKeyEntry } from '../core/config';
+import type { ApiKeyEntry } from '../config/config';
 import { ApiKeys, credentialDigest } from './api-keys';
 import { JwtVerifier, type FetchLike, type JwtSettings } from './jwt-verifier';
 

@@ -7,7 +7,7 @@
 // fields (draft-ietf-httpapi-ratelimit-headers: a quota `q` over a window `w` in seconds, and
 // the remaining quota `r` with the seconds `t` until more is available).
 
-import type { RateLimitSettings } from '../core/config';
+import type { RateLimitSettings } from '../config/config';
 
 export interface RateRefusal {
   /** Whole seconds until a request would be admitted again (at least 1). */

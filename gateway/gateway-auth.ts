@@ -2,7 +2,7 @@
 // are compared, so neither the secret's length nor its first differing byte shows in the timing.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { GATEWAY_SECRET_HEADER } from '../core/gateway-secret';
+import { GATEWAY_SECRET_HEADER } from '../contract/gateway-secret';
 
 export type RequestCheck = (req: IncomingMessage) => boolean;
 

@@ -4,7 +4,7 @@
 // (everything inside a session is the SDK transport's job).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import type { RequestCheck } from './gateway-auth';
 import type { LazyModernEndpoint } from './lazy-modern';
 import { mightBeModern } from './modern-wire';

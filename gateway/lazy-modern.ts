@@ -1,7 +1,7 @@
 // The 2026-07-28 endpoint, loaded (with the SDK v2 server package) by the first request that may
 // be a 2026-07-28 one: a gateway whose clients all speak 2025 never pays for it (modern-wire.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import type { ModernEndpoint } from './modern-endpoint';
 import type { Upstream } from './upstream';
 

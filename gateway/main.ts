@@ -1,7 +1,7 @@
 // The gateway as a program: configured by env (see config.ts), serving until stopped (exit 0) or
 // until the stdio server goes away (non-zero exit, with the reason on stderr). As a Kubernetes
 // sidecar, that exit restarts the container; the local runtime reads it as the connector's end.
-import { createLogger } from '../core/logger';
+import { createLogger } from '../platform/logger';
 import { AttachSource } from './attach-source';
 import { GatewayConfigError, loadGatewayConfig, type GatewayConfig } from './config';
 import { ProcessSource } from './process-source';

@@ -18,8 +18,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { isJSONRPCRequest, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../core/logger';
-import { writeWebResponse } from '../core/web-response';
+import type { Logger } from '../platform/logger';
+import { writeWebResponse } from '../platform/web-response';
 import { progressTokenOf } from './jsonrpc';
 import type { Upstream } from './upstream';
 

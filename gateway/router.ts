@@ -2,7 +2,7 @@
 // wires both directions, and cleans up when a session ends or the stdio server goes away.
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, type JSONRPCNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import type { ChangeNews } from './lazy-modern';
 import { FromServer } from './from-server';
 import { FromSession } from './from-session';

@@ -1,6 +1,6 @@
 // What both routing directions share.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import type { ChangeNews } from './lazy-modern';
 import type { RoutingTables } from './routing-tables';
 import type { GatewaySession } from './session';

@@ -1,8 +1,8 @@
 // The gateway as a library: serve one stdio MCP server as Streamable HTTP, in this process.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, type Logger } from '../core/logger';
-import { capConnections, DEFAULT_GATEWAY_MAX_SESSIONS, serverOptions, type ServerLimits } from '../core/server-limits';
+import { createLogger, type Logger } from '../platform/logger';
+import { capConnections, DEFAULT_GATEWAY_MAX_SESSIONS, serverOptions, type ServerLimits } from '../platform/server-limits';
 import { gatewayAuth } from './gateway-auth';
 import { createHttpHandler, type GatewayHealth } from './http-handler';
 import { LazyModernEndpoint } from './lazy-modern';

@@ -12,7 +12,7 @@ import {
   type Progress,
   type Result,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import { listChangesListen, negotiateChild, type ChildServer } from './child-era';
 import { notifiedProgressToken } from './jsonrpc';
 import type { StdioExit, StdioSource } from './stdio-source';

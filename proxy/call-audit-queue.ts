@@ -2,9 +2,9 @@
 // and are written in batches (by size, or every interval), one batch at a time. Nothing here can
 // hold up or fail a request: a full queue drops the call, a failing database drops the batch,
 // and both are counted (mcp_call_audit_dropped_total) and the failure logged.
-import type { CallEntry } from '../core/call-record';
-import { withoutUrlSecrets, type Logger } from '../core/logger';
-import type { Metrics } from '../core/metrics';
+import type { CallEntry } from '../contract/call-record';
+import { withoutUrlSecrets, type Logger } from '../platform/logger';
+import type { Metrics } from '../platform/metrics';
 
 /** Where the observer of each request hands its call. */
 export interface CallSink {

@@ -8,7 +8,7 @@
 // request carrying those was read whole and checked against them before it was relayed
 // (rpc-headers.ts), and what that check read is handed over here instead of being read again.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { auditedName, type CallEntry } from '../core/call-record';
+import { auditedName, type CallEntry } from '../contract/call-record';
 import type { CallSink } from './call-audit-queue';
 import { rpcMethodLabel, type McpSeries } from './mcp-metrics';
 import { BodyPrefix, readAnswerError, readRequest, type RequestFacts } from './rpc-prefix';

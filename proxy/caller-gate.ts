@@ -6,7 +6,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import { IdentityProviderUnavailable, OPEN_CALLER, Unauthenticated, mayAccess, type Caller } from '../callers/caller';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import type { OwnerRateLimit } from '../callers/owner-rate-limit';
-import { ProblemError } from '../core/problem';
+import { ProblemError } from '../contract/problem';
 import { OpenExchanges } from './open-exchanges';
 import type { Route } from './route';
 

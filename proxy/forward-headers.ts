@@ -12,7 +12,7 @@
 // proxy frames the upstream body itself, declaring the length the caller's parser already
 // enforced, or chunked when it is known only at the end (request-framing.ts).
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { GATEWAY_SECRET_HEADER } from '../core/gateway-secret';
+import { GATEWAY_SECRET_HEADER } from '../contract/gateway-secret';
 
 /** Streamable HTTP headers. */
 const REQUEST_HEADERS = new Set([

@@ -5,9 +5,9 @@
 // ever names a method MCP defines (from the `Mcp-Method` header, else the request body's first
 // bytes), so a caller cannot make new series.
 import type { ServerResponse } from 'node:http';
-import { BoundCounter, BoundGauge } from '../core/bound-series';
-import type { BodyShape } from '../core/call-record';
-import { statusLabel, type Metrics } from '../core/metrics';
+import { BoundCounter, BoundGauge } from '../platform/bound-series';
+import type { BodyShape } from '../contract/call-record';
+import { statusLabel, type Metrics } from '../platform/metrics';
 
 const MCP_METHODS = new Set([
   'initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list',
@@ -37,7 +37,7 @@ export interface CountedCall {
 }
 
 /**
- * The MCP series of one registry, bound per label set (core/bound-series.ts): a request adds to
+ * The MCP series of one registry, bound per label set (platform/bound-series.ts): a request adds to
  * its cells, and the counters and the open-streams gauge reach prom-client at each scrape. The
  * duration histogram is observed at once, with the cell's labels object.
  */

@@ -6,8 +6,8 @@
 // hold a key (some MCP servers take one in the path), and never a header value, so never a token.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { SpanKind, SpanStatusCode, context, propagation, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { MCP_ROUTE } from '../core/metrics';
-import { callerContext, endServerSpan } from '../core/trace-context';
+import { MCP_ROUTE } from '../platform/metrics';
+import { callerContext, endServerSpan } from '../platform/trace-context';
 import { rpcMethodLabel } from './mcp-metrics';
 import type { UpstreamTarget } from './upstream-target';
 

@@ -5,7 +5,7 @@
 // the connection is cut instead (a status cannot be taken back; a truncated stream tells the
 // client it failed). The codes are documented in docs/mcp-errors.md.
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { PROBLEM_CONTENT_TYPE, ProblemError } from '../core/problem';
+import { PROBLEM_CONTENT_TYPE, ProblemError } from '../contract/problem';
 import type { Route } from './route';
 
 /**

@@ -17,11 +17,11 @@
 // send it again once the token is renewed. Responses are never buffered: whatever is relayed
 // is piped as it arrives.
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import { BodyRecorder } from './body-recorder';
 import type { CallObserver } from './call-observer';
 import { clientResponseHeaders } from './forward-headers';
-import { ProblemError } from '../core/problem';
+import { ProblemError } from '../contract/problem';
 import { refusalProblem, rpcRequestOf, sendMcpProblem, stepUpProblem, unreadRpcRequest, type RpcRequest } from './problem-response';
 import { elicitationFacts, sendUrlElicitation, type ElicitingSessions } from './url-elicitation';
 import type { ConnectedRoute } from './route';

@@ -14,7 +14,7 @@
 // future Node, or insecureHTTPParser) cannot reopen it; test/proxy/smuggling.test.ts drives it all
 // from raw sockets.
 import type { IncomingMessage } from 'node:http';
-import { ProblemError } from '../core/problem';
+import { ProblemError } from '../contract/problem';
 
 /** The body's length when the caller declared one; null: chunked, known only at its end. */
 export type BodyLength = number | null;

@@ -25,8 +25,8 @@
 //   for the TTL; a refused refresh drops the entry, since the connector's state may have moved.
 //   A refusal report (upstream 401 no refresh mends) stores the route it answers the same way;
 //   step-up requests pass through to the loader.
-import type { Logger } from '../core/logger';
-import { ProblemError } from '../core/problem';
+import type { Logger } from '../platform/logger';
+import { ProblemError } from '../contract/problem';
 import type { Route, RouteSource, StepUpAnswer, StepUpReport, UpstreamRefusalReport } from './route';
 import { errorCode } from './upstream-errors';
 

@@ -1,7 +1,7 @@
 // What the proxy needs to know about a connector to relay one request, and where it gets it.
 // The registry (Temporal) is the source of truth; the proxy only ever asks through RouteSource,
 // usually wrapped in the in-memory RouteCache so the hot path makes no network call.
-import type { AuthChallenge } from '../core/www-authenticate';
+import type { AuthChallenge } from '../contract/www-authenticate';
 
 export interface ConnectedRoute {
   kind: 'connected';

@@ -25,8 +25,8 @@
 // - Mcp-Param-* headers are relayed unchanged and not compared (their mapping comes from each
 //   tool's input schema, which the proxy does not hold).
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { MAX_METHOD_LENGTH, MAX_NAME_LENGTH } from '../core/call-record';
-import { ProblemError } from '../core/problem';
+import { MAX_METHOD_LENGTH, MAX_NAME_LENGTH } from '../contract/call-record';
+import { ProblemError } from '../contract/problem';
 import type { RequestFacts } from './rpc-prefix';
 
 /** The mirrored headers of a request, as sent (null: absent). */

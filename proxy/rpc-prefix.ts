@@ -2,7 +2,7 @@
 // method, the name it calls (params.name or params.uri) and its id; the answer's JSON-RPC error
 // code. Only a bounded prefix of each body is ever kept (BodyPrefix, fed alongside the pipe), and
 // it is read once the response has closed, never on the way through.
-import { MAX_METHOD_LENGTH, MAX_NAME_LENGTH, type BodyShape } from '../core/call-record';
+import { MAX_METHOD_LENGTH, MAX_NAME_LENGTH, type BodyShape } from '../contract/call-record';
 import { scanFields } from './json-prefix';
 
 /** Bytes of each body kept for reading: enough for a method and a name ahead of large arguments. */

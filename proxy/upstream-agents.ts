@@ -14,8 +14,8 @@
 // once; requests under way finish on theirs, which then close instead of waiting in a pool.
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup, type AddressPolicy } from '../core/address-guard';
-import { tokenTransportRefusal } from '../core/token-transport';
+import { guardedLookup, type AddressPolicy } from '../platform/address-guard';
+import { tokenTransportRefusal } from '../platform/token-transport';
 import type { ConnectedRoute } from './route';
 import type { UpstreamTarget } from './upstream-target';
 

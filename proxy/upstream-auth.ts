@@ -20,8 +20,8 @@
 //   connected. Reports about the same token and scope set share one call and its answer for
 //   `memoryMs`, so that a client calling the tool in a loop does not turn into a stream of
 //   updates (the workflow also reuses the URL on offer while it covers the scopes).
-import { findBearerChallenge } from '../core/www-authenticate';
-import type { Logger } from '../core/logger';
+import { findBearerChallenge } from '../contract/www-authenticate';
+import type { Logger } from '../platform/logger';
 import type { ConnectedRoute, Route, RouteSource, StepUpAnswer } from './route';
 import { errorCode } from './upstream-errors';
 

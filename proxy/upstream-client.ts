@@ -12,9 +12,9 @@
 // a member, whose body is always at hand) and settles the token before it answers.
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import type { AddressPolicy } from '../core/address-guard';
-import type { Logger } from '../core/logger';
-import { ProblemError } from '../core/problem';
+import type { AddressPolicy } from '../platform/address-guard';
+import type { Logger } from '../platform/logger';
+import { ProblemError } from '../contract/problem';
 import { upstreamRequestHeaders } from './forward-headers';
 import type { ConnectedRoute, Route, RouteSource, StepUpAnswer } from './route';
 import { createUpstreamAgents, type UpstreamAgents, type UpstreamPoolOptions } from './upstream-agents';

@@ -1,8 +1,8 @@
 // Why an upstream exchange failed, told to the caller as a problem: 504 when the MCP server
 // took too long, 502 for everything else that kept us from getting an answer. Details name the
-// kind of failure only (core/network-error.ts); host names and addresses stay in the logs.
-import { NETWORK_FAILURE_TEXT, networkFailure } from '../core/network-error';
-import { ProblemError } from '../core/problem';
+// kind of failure only (platform/network-error.ts); host names and addresses stay in the logs.
+import { NETWORK_FAILURE_TEXT, networkFailure } from '../platform/network-error';
+import { ProblemError } from '../contract/problem';
 import { BodyLengthMismatch } from './upstream-body';
 
 export class UpstreamTimeoutError extends Error {

@@ -1,11 +1,11 @@
 // What the proxy refuses to send before anything leaves: a target the address policy forbids,
-// and the connector's token over plain http where it may not travel (core/token-transport.ts).
+// and the connector's token over plain http where it may not travel (platform/token-transport.ts).
 // A managed route reaches the workload the service itself started, so neither applies to it.
 // Only IP literals are judged here: Node skips DNS for them, so the guarded lookup of the
 // connection pools (upstream-agents.ts) never sees them; names are judged in that lookup.
 import net from 'node:net';
-import { refusalReason, type AddressPolicy } from '../core/address-guard';
-import { tokenTransportRefusal } from '../core/token-transport';
+import { refusalReason, type AddressPolicy } from '../platform/address-guard';
+import { tokenTransportRefusal } from '../platform/token-transport';
 import type { ConnectedRoute } from './route';
 import type { UpstreamTarget } from './upstream-target';
 

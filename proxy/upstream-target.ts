@@ -1,7 +1,7 @@
 // Where one proxied request goes: the connector's target URL, plus the caller's query string.
 // The caller's path is never used (see mcp-path.ts), and the caller cannot override a query
 // parameter that the target URL itself sets (it may carry a tenant or an API version).
-import { ProblemError } from '../core/problem';
+import { ProblemError } from '../contract/problem';
 
 export interface UpstreamTarget {
   protocol: 'http:' | 'https:';

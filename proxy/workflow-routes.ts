@@ -6,11 +6,11 @@
 // more scope (the stepUpAuthorization Update). The sealed token travels back as it came, so the workflow can tell whether the
 // token reported is still its current one.
 import type { Client } from '@temporalio/client';
-import { isWorkflowGone } from '../core/workflow-gone';
-import { secretContext, type Ciphertext, type SecretBox } from '../core/secret-box';
-import { GATEWAY_SECRET_FIELD } from '../core/gateway-secret';
+import { isWorkflowGone } from '../platform/workflow-gone';
+import { secretContext, type Ciphertext, type SecretBox } from '../platform/secret-box';
+import { GATEWAY_SECRET_FIELD } from '../contract/gateway-secret';
 import { connectorWorkflowId, refreshUpdate, routeQuery, stepUpUpdate, upstreamRefusedUpdate, type RouteView } from '../workflows/messages';
-import { isConnectorId } from '../core/connector-id';
+import { isConnectorId } from '../contract/connector-id';
 import type { Route, RouteSource } from './route';
 
 export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSource {

@@ -2,7 +2,7 @@
 // audit's calls past CONNECTOR__CALL_AUDIT_DAYS, at worker start and then every interval. MongoDB's
 // TTL indexes do the same by themselves (and this finds little left); FerretDB 1.24, the embedded
 // database, has no TTL indexes, and there this sweep is what keeps the collections bounded.
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import type { CallAuditStore } from '../store/call-audit-store';
 import type { ConnectorStore } from '../store/connector-store';
 import type { OAuthStore } from '../store/oauth-store';

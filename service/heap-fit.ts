@@ -3,7 +3,7 @@
 // shrink memory use: it would end the worker with an out-of-memory crash under load. So a
 // worker refuses at start a cache its heap cannot hold, naming both settings.
 import v8 from 'node:v8';
-import { CACHED_WORKFLOW_KB, ConfigError } from '../core/config';
+import { CACHED_WORKFLOW_KB, ConfigError } from '../config/config';
 
 /** What the workflow thread holds besides the cache: the bundle's code and the SDK (measured ~40 MB). */
 export const WORKFLOW_THREAD_BASE_MB = 64;

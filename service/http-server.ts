@@ -5,10 +5,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import type { Tracer } from '@opentelemetry/api';
-import { MCP_ROUTE, METRICS_PATH, statusLabel, type Metrics } from '../core/metrics';
-import { BoundCounter } from '../core/bound-series';
-import { PROBLEM_CONTENT_TYPE, problemBody } from '../core/problem';
-import { capConnections, serverOptions, type ServerLimits } from '../core/server-limits';
+import { MCP_ROUTE, METRICS_PATH, statusLabel, type Metrics } from '../platform/metrics';
+import { BoundCounter } from '../platform/bound-series';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../contract/problem';
+import { capConnections, serverOptions, type ServerLimits } from '../platform/server-limits';
 import { originRefusal, type OriginPolicy } from '../callers/request-origin';
 import { connectorIdFromPath } from '../proxy/mcp-path';
 import type { McpProxy } from '../proxy/mcp-proxy';
@@ -93,7 +93,7 @@ async function keepRouteTemplate(ctx: Koa.Context, next: Koa.Next): Promise<void
   }
 }
 
-// One counter bound per label set (core/bound-series.ts) for each registry.
+// One counter bound per label set (platform/bound-series.ts) for each registry.
 const boundRequests = new WeakMap<Metrics, BoundCounter<'method' | 'route' | 'status'>>();
 
 /**

@@ -5,7 +5,7 @@
 // without the query (an OAuth callback's code and state) and never a header.
 import type http from 'node:http';
 import { SpanKind, context, trace, type Tracer } from '@opentelemetry/api';
-import { callerContext, endServerSpan, pathOf } from '../core/trace-context';
+import { callerContext, endServerSpan, pathOf } from '../platform/trace-context';
 
 /** Probes and scrapes every few seconds would bury the traces worth reading. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);

@@ -6,7 +6,7 @@
 // the database's return; one that leaves a view in doubt because another process wrote it
 // meanwhile is tried again after RETRY_MS too, doubling up to the interval. It reads every record and key: at 10,000 connectors about a second of
 // FerretDB's time, during which this process's index writes wait.
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import type { ConnectorStore } from '../store/connector-store';
 import type { RepairResult } from '../store/list-index';
 import { startPeriodicPass, type PeriodicPass } from './periodic-pass';

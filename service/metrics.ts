@@ -6,11 +6,11 @@
 // there a Host that is not an address is refused (callers/request-origin.ts: DNS rebinding).
 import http from 'node:http';
 import { collectDefaultMetrics } from 'prom-client';
-import type { Config } from '../core/config';
-import { METRICS_PATH, createMetrics, type Metrics } from '../core/metrics';
-import type { Logger } from '../core/logger';
-import { PROBLEM_CONTENT_TYPE, problemBody } from '../core/problem';
-import { capConnections, serverOptions } from '../core/server-limits';
+import type { Config } from '../config/config';
+import { METRICS_PATH, createMetrics, type Metrics } from '../platform/metrics';
+import type { Logger } from '../platform/logger';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../contract/problem';
+import { capConnections, serverOptions } from '../platform/server-limits';
 import { authorizationOf, type Authenticator } from '../callers/authenticator';
 import { IdentityProviderUnavailable, Unauthenticated } from '../callers/caller';
 import { metricsHostRefusal } from '../callers/request-origin';

@@ -1,7 +1,7 @@
 // A pass that runs at start and then every interval, never two at once; a failing pass is logged
 // and tried again at the next tick, never taking the worker down. The workload reconciler and the
 // expiry sweep are both this loop around their own pass.
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 
 export interface PeriodicPass<T, A extends unknown[]> {
   /** One pass now (also what the timer runs); a call while one is under way shares it. */

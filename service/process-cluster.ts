@@ -4,7 +4,7 @@
 // A worker that dies is replaced, a second later when it died young (a crash at start-up must
 // not spin); SIGTERM/SIGINT stop the workers and then the primary.
 import cluster, { type Worker } from 'node:cluster';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 
 const YOUNG_MS = 5_000;
 const RESTART_DELAY_MS = 1_000;

@@ -1,9 +1,9 @@
 // Shared start-up of the production entry points: configuration that must name external
 // servers, a logger, clean shutdown on SIGINT/SIGTERM, and a clear message on failure.
 import cluster from 'node:cluster';
-import { ConfigError, loadConfig, requireExternal, type Config } from '../core/config';
-import { createLogger, type Logger } from '../core/logger';
-import { warnOldNames } from '../core/renamed-variables';
+import { ConfigError, loadConfig, requireExternal, type Config } from '../config/config';
+import { createLogger, type Logger } from '../platform/logger';
+import { warnOldNames } from '../config/renamed-variables';
 import { startTracing, type Tracing } from './tracing';
 
 export type Stop = () => Promise<void>;

@@ -1,10 +1,10 @@
 // The proxy role, built from configuration: kept apart from roles.ts so that a proxy process
 // (and the proxy bench) loads neither the Temporal worker nor the API.
 import type { Client } from '@temporalio/client';
-import type { Config } from '../core/config';
-import type { Logger } from '../core/logger';
-import type { SecretBox } from '../core/secret-box';
-import { createGuardedFetch } from '../core/guarded-fetch';
+import type { Config } from '../config/config';
+import type { Logger } from '../platform/logger';
+import type { SecretBox } from '../platform/secret-box';
+import { createGuardedFetch } from '../platform/guarded-fetch';
 import { createAuthenticator } from '../callers/authenticator';
 import type { OriginPolicy } from '../callers/request-origin';
 import { OwnerRateLimit } from '../callers/owner-rate-limit';

@@ -3,9 +3,9 @@
 // it runs as that many processes on one port (service/process-cluster.ts), each with its own route
 // cache and audit queue.
 import cluster from 'node:cluster';
-import { loadConfig } from '../core/config';
-import { createLogger } from '../core/logger';
-import { warnOldNames, withCurrentNames } from '../core/renamed-variables';
+import { loadConfig } from '../config/config';
+import { createLogger } from '../platform/logger';
+import { warnOldNames, withCurrentNames } from '../config/renamed-variables';
 import { closeServer, createHttpServer, listen } from './http-server';
 import { runProcess } from './process-main';
 import { superviseWorkers } from './process-cluster';

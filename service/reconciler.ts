@@ -2,7 +2,7 @@
 // interval. Removal on disconnect and delete is the workflow's job; this catches what slips past
 // it (a worker that died between the two, a delete racing a connect, objects left by hand).
 import type { WorkloadRuntime } from '../activities/workloads/runtime';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../platform/logger';
 import { startPeriodicPass, type PeriodicPass } from './periodic-pass';
 
 export type Reconciler = PeriodicPass<string[], []>;

@@ -3,10 +3,10 @@
 // run one each.
 import os from 'node:os';
 import type { Client } from '@temporalio/client';
-import type { Config } from '../core/config';
-import type { Logger } from '../core/logger';
-import type { SecretBox } from '../core/secret-box';
-import { createGuardedFetch } from '../core/guarded-fetch';
+import type { Config } from '../config/config';
+import type { Logger } from '../platform/logger';
+import type { SecretBox } from '../platform/secret-box';
+import { createGuardedFetch } from '../platform/guarded-fetch';
 import { authenticatorOf, policyOf, rateLimitOf } from './proxy-role';
 import { createApi } from '../api/app';
 import { ConnectorCommands } from '../api/connector-commands';
@@ -15,7 +15,7 @@ import { createWorkloadRuntime, resolvedRuntimeKind } from '../activities/worklo
 import { startExpirySweeper } from './expiry-sweeper';
 import { startListIndexRepair } from './list-index-repair';
 import { startReconciler } from './reconciler';
-import { registerConnectorStates } from '../core/metrics';
+import { registerConnectorStates } from '../platform/metrics';
 import { sdkMetrics, type ProcessMetrics } from './metrics';
 import { temporalCheck, type Mongo } from './services';
 import type { Tracing } from './tracing';

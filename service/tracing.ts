@@ -7,8 +7,8 @@ import type { Tracer } from '@opentelemetry/api';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSinks, WorkerInterceptors } from '@temporalio/worker';
-import type { TracingConfig } from '../core/config';
-import type { Logger } from '../core/logger';
+import type { TracingConfig } from '../config/config';
+import type { Logger } from '../platform/logger';
 import { workflowSpanProcessor } from './workflow-spans';
 
 export interface Tracing {

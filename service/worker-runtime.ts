@@ -7,8 +7,8 @@ import {
 import { createActivities, type ActivityDeps } from '../activities';
 import { createRegistryActivities, unconfiguredRegistryActivities, type RegistryActivityDeps } from '../activities/registry/sync-activities';
 import { workflowBundleName } from './workflow-bundle';
-import type { TemporalAccess } from '../core/config';
-import type { Logger } from '../core/logger';
+import type { TemporalAccess } from '../config/config';
+import type { Logger } from '../platform/logger';
 import { bundleWorkflowsApart } from './bundle-workflows';
 import { assertHeapHoldsCache } from './heap-fit';
 import { freePortBelowEphemeral } from './free-port';

@@ -3,9 +3,9 @@
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { Client } from '@temporalio/client';
-import { loadConfig, type Config } from '../core/config';
-import { createLogger, type Logger } from '../core/logger';
-import { warnOldNames } from '../core/renamed-variables';
+import { loadConfig, type Config } from '../config/config';
+import { createLogger, type Logger } from '../platform/logger';
+import { warnOldNames } from '../config/renamed-variables';
 import type { ConnectorStore } from '../store/connector-store';
 import { startFerretDb } from './servers/ferretdb-server';
 import { ensurePrivateDir } from '../service/private-files';

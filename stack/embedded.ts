@@ -1,6 +1,6 @@
 // `npm start`: the whole registry in one process tree on this machine.
-import { ConfigError } from '../core/config';
-import { createLogger, interactiveLogFormat } from '../core/logger';
+import { ConfigError } from '../config/config';
+import { createLogger, interactiveLogFormat } from '../platform/logger';
 import { startEmbeddedStack } from './embedded-stack';
 import { logReady } from './ready-banner';
 

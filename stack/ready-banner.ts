@@ -1,5 +1,5 @@
 // What `npm start` says once it is ready: the addresses a person opens next, where the eye finds them.
-import type { LogFormat, Logger } from '../core/logger';
+import type { LogFormat, Logger } from '../platform/logger';
 import type { EmbeddedStack } from './embedded-stack';
 
 export interface ReadyAddresses {

@@ -1,4 +1,4 @@
-// MongoDB: the per-call audit of MCP traffic (core/call-record.ts), written by the proxy's queue
+// MongoDB: the per-call audit of MCP traffic (contract/call-record.ts), written by the proxy's queue
 // and listed by the API, newest first (in the order the calls ended, the queue's order; `time` is
 // when each arrived).
 //
@@ -14,7 +14,7 @@
 // the database has them, else by the worker's sweep.
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import type { BodyShape, Call, CallEntry } from '../core/call-record';
+import type { BodyShape, Call, CallEntry } from '../contract/call-record';
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
 import { InvalidPageToken } from './page-token';
 import { onlyDuplicateKeys } from './duplicate-key';

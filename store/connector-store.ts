@@ -1,7 +1,7 @@
 // MongoDB: the connector records (a projection written by the workflow's activities), the audit
 // trail, and the reads of the API. Writes are idempotent so that an activity retried after a
 // crash changes nothing the first attempt already did.
-import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
+import type { AuditEvent, ConnectorRecord } from '../contract/connector-record';
 import type { Collection, Db, Filter } from 'mongodb';
 
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';

@@ -11,7 +11,7 @@
 // with the owner in base64url. Every part is made of characters from '#' on that JSON does not
 // escape, so that the JSON text FerretDB indexes sorts as the strings do (and MongoDB sorts
 // strings by their bytes). The count of each view is kept under the view's prefix.
-import type { ConnectorRecord } from '../core/connector-record';
+import type { ConnectorRecord } from '../contract/connector-record';
 import type { PagePosition } from './page-token';
 
 export interface ListView {

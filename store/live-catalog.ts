@@ -4,9 +4,9 @@
 // never from history), so a reload reaches them without rebuilding the worker.
 import {
   approvalRefusal, catalogOf, usablePresets, type CatalogEntry, type PresetApproval,
-} from '../core/preset-catalog';
-import type { RegistryOverlay } from '../core/registry-config';
-import type { Preset } from '../core/schemas';
+} from '../catalog/preset-catalog';
+import type { RegistryOverlay } from '../catalog/registry-config';
+import type { Preset } from '../contract/schemas';
 import type { RegistryStore } from './registry-store';
 
 export class LiveCatalog {

@@ -3,7 +3,7 @@
 // authorization server (their secrets sealed).
 import crypto from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import type { Ciphertext } from '../core/secret-box';
+import type { Ciphertext } from '../platform/secret-box';
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
 import { onlyDuplicateKeys } from './duplicate-key';
 

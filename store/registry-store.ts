@@ -4,7 +4,7 @@
 // idempotent (keyed by server name, last write of the same data wins), so a retried activity
 // changes nothing.
 import type { Collection, Db } from 'mongodb';
-import type { PresetApproval, StoredRegistryEntry } from '../core/preset-catalog';
+import type { PresetApproval, StoredRegistryEntry } from '../catalog/preset-catalog';
 
 type EntryDoc = Omit<StoredRegistryEntry, 'name'> & { _id: string };
 type ApprovalDoc = Omit<PresetApproval, 'name'> & { _id: string };

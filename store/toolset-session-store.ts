@@ -18,7 +18,7 @@
 // rest (FerretDB has no TTL indexes: store/expiry.ts).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import type { MemberSessionRecord, ToolsetSessionRecord } from '../core/toolset-record';
+import type { MemberSessionRecord, ToolsetSessionRecord } from '../contract/toolset-record';
 import { onlyDuplicateKeys } from './duplicate-key';
 
 interface MemberDoc {

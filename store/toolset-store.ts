@@ -2,7 +2,7 @@
 // `updated_at`, so that two PATCHes cannot interleave) and pruned by the connector workflow's
 // delete (a member whose connector is gone is pulled from every toolset, idempotently).
 import type { Collection, Db, Filter } from 'mongodb';
-import type { ToolsetRecord } from '../core/toolset-record';
+import type { ToolsetRecord } from '../contract/toolset-record';
 import type { Page } from './connector-store';
 import { InvalidPageToken, decodePageToken, encodePageToken } from './page-token';
 

@@ -1,6 +1,6 @@
 // The activity stubs the workflow calls, with the timeouts and retry policies each kind of work
 // needs. Only types are imported from activities/: the workflow bundle stays free of I/O.
-import { FAILURE } from '../core/failures';
+import { FAILURE } from '../contract/failures';
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 

@@ -1,14 +1,14 @@
 // The work behind a connect. What to do depends on the connector's kind: a managed stdio
 // workload, a remote server with a given token, or a remote server that needs OAuth. Each step is
 // an activity; this file orders them and turns their outcome into a transition.
-import { FAILURE, isFailureType, type FailureType } from '../core/failures';
-import type { ConnectorRecord } from '../core/connector-record';
+import { FAILURE, isFailureType, type FailureType } from '../contract/failures';
+import type { ConnectorRecord } from '../contract/connector-record';
 import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
-import type { ConnectorEvent } from '../core/connector-states';
+import type { ConnectorEvent } from '../contract/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import type { ConnectInput } from './messages';
-import type { Ciphertext } from '../core/secret-box';
-import type { AuthChallenge } from '../core/www-authenticate';
+import type { Ciphertext } from '../platform/secret-box';
+import type { AuthChallenge } from '../contract/www-authenticate';
 import type { StartWorkloadInput } from '../activities/workloads/activities';
 import { probe, remote, workloads } from './activity-proxies';
 

@@ -1,9 +1,9 @@
 // The connector's state as plain JSON (it crosses continue-as-new) and the one way to change it:
 // `apply`, which asks the state machine and produces the audit event that goes with it.
-import type { AuditEvent, ConnectorRecord } from '../core/connector-record';
-import { keepsAuthorizationRequest, transition, type ConnectorEvent, type ConnectorState } from '../core/connector-states';
-import { isStdioUrl } from '../core/connector-url';
-import type { Ciphertext } from '../core/secret-box';
+import type { AuditEvent, ConnectorRecord } from '../contract/connector-record';
+import { keepsAuthorizationRequest, transition, type ConnectorEvent, type ConnectorState } from '../contract/connector-states';
+import { isStdioUrl } from '../contract/connector-url';
+import type { Ciphertext } from '../platform/secret-box';
 import type { ConnectorInit, RouteView } from './messages';
 import type { OAuthState } from '../activities/oauth/oauth-state';
 

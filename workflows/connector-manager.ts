@@ -1,7 +1,7 @@
 // The connector workflow's state and behaviour, one method per message (the entity-manager
 // pattern of Temporal's safe-message-handlers sample). It holds the entity, the job a caller
 // waits on, the watch that runs while nobody waits, and the projection. What may happen in
-// which state is asked of core/connector-states.ts; this class only carries it out.
+// which state is asked of contract/connector-states.ts; this class only carries it out.
 //
 // Handlers that change state run one at a time under `lock`, so one never sees another half
 // done. Jobs and watches run outside the lock, in their own cancellation scopes, so that a
@@ -10,9 +10,9 @@ import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, patc
 import { Mutex } from 'async-mutex';
 import {
   acceptsCallback, acceptsUpstreamReport, disconnectPlan, isAllowed, refusal, type CallerEvent,
-} from '../core/connector-states';
-import type { ConnectorRecord } from '../core/connector-record';
-import { FAILURE } from '../core/failures';
+} from '../contract/connector-states';
+import type { ConnectorRecord } from '../contract/connector-record';
+import { FAILURE } from '../contract/failures';
 import { ConnectorEntity, type ConnectorData } from './connector-entity';
 import { connectFailure, recordsConnectingWithOutcome, runConnect } from './connect-job';
 import type {

@@ -2,10 +2,10 @@
 // proxy and the tests alike. Arguments carry ciphertext only: a token is sealed before it is
 // handed to Temporal, so history never holds a secret.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ConnectorState } from '../core/connector-states';
-import type { ConnectorRecord } from '../core/connector-record';
-import type { AuthChallenge } from '../core/www-authenticate';
-import type { Ciphertext } from '../core/secret-box';
+import type { ConnectorState } from '../contract/connector-states';
+import type { ConnectorRecord } from '../contract/connector-record';
+import type { AuthChallenge } from '../contract/www-authenticate';
+import type { Ciphertext } from '../platform/secret-box';
 
 export const connectorWorkflowId = (connectorId: string): string => `connector:${connectorId}`;
 

@@ -1,7 +1,7 @@
 // The user came back from the authorization server: exchange the code, try the token, and
 // become connected — or record why not, so the API can relay the error to the user.
 import { isCancellation } from '@temporalio/workflow';
-import { callbackFailureEvent } from '../core/connector-states';
+import { callbackFailureEvent } from '../contract/connector-states';
 import type { ConnectJob } from './connect-job';
 import { failureMessage } from './connect-job';
 import { remote } from './activity-proxies';

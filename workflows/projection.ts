@@ -2,9 +2,9 @@
 // write at a time and in order. The writes are regular activities (activity-proxies.ts), so what
 // MongoDB shows is always a transition Temporal has persisted.
 import { ApplicationFailure, CancellationScope, condition } from '@temporalio/workflow';
-import type { AuditEvent } from '../core/connector-record';
-import type { ConnectorEvent } from '../core/connector-states';
-import { FAILURE } from '../core/failures';
+import type { AuditEvent } from '../contract/connector-record';
+import type { ConnectorEvent } from '../contract/connector-states';
+import { FAILURE } from '../contract/failures';
 import { store } from './activity-proxies';
 import { InvalidTransition, type ApplyOptions, type ConnectorEntity } from './connector-entity';
 

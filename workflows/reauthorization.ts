@@ -5,7 +5,7 @@
 // connected, so that what the token may still do keeps working. Each is one activity (the
 // authorization's first steps) and one transition, whose audit event says why.
 import { isCancellation } from '@temporalio/workflow';
-import { isAllowed, type ConnectorEvent } from '../core/connector-states';
+import { isAllowed, type ConnectorEvent } from '../contract/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { accumulatedScopes, beginAuthorization, failureMessage } from './connect-job';
 import type { StepUpRequest, StepUpView, UpstreamRefusal } from './messages';

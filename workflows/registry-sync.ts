@@ -4,7 +4,7 @@
 // side effect is an idempotent activity, so a run retried or overlapping a crash changes nothing twice.
 import { getExternalWorkflowHandle, log, proxyActivities } from '@temporalio/workflow';
 import type { RegistryActivities } from '../activities/registry/sync-activities';
-import { FAILURE } from '../core/failures';
+import { FAILURE } from '../contract/failures';
 import { connectorWorkflowId, presetWithdrawnSignal } from './messages';
 
 export const REGISTRY_SYNC_WORKFLOW = 'registrySyncWorkflow';

@@ -1,6 +1,6 @@
 // What a disconnect or delete undoes: the managed workload goes, the grant is revoked where the
 // server allows it. Captured before the transition, because leaving `connected` drops the tokens.
-import type { Ciphertext } from '../core/secret-box';
+import type { Ciphertext } from '../platform/secret-box';
 import type { ConnectorEntity } from './connector-entity';
 import { cleanup } from './activity-proxies';
 

@@ -3,13 +3,13 @@
 // and activities that the workflow runs in its own cancellation scope and replaces whenever the
 // state changes.
 import { isCancellation, sleep } from '@temporalio/workflow';
-import { authExpiryEvent, isAllowed, refreshOutcomeEvent, watchNeeded, type ConnectorEvent, type WatchKind } from '../core/connector-states';
-import { FAILURE } from '../core/failures';
+import { authExpiryEvent, isAllowed, refreshOutcomeEvent, watchNeeded, type ConnectorEvent, type WatchKind } from '../contract/connector-states';
+import { FAILURE } from '../contract/failures';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType, workloadInput } from './connect-job';
 import { cleanup, refresher, watcher, workloads } from './activity-proxies';
 
-export type { WatchKind } from '../core/connector-states';
+export type { WatchKind } from '../contract/connector-states';
 
 export interface WatchContext {
   entity: ConnectorEntity;

@@ -7,7 +7,7 @@
 import { inStep, statusError } from './classify-error';
 import { canonicalServerUri } from './canonical-uri';
 import { UpstreamResponseError, UpstreamTimeoutError } from './errors';
-import { findBearerChallenge, type BearerChallenge } from '../../core/www-authenticate';
+import { findBearerChallenge, type BearerChallenge } from '../../contract/www-authenticate';
 import { handshakeFailure, mcpHandshake } from '../mcp-handshake';
 import { fetchResourceMetadata } from './resource-metadata';
 import type { OAuthHttp } from './http';

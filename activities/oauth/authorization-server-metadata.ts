@@ -8,7 +8,7 @@ import {
   AuthorizationServerMetadataError, IssuerMismatchError, UpstreamUnavailableError, type OAuthError,
 } from './errors';
 import { assertSecureUrl, readJsonLimited, type OAuthHttp } from './http';
-import { displayUrl } from '../../core/display-url';
+import { displayUrl } from '../../contract/display-url';
 
 export type MetadataKind = 'oauth' | 'oidc';
 

@@ -3,9 +3,9 @@
 // are kept; the foreign error itself is dropped, because its cause may hold a response body with
 // tokens in it.
 import * as oauth from 'oauth4webapi';
-import type { Logger } from '../../core/logger';
-import { networkFailure } from '../../core/network-error';
-import { RedirectRefusedError } from '../../core/network-policy-errors';
+import type { Logger } from '../../platform/logger';
+import { networkFailure } from '../../platform/network-error';
+import { RedirectRefusedError } from '../../platform/network-policy-errors';
 import {
   AuthorizationDeniedError, AuthorizationServerError, ForbiddenAddressError, InsecureUrlError, InvalidGrantError,
   OAuthError, OAuthInternalError, TooManyRedirectsError, UpstreamResponseError, UpstreamTimeoutError, UpstreamUnavailableError,

@@ -3,7 +3,7 @@
 // ID Metadata Document when the server supports them; else a registration made earlier for this
 // server; else a new Dynamic Client Registration; else a clear 422.
 import { NoClientIdentityError } from './errors';
-import { clientMetadataDocumentUrl } from '../../core/oauth-client-metadata';
+import { clientMetadataDocumentUrl } from '../../contract/oauth-client-metadata';
 import { registerClient, registrationUsable, type RegisteredClient } from './client-registration';
 import { chooseTokenAuthMethod, type ClientIdentity, type TokenAuthMethod } from './token-auth-method';
 import type { AuthorizationServerMetadata } from './schemas';

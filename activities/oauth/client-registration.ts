@@ -13,7 +13,7 @@ import { NoClientIdentityError, UpstreamResponseError } from './errors';
 import { assertSecureUrl, readJsonLimited, type OAuthHttp } from './http';
 import { describeIssues, OAuthErrorBodySchema, RegistrationResponseSchema, type AuthorizationServerMetadata } from './schemas';
 import { chooseTokenAuthMethod, registrationAuthMethod, type TokenAuthMethod } from './token-auth-method';
-import { APPLICATION_TYPE, DEFAULT_CLIENT_NAME } from '../../core/oauth-client-metadata';
+import { APPLICATION_TYPE, DEFAULT_CLIENT_NAME } from '../../contract/oauth-client-metadata';
 
 export interface RegisteredClient {
   issuer: string;

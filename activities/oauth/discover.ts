@@ -9,10 +9,10 @@ import {
 import { canonicalServerUri } from './canonical-uri';
 import { assertPkceS256 } from './authorization-request';
 import { AuthorizationServerMetadataError, OAuthError } from './errors';
-import type { BearerChallenge } from '../../core/www-authenticate';
+import type { BearerChallenge } from '../../contract/www-authenticate';
 import type { ProtectedResourceMetadata } from './schemas';
 import type { OAuthHttp } from './http';
-import { displayUrl } from '../../core/display-url';
+import { displayUrl } from '../../contract/display-url';
 
 export interface AuthorizationDiscovery {
   /** Canonical URI of the MCP server. */

@@ -1,9 +1,9 @@
 // The typed error family of the OAuth client steps: one class per condition, each with its
-// failure type (core/failures.ts: whether retrying later may succeed, and through FAILURE_HTTP what
+// failure type (contract/failures.ts: whether retrying later may succeed, and through FAILURE_HTTP what
 // the API answers) and the RFC 6749 `error` code relayed to the user's redirect. Messages are safe
 // to show: they never carry a token, secret, code or verifier, and no foreign error is attached as
 // `cause` (a cause would travel into Temporal history with whatever it held).
-import { FAILURE, TypedFailure } from '../../core/failures';
+import { FAILURE, TypedFailure } from '../../contract/failures';
 
 export abstract class OAuthError extends TypedFailure {
   /** Stable machine-readable name of the condition. */

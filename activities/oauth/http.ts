@@ -5,7 +5,7 @@
 // except on loopback hosts, which only local development and tests can reach.
 import net from 'node:net';
 import * as oauth from 'oauth4webapi';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { InsecureUrlError, UpstreamResponseError } from './errors';
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;

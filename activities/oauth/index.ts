@@ -2,9 +2,9 @@
 // and the injected OAuthHttp, so each can run as its own Temporal activity.
 export * from './errors';
 export { classifyError } from './classify-error';
-export { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from '../../core/guarded-fetch';
+export { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from '../../platform/guarded-fetch';
 export { type FetchLike, type OAuthHttp } from './http';
-export { parseWwwAuthenticate, findBearerChallenge, type BearerChallenge, type Challenge } from '../../core/www-authenticate';
+export { parseWwwAuthenticate, findBearerChallenge, type BearerChallenge, type Challenge } from '../../contract/www-authenticate';
 export { canonicalServerUri, resourceCovers } from './canonical-uri';
 export { probeForChallenge, type AuthProbeResult } from './auth-probe';
 export { fetchResourceMetadata, resourceMetadataUrls, type ResourceMetadataFound } from './resource-metadata';
@@ -18,7 +18,7 @@ export { selectScope, type ScopeSources } from './scope';
 export {
   buildClientMetadataDocument, clientMetadataDocumentUrl, oauthCallbackUrl,
   CLIENT_METADATA_PATH, OAUTH_CALLBACK_PATH, type ClientMetadataDocument,
-} from '../../core/oauth-client-metadata';
+} from '../../contract/oauth-client-metadata';
 export { registerClient, registrationUsable, type RegisteredClient } from './client-registration';
 export { resolveClientIdentity, type ResolveClientInput, type ResolvedClient } from './client-identity';
 export { chooseTokenAuthMethod, type ClientIdentity, type TokenAuthMethod } from './token-auth-method';

@@ -1,9 +1,9 @@
 // The OAuth state a connector workflow keeps, as plain JSON (it crosses continue-as-new).
 // Every secret in it is ciphertext.
-import type { Ciphertext } from '../../core/secret-box';
+import type { Ciphertext } from '../../platform/secret-box';
 import type { AuthorizationServerMetadata } from './schemas';
 import type { TokenAuthMethod } from './token-auth-method';
-import type { AuthChallenge } from '../../core/www-authenticate';
+import type { AuthChallenge } from '../../contract/www-authenticate';
 
 /** What every later OAuth step needs: the server, who we are to it, and for which resource. */
 export interface OAuthContext {

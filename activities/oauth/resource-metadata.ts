@@ -6,7 +6,7 @@ import { inStep, statusError } from './classify-error';
 import { ResourceMetadataError, ResourceMismatchError, UpstreamUnavailableError, type OAuthError } from './errors';
 import { canonicalServerUri, resourceCovers } from './canonical-uri';
 import { isJsonContentType, readJsonLimited, type OAuthHttp } from './http';
-import { displayUrl } from '../../core/display-url';
+import { displayUrl } from '../../contract/display-url';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 

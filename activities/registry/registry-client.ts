@@ -1,8 +1,8 @@
 // Reads an MCP registry (`/v0.1/servers`) through the guarded fetch: every request passes the
 // address guard, every body is size-limited, every entry is validated on its own (a bad one is
 // skipped with its reason, the rest of the page still counts). Only allow-listed servers are kept.
-import type { RegistryServerEntry } from '../../core/registry-config';
-import { entryOf, ServerListSchema, ServerResponseSchema, type RegistryEntry } from '../../core/server-json';
+import type { RegistryServerEntry } from '../../catalog/registry-config';
+import { entryOf, ServerListSchema, ServerResponseSchema, type RegistryEntry } from '../../catalog/server-json';
 import { readJsonLimited, type FetchLike } from '../oauth/http';
 
 /** A page of 100 servers is about 300 KB on the official registry; 8 MB is far beyond any honest page. */

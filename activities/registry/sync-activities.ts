@@ -3,14 +3,14 @@
 // registry deleted. The workflow (workflows/registry-sync.ts) only wires them together.
 import net from 'node:net';
 import { ApplicationFailure } from '@temporalio/common';
-import { FAILURE } from '../../core/failures';
-import { refusalReason, type AddressPolicy } from '../../core/address-guard';
-import { matchKey } from '../../core/connector-url';
-import type { StoredRegistryEntry } from '../../core/preset-catalog';
-import type { RegistryConfig } from '../../core/registry-config';
-import { registryPreset } from '../../core/registry-presets';
-import type { Preset } from '../../core/schemas';
-import type { RegistryEntry } from '../../core/server-json';
+import { FAILURE } from '../../contract/failures';
+import { refusalReason, type AddressPolicy } from '../../platform/address-guard';
+import { matchKey } from '../../contract/connector-url';
+import type { StoredRegistryEntry } from '../../catalog/preset-catalog';
+import type { RegistryConfig } from '../../catalog/registry-config';
+import { registryPreset } from '../../catalog/registry-presets';
+import type { Preset } from '../../contract/schemas';
+import type { RegistryEntry } from '../../catalog/server-json';
 import type { ConnectorStore } from '../../store/connector-store';
 import type { RegistryStore } from '../../store/registry-store';
 import type { FetchLike } from '../oauth/http';

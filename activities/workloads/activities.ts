@@ -3,10 +3,10 @@
 // in the worker's memory, and reach the server's environment (or a Kubernetes Secret) and nothing
 // else. The gateway secret the runtime generates goes back sealed.
 import { Context } from '@temporalio/activity';
-import { GATEWAY_SECRET_FIELD } from '../../core/gateway-secret';
-import type { Metrics } from '../../core/metrics';
-import type { Preset, StdioConfig } from '../../core/schemas';
-import { secretContext, type Ciphertext, type SecretBox } from '../../core/secret-box';
+import { GATEWAY_SECRET_FIELD } from '../../contract/gateway-secret';
+import type { Metrics } from '../../platform/metrics';
+import type { Preset, StdioConfig } from '../../contract/schemas';
+import { secretContext, type Ciphertext, type SecretBox } from '../../platform/secret-box';
 import { configuredPreset } from '../configured-preset';
 import { WorkloadSpecError } from './errors';
 import { toApplicationFailure } from '../typed-failure';

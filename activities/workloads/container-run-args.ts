@@ -1,8 +1,8 @@
 // The `run` command line of one stdio server container (podman and Docker share these flags).
 // The container is a sandbox for third-party code: what it may not do is decided here, in one
 // pure function that the tests read back with `podman inspect`.
-import { cpuCores, memoryBytes } from '../../core/kube-quantity';
-import type { StdioConfig } from '../../core/schemas';
+import { cpuCores, memoryBytes } from '../../contract/kube-quantity';
+import type { StdioConfig } from '../../contract/schemas';
 import { serverResources } from './kube-resources';
 
 /** The label that names a container's connector; the reconciler finds orphans by it. */

@@ -3,7 +3,7 @@
 // it as Streamable HTTP exactly as for a local process. The gateway stays in the worker and talks
 // to the container over `run --interactive`: the server then needs no port and no network at all,
 // where a gateway inside the container would need one published to the host.
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { CONNECTOR_LABEL, containerName, containerRunArgs, OWNER_LABEL } from './container-run-args';
 import { engineMessage, type ContainerEngine } from './container-engine';
 import { WorkloadExitedError } from './errors';

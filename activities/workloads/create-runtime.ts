@@ -1,8 +1,8 @@
 // Chooses the workload runtime from configuration. In its own file so that the runtime contract
 // (runtime.ts) and the runtimes that implement it do not import each other.
-import { DEFAULT_STDIO_UID_RANGE, parseUidRange, type Config } from '../../core/config';
-import type { Logger } from '../../core/logger';
-import type { StdioRuntimeKind } from '../../core/presets';
+import { DEFAULT_STDIO_UID_RANGE, parseUidRange, type Config } from '../../config/config';
+import type { Logger } from '../../platform/logger';
+import type { StdioRuntimeKind } from '../../catalog/presets';
 import { detectContainerEngine, type ContainerEngine } from './container-engine';
 import { ContainerRuntime } from './container-runtime';
 import { localIsolation } from './local-isolation';

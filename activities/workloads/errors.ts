@@ -1,6 +1,6 @@
-// The typed failures of a workload runtime: each class names its failure type (core/failures.ts,
+// The typed failures of a workload runtime: each class names its failure type (contract/failures.ts,
 // whose table gives the API's status), so a runtime only has to pick a class.
-import { FAILURE, TypedFailure } from '../../core/failures';
+import { FAILURE, TypedFailure } from '../../contract/failures';
 
 /** The workload did not become ready in time; everything it created is gone again. */
 export class WorkloadTimeoutError extends TypedFailure {

@@ -2,7 +2,7 @@
 // runtime's settings. A file of its own so that the manifests (kube-manifests.ts) and the
 // NetworkPolicy (kube-network-policy.ts, whose spec the workload's template hash covers) share it
 // without importing each other.
-import type { WorkloadEgress } from '../../core/workload-egress';
+import type { WorkloadEgress } from '../../platform/workload-egress';
 
 export interface ManifestContext {
   connectorId: string;

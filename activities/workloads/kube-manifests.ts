@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type {
   V1Container, V1Deployment, V1EnvVar, V1OwnerReference, V1PodSpec, V1Secret, V1Service, V1Volume,
 } from '@kubernetes/client-node';
-import type { StdioConfig } from '../../core/schemas';
+import type { StdioConfig } from '../../contract/schemas';
 import { WorkloadSpecError } from './errors';
 import type { ManifestContext } from './kube-context';
 import {

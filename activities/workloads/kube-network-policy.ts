@@ -5,11 +5,11 @@
 // through it Updates and Terminates of any connector's workflow, past every owner check), MongoDB,
 // the service's metrics port and the API server. Egress rules add up (a packet passes when any
 // rule admits it), so the allowed networks and DNS are rules of their own beside the one that
-// admits everything but the refused ranges (core/workload-egress.ts lists them).
+// admits everything but the refused ranges (platform/workload-egress.ts lists them).
 import type { V1IPBlock, V1NetworkPolicy, V1NetworkPolicyEgressRule, V1NetworkPolicyPeer, V1NetworkPolicySpec, V1OwnerReference } from '@kubernetes/client-node';
 import {
   NEVER_REACHED, PRIVATE_NETWORKS, cidrContains, isIPv6Cidr, outermost, type WorkloadEgress,
-} from '../../core/workload-egress';
+} from '../../platform/workload-egress';
 import type { ManifestContext } from './kube-context';
 import { CONNECTOR_ANNOTATION, GATEWAY_PORT, workloadLabels, workloadName } from './kube-names';
 

@@ -1,8 +1,8 @@
 // Requests and limits of a workload's two containers. The MCP server's come from the preset's
 // stdio.resources over these defaults; the gateway sidecar's are fixed (it only relays bytes).
 import type { V1ResourceRequirements } from '@kubernetes/client-node';
-import { quantityValue, type ResourceName } from '../../core/kube-quantity';
-import type { StdioResources } from '../../core/schemas';
+import { quantityValue, type ResourceName } from '../../contract/kube-quantity';
+import type { StdioResources } from '../../contract/schemas';
 
 type ResourceList = Record<ResourceName, string>;
 

@@ -6,11 +6,11 @@
 // for the garbage collector, but remove() deletes everything so nothing waits on the collector.
 import { randomBytes } from 'node:crypto';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, parseLabelSelector } from '../../core/kube-labels';
-import type { Logger } from '../../core/logger';
-import { DEFAULT_GATEWAY_MAX_SESSIONS } from '../../core/server-limits';
-import type { StdioConfig } from '../../core/schemas';
-import { defaultWorkloadEgress, type WorkloadEgress } from '../../core/workload-egress';
+import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, parseLabelSelector } from '../../platform/kube-labels';
+import type { Logger } from '../../platform/logger';
+import { DEFAULT_GATEWAY_MAX_SESSIONS } from '../../platform/server-limits';
+import type { StdioConfig } from '../../contract/schemas';
+import { defaultWorkloadEgress, type WorkloadEgress } from '../../platform/workload-egress';
 import { gatewayRules } from './kube-access-manifests';
 import { kubeApis, kubeCall, unlessNotFound, type KubeApis } from './kube-api';
 import { DEPENDENTS, ensureDependent, removeDependents } from './kube-dependents';

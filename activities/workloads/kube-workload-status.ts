@@ -2,7 +2,7 @@
 // long watch while the connector is connected. Polling keeps it simple and survives API server
 // restarts and dropped connections without any resume logic; a few requests a second at most.
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { readinessTimeoutMessage, WorkloadExitedError, WorkloadTimeoutError } from './errors';
 import { kubeCall, unlessNotFound, type KubeApis } from './kube-api';
 import { CONNECTOR_LABEL, INSTANCE_LABEL, MANAGED_BY_LABEL, instanceSelector } from './kube-names';

@@ -4,8 +4,8 @@
 // server's token in /proc/<pid>/environ, the worker's own environment (the encryption key, the
 // database URI) and the key file under DATA_DIR. With callers authenticated, several owners
 // share the service, so that is refused unless the operator says the machine has one tenant.
-import { ConfigError, type UidRange } from '../../core/config';
-import type { Logger } from '../../core/logger';
+import { ConfigError, type UidRange } from '../../config/config';
+import type { Logger } from '../../platform/logger';
 import type { UidSwitchCheck } from './uid-switching';
 
 export interface LocalIsolationInput {

@@ -9,8 +9,8 @@
 // uid goes to another connector. The gateway stays in this process: it holds nothing the worker
 // does not hold already (the token, the gateway secret), and the server cannot read this process.
 import { createHash } from 'node:crypto';
-import type { UidRange } from '../../core/config';
-import type { Logger } from '../../core/logger';
+import type { UidRange } from '../../config/config';
+import type { Logger } from '../../platform/logger';
 import { ProcessSource, startGateway, type Gateway } from '../../gateway';
 import { readinessTimeoutMessage, WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
 import { newGatewaySecret } from './gateway-secret';

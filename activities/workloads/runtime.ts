@@ -1,6 +1,6 @@
 // One interface over the places a managed stdio connector can run: local child processes (the
 // embedded default) or a Kubernetes Deployment. The workflow only ever sees this contract.
-import type { StdioConfig } from '../../core/schemas';
+import type { StdioConfig } from '../../contract/schemas';
 
 export { WorkloadExitedError, WorkloadSpecError, WorkloadTimeoutError } from './errors';
 

@@ -4,7 +4,7 @@
 // already (a leftover, a server this pool does not know) and one another process of the service
 // on this machine has claimed (uid-claims.ts).
 import { randomInt } from 'node:crypto';
-import type { UidRange } from '../../core/config';
+import type { UidRange } from '../../config/config';
 import { WorkloadExitedError } from './errors';
 import { UidClaims } from './uid-claims';
 import { uidsInUse } from './uid-processes';

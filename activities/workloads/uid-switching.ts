@@ -2,7 +2,7 @@
 // from "am I root": a root without capabilities (a container that dropped them) cannot, and a
 // root in a user namespace can only switch to the ids its uid_map and gid_map map.
 import { readFileSync } from 'node:fs';
-import type { UidRange } from '../../core/config';
+import type { UidRange } from '../../config/config';
 
 /**
  * The capabilities the local runtime uses on a server of another uid: SETUID and SETGID to start

@@ -1,7 +1,7 @@
 // The environment a stdio server gets: the preset's env, plus the connect request's token under
 // access_token_env_name when the preset names one and a token was given. Both runtimes use it.
 import { dirname } from 'node:path';
-import type { StdioConfig } from '../../core/schemas';
+import type { StdioConfig } from '../../contract/schemas';
 
 export function workloadEnv(stdio: StdioConfig, token: string | null): Record<string, string> {
   const env = { ...(stdio.env ?? {}) };

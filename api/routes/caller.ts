@@ -1,5 +1,5 @@
-// GET /api/v1/caller: the request's own caller (core/caller-record.ts says why it exists).
-import type { CallerView } from '../../core/caller-record';
+// GET /api/v1/caller: the request's own caller (contract/caller-record.ts says why it exists).
+import type { CallerView } from '../../contract/caller-record';
 import { callerOf } from '../caller-middleware';
 import type { Handler } from '../router';
 

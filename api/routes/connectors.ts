@@ -2,13 +2,13 @@
 // paths, schemas and statuses are declared in declarations.ts).
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
-import { presentConnector, type ConnectorRecord } from '../../core/connector-record';
-import { ProblemError } from '../../core/problem';
-import { BlockedAddressError, checkHost, type AddressPolicy } from '../../core/address-guard';
-import { isStdioUrl } from '../../core/connector-url';
-import { clearTextRefusal, urlTokenTransportRefusal } from '../../core/token-transport';
-import { findPreset } from '../../core/presets';
-import type { Preset } from '../../core/schemas';
+import { presentConnector, type ConnectorRecord } from '../../contract/connector-record';
+import { ProblemError } from '../../contract/problem';
+import { BlockedAddressError, checkHost, type AddressPolicy } from '../../platform/address-guard';
+import { isStdioUrl } from '../../contract/connector-url';
+import { clearTextRefusal, urlTokenTransportRefusal } from '../../platform/token-transport';
+import { findPreset } from '../../catalog/presets';
+import type { Preset } from '../../contract/schemas';
 import type { ConnectorStore } from '../../store/connector-store';
 import type { CallAuditStore } from '../../store/call-audit-store';
 import { InvalidPageToken } from '../../store/page-token';
@@ -17,7 +17,7 @@ import type { ConnectorCommands } from '../connector-commands';
 import { actorOf, mayAccess, type Caller } from '../../callers/caller';
 import { callerOf } from '../caller-middleware';
 import type { Handler } from '../router';
-import { isConnectorId } from '../../core/connector-id';
+import { isConnectorId } from '../../contract/connector-id';
 
 export interface ConnectorRouteDeps {
   commands: ConnectorCommands;
@@ -180,7 +180,7 @@ async function refuseForbiddenHost(url: string, policy: AddressPolicy): Promise<
 
 /**
  * A given token is refused before anything is sent when the URL is one it may not travel to
- * (core/token-transport.ts); an OAuth connect is refused the same way once the server asks for
+ * (platform/token-transport.ts); an OAuth connect is refused the same way once the server asks for
  * authorization (oauthBegin), while a server that needs no token stays reachable.
  */
 async function refuseTokenOverPlainHttp(url: string, policy: AddressPolicy): Promise<void> {

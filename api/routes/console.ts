@@ -2,8 +2,8 @@
 // and the console's sign-in settings (GET /console/config.json). All open: they hold no data,
 // and the console then calls the REST API with the user's own credential like any client.
 import type { Context } from 'koa';
-import type { ConsoleConfig } from '../../core/config';
-import { ProblemError } from '../../core/problem';
+import type { ConsoleConfig } from '../../config/config';
+import { ProblemError } from '../../contract/problem';
 import type { ConsoleFiles } from '../console-files';
 import type { Handler } from '../router';
 import { REFERENCE_CSP, consoleCsp, setConsoleHeaders } from '../console-headers';

@@ -1,6 +1,6 @@
 // /healthz: the process answers. /readyz: every dependency answers (Temporal, the database),
 // each within a short bound so that a hung dependency reads as "not ready", not as a hang.
-import { PROBLEM_CONTENT_TYPE, problemBody } from '../../core/problem';
+import { PROBLEM_CONTENT_TYPE, problemBody } from '../../contract/problem';
 import type Router from '@koa/router';
 import { routerOf, type Handler } from '../router';
 

@@ -2,14 +2,14 @@
 // user back to, and the client metadata document that serves as our client_id where supported.
 import type { Context } from 'koa';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { secretContext, type SecretBox } from '../../core/secret-box';
+import { secretContext, type SecretBox } from '../../platform/secret-box';
 import {
   OAUTH_CALLBACK_PATH, buildClientMetadataDocument, clientMetadataDocumentUrl, consentCookieName,
-} from '../../core/oauth-client-metadata';
+} from '../../contract/oauth-client-metadata';
 import type { ConnectorStore } from '../../store/connector-store';
 import { renderConsentPage } from '../consent-page';
-import { ProblemError } from '../../core/problem';
-import { FAILURE, FAILURE_HTTP } from '../../core/failures';
+import { ProblemError } from '../../contract/problem';
+import { FAILURE, FAILURE_HTTP } from '../../contract/failures';
 import { hashState, type OAuthStore } from '../../store/oauth-store';
 import { callbackUpdate, connectorWorkflowId, type CallbackOutcome } from '../../workflows/messages';
 import { renderCallbackPage } from '../callback-page';

@@ -1,7 +1,7 @@
 // Which request paths take no credential, derived from the declarations' `auth: 'open'` so that
 // opening (or closing) an operation is said in one place. A path parameter matches one segment,
 // as the koa router's does: `/console/{file}` opens `/console/app.js`, not `/console/a/b`.
-import { operations } from './declarations';
+import { operations } from '../../contract/operations';
 
 const SEGMENT = '[^/]+';
 

@@ -2,9 +2,9 @@
 // deployment can run them) and POST /api/v1/connectors/presets/{name}/approve (admins: a registry
 // stdio preset runs only once its version is approved).
 import { callerOf } from '../caller-middleware';
-import { ProblemError } from '../../core/problem';
-import { publicCatalogEntry } from '../../core/preset-catalog';
-import type { StdioRuntimeKind } from '../../core/presets';
+import { ProblemError } from '../../contract/problem';
+import { publicCatalogEntry } from '../../catalog/preset-catalog';
+import type { StdioRuntimeKind } from '../../catalog/presets';
 import type { LiveCatalog } from '../../store/live-catalog';
 import type { Handler } from '../router';
 

@@ -2,8 +2,8 @@
 // that gets the proxy's 401 can sign its user in against the platform's identity provider by the
 // MCP authorization spec. Answered for any well-formed id, whether or not such a connector exists
 // or is the caller's: the document says nothing about the connector.
-import { isConnectorId } from '../../core/connector-id';
-import { ProblemError } from '../../core/problem';
+import { isConnectorId } from '../../contract/connector-id';
+import { ProblemError } from '../../contract/problem';
 import type { Handler } from '../router';
 
 export const PROTECTED_RESOURCE_PREFIX = '/.well-known/oauth-protected-resource';

@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
 import { mayAccess } from '../../callers/caller';
-import { isConnectorId } from '../../core/connector-id';
-import { ProblemError } from '../../core/problem';
-import { PatchToolsetSchema, presentToolset, type ToolsetRecord } from '../../core/toolset-record';
+import { isConnectorId } from '../../contract/connector-id';
+import { ProblemError } from '../../contract/problem';
+import { PatchToolsetSchema, presentToolset, type ToolsetRecord } from '../../contract/toolset-record';
 import type { CallAuditStore } from '../../store/call-audit-store';
 import type { ConnectorStore } from '../../store/connector-store';
 import { InvalidPageToken } from '../../store/page-token';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MongoClient } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 
 export const AUDIT_ON = process.env.BENCH_AUDIT === '1';

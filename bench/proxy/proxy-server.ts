@@ -7,8 +7,8 @@
 // service's queue and store.
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
-import { loadConfig } from '../../core/config';
-import { createLogger } from '../../core/logger';
+import { loadConfig } from '../../config/config';
+import { createLogger } from '../../platform/logger';
 import { createMcpProxy } from '../../proxy/mcp-proxy';
 import type { Route } from '../../proxy/route';
 import { RouteCache } from '../../proxy/route-cache';

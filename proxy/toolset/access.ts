@@ -4,7 +4,7 @@
 // A caller no rule names is not told the toolset exists (404).
 //
 // A prefixed name is `<prefix>__<name>`, read at its first `__`: prefixes never contain `__` nor
-// end with `_` (core/toolset-record.ts), and a member's own name that contains `__` is never
+// end with `_` (contract/toolset-record.ts), and a member's own name that contains `__` is never
 // served, so every name reads one way only. A grant pattern with `__` is matched by member and by
 // tool: its part before the first `__` over the prefix, the rest over the member's own name.
 //
@@ -12,8 +12,8 @@
 // owner), never from a database record: the toolset's owner must be the member's owner, or the
 // caller one who may use the member anyway (its owner, an admin).
 import { mayAccess, type Caller } from '../../callers/caller';
-import { anyGlobMatches, globMatches } from '../../core/glob';
-import { TOOL_SEPARATOR, type ToolsetMember, type ToolsetRecord } from '../../core/toolset-record';
+import { anyGlobMatches, globMatches } from '../../contract/glob';
+import { TOOL_SEPARATOR, type ToolsetMember, type ToolsetRecord } from '../../contract/toolset-record';
 import type { ConnectedRoute, Route } from '../route';
 
 export type Grant = { all: true } | { all: false; patterns: readonly string[] };

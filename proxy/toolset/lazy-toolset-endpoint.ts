@@ -3,8 +3,8 @@
 // 7 MB of heap; the toolset router needs neither.) Until it is loaded there is no tool list or
 // stream to tell of a change, so changes are dropped.
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../../core/logger';
-import { ProblemError } from '../../core/problem';
+import type { Logger } from '../../platform/logger';
+import { ProblemError } from '../../contract/problem';
 import { sendProblem } from '../problem-response';
 import type { ToolsetEndpoint, ToolsetEndpointOptions } from './toolset-endpoint';
 

@@ -7,8 +7,8 @@
 // the others, and closed with it.
 import type { IncomingMessage } from 'node:http';
 import type { Caller } from '../../callers/caller';
-import type { Logger } from '../../core/logger';
-import type { MemberSessionRecord, ToolsetRecord, ToolsetSessionRecord } from '../../core/toolset-record';
+import type { Logger } from '../../platform/logger';
+import type { MemberSessionRecord, ToolsetRecord, ToolsetSessionRecord } from '../../contract/toolset-record';
 import type { RouteSource } from '../route';
 import type { MemberLink, MemberSessions } from './member-link';
 import type { SessionStore } from './session-store';

@@ -8,9 +8,9 @@
 // - unreachable, too slow, or anything else the service refused: its problem as a JSON-RPC error.
 import { createHash } from 'node:crypto';
 import type { Caller } from '../../callers/caller';
-import type { Logger } from '../../core/logger';
-import { ProblemError } from '../../core/problem';
-import type { ToolsetMember } from '../../core/toolset-record';
+import type { Logger } from '../../platform/logger';
+import { ProblemError } from '../../contract/problem';
+import type { ToolsetMember } from '../../contract/toolset-record';
 import { RPC_ERROR, refusalProblem, rpcCodeOf, stepUpProblem } from '../problem-response';
 import type { Route } from '../route';
 import { UpstreamRefused, UpstreamScope } from '../upstream-client';

@@ -8,7 +8,7 @@
 //   or the 2026 caller's own), opened on demand with `initialize` declaring the client's
 //   capabilities, and opened again, once, when the member says it forgot it (404).
 import type { IncomingHttpHeaders } from 'node:http';
-import { ProblemError } from '../../core/problem';
+import { ProblemError } from '../../contract/problem';
 import type { UpstreamClient, UpstreamReply } from '../upstream-client';
 import { responseOf } from './member-answer';
 import type { MemberEras } from './member-eras';

@@ -4,7 +4,7 @@
 // request, so no caller's state is shared), and a list change it hears drops the member's cached
 // list and is told to the toolsets holding it (change-watch.ts). A 2025 member's changes reach a
 // 2025 session through that session's own member stream (session-streams.ts).
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import type { RouteSource } from '../route';
 import type { UpstreamClient } from '../upstream-client';
 import { messagesOf } from './member-answer';

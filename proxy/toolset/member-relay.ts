@@ -9,7 +9,7 @@
 // - a 2026 `input_required` result and the client's retry (inputResponses, requestState) pass as
 //   they are: only the member reads them.
 import type { ServerResponse } from 'node:http';
-import type { ToolsetMember } from '../../core/toolset-record';
+import type { ToolsetMember } from '../../contract/toolset-record';
 import type { ConnectedRoute } from '../route';
 import type { UpstreamReply } from '../upstream-client';
 import { mayUse } from './access';

@@ -2,7 +2,7 @@
 // single replica). The same contract as the database's store (session-store.ts): a session is its
 // owner's, capped per owner, and gone once idle for longer than the idle timeout.
 import { randomBytes } from 'node:crypto';
-import type { MemberSessionRecord, ToolsetSessionRecord } from '../../core/toolset-record';
+import type { MemberSessionRecord, ToolsetSessionRecord } from '../../contract/toolset-record';
 import type { SessionStore } from './session-store';
 
 export function memorySessionStore(now: () => number = Date.now): SessionStore {

@@ -1,6 +1,6 @@
 // Where 2025-11-25 toolset sessions are kept, as the toolset endpoint sees it: the stack wires
 // store/toolset-session-store.ts (MongoDB) here; the proxy room does not import the store.
-import type { MemberSessionRecord, ToolsetSessionRecord } from '../../core/toolset-record';
+import type { MemberSessionRecord, ToolsetSessionRecord } from '../../contract/toolset-record';
 
 export interface SessionStore {
   open(owner: string, session: Omit<ToolsetSessionRecord, 'members' | 'usedAt'>, limit: number, idleMs: number): Promise<string | null>;

@@ -7,7 +7,7 @@
 // holds: a session ended elsewhere (DELETE, expiry) ends its stream here; one still streaming is
 // marked used, so that an open stream keeps its session alive.
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import type { RouteSource } from '../route';
 import { mayUse } from './access';
 import type { ChangeWatch } from './change-watch';

@@ -6,9 +6,9 @@
 // serves the session, and it is never stored.
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { auditedName, MAX_METHOD_LENGTH, type CallEntry } from '../../core/call-record';
-import type { ToolsetRecord } from '../../core/toolset-record';
-import { statusLabel, type Metrics } from '../../core/metrics';
+import { auditedName, MAX_METHOD_LENGTH, type CallEntry } from '../../contract/call-record';
+import type { ToolsetRecord } from '../../contract/toolset-record';
+import { statusLabel, type Metrics } from '../../platform/metrics';
 import { rpcMethodLabel } from '../mcp-metrics';
 import { memberNamed } from './access';
 

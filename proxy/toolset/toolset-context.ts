@@ -3,8 +3,8 @@
 // capabilities, where the caller's member sessions are kept).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller } from '../../callers/caller';
-import type { Logger } from '../../core/logger';
-import type { ToolsetRecord } from '../../core/toolset-record';
+import type { Logger } from '../../platform/logger';
+import type { ToolsetRecord } from '../../contract/toolset-record';
 import type { RouteSource } from '../route';
 import type { Grant } from './access';
 import type { MemberLink, MemberSessions } from './member-link';

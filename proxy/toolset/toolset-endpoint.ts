@@ -9,9 +9,9 @@
 // JSON-RPC (problem-response.ts, docs/mcp-errors.md).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { OPEN_CALLER, type Caller } from '../../callers/caller';
-import type { AddressPolicy } from '../../core/address-guard';
-import type { Logger } from '../../core/logger';
-import { ProblemError } from '../../core/problem';
+import type { AddressPolicy } from '../../platform/address-guard';
+import type { Logger } from '../../platform/logger';
+import { ProblemError } from '../../contract/problem';
 import { GateRefusal, type CallerGate } from '../caller-gate';
 import { rpcRequestIn, sendMcpProblem, sendProblem, unreadRpcRequest, type RpcRequest } from '../problem-response';
 import { FramingRefusal, requestBodyLength } from '../request-framing';

@@ -5,8 +5,8 @@
 // JSON-RPC request).
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../../callers/caller';
-import { ProblemError } from '../../core/problem';
-import type { ToolsetRecord } from '../../core/toolset-record';
+import { ProblemError } from '../../contract/problem';
+import type { ToolsetRecord } from '../../contract/toolset-record';
 import { mayUse, type Grant } from './access';
 import type { CallerMemberSessions } from './caller-member-sessions';
 import type { ChangeWatch } from './change-watch';

@@ -4,7 +4,7 @@
 // this toolset may not use (access.ts), or that cannot answer now, adds nothing; the others still
 // do. Tool lists are cached per member and owner (tool-catalog.ts); prompts and resources, asked
 // far less often, are not.
-import type { ToolsetMember } from '../../core/toolset-record';
+import type { ToolsetMember } from '../../contract/toolset-record';
 import type { ConnectedRoute } from '../route';
 import { grants, mayUse, memberOffers, prefixed, servable } from './access';
 import { responseOf } from './member-answer';

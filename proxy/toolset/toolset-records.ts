@@ -1,6 +1,6 @@
 // Toolsets as this process last read them, for a second at most (like routes), so that a burst
 // of MCP requests reads the database once; a change the API in this process made drops its entry.
-import type { ToolsetRecord } from '../../core/toolset-record';
+import type { ToolsetRecord } from '../../contract/toolset-record';
 import type { ToolsetSource } from './toolset-source';
 
 export class ToolsetRecords {

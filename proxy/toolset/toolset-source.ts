@@ -1,7 +1,7 @@
 // What the toolset endpoint reads besides routes: the toolset itself and, for a member that is
 // not connected, what its record says (why, and where to authorize it). The stack wires these to
 // the database; the proxy room does not import the store.
-import type { ToolsetRecord } from '../../core/toolset-record';
+import type { ToolsetRecord } from '../../contract/toolset-record';
 import type { SessionStore } from './session-store';
 
 export interface MemberStatus {

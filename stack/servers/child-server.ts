@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { killOnParentDeath } from './parent-watchdog';
 import { listensOn } from './listener-owner';
 import { removePidFile, stopLeftover, writePidFile } from './pid-file';

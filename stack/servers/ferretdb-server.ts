@@ -5,7 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MongoClient } from 'mongodb';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { resolveBinary } from '../toolchain/binaries';
 import { startChildServer } from './child-server';
 import { portOrFree, retryOnPortConflict } from '../../service/free-port';

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { resolveBinary, type BinaryName } from '../toolchain/binaries';
 import { freePorts } from '../../service/free-port';
 import { runOnParentDeath } from './parent-watchdog';

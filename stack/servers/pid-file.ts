@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { isAlive } from '../toolchain/process-alive';
 
 const TERM_GRACE_MS = 10_000;

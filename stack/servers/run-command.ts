@@ -2,7 +2,7 @@
 // A command that outlives `timeoutMs` is killed: kwokctl, for one, can hang after a failed start.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 
 const TAIL_LINES = 30;
 

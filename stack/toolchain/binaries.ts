@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { withFileLock } from './build-lock';
 import { cacheBinDir, cacheRoot } from './cache-dir';
 import { downloadBinary } from './download';

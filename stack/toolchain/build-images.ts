@@ -4,7 +4,7 @@
 // BASE_IMAGE if given, else node:24-slim if already here, else a base made here from Debian
 // packages and node@24. Prints each build step as it runs, then the times and sizes.
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { locateContainerEngine } from './container-images';
 import { chooseBaseImage, ensureProjectImages } from './project-images';
 

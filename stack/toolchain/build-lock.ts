@@ -6,7 +6,7 @@
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { isAlive } from './process-alive';
 
 const POLL_MS = 500;

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { cacheRoot } from './cache-dir';
 import { findOnPath, isExecutableFile } from './executable';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { detectContainerEngine, type ContainerEngine } from '../../activities/workloads/container-engine';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { withFileLock } from './build-lock';
 import { cacheRoot } from './cache-dir';
 import { locateNode24 } from './node24';

@@ -8,7 +8,7 @@ import { chmod, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import type { Release } from './releases';
 
 const BODY_TIMEOUT_MS = 10 * 60_000;

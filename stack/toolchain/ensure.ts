@@ -3,7 +3,7 @@
 // once with visible progress, and prints where each was found. `npm test` runs it before ava so that a
 // first install never happens inside a test's timeout.
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { KUBE_BINARIES, locateBinary, planInstalls, SERVER_BINARIES, type BinaryName } from './binaries';
 import { describeBuildPlan } from './build-plan';
 import { locateChromium } from './chromium';

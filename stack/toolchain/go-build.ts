@@ -2,7 +2,7 @@
 // silent wait that long looks like a hang. Go is quiet while compiling, hence the heartbeat.
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { cacheRoot } from './cache-dir';
 import { toolchainFile } from './own-file';
 import { VERSIONS } from './versions';

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { cacheRoot } from './cache-dir';
 import { withFileLock } from './build-lock';
 import { isExecutableFile } from './executable';

@@ -2,7 +2,7 @@
 // leg, for the tests that need no servers), so a break on the newer runtime shows in CI.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { locateNode24 } from './node24';
 
 const node = await locateNode24({ log: createLogger('toolchain') });

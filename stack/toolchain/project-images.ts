@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { ContainerEngine } from '../../activities/workloads/container-engine';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { withFileLock } from './build-lock';
 import { cacheRoot } from './cache-dir';
 import { buildImage, ensureNodeBaseImage } from './container-images';

@@ -1,8 +1,8 @@
 // `npm run docs:config`: writes docs/configuration.md from the configuration schema
-// (test/core/config-reference.test.ts fails while the file says something else).
+// (test/config/config-reference.test.ts fails while the file says something else).
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { renderConfigReference } from '../../core/config-reference';
+import { renderConfigReference } from '../../config/config-reference';
 
 const target = fileURLToPath(new URL('../../docs/configuration.md', import.meta.url));
 writeFileSync(target, renderConfigReference());

@@ -5,8 +5,8 @@
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/activity';
 import { probeMcpServer } from '../../activities/mcp-probe';
-import { createGuardedFetch } from '../../core/guarded-fetch';
-import { FAILURE } from '../../core/failures';
+import { createGuardedFetch } from '../../platform/guarded-fetch';
+import { FAILURE } from '../../contract/failures';
 import { startModernMcpServer, type ModernMcpServer } from '../fixtures/modern-mcp-server';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 

@@ -2,7 +2,7 @@
 // serves real server.json documents: first read by name (pinned or latest), then incremental
 // reads with `updated_since` across pages; hostile answers are skipped or refused, never trusted.
 import test from 'ava';
-import { createGuardedFetch } from '../../core/guarded-fetch';
+import { createGuardedFetch } from '../../platform/guarded-fetch';
 import { readChanges, readServers, ENTRY_LIMIT_BYTES, PAGE_LIMIT_BYTES } from '../../activities/registry/registry-client';
 import { HOSTILE } from '../fixtures/registry/hostile';
 import { realServers, startRegistryServer, type RegistryServer } from '../fixtures/registry/registry-server';

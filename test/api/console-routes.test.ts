@@ -17,8 +17,8 @@ import { problemMiddleware } from '../../api/problem-middleware';
 import { callerHandlers } from '../../api/routes/caller';
 import { consoleHandlers } from '../../api/routes/console';
 import { routerOf } from '../../api/router';
-import { createLogger } from '../../core/logger';
-import { loadConfig } from '../../core/config';
+import { createLogger } from '../../platform/logger';
+import { loadConfig } from '../../config/config';
 
 const KEY = 'console-test-key-0123456789';
 let base: string;

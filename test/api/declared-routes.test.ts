@@ -1,4 +1,4 @@
-// The declarations (api/routes/declarations.ts) are what the service serves and documents: the
+// The declarations (contract/operations.ts) are what the service serves and documents: the
 // koa router registers exactly the operations the koa app serves, the OpenAPI document has every
 // operation with exactly its declared statuses, and a handler that answers a status (or a problem
 // type) its declaration does not list is noticed. The real app is driven through the error cases
@@ -14,10 +14,10 @@ import { declaredStatusCheck, type UndeclaredAnswer } from '../../api/declared-s
 import { openApiDocument } from '../../api/openapi';
 import { problemMiddleware } from '../../api/problem-middleware';
 import { koaPath, routerOf } from '../../api/router';
-import { answersOf, operations } from '../../api/routes/declarations';
+import { answersOf, operations } from '../../contract/operations';
 import { createAuthenticator } from '../../callers/authenticator';
-import { createLogger } from '../../core/logger';
-import { ProblemError } from '../../core/problem';
+import { createLogger } from '../../platform/logger';
+import { ProblemError } from '../../contract/problem';
 
 const logger = createLogger('declared-routes-test', 'silent');
 

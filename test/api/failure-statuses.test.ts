@@ -1,6 +1,6 @@
 // Every typed failure the side effects throw, walked the way it travels: the activity boundary
 // (ApplicationFailure of its type), the workflow's connect failure, the API's problem mapper. The
-// status the API answers must be the one core/failures.ts's table gives for the class's type, and
+// status the API answers must be the one contract/failures.ts's table gives for the class's type, and
 // no class may carry a status of its own. The classes are found by importing every module of the
 // rooms that throw them, so a new class is walked without anyone listing it here.
 import test from 'ava';
@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { FAILURE_HTTP, TypedFailure, isFailureType } from '../../core/failures';
-import { ProblemError } from '../../core/problem';
-import type { ConnectorRecord } from '../../core/connector-record';
+import { FAILURE_HTTP, TypedFailure, isFailureType } from '../../contract/failures';
+import { ProblemError } from '../../contract/problem';
+import type { ConnectorRecord } from '../../contract/connector-record';
 import { toApplicationFailure } from '../../activities/typed-failure';
 import { connectFailure } from '../../workflows/connect-job';
 import { toProblemError } from '../../api/temporal-errors';

@@ -1,7 +1,7 @@
 // The paths that take no credential are exactly the declared open operations, one segment per parameter.
 import test from 'ava';
 import { openPathMatcher } from '../../api/routes/open-paths';
-import { operations } from '../../api/routes/declarations';
+import { operations } from '../../contract/operations';
 
 const isOpen = openPathMatcher();
 const concrete = (path: string) => path.replace(/\{\w+\}/g, 'x1');

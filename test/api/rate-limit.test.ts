@@ -10,7 +10,7 @@ import { problemMiddleware } from '../../api/problem-middleware';
 import { sha256Hex } from '../../callers/api-keys';
 import { createAuthenticator } from '../../callers/authenticator';
 import { OwnerRateLimit } from '../../callers/owner-rate-limit';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 
 test('past its burst an owner gets 429 with Retry-After, RateLimit-Policy and RateLimit', async (t) => {
   const authenticator = createAuthenticator({

@@ -92,7 +92,7 @@ const edges = files.flatMap(edgesOf);
 
 test('the source has the rooms and imports this test reads', (t) => {
   t.true(files.length > 100, `found ${files.length} source files`);
-  t.true(edges.some((e) => e.from === 'workflows/connector-manager.ts' && e.to === 'core/connector-states.ts'));
+  t.true(edges.some((e) => e.from === 'workflows/connector-manager.ts' && e.to === 'contract/connector-states.ts'));
   t.true(edges.some((e) => e.from === 'stack/embedded-stack.ts' && e.to === 'service/roles.ts'));
   t.true(edges.some((e) => e.from === 'activities/workloads/create-runtime.ts' && e.to === 'activities/workloads/kube-runtime.ts'), 'import() is read');
   t.true(edges.some((e) => e.from.startsWith('bench/') && e.to === BENCH_DOOR));
@@ -117,7 +117,7 @@ test('the rule refuses the imports it is there to refuse', (t) => {
   const edge = (from: string, to: string, typeOnly = false): Edge => ({ from, to, typeOnly });
   t.regex(brokenRule(edge('service/worker.ts', 'stack/servers/temporal-dev-server.ts')) ?? '', /service\/ may not import stack\//);
   t.regex(brokenRule(edge('proxy/mcp-proxy.ts', 'stack/embedded-stack.ts', true)) ?? '', /not even types/);
-  t.regex(brokenRule(edge('core/config.ts', 'service/roles.ts')) ?? '', /core\/ may not import service\//);
+  t.regex(brokenRule(edge('config/config.ts', 'service/roles.ts')) ?? '', /core\/ may not import service\//);
   t.regex(brokenRule(edge('bench/scale.ts', 'test/helpers/test-stack.ts')) ?? '', /only through test\/helpers\/for-bench\.ts/);
   t.regex(brokenRule(edge('bench/proxy.ts', 'test/fixtures/jwt-issuer.ts')) ?? '', /only through/);
   t.regex(brokenRule(edge('workflows/connector-manager.ts', 'activities/index.ts')) ?? '', /workflows\/ may not import activities\//);

@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { locateNode24 } from '../../stack/toolchain/node24';
 
 export type SpecVersion = '2025-11-25' | '2026-07-28';

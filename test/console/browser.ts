@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { locateChromium } from '../../stack/toolchain/chromium';
 
 const CHROMIUM_ARGS = [

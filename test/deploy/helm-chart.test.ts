@@ -16,8 +16,8 @@ import test from 'ava';
 import {
   AppsV1Api, CoreV1Api, NetworkingV1Api, loadAllYaml, type V1Container, type V1Deployment, type V1Namespace, type V1NetworkPolicy, type V1Secret,
 } from '@kubernetes/client-node';
-import { DEFAULT_GATEWAY_IMAGE } from '../../core/config';
-import { createLogger } from '../../core/logger';
+import { DEFAULT_GATEWAY_IMAGE } from '../../config/config';
+import { createLogger } from '../../platform/logger';
 import { createKubeCluster, type KubeCluster } from '../../stack/servers/kube-cluster';
 import { resolveBinary } from '../../stack/toolchain/binaries';
 import { adminConfig, eventually } from '../workloads/support/kube';

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { renderConfigReference } from '../../core/config-reference';
+import { renderConfigReference } from '../../config/config-reference';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = readFileSync(`${ROOT}README.md`, 'utf8');

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { GATEWAY_SECRET_HEADER } from '../../core/gateway-secret';
+import { GATEWAY_SECRET_HEADER } from '../../contract/gateway-secret';
 import { startGateway, type Gateway } from '../../gateway/start-gateway';
 import { INITIALIZE } from './support/clients';
 import { everythingSource, quietLogger } from './support/stdio-servers';

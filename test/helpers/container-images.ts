@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { detectContainerEngine, type ContainerEngine } from '../../activities/workloads/container-engine';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { withFileLock } from '../../stack/toolchain/build-lock';
 import { cacheRoot } from '../../stack/toolchain/cache-dir';
 import { buildImage, ensureNodeBaseImage } from '../../stack/toolchain/container-images';

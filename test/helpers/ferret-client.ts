@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 
 export async function startFerretClient(name: string): Promise<{ client: MongoClient; close(): Promise<void> }> {

@@ -3,7 +3,7 @@
 // No engine here: the tests say so and skip.
 import { fileURLToPath } from 'node:url';
 import { detectContainerEngine, type ContainerEngine } from '../../activities/workloads/container-engine';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../platform/logger';
 import { chooseBaseImage, ensureProjectImages, type ProjectImage } from '../../stack/toolchain/project-images';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

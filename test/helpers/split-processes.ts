@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { freePort } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { freePort } from '../../service/free-port';
 import { startEmbeddedStack, type EmbeddedStack } from '../../stack/embedded-stack';
 import { SERVICE_TEST_ENV } from './service-env';

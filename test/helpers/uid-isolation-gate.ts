@@ -3,7 +3,7 @@
 // or as root, where they are expected to run, the missing part fails the file instead, so that
 // the isolation is never reported green without having been tried.
 import test from 'ava';
-import type { UidRange } from '../../core/config';
+import type { UidRange } from '../../config/config';
 import { checkUidSwitching } from '../../activities/workloads/uid-switching';
 
 /** True when the file's tests can run; otherwise one test stands for them, skipped or failing. */

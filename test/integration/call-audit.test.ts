@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sha256Hex } from '../../callers/api-keys';
 import { CallAuditStore } from '../../store/call-audit-store';
-import type { Call } from '../../core/call-record';
+import type { Call } from '../../contract/call-record';
 import { startEverythingServer, type EverythingServer } from '../fixtures/everything-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 

@@ -18,12 +18,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { ConnectorCommands } from '../../api/connector-commands';
 import { sha256Hex } from '../../callers/api-keys';
-import { parseKey, SecretBox } from '../../core/secret-box';
+import { parseKey, SecretBox } from '../../platform/secret-box';
 import { createConsentAgent, startOidcServer, type OidcServer } from '../fixtures/oauth';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { freePort } from '../../service/free-port';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { locateNode24 } from '../../stack/toolchain/node24';
 
 const UPSTREAM_TOKEN = 'upstream-token-signin-2b7e';

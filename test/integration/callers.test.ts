@@ -48,7 +48,7 @@ test.before(async () => {
   });
   base = `http://127.0.0.1:${stack.port}`;
 });
-// Every answer of this file is one its operation declares (api/routes/declarations.ts).
+// Every answer of this file is one its operation declares (contract/operations.ts).
 test.after('no handler answered a status or problem type its operation does not declare', (t) => {
   t.deepEqual(undeclaredAnswers(stack.logFile), []);
 });

@@ -13,7 +13,7 @@
 // Four callers with API keys (one an admin) make the traffic, so that connectors have owners.
 // CRASH_ROUNDS sets the rounds of each test (npm test runs a few; the seeds of failures are logged);
 // CRASH_LOG names a file that gets each round's line as it ends (ava prints t.log at the test's end).
-import type { ConnectorRecord } from '../../core/connector-record';
+import type { ConnectorRecord } from '../../contract/connector-record';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +22,7 @@ import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
 import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { freePort } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';

@@ -5,7 +5,7 @@
 // nothing is delivered by hand: what the user sees is the service's own page.
 import test from 'ava';
 import { chromium, type Browser } from 'playwright-core';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { locateChromium } from '../../stack/toolchain/chromium';
 import { startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { CALLBACK_PATH, startFlow, whoami } from '../helpers/oauth-service';

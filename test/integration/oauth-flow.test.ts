@@ -22,7 +22,7 @@ test.before(async () => {
   stack = await startTestStack({ CONNECTOR__AUTH_TIMEOUT_SECONDS: '60' });
 });
 
-// Every answer of this file is one its operation declares (api/routes/declarations.ts).
+// Every answer of this file is one its operation declares (contract/operations.ts).
 test.after('no handler answered a status or problem type its operation does not declare', (t) => {
   t.deepEqual(undeclaredAnswers(stack.logFile), []);
 });

@@ -10,7 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ConnectorCommands } from '../../api/connector-commands';
 import { sha256Hex } from '../../callers/api-keys';
-import { parseKey, SecretBox } from '../../core/secret-box';
+import { parseKey, SecretBox } from '../../platform/secret-box';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 

@@ -15,7 +15,7 @@ import test, { type ExecutionContext } from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { containerName } from '../../activities/workloads/container-run-args';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { freePort } from '../../service/free-port';
 import { testServersImage, type TestImage } from '../helpers/container-images';
 import { projectImages, type ProjectImages } from '../helpers/project-images';

@@ -10,7 +10,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { freePort } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { freePort } from '../../service/free-port';
 import { startTemporalDevServer, type TemporalDevServer } from '../../stack/servers/temporal-dev-server';

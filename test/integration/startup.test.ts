@@ -9,7 +9,7 @@ import path from 'node:path';
 import test from 'ava';
 import { freePort } from '../../service/free-port';
 import { startStackProcess } from '../helpers/stack-process';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startEmbeddedStack } from '../../stack/embedded-stack';
 import { startTestStack } from '../helpers/test-stack';
 

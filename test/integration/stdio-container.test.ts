@@ -8,7 +8,7 @@ import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { containerName } from '../../activities/workloads/container-run-args';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { testServersImage, type TestImage } from '../helpers/container-images';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 

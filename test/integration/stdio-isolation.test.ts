@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { parseUidRange } from '../../core/config';
+import { parseUidRange } from '../../config/config';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { pidsWithEnv } from '../helpers/process-env';
 import { uidSwitchingAvailable } from '../helpers/uid-isolation-gate';

@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { eventually, filesContaining, startTestStack, type TestStack } from '../helpers/test-stack';
 import { pidsWithEnv } from '../helpers/process-env';
-import { SecretBox, secretContext } from '../../core/secret-box';
+import { SecretBox, secretContext } from '../../platform/secret-box';
 import { connectorWorkflowId, routeQuery } from '../../workflows/messages';
 
 const require = createRequire(import.meta.url);

@@ -11,7 +11,7 @@ import { selectScope } from '../../activities/oauth/scope';
 import { PkceNotSupportedError } from '../../activities/oauth/errors';
 import type { AuthorizationDiscovery } from '../../activities/oauth/discover';
 import { discover, REDIRECT_URI, testHttp } from './flow';
-import { FAILURE } from '../../core/failures';
+import { FAILURE } from '../../contract/failures';
 
 const http = testHttp();
 let as: OidcServer;

@@ -7,13 +7,13 @@ import { ApplicationFailure } from '@temporalio/common';
 import { createOAuthActivities } from '../../activities/oauth-activities';
 import { checkAuthorizationServerBinding } from '../../activities/oauth/authorization-server-binding';
 import { AuthorizationServerChangedError } from '../../activities/oauth/errors';
-import { SecretBox, secretContext } from '../../core/secret-box';
+import { SecretBox, secretContext } from '../../platform/secret-box';
 import type { OAuthStore } from '../../store/oauth-store';
 import { startOidcServer, type OidcServer } from '../fixtures/oauth/oidc-server';
 import { startProtectedMcpServer, type ProtectedMcpServer } from '../fixtures/oauth/protected-mcp-server';
 import { recordingHttp, testHttp } from './flow';
 import type { OAuthHttp } from '../../activities/oauth/http';
-import { FAILURE } from '../../core/failures';
+import { FAILURE } from '../../contract/failures';
 
 const fetcher = testHttp();
 const secrets = new SecretBox(Buffer.alloc(32, 7));

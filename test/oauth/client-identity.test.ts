@@ -9,7 +9,7 @@ import { chooseTokenAuthMethod } from '../../activities/oauth/token-auth-method'
 import { AuthorizationServerError, NoClientIdentityError, UnsupportedAuthMethodError } from '../../activities/oauth/errors';
 import type { AuthorizationServerMetadata } from '../../activities/oauth/schemas';
 import { authorize, discover, recordingHttp, REDIRECT_URI, testHttp, type RecordedRequest } from './flow';
-import { FAILURE } from '../../core/failures';
+import { FAILURE } from '../../contract/failures';
 
 const fetcher = testHttp();
 const STATIC_CLIENTS: StaticClient[] = [

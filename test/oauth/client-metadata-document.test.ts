@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { startOidcServer, type OidcServer } from '../fixtures/oauth/oidc-server';
 import { startProtectedMcpServer, type ProtectedMcpServer } from '../fixtures/oauth/protected-mcp-server';
 import { resolveClientIdentity } from '../../activities/oauth/client-identity';
-import { buildClientMetadataDocument, clientMetadataDocumentUrl, oauthCallbackUrl } from '../../core/oauth-client-metadata';
+import { buildClientMetadataDocument, clientMetadataDocumentUrl, oauthCallbackUrl } from '../../contract/oauth-client-metadata';
 import { authorize, discover, REDIRECT_URI, testHttp } from './flow';
 
 const fetcher = testHttp();

@@ -10,13 +10,13 @@ import { createConsentAgent } from '../fixtures/oauth/consent-agent';
 import { probeForChallenge } from '../../activities/oauth/auth-probe';
 import { exchangeCode } from '../../activities/oauth/code-exchange';
 import { resolveClientIdentity } from '../../activities/oauth/client-identity';
-import { findBearerChallenge } from '../../core/www-authenticate';
+import { findBearerChallenge } from '../../contract/www-authenticate';
 import { startAuthorization } from '../../activities/oauth/authorization-request';
 import {
   AuthorizationDeniedError, CallbackIssuerError, InvalidCallbackError, InvalidGrantError,
 } from '../../activities/oauth/errors';
 import { authorize, discover, REDIRECT_URI, testHttp } from './flow';
-import { FAILURE } from '../../core/failures';
+import { FAILURE } from '../../contract/failures';
 
 let as: OidcServer;
 let mcp: ProtectedMcpServer;

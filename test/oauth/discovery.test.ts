@@ -12,7 +12,7 @@ import {
 } from '../../activities/oauth/errors';
 import { discoverAuthorization } from '../../activities/oauth/discover';
 import { discover, testHttp } from './flow';
-import { FAILURE } from '../../core/failures';
+import { FAILURE } from '../../contract/failures';
 
 const http = testHttp();
 const cleanups: Array<() => Promise<void>> = [];

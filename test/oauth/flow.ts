@@ -1,6 +1,6 @@
 // Shared steps for the OAuth tests: the client steps chained the way the connector workflow will
 // chain them, against the real fixtures.
-import { createGuardedFetch } from '../../core/guarded-fetch';
+import { createGuardedFetch } from '../../platform/guarded-fetch';
 import { probeForChallenge } from '../../activities/oauth/auth-probe';
 import { discoverAuthorization, type AuthorizationDiscovery } from '../../activities/oauth/discover';
 import { resolveClientIdentity, type ResolveClientInput, type ResolvedClient } from '../../activities/oauth/client-identity';

@@ -4,13 +4,13 @@
 import test from 'ava';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BlockedAddressError } from '../../core/address-guard';
-import { createGuardedFetch } from '../../core/guarded-fetch';
-import { RedirectRefusedError } from '../../core/network-policy-errors';
+import { BlockedAddressError } from '../../platform/address-guard';
+import { createGuardedFetch } from '../../platform/guarded-fetch';
+import { RedirectRefusedError } from '../../platform/network-policy-errors';
 import { discoverAuthorization } from '../../activities/oauth/discover';
 import { ForbiddenAddressError, InsecureUrlError, TooManyRedirectsError, UpstreamResponseError } from '../../activities/oauth/errors';
 import { classifyError } from '../../activities/oauth/classify-error';
-import { FAILURE } from '../../core/failures';
+import { FAILURE } from '../../contract/failures';
 
 const open = createGuardedFetch({ blockPrivateNetworks: false });
 const strict = createGuardedFetch({ blockPrivateNetworks: true });

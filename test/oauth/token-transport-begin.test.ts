@@ -5,7 +5,7 @@
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
 import { createOAuthActivities } from '../../activities/oauth-activities';
-import { SecretBox } from '../../core/secret-box';
+import { SecretBox } from '../../platform/secret-box';
 import type { OAuthStore } from '../../store/oauth-store';
 
 test('oauthBegin refuses a plain-http public server that asks for authorization (422), asking nothing else', async (t) => {

@@ -10,10 +10,10 @@ import { refreshTokens } from '../../activities/oauth/refresh';
 import { revokeTokens } from '../../activities/oauth/revoke';
 import { probeForChallenge } from '../../activities/oauth/auth-probe';
 import { InvalidGrantError, UpstreamTimeoutError, UpstreamUnavailableError } from '../../activities/oauth/errors';
-import { createGuardedFetch } from '../../core/guarded-fetch';
+import { createGuardedFetch } from '../../platform/guarded-fetch';
 import { authorize, recordingHttp, testHttp, type AuthorizedFlow } from './flow';
 import type { OAuthHttp } from '../../activities/oauth/http';
-import { FAILURE } from '../../core/failures';
+import { FAILURE } from '../../contract/failures';
 
 const fetcher = testHttp();
 let as: OidcServer;

@@ -1,6 +1,6 @@
 // WWW-Authenticate parsing (RFC 9110 section 11.6.1): several challenges, quoted strings, token68.
 import test from 'ava';
-import { findBearerChallenge, parseWwwAuthenticate } from '../../core/www-authenticate';
+import { findBearerChallenge, parseWwwAuthenticate } from '../../contract/www-authenticate';
 
 test('a Bearer challenge with quoted parameters', (t) => {
   const challenge = findBearerChallenge('Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", scope="files:read files:write"');

@@ -3,7 +3,7 @@
 // rpc-headers.test.ts); a batch and a body that is not JSON are recorded as such and relayed as
 // usual; a caller's session header is kept.
 import test from 'ava';
-import { auditedName, type CallEntry } from '../../core/call-record';
+import { auditedName, type CallEntry } from '../../contract/call-record';
 import { staticRoutes } from '../../proxy/static-routes';
 import { startEverythingServer } from '../fixtures/everything-server';
 import { eventually } from '../helpers/test-stack';

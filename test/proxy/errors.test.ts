@@ -5,7 +5,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import anyTest, { type TestFn } from 'ava';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { PROBLEM_CONTENT_TYPE } from '../../core/problem';
+import { PROBLEM_CONTENT_TYPE } from '../../contract/problem';
 import { RPC_ERROR } from '../../proxy/problem-response';
 import { staticRoutes } from '../../proxy/static-routes';
 import { mcpErrorOf } from './mcp-answers';

@@ -3,7 +3,7 @@
 // real stdio server, and a recording server to see exactly what arrives.
 import { randomBytes } from 'node:crypto';
 import anyTest, { type TestFn } from 'ava';
-import { GATEWAY_SECRET_HEADER } from '../../core/gateway-secret';
+import { GATEWAY_SECRET_HEADER } from '../../contract/gateway-secret';
 import { startGateway, type Gateway } from '../../gateway/start-gateway';
 import { staticRoutes } from '../../proxy/static-routes';
 import { startRecordingMcpServer, type RecordingMcpServer } from '../fixtures/recording-mcp-server';

@@ -1,6 +1,6 @@
 // Reading the service's own error answers on the MCP paths: a JSON-RPC error object whose data
 // holds the RFC 9457 problem (to a JSON-RPC request), or the problem itself (to anything else).
-import { PROBLEM_CONTENT_TYPE } from '../../core/problem';
+import { PROBLEM_CONTENT_TYPE } from '../../contract/problem';
 
 export interface McpError {
   status: number;

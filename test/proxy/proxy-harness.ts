@@ -4,18 +4,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, type StreamableHTTPClientTransportOptions } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { connectorIdFromPath } from '../../proxy/mcp-path';
 import { createMcpProxy, type McpProxyOptions } from '../../proxy/mcp-proxy';
 import type { RouteSource } from '../../proxy/route';
-import { OPERATIONS, answersOf } from '../../api/routes/declarations';
-import { PROBLEM_CONTENT_TYPE } from '../../core/problem';
+import { OPERATIONS, answersOf } from '../../contract/operations';
+import { PROBLEM_CONTENT_TYPE } from '../../contract/problem';
 
 const MCP_OPERATIONS: Record<string, keyof typeof OPERATIONS> = { POST: 'postMcp', GET: 'getMcp', DELETE: 'deleteMcp' };
 
 /**
  * Notes every problem the proxy answers itself (relayed answers are the MCP server's) whose
- * status the MCP path's declaration (api/routes/declarations.ts) does not list.
+ * status the MCP path's declaration (contract/operations.ts) does not list.
  */
 function watchDeclared(req: http.IncomingMessage, res: http.ServerResponse, undeclared: string[]): void {
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => http.ServerResponse;

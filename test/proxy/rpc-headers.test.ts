@@ -3,7 +3,7 @@
 // too), headers that disagree answer 400 and nothing goes upstream, and the audit records what the
 // body says either way, never what a header claims.
 import test, { type ExecutionContext } from 'ava';
-import type { CallEntry } from '../../core/call-record';
+import type { CallEntry } from '../../contract/call-record';
 import { decodeHeaderValue } from '../../proxy/rpc-headers';
 import { eventually } from '../helpers/test-stack';
 import { mcpErrorIn, type McpError } from './mcp-answers';

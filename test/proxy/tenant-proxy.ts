@@ -4,7 +4,7 @@
 import net from 'node:net';
 import { sha256Hex } from '../../callers/api-keys';
 import { createAuthenticator } from '../../callers/authenticator';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { CallerGate } from '../../proxy/caller-gate';
 import { createMcpProxy, type McpProxyOptions } from '../../proxy/mcp-proxy';
 import { staticRoutes } from '../../proxy/static-routes';

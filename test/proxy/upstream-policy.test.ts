@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import test from 'ava';
-import type { AddressPolicy } from '../../core/address-guard';
+import type { AddressPolicy } from '../../platform/address-guard';
 import type { ConnectedRoute } from '../../proxy/route';
 import { createUpstreamAgents } from '../../proxy/upstream-agents';
 import { TargetPolicy, targetRefusal } from '../../proxy/upstream-policy';

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import test from 'ava';
-import { cachedWorkflowsFor, ConfigError, loadConfig } from '../../core/config';
+import { cachedWorkflowsFor, ConfigError, loadConfig } from '../../config/config';
 import { assertHeapHoldsCache, heapNeededMb } from '../../service/heap-fit';
 
 const MB = 1048576;

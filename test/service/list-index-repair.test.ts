@@ -1,13 +1,13 @@
 // The worker's list index repair (service/list-index-repair.ts) against the embedded database: it
 // runs at start, and again within seconds of a change this process saw cut, long before its
 // 30-minute interval, so that a count left in doubt by a failed write comes right by itself.
-import type { ConnectorRecord } from '../../core/connector-record';
+import type { ConnectorRecord } from '../../contract/connector-record';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient, type Db } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { startListIndexRepair } from '../../service/list-index-repair';
 import { ConnectorStore } from '../../store/connector-store';

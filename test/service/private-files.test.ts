@@ -4,8 +4,8 @@ import { chmodSync, mkdirSync, mkdtempSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { loadConfig } from '../../core/config';
-import { createLogger } from '../../core/logger';
+import { loadConfig } from '../../config/config';
+import { createLogger } from '../../platform/logger';
 import { encryptionKey } from '../../service/services';
 
 const log = createLogger('test-private-files', 'silent');

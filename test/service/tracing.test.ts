@@ -8,7 +8,7 @@ import test from 'ava';
 import { SpanKind, TraceFlags } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startTracing } from '../../service/tracing';
 import { currentShape, workflowSpanProcessor, type SandboxSpan } from '../../service/workflow-spans';
 import { startOtlpReceiver } from '../helpers/otlp-receiver';

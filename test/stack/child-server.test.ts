@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startChildServer } from '../../stack/servers/child-server';
 import { isRunning, waitUntilGone } from './helpers/processes';
 

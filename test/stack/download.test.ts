@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { downloadBinary } from '../../stack/toolchain/download';
 import { officialRelease, releaseFor } from '../../stack/toolchain/releases';
 

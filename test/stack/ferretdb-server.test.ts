@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { onFreePorts } from '../../stack/preferred-port';
 import { isRunning, waitUntilGone } from './helpers/processes';

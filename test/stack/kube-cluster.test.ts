@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'ava';
 import { AppsV1Api, CoreV1Api, KubeConfig, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { createKubeCluster } from '../../stack/servers/kube-cluster';
 import { waitUntilGone } from './helpers/processes';
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
 import { MongoClient } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { waitUntilGone } from './helpers/processes';

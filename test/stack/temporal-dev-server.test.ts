@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { Client, Connection } from '@temporalio/client';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startTemporalDevServer, type TemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { isRunning, waitUntilGone } from './helpers/processes';
 

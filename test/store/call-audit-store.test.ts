@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient, type Db } from 'mongodb';
-import type { CallEntry } from '../../core/call-record';
-import { createLogger } from '../../core/logger';
+import type { CallEntry } from '../../contract/call-record';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { CallAuditStore } from '../../store/call-audit-store';
 

@@ -2,13 +2,13 @@
 // owner, owner and state) in creation order through state changes and removals, maintained
 // counts, tokens of the earlier sort, stale keys skipped and put right by the repair, and the
 // key ranges served from the _id index (the patched FerretDB's explain says so).
-import type { ConnectorRecord } from '../../core/connector-record';
+import type { ConnectorRecord } from '../../contract/connector-record';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient, type Db } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { ConnectorStore } from '../../store/connector-store';
 import { listKeysOf, viewRange } from '../../store/list-keys';

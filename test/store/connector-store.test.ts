@@ -1,12 +1,12 @@
 // The projection and audit writes against a real MongoDB-wire server (FerretDB): a retried or
 // late write never takes the record back to an older version, and no audit event is doubled.
-import type { AuditEvent, ConnectorRecord } from '../../core/connector-record';
+import type { AuditEvent, ConnectorRecord } from '../../contract/connector-record';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { ConnectorStore } from '../../store/connector-store';
 

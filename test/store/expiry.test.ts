@@ -1,13 +1,13 @@
 // Bounded collections against the embedded database (FerretDB): the TTL indexes asked for, the
 // stand-in FerretDB gets (it has no TTL indexes), and the sweep that deletes expired OAuth states
 // and the expired audit events of deleted connectors while keeping everything still live.
-import type { AuditEvent, ConnectorRecord } from '../../core/connector-record';
+import type { AuditEvent, ConnectorRecord } from '../../contract/connector-record';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient, type CommandStartedEvent, type Db } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startExpirySweeper } from '../../service/expiry-sweeper';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { ConnectorStore, EVENT_EXPIRY } from '../../store/connector-store';

@@ -4,13 +4,13 @@
 // is not exact; one repair later (by the restarted worker, in the same slot, or by another
 // writer, which waits one pass before taking marks it cannot tell from a change under way)
 // every view is exact and right, and stays so once the cut write is retried.
-import type { ConnectorRecord } from '../../core/connector-record';
+import type { ConnectorRecord } from '../../contract/connector-record';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { MongoClient, type Collection, type Db } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { ConnectorStore } from '../../store/connector-store';
 

@@ -2,13 +2,13 @@
 // inserts treat a duplicate key as "a retried write met its earlier attempt"; the driver wraps a
 // lost connection during insertMany in a bulk error with no write errors at all, which once read
 // as "only duplicates" and dropped audit events when the database was killed.
-import type { AuditEvent } from '../../core/connector-record';
+import type { AuditEvent } from '../../contract/connector-record';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { ConnectorStore } from '../../store/connector-store';
 import { onlyDuplicateKeys } from '../../store/duplicate-key';

@@ -2,13 +2,13 @@
 // get exactly the quota's slots; a failed or removed connector gives its slot back; and a slot
 // left behind by a crash (held and never confirmed, or its record removed first) is freed once
 // the owner runs out, so the count converges on the owner's records.
-import type { ConnectorRecord } from '../../core/connector-record';
+import type { ConnectorRecord } from '../../contract/connector-record';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { MongoClient } from 'mongodb';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { ConnectorStore } from '../../store/connector-store';
 import { HOLD_MS } from '../../store/owner-slots';

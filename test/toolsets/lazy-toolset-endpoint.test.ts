@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '../../core/logger';
+import { createLogger } from '../../platform/logger';
 import { lazyToolsetEndpoint } from '../../proxy/toolset/lazy-toolset-endpoint';
 
 const DIST = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');

@@ -12,8 +12,8 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { createAuthenticator } from '../../callers/authenticator';
 import { sha256Hex } from '../../callers/api-keys';
-import { createLogger } from '../../core/logger';
-import type { ToolsetRecord } from '../../core/toolset-record';
+import { createLogger } from '../../platform/logger';
+import type { ToolsetRecord } from '../../contract/toolset-record';
 import { CallerGate } from '../../proxy/caller-gate';
 import type { Route, RouteSource } from '../../proxy/route';
 import { createToolsetEndpoint, type ToolsetEndpoint } from '../../proxy/toolset/toolset-endpoint';

@@ -3,8 +3,8 @@
 // list cache (never one owner's list for another, dropped on a new token or an invalidation).
 import test from 'ava';
 import type { Caller } from '../../callers/caller';
-import { globMatches } from '../../core/glob';
-import { CreateToolsetSchema, PREFIX, defaultPrefix, type ToolsetRecord } from '../../core/toolset-record';
+import { globMatches } from '../../contract/glob';
+import { CreateToolsetSchema, PREFIX, defaultPrefix, type ToolsetRecord } from '../../contract/toolset-record';
 import { grantOf, grants, memberNamed, memberOffers } from '../../proxy/toolset/access';
 import { ToolCatalog } from '../../proxy/toolset/tool-catalog';
 import { toolsetIdFromPath } from '../../proxy/toolset/toolset-path';

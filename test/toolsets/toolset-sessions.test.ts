@@ -6,7 +6,7 @@
 import net from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
-import { PROBLEM_CONTENT_TYPE } from '../../core/problem';
+import { PROBLEM_CONTENT_TYPE } from '../../contract/problem';
 import { RPC_ERROR } from '../../proxy/problem-response';
 import { ToolsetSessionStore } from '../../store/toolset-session-store';
 import { startRecordingMcpServer, type RecordingMcpServer } from '../fixtures/recording-mcp-server';

@@ -3,8 +3,8 @@
 import test from 'ava';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ConnectorState } from '../../core/connector-states';
-import { FAILURE } from '../../core/failures';
+import type { ConnectorState } from '../../contract/connector-states';
+import { FAILURE } from '../../contract/failures';
 import {
   callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, routeQuery, stepUpSignal, viewQuery,
 } from '../../workflows/messages';

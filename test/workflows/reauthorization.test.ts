@@ -4,8 +4,8 @@
 // and ends with a wider grant, a failure that keeps the old token, or its deadline.
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ConnectorState } from '../../core/connector-states';
-import { FAILURE } from '../../core/failures';
+import type { ConnectorState } from '../../contract/connector-states';
+import { FAILURE } from '../../contract/failures';
 import {
   callbackUpdate, connectUpdate, deleteUpdate, refreshUpdate, routeQuery, stepUpUpdate, upstreamRefusedUpdate, viewQuery,
 } from '../../workflows/messages';

@@ -2,7 +2,7 @@
 // skew shortened to a third of the lifetime for short-lived tokens, never for a token without one.
 import test from 'ava';
 import { refreshDelayMs } from '../../workflows/watches';
-import { loadConfig } from '../../core/config';
+import { loadConfig } from '../../config/config';
 
 const obtainedAt = '2026-01-01T00:00:00.000Z';
 const at = (seconds: number) => new Date(Date.parse(obtainedAt) + seconds * 1000).toISOString();

@@ -12,9 +12,9 @@ import { ContainerRuntime } from '../../activities/workloads/container-runtime';
 import { containerName, CONNECTOR_LABEL } from '../../activities/workloads/container-run-args';
 import { WorkloadExitedError } from '../../activities/workloads/errors';
 import type { StartedRuntimeWorkload } from '../../activities/workloads/runtime';
-import { GATEWAY_SECRET_HEADER } from '../../core/gateway-secret';
-import { createLogger } from '../../core/logger';
-import type { StdioConfig } from '../../core/schemas';
+import { GATEWAY_SECRET_HEADER } from '../../contract/gateway-secret';
+import { createLogger } from '../../platform/logger';
+import type { StdioConfig } from '../../contract/schemas';
 import { testServersImage, type TestImage } from '../helpers/container-images';
 
 const exec = promisify(execFile);

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { deploymentManifest, secretManifest, type ManifestContext } from '../../activities/workloads/kube-manifests';
 import { WorkloadSpecError } from '../../activities/workloads/errors';
-import { defaultWorkloadEgress } from '../../core/workload-egress';
+import { defaultWorkloadEgress } from '../../platform/workload-egress';
 
 const ctx: ManifestContext = {
   connectorId: '0b7c1f7e-8a4e-4d53-9d0e-3c2f0f6a1b2c', namespace: 'tools', gatewayImage: 'gateway:test', gatewayMaxSessions: 256,

@@ -6,8 +6,8 @@ import test from 'ava';
 import type { V1NetworkPolicyEgressRule } from '@kubernetes/client-node';
 import { networkPolicyManifest } from '../../activities/workloads/kube-network-policy';
 import { deploymentManifest, type ManifestContext } from '../../activities/workloads/kube-manifests';
-import { DEFAULT_GATEWAY_IMAGE, loadConfig } from '../../core/config';
-import { defaultWorkloadEgress, type WorkloadEgress } from '../../core/workload-egress';
+import { DEFAULT_GATEWAY_IMAGE, loadConfig } from '../../config/config';
+import { defaultWorkloadEgress, type WorkloadEgress } from '../../platform/workload-egress';
 
 const owner = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'mcp-x', uid: 'u-1' };
 const context = (egress: WorkloadEgress = defaultWorkloadEgress()): ManifestContext => ({

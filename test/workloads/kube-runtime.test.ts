@@ -15,10 +15,10 @@ import {
   RbacAuthorizationV1Api, loadAllYaml, type KubeConfig, type V1Deployment, type V1Pod, type V1Role,
 } from '@kubernetes/client-node';
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, parseLabelSelector } from '../../core/kube-labels';
-import { loadConfig } from '../../core/config';
-import { createLogger } from '../../core/logger';
-import { defaultWorkloadEgress } from '../../core/workload-egress';
+import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, parseLabelSelector } from '../../platform/kube-labels';
+import { loadConfig } from '../../config/config';
+import { createLogger } from '../../platform/logger';
+import { defaultWorkloadEgress } from '../../platform/workload-egress';
 import { WorkloadSpecError, WorkloadTimeoutError } from '../../activities/workloads/errors';
 import type { KubeApis } from '../../activities/workloads/kube-api';
 import { KubeRuntime } from '../../activities/workloads/kube-runtime';

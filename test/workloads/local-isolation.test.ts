@@ -2,8 +2,8 @@
 // callers authenticated it refuses (naming the settings), with callers off it runs as today and
 // says once that servers are not isolated. "Cannot switch" is told to it, not got by being non-root.
 import test from 'ava';
-import { ConfigError, parseUidRange } from '../../core/config';
-import { createLogger } from '../../core/logger';
+import { ConfigError, parseUidRange } from '../../config/config';
+import { createLogger } from '../../platform/logger';
 import { createWorkloadRuntime, type RuntimeConfig } from '../../activities/workloads/create-runtime';
 import { localIsolation } from '../../activities/workloads/local-isolation';
 import { LocalRuntime } from '../../activities/workloads/local-runtime';

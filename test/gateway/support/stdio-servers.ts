@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLogger } from '../../../core/logger';
+import { createLogger } from '../../../platform/logger';
 import { ProcessSource, type ProcessSourceOptions } from '../../../gateway/process-source';
 
 const moduleRoot = (pkg: string) => fileURLToPath(new URL(`../../../node_modules/${pkg}/`, import.meta.url));

@@ -1,0 +1,120 @@
+// A registry entry (server.json as the registry served it) as a preset of this service. Pure: the
+// sync stores entries as the registry gave them (validated), and every reader maps them with the
+// operator's overlay at the time it reads, so an overlay change needs no new sync and the
+// overlay's secrets are never stored with the registry's data.
+import { hasReference, resolveInput } from './registry-inputs';
+import { mapPackage, type PackageKind } from './registry-packages';
+import type { RegistryOverlay } from './registry-config';
+import { normaliseUrl, InvalidUrlError } from '../contract/connector-url';
+import type { Preset } from '../contract/schemas';
+import type { RegistryEntry, Transport } from './server-json';
+
+/** Something a connect request supplies for this preset. */
+export interface PresetField {
+  /** `access_token`: the connect request's access_token (sent as a header or injected as env). */
+  name: string;
+  in: 'connect' | 'url' | 'header' | 'env';
+  secret: boolean;
+  description?: string;
+}
+
+export interface RegistryPreset {
+  name: string;
+  version: string;
+  deprecated: boolean;
+  kind: 'remote' | 'stdio';
+  packageKind: PackageKind | null;
+  /** What connectors are matched on: the remote's URL, or mcp+stdio://<server name>. */
+  url: string;
+  /** Display metadata (the overlay's, else the registry's title and description), also when not runnable. */
+  metadata: Record<string, string>;
+  /** What connects use; null when nothing here can run it (then `reason` says why). */
+  preset: Preset | null;
+  reason: string | null;
+  fields: PresetField[];
+}
+
+const MAX_DESCRIPTION = 512;
+const BEARER_TEMPLATE = /^Bearer \{[A-Za-z0-9_-]+\}$/;
+
+export function registryPreset(entry: RegistryEntry, overlay: RegistryOverlay | undefined): RegistryPreset {
+  const metadata = metadataOf(entry, overlay);
+  const base = { name: entry.name, version: entry.version, deprecated: entry.status === 'deprecated', metadata };
+  const remote = (entry.server.remotes ?? []).find((r) => r.type === 'streamable-http');
+  if (remote) return { ...base, ...remotePreset(remote, metadata, overlay) };
+  const mapped = (entry.server.packages ?? []).map((p) => mapPackage(p, overlay));
+  const runnable = mapped.find((m) => m.ok);
+  const url = stdioUrlOf(entry.name);
+  if (runnable?.ok) {
+    const fields: PresetField[] = runnable.tokenEnv ? [{ name: 'access_token', in: 'env', secret: true, description: `injected as ${runnable.tokenEnv}` }] : [];
+    return { ...base, kind: 'stdio', packageKind: runnable.kind, url, preset: { url, metadata, stdio: runnable.stdio }, reason: null, fields };
+  }
+  const why = mapped.map((m) => (m.ok ? '' : m.reason)).filter(Boolean);
+  const sse = (entry.server.remotes ?? []).some((r) => r.type === 'sse');
+  const reasons = [...(sse ? ['its remote speaks the SSE transport, which this service does not proxy (only streamable-http)'] : []), ...why];
+  const otherRemotes = (entry.server.remotes ?? []).filter((r) => r.type !== 'sse').map((r) => r.type);
+  if (otherRemotes.length) reasons.push(`its remote transport ${otherRemotes[0]} is not supported`);
+  return {
+    ...base, kind: mapped.length ? 'stdio' : 'remote', packageKind: null, url, preset: null,
+    reason: reasons.length ? reasons.join('; ') : 'it names neither a streamable-http remote nor a package', fields: [],
+  };
+}
+
+export function stdioUrlOf(name: string): string {
+  return normaliseUrl(`mcp+stdio://${name}`);
+}
+
+function remotePreset(remote: Transport, metadata: Preset['metadata'], overlay: RegistryOverlay | undefined) {
+  const kind = 'remote' as const;
+  const fields: PresetField[] = [];
+  const missing: string[] = [];
+  const template = remote.url ?? '';
+  for (const name of template.match(/\{([A-Za-z0-9_-]+)\}/g) ?? []) {
+    const variable = remote.variables?.[name.slice(1, -1)];
+    fields.push({ name: name.slice(1, -1), in: 'url', secret: false, ...(variable?.description ? { description: variable.description } : {}) });
+    missing.push(`the URL variable ${name.slice(1, -1)}`);
+  }
+  for (const header of remote.headers ?? []) {
+    if (/^authorization$/i.test(header.name) && (header.value === undefined ? header.isSecret : BEARER_TEMPLATE.test(header.value))) {
+      fields.push({ name: 'access_token', in: 'connect', secret: true, description: 'sent as Authorization: Bearer' });
+      continue;
+    }
+    const resolved = resolveInput(header, `the header ${header.name}`);
+    if ('absent' in resolved) continue;
+    fields.push({ name: header.name, in: 'header', secret: Boolean(header.isSecret), ...(header.description ? { description: header.description.slice(0, 512) } : {}) });
+    missing.push('missing' in resolved ? resolved.missing : `the header ${header.name}`);
+  }
+  const url = checkedUrl(template);
+  if (typeof url !== 'string') return { kind, packageKind: null, url: template.slice(0, 2048), preset: null, reason: url.reason, fields };
+  if (missing.length) {
+    return { kind, packageKind: null, url, preset: null, reason: `it needs ${missing.join(', ')}, which this service cannot send yet`, fields };
+  }
+  const preset: Preset = { url, metadata, ...(overlay?.client_id ? { client_id: overlay.client_id } : {}), ...(overlay?.client_secret ? { client_secret: overlay.client_secret } : {}) };
+  return { kind, packageKind: null, url, preset, reason: null, fields };
+}
+
+/** The remote's URL normalised, or why it cannot be one (a template is judged once filled). */
+function checkedUrl(template: string): string | { reason: string } {
+  const probe = hasReference(template) ? template.replace(/\{[A-Za-z0-9_-]+\}/g, 'x') : template;
+  let url: string;
+  try {
+    url = normaliseUrl(probe);
+  } catch (err) {
+    return { reason: `its remote URL ${err instanceof InvalidUrlError ? err.message : 'is invalid'}` };
+  }
+  // Plain http only to this machine (a sub-registry's local test server), as for the issuer.
+  if (!url.startsWith('https:') && !isLoopbackHttp(url)) return { reason: 'its remote URL is not https' };
+  return hasReference(template) ? template.slice(0, 2048) : url;
+}
+
+function isLoopbackHttp(url: string): boolean {
+  const host = new URL(url).hostname;
+  return url.startsWith('http:') && (host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host));
+}
+
+function metadataOf(entry: RegistryEntry, overlay: RegistryOverlay | undefined): { name: string; description: string } {
+  return {
+    name: overlay?.metadata?.name ?? entry.server.title ?? entry.name,
+    description: overlay?.metadata?.description ?? entry.server.description.slice(0, MAX_DESCRIPTION),
+  };
+}

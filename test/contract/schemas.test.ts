@@ -1,0 +1,51 @@
+import test from 'ava';
+import { ConnectRequestSchema, CreateConnectorSchema, ListConnectorsQuerySchema, fieldErrors } from '../../contract/schemas';
+import { ProblemError, problemBody } from '../../contract/problem';
+
+test('create: a valid body is normalised and defaults match_preset to true', (t) => {
+  const body = CreateConnectorSchema.parse({ url: 'HTTPS://Example.com:443/mcp', metadata: { name: 'x' } });
+  t.is(body.url, 'https://example.com/mcp');
+  t.true(body.match_preset);
+});
+
+test('create: invalid bodies are refused with paths', (t) => {
+  const cases: [unknown, string][] = [
+    [{}, 'url'],
+    [{ url: 'ftp://x' }, 'url'],
+    [{ url: 'https://a.b', client_secret: 's' }, 'client_secret'],
+    [{ url: 'https://a.b', metadata: { n: 1 } }, 'metadata.n'],
+    [{ url: 'https://a.b', metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata'],
+    [{ url: 'https://a.b', metadata: { ['k'.repeat(65)]: 'v' } }, 'metadata'],
+    [{ url: 'https://a.b', metadata: { k: 'v'.repeat(513) } }, 'metadata.k'],
+    [{ url: 'https://a.b', extra: true }, ''],
+    [{ url: 'https://a.b', match_preset: 'yes' }, 'match_preset'],
+  ];
+  for (const [body, path] of cases) {
+    const result = CreateConnectorSchema.safeParse(body);
+    t.false(result.success, JSON.stringify(body));
+    if (!result.success) t.true(fieldErrors(result.error).some((e) => e.path.startsWith(path) || path === ''), JSON.stringify(fieldErrors(result.error)));
+  }
+});
+
+test('connect: redirect_url must be absolute http(s)', (t) => {
+  t.true(ConnectRequestSchema.safeParse({ redirect_url: 'https://app.example/done' }).success);
+  t.false(ConnectRequestSchema.safeParse({ redirect_url: 'javascript:alert(1)' }).success);
+  t.false(ConnectRequestSchema.safeParse({ redirect_url: '/relative' }).success);
+  t.false(ConnectRequestSchema.safeParse({ access_token: '' }).success);
+});
+
+test('list query: limit bounds and state values', (t) => {
+  t.is(ListConnectorsQuerySchema.parse({}).limit, 20);
+  t.is(ListConnectorsQuerySchema.parse({ limit: '100' }).limit, 100);
+  for (const limit of ['0', '101', '1.5', 'x']) t.false(ListConnectorsQuerySchema.safeParse({ limit }).success, limit);
+  t.false(ListConnectorsQuerySchema.safeParse({ state: 'bogus' }).success);
+  t.true(ListConnectorsQuerySchema.safeParse({ state: 'connected' }).success);
+});
+
+test('problem details carry type, title, status, detail and errors', (t) => {
+  const body = new ProblemError(422, 'the request body is invalid', undefined, [{ path: 'url', message: 'required' }]).toBody();
+  t.like(body, { status: 422, title: 'Unprocessable Content', detail: 'the request body is invalid' });
+  t.regex(body.type, /^https:\/\//);
+  t.deepEqual(body.errors, [{ path: 'url', message: 'required' }]);
+  t.false('errors' in problemBody(404));
+});
