@@ -7,19 +7,25 @@
 // hears of (the API beside it, a member's list_changed) reaches them at once.
 export type ChangeListener = () => void;
 
-/** What a toolset's lists depend on, as one string; null when the toolset is gone. */
-export type ReadFingerprint = (toolsetId: string) => Promise<{ fingerprint: string; members: readonly string[] } | null>;
+/**
+ * What a toolset's lists depend on, as one string, its members, and those of them the replica may
+ * listen to with their own tokens (their owner is the toolset's); null when the toolset is gone.
+ */
+export type ReadFingerprint = (toolsetId: string) => Promise<{ fingerprint: string; members: readonly string[]; listen: readonly string[] } | null>;
 
 interface Watched {
   listeners: Set<ChangeListener>;
   fingerprint?: string;
   members: ReadonlySet<string>;
+  listen: readonly string[];
 }
 
 export class ChangeWatch {
   private readonly watched = new Map<string, Watched>();
   private timer?: NodeJS.Timeout;
   private ticking = false;
+  /** Told of the members of every watched toolset to listen to, whenever that may have changed. */
+  onListen?: (connectorIds: ReadonlySet<string>) => void;
 
   constructor(private readonly read: ReadFingerprint, private readonly intervalMs = 5000) {}
 
@@ -27,7 +33,7 @@ export class ChangeWatch {
   watch(toolsetId: string, listener: ChangeListener): () => void {
     let entry = this.watched.get(toolsetId);
     if (!entry) {
-      entry = { listeners: new Set(), members: new Set() };
+      entry = { listeners: new Set(), members: new Set(), listen: [] };
       this.watched.set(toolsetId, entry);
       void this.check(toolsetId, false);
     }
@@ -37,6 +43,7 @@ export class ChangeWatch {
       entry.listeners.delete(listener);
       if (entry.listeners.size > 0 || this.watched.get(toolsetId) !== entry) return;
       this.watched.delete(toolsetId);
+      this.tellListen();
       if (this.watched.size === 0) this.stop();
     };
   }
@@ -73,8 +80,16 @@ export class ChangeWatch {
     if (now === undefined || !entry) return; // unknown for now: nothing to compare
     const fingerprint = now?.fingerprint ?? 'gone';
     entry.members = new Set(now?.members ?? []);
+    if (String(entry.listen) !== String(now?.listen ?? [])) {
+      entry.listen = now?.listen ?? [];
+      this.tellListen();
+    }
     if (tell && entry.fingerprint !== undefined && entry.fingerprint !== fingerprint) this.notify(toolsetId);
     entry.fingerprint = fingerprint;
+  }
+
+  private tellListen(): void {
+    this.onListen?.(new Set([...this.watched.values()].flatMap((entry) => entry.listen)));
   }
 
   private notify(toolsetId: string): void {

@@ -25,6 +25,7 @@ import { ChangeWatch } from './change-watch';
 import { DEFAULT_SESSION_LIMITS, LegacySessions, type SessionLimits } from './legacy-sessions';
 import { MemberEras } from './member-eras';
 import { MemberLink } from './member-link';
+import { MemberListeners } from './member-listeners';
 import { memorySessionStore } from './memory-session-store';
 import { SessionStreams } from './session-streams';
 import { ToolCatalog } from './tool-catalog';
@@ -71,7 +72,8 @@ const SWEEP_MS = 5 * 60_000;
 export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetEndpoint {
   const { routes, logger } = options;
   const upstream = options.upstream ?? new UpstreamClient({ routes, policy: options.policy, logger, pool: options.pool });
-  const link = new MemberLink(upstream, new MemberEras(upstream));
+  const eras = new MemberEras(upstream);
+  const link = new MemberLink(upstream, eras);
   const catalog = new ToolCatalog(options.listTtlMs);
   const records = new ToolsetRecords(options.source);
   const store = options.source.sessions ?? memorySessionStore();
@@ -81,12 +83,16 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
     const toolset = await records.get(toolsetId);
     if (!toolset) return null;
     const members = toolset.members.map((m) => m.connector_id);
-    const states = await Promise.all(members.map(async (id) => {
-      const route = await routes.get(id).catch(() => null);
-      return route?.kind === 'connected' ? `${route.owner ?? ''} ${route.target}` : route?.kind === 'not_connected' ? route.state : route?.kind ?? '?';
-    }));
-    return { fingerprint: JSON.stringify([toolset.updated_at, states]), members };
+    const found = await Promise.all(members.map((id) => routes.get(id).catch(() => null)));
+    const states = found.map((route) => (route?.kind === 'connected' ? `${route.owner ?? ''} ${route.target}` : route?.kind === 'not_connected' ? route.state : route?.kind ?? '?'));
+    const listen = members.filter((_, i) => found[i]?.kind === 'connected' && (found[i] as { owner?: string | null }).owner === toolset.created_by);
+    return { fingerprint: JSON.stringify([toolset.updated_at, states]), members, listen };
   }, watchMs);
+  const listeners = new MemberListeners(upstream, eras, routes, (connectorId) => {
+    catalog.invalidate(connectorId);
+    watch.memberChanged(connectorId);
+  }, logger);
+  watch.onListen = (connectorIds) => listeners.keep(connectorIds);
   const streams = new SessionStreams({ store, sessions, link, routes, watch, logger, pollMs: watchMs });
   sessions.onMemberSession = (session) => streams.memberOpened(session);
   const callerSessions = new CallerMemberSessions((connectorId, session) => void routes.get(connectorId).then((route) => {
@@ -148,6 +154,7 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
       clearInterval(sweeping);
       streams.close();
       watch.stop();
+      listeners.close();
       if (!options.upstream) upstream.destroy();
     },
   };

@@ -81,13 +81,20 @@ export function violation(c: HostileCase, answer: Answer): string | null {
   if ((status === 405 || (c.method === 'OPTIONS' && status < 300)) && !allow) return `${status} to ${c.method} without an Allow header`;
   if (status < 400) return null;
   const type = header(answer, 'content-type') ?? '';
-  if (!type.startsWith('application/problem+json')) return `content-type ${type || '(none)'}; body ${answer.text.slice(0, 120)}`;
+  // The MCP paths answer a JSON-RPC request with a JSON-RPC error whose data is the problem.
+  const mcpPath = /\/mcp(?:[/?]|$)/.test(c.path);
+  if (!type.startsWith('application/problem+json') && !(mcpPath && type.startsWith('application/json'))) return `content-type ${type || '(none)'}; body ${answer.text.slice(0, 120)}`;
   if (c.method === 'HEAD') return null; // no body by definition
   let body: { type?: unknown; title?: unknown; status?: unknown };
   try {
     body = JSON.parse(answer.text);
   } catch {
     return `problem body is not JSON: ${answer.text.slice(0, 120)}`;
+  }
+  if (type.startsWith('application/json')) {
+    const error = (body as { jsonrpc?: unknown; error?: { code?: unknown; data?: typeof body } }).error;
+    if ((body as { jsonrpc?: unknown }).jsonrpc !== '2.0' || typeof error?.code !== 'number' || !error.data) return `not a JSON-RPC error carrying a problem: ${answer.text.slice(0, 120)}`;
+    body = error.data;
   }
   if (typeof body.type !== 'string' || !body.type) return 'problem without type';
   if (typeof body.title !== 'string' || !body.title) return 'problem without title';

@@ -101,11 +101,12 @@ test('SDK v1 session meets a 403 insufficient_scope: -32042 with the step-up URL
   t.is(offered.auth_request?.authorization_endpoint, url);
   t.regex(textOf(await session.callTool({ name: 'whoami', arguments: {} })), /mcp:read/, 'what the token may do keeps working');
 
-  // A client that declared nothing: 403 problem details carrying the same URL.
+  // A client that declared nothing: 403, a JSON-RPC error whose problem carries the same URL.
   const plain = await rawCall(mcpUrl, 'admin-echo');
   t.is(plain.status, 403);
   t.is(plain.headers.get('www-authenticate'), null);
-  const problem = (await plain.json()) as { authorization_url?: string; scope?: string };
+  const { rpc, problem } = await mcpErrorOf(plain);
+  t.like(rpc, { id: 9, code: -31007 });
   t.is(problem.authorization_url, url, 'the offer covering the scopes is reused');
   t.regex(problem.scope ?? '', /mcp:admin/);
 

@@ -3,7 +3,8 @@
 // allow lists, access rules), a SIGKILL of the whole tree (no handler runs), a start on the same
 // DATA_DIR. Then each toolset reads back as it was written, each owner lists only its own, the
 // access rules still decide what each caller sees and may call, and the SDK's clients (both eras)
-// list and call tools through each toolset again, with the members' tokens that survived too.
+// list and call tools through each toolset again, with the members' tokens that survived too; a
+// 2025 session open at the crash goes on (sessions are kept in the database).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -112,13 +113,15 @@ test.serial('a SIGKILL of the whole stack loses no toolset: members, access rule
   t.is((await second.api('GET', `/api/v1/toolsets/${aliceSet.id}`, undefined, bob)).status, 404);
   t.is((await second.api('GET', `/api/v1/toolsets/${bobSet.id}`, undefined, alice)).status, 404);
 
-  // The session open at the crash is gone with the process: unknown, so 404 (the client starts a new one).
+  // The session open at the crash outlives it: sessions are kept in the database, not the process.
   const stale = await fetch(aliceSet.mcp_url, {
     method: 'POST',
     headers: { ...alice, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': oldSession!, 'mcp-protocol-version': '2025-11-25' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
   });
-  t.is(stale.status, 404);
+  t.is(stale.status, 200);
+  const listed = (await stale.json()) as { result: { tools: { name: string }[] } };
+  t.deepEqual(listed.result.tools.map((x) => x.name).sort(), ['docs__get_page', 'docs__search', 'payments__create_invoice', 'payments__list_invoices']);
 
   // MCP again through each toolset, both eras, the members' tokens intact.
   const aliceModern = await v2Client(aliceSet.mcp_url, alice);

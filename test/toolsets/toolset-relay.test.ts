@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { startEverythingServer, type EverythingServer } from '../fixtures/everything-server';
+import { eventually } from '../helpers/test-stack';
 import { startInteractiveMcpServer, type InteractiveMcpServer } from '../fixtures/interactive-mcp-server';
 import { auth, connectedTo, startToolsetHarness, toolsetOf, type ToolsetHarness } from './toolset-harness';
 
@@ -106,6 +107,22 @@ test.serial('2026-07-28: progress in both directions of era, and an input_requir
   const confirms = t.context.interactive.calls.filter((c) => c.tool === 'confirm');
   t.is(confirms.length, 2, 'asked, then answered');
   t.deepEqual(confirms[0]!.capabilities, { elicitation: { form: {} } }, 'the client\'s capabilities reached the member');
+  await client.close();
+});
+
+test.serial("a 2026 member's own list change reaches a 2026 client's subscriptions/listen stream through the toolset", async (t) => {
+  let heard = 0;
+  const client = new ClientV2({ name: 'listen-v2', version: '1' }, {
+    versionNegotiation: { mode: 'auto' }, listChanged: { tools: { autoRefresh: false, onChanged: () => void (heard += 1) } },
+  });
+  await client.connect(new TransportV2(new URL(t.context.url), { requestInit: { headers: auth() } }));
+  // The toolset's listen stream to the member opens once the toolset is watched: say it until heard.
+  await eventually(async () => {
+    t.context.interactive.announce();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    return heard > 0 ? true : undefined;
+  }, 30_000, "the member's tools/list_changed");
+  t.true(heard > 0);
   await client.close();
 });
 
