@@ -12,7 +12,8 @@ import { probeMcpServer, type ProbeResult } from './mcp-probe';
 import type { FetchLike } from './oauth/http';
 import type { Logger } from '../platform/logger';
 import type { WorkloadActivityFunctions } from './workloads/activities';
-import { createOAuthActivities, type OAuthActivityDeps } from './oauth-activities';
+import { createOAuthActivities } from './oauth-activities';
+import type { OAuthActivityDeps } from './oauth-activity-deps';
 
 /** The managed-workload activities (activities/workloads), injected so that either runtime fits. */
 export type WorkloadActivities = WorkloadActivityFunctions;

@@ -2,32 +2,13 @@
 // step of activities/oauth, and seals what it returns, so that only ciphertext reaches history.
 import { FAILURE } from '../contract/failures';
 import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
-import type { Metrics } from '../platform/metrics';
-import type { Ciphertext, SecretBox } from '../platform/secret-box';
-import type { Preset } from '../contract/schemas';
+import type { Ciphertext } from '../platform/secret-box';
 import { withTypedFailures } from './typed-failure';
-import type { AddressPolicy } from '../platform/address-guard';
-import type { OAuthStore } from '../store/oauth-store';
 import type { OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
 import { OAuthSecrets } from './oauth-secrets';
 import { createOAuthBeginSteps } from './oauth-begin-steps';
+import type { OAuthActivityDeps } from './oauth-activity-deps';
 import { exchangeCode, refreshTokens, revokeTokens, type OAuthHttp } from './oauth';
-
-export interface OAuthActivityDeps {
-  http: OAuthHttp;
-  secrets: SecretBox;
-  oauthStore: OAuthStore;
-  baseUrl: string;
-  authTimeoutSeconds: number;
-  /** The presets configured on this worker: a preset's client credentials are taken from here. */
-  presets: readonly Preset[];
-  /** Decides where the flow's token may travel (platform/token-transport.ts). */
-  addressPolicy: AddressPolicy;
-  /** Where refreshes and their lag are counted. */
-  metrics?: Pick<Metrics, 'tokenRefreshes' | 'tokenRefreshLag'>;
-  /** How long the MCP handshake probe may take (CONNECTOR__CONNECT_TIMEOUT_MS). */
-  connectTimeoutMs?: number;
-}
 
 export function createOAuthActivities(deps: OAuthActivityDeps) {
   const secrets = new OAuthSecrets(deps.secrets, deps.presets);

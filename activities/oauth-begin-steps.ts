@@ -9,7 +9,7 @@ import type { Ciphertext } from '../platform/secret-box';
 import { clearTextRefusal, urlTokenTransportRefusal } from '../platform/token-transport';
 import { hashState } from '../store/oauth-store';
 import { withTypedFailures } from './typed-failure';
-import type { OAuthActivityDeps } from './oauth-activities';
+import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';
 import type { OAuthContext, PendingAuthorization } from './oauth/oauth-state';
 import {

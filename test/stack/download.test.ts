@@ -71,9 +71,9 @@ test('platforms without a release have none, and a mirror serves the same file n
   t.regex(mirrored?.url ?? '', /^http:\/\/127\.0\.0\.1:9\/releases\/kwok-(linux|darwin)-(amd64|arm64)$/);
 });
 
-test('the mirror\'s old name (CONNECTOR_REGISTRY_RELEASE_MIRROR) still works; the new name wins when both are set', (t) => {
+test('the mirror\'s old name (CONNECTOR_REGISTRY_RELEASE_MIRROR) is no longer read: only CONNECTOR__RELEASE_MIRROR names a mirror', (t) => {
   const old = releaseFor('kwok', { CONNECTOR_REGISTRY_RELEASE_MIRROR: 'http://127.0.0.1:9/old' });
-  t.true(old?.url.startsWith('http://127.0.0.1:9/old/kwok-'));
+  t.false(old?.url.startsWith('http://127.0.0.1:9/old/') ?? false);
   const both = releaseFor('kwok', { CONNECTOR_REGISTRY_RELEASE_MIRROR: 'http://127.0.0.1:9/old', CONNECTOR__RELEASE_MIRROR: 'http://127.0.0.1:9/new' });
   t.true(both?.url.startsWith('http://127.0.0.1:9/new/kwok-'));
 });
