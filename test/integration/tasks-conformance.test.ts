@@ -1,12 +1,8 @@
 // The conformance suite's ten `tasks-*` server scenarios (the Tasks extension, SEP-2663), run by the
-// suite itself at 2026-07-28:
-// - against a server that implements the extension (test/fixtures/tasks-mcp-server.ts, native
-//   mode), directly and through a connector's MCP path: whatever passes directly passes through
-//   the proxy, which relays the task-augmented calls and every tasks/* method with the
-//   connector's token;
-// - against the same server without task support (plain mode), through a connector whose tool
-//   policy makes its task-supporting tools the service's own tasks: the service's workflows pass
-//   the scenarios the server could not.
+// suite itself at 2026-07-28, against a server that implements the extension
+// (test/fixtures/tasks-mcp-server.ts), directly and through a connector's MCP path: whatever passes
+// directly passes through the proxy, which relays the task-augmented calls and every tasks/* method
+// with the connector's token.
 import test, { type ExecutionContext } from 'ava';
 import { runSuite, type SuiteResult } from '../conformance/suite-cli';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
