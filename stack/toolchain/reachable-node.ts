@@ -3,10 +3,12 @@
 // uids of their own, which refuses a program they cannot reach (activities/workloads/others-can-reach.ts).
 // The binary is linked (or copied, across file systems) into `dir`, whose folders are opened to
 // every user for reading and traversal only; it is replaced when the source changes.
-import { chmod, copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
+import { chmod, copyFile, link, mkdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export async function reachableNode(source: string, dir: string): Promise<string> {
+export async function reachableNode(path: string, dir: string): Promise<string> {
+  // The npm package's bin is a relative symbolic link: a hard link to it would be a dangling one.
+  const source = await realpath(path);
   const target = join(dir, 'node24', 'node');
   const [from, to] = await Promise.all([stat(source), stat(target).catch(() => null)]);
   if (to && to.size === from.size && to.mtimeMs >= from.mtimeMs) return target;
