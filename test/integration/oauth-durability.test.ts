@@ -101,11 +101,14 @@ test.serial('the authorization server down during refresh: disconnected, not per
   t.regex(lost.disconnect_reason, /unreachable|retrying/);
   // The proxy stops passing requests (once its route cache, about a second, has caught up).
   const refused = await eventually(async () => {
-    const answer = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
-    const problem = (await answer.json().catch(() => null)) as { state?: string } | null;
-    return answer.status === 409 ? problem : undefined;
+    const answer = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }) });
+    // A JSON-RPC request is answered in JSON-RPC: the problem details are the error's data.
+    const reply = (await answer.json().catch(() => null)) as { id?: unknown; error?: { code?: number; data?: { connector_state?: string } } } | null;
+    return answer.status === 409 ? reply : undefined;
   }, 10_000, 'the proxy refusing while disconnected');
-  t.is(refused?.state, 'disconnected');
+  t.is(refused?.id, 7);
+  t.is(refused?.error?.code, -32010);
+  t.is(refused?.error?.data?.connector_state, 'disconnected');
 
   // The same server comes back: same port, same keys, same grants.
   const refreshesBefore = seen.tokenRequests(clientId).filter((r) => r.grantType === 'refresh_token').length;
