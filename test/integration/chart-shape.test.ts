@@ -141,6 +141,9 @@ test.serial("an OAuth connect whose consent page and callback reach different AP
   t.log(`OAuth: consent page on the API replica at :${first}, callback on the one at :${second}: connected`);
 });
 
+/** A request the rate let through and the owner's cap on open requests refused. */
+const PAST_THE_RATE_CAPPED = -1;
+
 /** Sends requests from `parallel` loops for `ms`; the statuses it got. */
 async function flood(ms: number, parallel: number, send: () => Promise<number>): Promise<{ statuses: number[]; elapsedMs: number }> {
   const statuses: number[] = [];
@@ -149,6 +152,11 @@ async function flood(ms: number, parallel: number, send: () => Promise<number>):
     while (performance.now() - started < ms) statuses.push(await send().catch(() => 0));
   }));
   return { statuses, elapsedMs: performance.now() - started };
+}
+
+function describeFlood(statuses: number[], elapsedMs: number, allowed: number): string {
+  const admitted = statuses.filter((s) => s !== 429 && s !== 0).length;
+  return `admitted ${admitted} of ${statuses.length} in ${(elapsedMs / 1000).toFixed(2)} s on two replicas; the policy (${RATE.burst} per ${RATE.burst / RATE.perSecond} s) allows ${allowed.toFixed(0)}: ${(admitted / allowed).toFixed(2)}×`;
 }
 
 test.serial("one owner's request rate holds across the replicas of each half: the policy's burst and rate, once", async (t) => {
@@ -165,21 +173,33 @@ test.serial("one owner's request rate holds across the replicas of each half: th
       headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     }),
   };
+  const refill = () => new Promise((resolve) => setTimeout(resolve, RATE.burst / RATE.perSecond * 1000));
   for (const [half, send] of Object.entries(halves)) {
-    const { statuses, elapsedMs } = await flood(1_900, 16, async () => {
-      const res = await send();
-      await res.arrayBuffer();
-      return res.status;
-    });
-    const admitted = statuses.filter((s) => s !== 429).length;
-    const allowed = RATE.burst + RATE.perSecond * elapsedMs / 1000;
-    t.log(`${half}: admitted ${admitted} of ${statuses.length} in ${(elapsedMs / 1000).toFixed(2)} s on two replicas; the policy (${RATE.burst} per ${RATE.burst / RATE.perSecond} s) allows ${allowed.toFixed(0)}: ${(admitted / allowed).toFixed(2)}×`);
+    // The policy is only put to the test by a load that outpaces it: on a machine whose two cores
+    // other work starves, a flood of 16 may not, so a flood that fell short is sent again wider.
+    let run: { statuses: number[]; elapsedMs: number; allowed: number } | undefined;
+    for (const parallel of [16, 48, 96]) {
+      const { statuses, elapsedMs } = await flood(1_900, parallel, async () => {
+        const res = await send();
+        await res.arrayBuffer();
+        // Only the rate's refusals count as 429 here (they name the policy): a wide flood of the
+        // MCP path also meets the owner's cap on open requests, checked after the rate has let the
+        // request through.
+        return res.status === 429 && !res.headers.has('ratelimit-policy') ? PAST_THE_RATE_CAPPED : res.status;
+      });
+      run = { statuses, elapsedMs, allowed: RATE.burst + RATE.perSecond * elapsedMs / 1000 };
+      t.log(`${half}, ${parallel} at a time: ${describeFlood(statuses, elapsedMs, run.allowed)}`);
+      await refill();
+      if (statuses.length > run.allowed * 1.2) break;
+    }
+    const { statuses, allowed } = run!;
+    const admitted = statuses.filter((s) => s !== 429 && s !== 0).length;
+    t.true(statuses.length > allowed * 1.2, `${half}: the flood outpaced the policy (${statuses.length} sent, ${allowed.toFixed(0)} allowed)`);
     t.true(statuses.filter((s) => s === 429).length > 0, `${half}: refusals past the rate`);
     t.true(admitted <= allowed * 1.1, `${half}: no more than the policy and a tenth`);
-    // Below the policy only as far as the load sent less, and as far as chunks of tokens on their way
-    // from a busy database leave a replica short (precision is bench:proxy's to measure, not a test's).
-    t.true(admitted >= Math.min(allowed, statuses.length) * 0.5, `${half}: and not far below it`);
-    await new Promise((resolve) => setTimeout(resolve, RATE.burst / RATE.perSecond * 1000)); // the bucket refills
+    // Below the policy only as far as chunks of tokens on their way from a busy database leave a
+    // replica short (precision is bench:proxy's to measure, not a test's).
+    t.true(admitted >= allowed * 0.5, `${half}: and not far below it`);
   }
 });
 
