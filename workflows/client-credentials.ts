@@ -4,12 +4,21 @@
 // has no refresh token: the refresh loop and the proxy's 401 path ask for a new token with the
 // same sealed credentials (watches.ts).
 import type { OAuthState } from '../activities/oauth/oauth-state';
-import type { ConnectJob } from './connect-job';
+import type { ConnectorEvent } from '../contract/connector-states';
+import type { ApplyOptions, ConnectorEntity } from './connector-entity';
+import type { ConnectInput } from './messages';
 import { remote } from './activity-proxies';
 
 type Session = NonNullable<OAuthState['session']>;
 
-export async function connectWithClientCredentials(job: ConnectJob): Promise<void> {
+/** What connect-job.ts hands over (its ConnectJob, restated so that neither file imports the other). */
+interface ClientCredentialsJob {
+  entity: ConnectorEntity;
+  commit: (event: ConnectorEvent, options: ApplyOptions) => Promise<void>;
+  request: ConnectInput;
+}
+
+export async function connectWithClientCredentials(job: ClientCredentialsJob): Promise<void> {
   const { entity, request } = job;
   const { id: connectorId, url, settings } = entity.data.init;
   const steps = remote(settings.connectTimeoutMs);
