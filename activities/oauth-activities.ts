@@ -4,14 +4,24 @@ import { FAILURE } from '../contract/failures';
 import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
 import type { Ciphertext } from '../platform/secret-box';
 import { withTypedFailures } from './typed-failure';
-import type { OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
+import type { ClientCredentialsGrant, OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
 import { OAuthSecrets } from './oauth-secrets';
 import { createOAuthBeginSteps } from './oauth-begin-steps';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
-import { exchangeCode, refreshTokens, revokeTokens, type OAuthHttp } from './oauth';
+import {
+  clientCredentialsAuthMethod, exchangeCode, oauthCallbackUrl, refreshTokens, requestClientCredentialsToken, revokeTokens, selectScope,
+  type AuthorizationServerMetadata,
+} from './oauth';
 
 export function createOAuthActivities(deps: OAuthActivityDeps) {
   const secrets = new OAuthSecrets(deps.secrets, deps.presets);
+
+  const clientCredentialsToken = async (id: string, context: OAuthContext): Promise<SealedTokens> => {
+    const tokens = await requestClientCredentialsToken({
+      authorizationServer: context.authorizationServer, client: secrets.plainClient(id, context.client), resource: context.resource, scope: context.scope,
+    }, deps.http);
+    return secrets.sealTokens(id, { ...tokens, refreshToken: null }); // a refresh token would be of no use: the credentials ask again
+  };
 
   return {
     ...createOAuthBeginSteps(deps, secrets),
@@ -32,10 +42,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
 
     /** `scheduledAt` (epoch ms): when the refresh loop meant it to run; absent for a refresh on a 401. */
     async oauthRefresh(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext; scheduledAt?: number }): Promise<SealedTokens> {
-      // The first attempt's delay is the schedule's lag; a retry's would add the retry policy's backoff.
-      if (input.scheduledAt !== undefined && Context.current().info.attempt === 1) {
-        deps.metrics?.tokenRefreshLag.observe(Math.max(0, Date.now() - input.scheduledAt) / 1000);
-      }
+      observeLag(deps.metrics, input.scheduledAt);
       return countedRefresh(deps.metrics, () => withTypedFailures(async () => {
         heartbeat();
         const id = input.connectorId;
@@ -49,6 +56,35 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       }));
     },
 
+    /** Client credentials (SEP-1046): the client's method chosen at this server, and its first token. */
+    async oauthClientCredentials(input: {
+      connectorId: string; authorizationServer: AuthorizationServerMetadata; resource: string;
+      scopes: { challenge: string | null; resource: string[] | null }; grant: ClientCredentialsGrant;
+    }): Promise<{ context: OAuthContext; tokens: SealedTokens }> {
+      return withTypedFailures(async () => {
+        const { grant, authorizationServer } = input;
+        const scope = selectScope({
+          challengeScope: input.scopes.challenge, resourceScopes: input.scopes.resource, authorizationServerScopes: authorizationServer.scopes_supported ?? null,
+        });
+        const authMethod = clientCredentialsAuthMethod(authorizationServer, { hasSecret: grant.clientSecret !== null, algorithm: grant.privateKey?.algorithm ?? null });
+        const context: OAuthContext = {
+          authorizationServer, resource: input.resource, scope, grant: 'client_credentials',
+          redirectUri: oauthCallbackUrl(deps.baseUrl), // unused by this grant; kept for revocation's shared context
+          client: { clientId: grant.clientId, clientSecret: grant.clientSecret, privateKey: grant.privateKey, authMethod, source: 'given' },
+        };
+        return { context, tokens: await clientCredentialsToken(input.connectorId, context) };
+      });
+    },
+
+    /** A client credentials token requested again (before expiry, or after a 401): the grant has no refresh token. */
+    async oauthRenewClientCredentials(input: { connectorId: string; context: OAuthContext; scheduledAt?: number }): Promise<SealedTokens> {
+      observeLag(deps.metrics, input.scheduledAt);
+      return countedRefresh(deps.metrics, () => withTypedFailures(() => {
+        heartbeat();
+        return clientCredentialsToken(input.connectorId, input.context);
+      }));
+    },
+
     async oauthRevoke(input: { connectorId: string; context: OAuthContext; accessToken: Ciphertext | null; refreshToken: Ciphertext | null }): Promise<void> {
       const id = input.connectorId;
       await withTypedFailures(() => revokeTokens({
@@ -58,6 +94,13 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       }, deps.http));
     },
   };
+}
+
+/** The first attempt's delay is the schedule's lag; a retry's would add the retry policy's backoff. */
+function observeLag(metrics: OAuthActivityDeps['metrics'], scheduledAt: number | undefined): void {
+  if (scheduledAt !== undefined && Context.current().info.attempt === 1) {
+    metrics?.tokenRefreshLag.observe(Math.max(0, Date.now() - scheduledAt) / 1000);
+  }
 }
 
 /** Counts a refresh by its outcome: `success`, `invalid_grant` (connect again), `transient` (retried) or `failed`. */

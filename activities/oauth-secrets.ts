@@ -22,11 +22,12 @@ export class OAuthSecrets {
 
   /** The client as a step needs it: its secret opened, or read from the preset it names. */
   plainClient(connectorId: string, client: OAuthContext['client']): ClientIdentity {
-    const { presetUrl, ...rest } = client;
+    const { presetUrl, privateKey, ...rest } = client;
     return {
       ...rest,
       clientSecret: presetUrl !== undefined ? configuredPreset(this.presets, presetUrl).client_secret ?? null
         : client.clientSecret ? this.open(connectorId, 'oauth_client_secret', client.clientSecret) : null,
+      privateKey: privateKey ? { pem: this.open(connectorId, 'oauth_private_key', privateKey.pem), algorithm: privateKey.algorithm } : null,
     };
   }
 
@@ -38,8 +39,10 @@ export class OAuthSecrets {
 
   /** The client as the workflow keeps it: a preset's by reference, any other secret sealed. */
   sealClient(connectorId: string, identity: ClientIdentity, presetUrl: string | null): OAuthContext['client'] {
-    if (presetUrl !== null) return { ...identity, clientSecret: null, presetUrl };
-    return { ...identity, clientSecret: identity.clientSecret ? this.seal(connectorId, 'oauth_client_secret', identity.clientSecret) : null };
+    const { privateKey, ...rest } = identity;
+    const sealedKey = privateKey ? { pem: this.seal(connectorId, 'oauth_private_key', privateKey.pem), algorithm: privateKey.algorithm } : null;
+    if (presetUrl !== null) return { ...rest, clientSecret: null, privateKey: sealedKey, presetUrl };
+    return { ...rest, privateKey: sealedKey, clientSecret: identity.clientSecret ? this.seal(connectorId, 'oauth_client_secret', identity.clientSecret) : null };
   }
 
   sealTokens(connectorId: string, tokens: TokenSet): SealedTokens {

@@ -4,9 +4,9 @@ import type { ConnectorRecord } from '../contract/connector-record';
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../platform/secret-box';
-import type { Preset } from '../contract/schemas';
+import type { ConnectRequest, Preset } from '../contract/schemas';
 import type { connectorWorkflow } from '../workflows/connector-workflow';
-import { connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ConnectorInit } from '../workflows/messages';
+import { connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ClientCredentialsGrant, type ConnectorInit } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';
 
 export interface CommandDeps {
@@ -68,11 +68,22 @@ export class ConnectorCommands {
     return this.call(() => this.deps.temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation: start }));
   }
 
-  connect(id: string, body: { access_token?: string; redirect_url?: string }, respondAsync: boolean, actor: string) {
+  connect(id: string, body: ConnectRequest, respondAsync: boolean, actor: string) {
     const accessToken = body.access_token ? this.deps.secrets.seal(body.access_token, secretContext(id, 'access_token')) : undefined;
+    const clientCredentials = body.grant === 'client_credentials' ? this.sealGrant(id, body) : undefined;
     return this.change(id, () =>
-      this.handle(id).executeUpdate(connectUpdate, { args: [{ actor, accessToken, redirectUrl: body.redirect_url, respondAsync }] }),
+      this.handle(id).executeUpdate(connectUpdate, { args: [{ actor, accessToken, clientCredentials, redirectUrl: body.redirect_url, respondAsync }] }),
     );
+  }
+
+  /** The grant's secrets sealed for the purposes the OAuth activities open them with: only ciphertext reaches history. */
+  private sealGrant(id: string, body: ConnectRequest): ClientCredentialsGrant {
+    const seal = (value: string, purpose: string) => this.deps.secrets.seal(value, secretContext(id, purpose));
+    return {
+      clientId: body.client_id!,
+      clientSecret: body.client_secret ? seal(body.client_secret, 'oauth_client_secret') : null,
+      privateKey: body.private_key_pem ? { pem: seal(body.private_key_pem, 'oauth_private_key'), algorithm: body.signing_algorithm ?? 'ES256' } : null,
+    };
   }
 
   disconnect(id: string, actor: string) {

@@ -28,6 +28,11 @@ export interface components {
             created_by_name: string | null;
             /** @description The MCP revision negotiated with the server at the last successful connect (2026-07-28, 2025-11-25, …). */
             protocol_version: string | null;
+            /**
+             * @description client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046)
+             * @enum {string}
+             */
+            auth_kind?: "client_credentials";
             mcp_url: string;
         };
         ConnectorList: {
@@ -57,6 +62,22 @@ export interface components {
             access_token?: string;
             /** Format: uri */
             redirect_url?: string;
+            /**
+             * @description client_credentials: the service obtains its own token with the client credentials below (SEP-1046), no user involved
+             * @enum {string}
+             */
+            grant?: "client_credentials";
+            /** @description With grant client_credentials */
+            client_id?: string;
+            /** @description With grant client_credentials: client_secret_basic or _post, as the authorization server offers; never returned */
+            client_secret?: string;
+            /** @description With grant client_credentials: PKCS #8 PEM key for private_key_jwt (RFC 7523); never returned */
+            private_key_pem?: string;
+            /**
+             * @description The algorithm private_key_pem signs with (default ES256)
+             * @enum {string}
+             */
+            signing_algorithm?: "ES256" | "ES384" | "RS256" | "PS256";
         };
         ConnectorEvent: {
             seq: number;

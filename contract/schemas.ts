@@ -43,12 +43,41 @@ export type CreateConnectorRequest = z.infer<typeof CreateConnectorSchema>;
 
 const HttpUrlSchema = z.url({ protocol: /^https?$/ }).max(2048);
 
+/** The JWS algorithms a private_key_jwt client assertion may be signed with. */
+export const SIGNING_ALGORITHMS = ['ES256', 'ES384', 'RS256', 'PS256'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+
 export const ConnectRequestSchema = z
   .strictObject({
     access_token: z.string().min(1).max(16384).optional(),
     redirect_url: HttpUrlSchema.optional(),
+    grant: z.enum(['client_credentials']).optional()
+      .meta({ description: 'client_credentials: the service obtains its own token with the client credentials below (SEP-1046), no user involved' }),
+    client_id: z.string().min(1).max(512).optional().meta({ description: 'With grant client_credentials' }),
+    client_secret: z.string().min(1).max(2048).optional()
+      .meta({ description: 'With grant client_credentials: client_secret_basic or _post, as the authorization server offers; never returned' }),
+    private_key_pem: z.string().min(1).max(16384).optional()
+      .meta({ description: 'With grant client_credentials: PKCS #8 PEM key for private_key_jwt (RFC 7523); never returned' }),
+    signing_algorithm: z.enum(SIGNING_ALGORITHMS).optional().meta({ description: 'The algorithm private_key_pem signs with (default ES256)' }),
   })
+  .superRefine(checkGrant)
   .meta({ id: 'ConnectRequest' });
+
+/** What a grant needs, and nothing that belongs to another way of connecting. */
+function checkGrant(b: { access_token?: string; grant?: string; client_id?: string; client_secret?: string; private_key_pem?: string; signing_algorithm?: string }, ctx: z.RefinementCtx): void {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  if (!b.grant) {
+    for (const field of ['client_id', 'client_secret', 'private_key_pem', 'signing_algorithm'] as const) {
+      if (b[field] !== undefined) issue(field, 'only with grant client_credentials');
+    }
+    return;
+  }
+  if (b.access_token !== undefined) issue('access_token', 'not with a grant: the service obtains the token');
+  if (!b.client_id) issue('client_id', 'required with grant client_credentials');
+  if (b.client_secret && b.private_key_pem) issue('private_key_pem', 'give either client_secret or private_key_pem, not both');
+  if (!b.client_secret && !b.private_key_pem) issue('client_secret', 'client_secret or private_key_pem is required with grant client_credentials');
+  if (b.signing_algorithm && !b.private_key_pem) issue('signing_algorithm', 'only with private_key_pem');
+}
 export type ConnectRequest = z.infer<typeof ConnectRequestSchema>;
 
 export const ListConnectorsQuerySchema = z

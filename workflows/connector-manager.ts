@@ -25,6 +25,7 @@ import { startScoped, stopScoped, type ScopedWork } from './scoped-work';
 import { teardown, teardownMaterial, type TeardownMaterial } from './teardown';
 import { refreshOnce, runWatch, watchFor, type WatchContext, type WatchKind } from './watches';
 import { store } from './activity-proxies';
+import { renewable } from './client-credentials';
 
 export type ConnectorWorkflowInput = { init: ConnectorInit } | { resume: ConnectorData };
 
@@ -311,7 +312,7 @@ export class ConnectorManager {
   }
 
   private hasRefreshableGrant(): boolean {
-    return acceptsUpstreamReport(this.entity.state) && Boolean(this.entity.data.oauth.session?.refreshToken);
+    return acceptsUpstreamReport(this.entity.state) && renewable(this.entity.data.oauth.session);
   }
 
   /** Stdio gateways never ask for authorization; a report about a replaced token is stale. */

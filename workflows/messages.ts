@@ -6,8 +6,11 @@ import type { ConnectorState } from '../contract/connector-states';
 import type { ConnectorRecord } from '../contract/connector-record';
 import type { AuthChallenge } from '../contract/www-authenticate';
 import type { Ciphertext } from '../contract/ciphertext';
+import type { ClientCredentialsGrant } from '../activities/oauth/oauth-state';
 
 export const connectorWorkflowId = (connectorId: string): string => `connector:${connectorId}`;
+
+export type { ClientCredentialsGrant } from '../activities/oauth/oauth-state';
 
 export interface ConnectorInit {
   id: string;
@@ -32,6 +35,8 @@ export interface Actor {
 
 export interface ConnectInput extends Actor {
   accessToken?: Ciphertext;
+  /** grant client_credentials: the service obtains its own token with these (SEP-1046). */
+  clientCredentials?: ClientCredentialsGrant;
   redirectUrl?: string;
   /** Answer once `connecting` is on record instead of waiting for the outcome (Prefer: respond-async). */
   respondAsync?: boolean;

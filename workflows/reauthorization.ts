@@ -9,6 +9,7 @@ import { isAllowed, type ConnectorEvent } from '../contract/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage } from './connect-job';
 import { accumulatedScopes, beginAuthorization } from './oauth-begin';
+import { renewsWithCredentials } from './client-credentials';
 import type { StepUpRequest, StepUpView, UpstreamRefusal } from './messages';
 
 export interface ReauthorizationContext {
@@ -20,6 +21,12 @@ export interface ReauthorizationContext {
 export async function reauthorize({ entity, commit }: ReauthorizationContext, refusal: UpstreamRefusal): Promise<void> {
   entity.data.oauth.challenge = refusal.challenge ?? { resourceMetadata: null, scope: null };
   const why = refusalReason(entity, refusal);
+  const session = entity.data.oauth.session;
+  if (session && renewsWithCredentials(session)) {
+    // No user takes part in this grant: an authorization URL would have nobody to open it.
+    await commit('connection_lost', { actor: 'service', reason: `${why}; the client credentials obtain no token the server accepts; connect again`, permanent: true });
+    return;
+  }
   let failure = 'the MCP server named no authorization to ask for';
   try {
     // The challenge is known, so the first steps never take the server for an open one.

@@ -8,6 +8,7 @@ import { FAILURE } from '../contract/failures';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType, workloadInput } from './connect-job';
 import { cleanup, refresher, watcher, workloads } from './activity-proxies';
+import { renewable, renewsWithCredentials } from './client-credentials';
 
 export type { WatchKind } from '../contract/connector-states';
 
@@ -27,7 +28,7 @@ export function watchFor(entity: ConnectorEntity): WatchKind {
   const session = d.oauth.session;
   return watchNeeded({
     state: d.state, authorizationIssued: d.authRequest !== null, workload: d.workload !== null,
-    refreshable: Boolean(session?.refreshToken), expires: Boolean(session?.expiresAt), disconnectPermanent: d.disconnectPermanent,
+    refreshable: renewable(session), expires: Boolean(session?.expiresAt), disconnectPermanent: d.disconnectPermanent,
   });
 }
 
@@ -69,7 +70,7 @@ async function refreshLoop(ctx: WatchContext): Promise<void> {
   const { entity } = ctx;
   for (;;) {
     const session = entity.data.oauth.session;
-    if (!session?.refreshToken) return;
+    if (!session || !renewable(session)) return;
     const delay = entity.state === 'connected' ? refreshDelayMs(session, Date.now(), entity.data.init.settings.refreshSkewSeconds) : 0;
     if (delay === null) return;
     const scheduledAt = Date.now() + delay;
@@ -91,7 +92,9 @@ export async function refreshOnce(
 ): Promise<boolean> {
   const session = entity.data.oauth.session!;
   const id = entity.data.init.id;
-  const refreshing = refresher.oauthRefresh({ connectorId: id, context: session.context, refreshToken: session.refreshToken!, scheduledAt });
+  const refreshing = renewsWithCredentials(session)
+    ? refresher.oauthRenewClientCredentials({ connectorId: id, context: session.context, scheduledAt })
+    : refresher.oauthRefresh({ connectorId: id, context: session.context, refreshToken: session.refreshToken!, scheduledAt });
   const expiry = session.expiresAt ? Date.parse(session.expiresAt) - Date.now() : null;
   if (expiry !== null && entity.state === 'connected') {
     const expired = sleep(Math.max(0, expiry)).then(() => 'expired' as const);

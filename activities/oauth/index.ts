@@ -24,6 +24,7 @@ export { resolveClientIdentity, type ResolveClientInput, type ResolvedClient } f
 export { chooseTokenAuthMethod, type ClientIdentity, type TokenAuthMethod } from './token-auth-method';
 export { assertPkceS256, startAuthorization, type AuthorizationStart, type StartAuthorizationInput } from './authorization-request';
 export { exchangeCode, type ExchangeCodeInput } from './code-exchange';
+export { clientCredentialsAuthMethod, requestClientCredentialsToken, type ClientCredentialsInput } from './client-credentials';
 export { refreshTokens, type RefreshInput } from './refresh';
 export { revokeTokens, type RevokeInput, type RevokeResult } from './revoke';
 export { type TokenSet } from './token-set';

@@ -2,7 +2,7 @@
 // Every secret in it is ciphertext.
 import type { Ciphertext } from '../../platform/secret-box';
 import type { AuthorizationServerMetadata } from './schemas';
-import type { TokenAuthMethod } from './token-auth-method';
+import type { ClientAuthMethod, SigningAlgorithm } from './token-auth-method';
 import type { AuthChallenge } from '../../contract/www-authenticate';
 
 /** What every later OAuth step needs: the server, who we are to it, and for which resource. */
@@ -11,7 +11,9 @@ export interface OAuthContext {
   client: {
     clientId: string;
     clientSecret: Ciphertext | null;
-    authMethod: TokenAuthMethod;
+    authMethod: ClientAuthMethod;
+    /** private_key_jwt: the PKCS #8 key, sealed, and the algorithm it signs with. */
+    privateKey?: { pem: Ciphertext; algorithm: SigningAlgorithm } | null;
     source: 'given' | 'metadata-document' | 'registered';
     /** The preset whose client this is: its secret is looked up there by each step, never kept here. */
     presetUrl?: string;
@@ -19,6 +21,17 @@ export interface OAuthContext {
   resource: string;
   redirectUri: string;
   scope: string | null;
+  /** client_credentials: the token is requested again with the client's own credentials, not refreshed. */
+  grant?: 'client_credentials';
+}
+
+/** A client credentials grant's material as a connect gives it, every secret sealed for this connector. */
+export interface ClientCredentialsGrant {
+  clientId: string;
+  /** Sealed with purpose oauth_client_secret. */
+  clientSecret: Ciphertext | null;
+  /** private_key_jwt: the key sealed with purpose oauth_private_key. */
+  privateKey: { pem: Ciphertext; algorithm: SigningAlgorithm } | null;
 }
 
 /** An authorization URL was issued; waiting for the user's callback. */

@@ -33,6 +33,7 @@ export const AuthorizationServerMetadataSchema = z.looseObject({
   grant_types_supported: z.array(z.string()).optional(),
   code_challenge_methods_supported: z.array(z.string()).optional(),
   token_endpoint_auth_methods_supported: z.array(z.string()).optional(),
+  token_endpoint_auth_signing_alg_values_supported: z.array(z.string()).optional(),
   revocation_endpoint_auth_methods_supported: z.array(z.string()).optional(),
   authorization_response_iss_parameter_supported: z.boolean().optional(),
   client_id_metadata_document_supported: z.boolean().optional(),

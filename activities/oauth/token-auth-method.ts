@@ -1,18 +1,26 @@
 // Token endpoint client authentication: the methods this client can do (client_secret_basic,
 // client_secret_post, none), chosen from what the authorization server advertises and what a
 // registration says, and turned into oauth4webapi's client objects.
+import { importPKCS8 } from 'jose';
 import * as oauth from 'oauth4webapi';
+import type { SigningAlgorithm } from '../../contract/schemas';
 import { UnsupportedAuthMethodError } from './errors';
 import type { AuthorizationServerMetadata } from './schemas';
 
 export const TOKEN_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
+/** Besides the secret-based methods, a client holding a private key signs an RFC 7523 assertion (client credentials only). */
+export type ClientAuthMethod = TokenAuthMethod | 'private_key_jwt';
+
+export type { SigningAlgorithm } from '../../contract/schemas';
 
 /** The client as every token, revocation and authorization step needs it. */
 export interface ClientIdentity {
   clientId: string;
   clientSecret: string | null;
-  authMethod: TokenAuthMethod;
+  authMethod: ClientAuthMethod;
+  /** private_key_jwt: the PKCS #8 PEM key and the algorithm to sign with. */
+  privateKey?: { pem: string; algorithm: SigningAlgorithm } | null;
   /** Where the identity came from. */
   source: 'given' | 'metadata-document' | 'registered';
 }
@@ -72,7 +80,25 @@ export function clientAuthentication(identity: ClientIdentity): oauth.ClientAuth
       return oauth.ClientSecretPost(requireSecret(identity));
     case 'none':
       return oauth.None();
+    case 'private_key_jwt':
+      return privateKeyJwt(requireKey(identity));
   }
+}
+
+/**
+ * RFC 7523 client assertion (iss = sub = client_id, aud = the issuer, jti, exp), signed by
+ * oauth4webapi; the key is imported per request, since a CryptoKey cannot cross activities.
+ */
+function privateKeyJwt(key: { pem: string; algorithm: SigningAlgorithm }): oauth.ClientAuth {
+  return async (as, client, body, headers) => {
+    const privateKey = await importPKCS8(key.pem, key.algorithm);
+    await oauth.PrivateKeyJwt(privateKey)(as, client, body, headers);
+  };
+}
+
+function requireKey(identity: ClientIdentity): { pem: string; algorithm: SigningAlgorithm } {
+  if (!identity.privateKey) throw new UnsupportedAuthMethodError('private_key_jwt needs a private key, and none is known');
+  return identity.privateKey;
 }
 
 /**

@@ -5,6 +5,8 @@
 // then lists the tools and calls `test-tool` through the connector's MCP path (what the SDK's own
 // conformance client does once authorized). A scenario with a pre-registered client passes its
 // credentials in MCP_CONFORMANCE_CONTEXT; they go into the connector as its client_id/secret.
+// The client credentials scenarios (SEP-1046) pass a secret or a private key there instead: the
+// driver connects with `grant: client_credentials`, and no consent page is involved.
 // The agent declares URL-mode elicitation: when the server asks for authorization or more scope
 // mid-way, the proxy answers -32042 (or problem details) with the authorization URL, which the
 // user follows, and the agent tries again (the service's way of doing what the SDK's own client
@@ -19,11 +21,13 @@ const port = Number(process.env.CONFORMANCE_STACK_PORT);
 const serverUrl = process.argv[process.argv.length - 1]!;
 const api = apiClient(`http://127.0.0.1:${port}`);
 
-const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as { client_id?: string; client_secret?: string };
-const credentials = context.client_id ? { client_id: context.client_id, client_secret: context.client_secret } : {};
-const { id, res } = await startFlow(api, { url: serverUrl, match_preset: false, ...credentials });
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as ConformanceContext;
+console.log(`context keys: ${Object.keys(context).join(', ')}`);
+const { id, res } = clientCredentialsScenario(context)
+  ? await startFlow(api, { url: serverUrl, match_preset: false }, clientCredentialsConnect(context))
+  : await startFlow(api, { url: serverUrl, match_preset: false, ...givenClient(context) });
 if (res.body?.state === 'auth_required') await authorize(res.body.auth_request.authorization_endpoint);
-else console.log(`connect answered ${res.status}: ${res.text}`);
+else console.log(`connect answered ${res.status}: ${res.body?.state ?? res.text}`);
 
 const client = await connectClient(new URL(localMcpUrl(port, id)));
 await withAuthorization(() => client.listTools());
@@ -31,6 +35,35 @@ await withAuthorization(() => client.callTool({ name: 'test-tool', arguments: {}
 await client.close();
 // The suite waits for this process to end, and keep-alive sockets would hold it for its timeout.
 process.exit(0);
+
+/** What a scenario hands the client: its name, and the credentials of a pre-registered client. */
+interface ConformanceContext {
+  name?: string;
+  client_id?: string;
+  client_secret?: string;
+  private_key_pem?: string;
+  signing_algorithm?: string;
+}
+
+/**
+ * SEP-1046 scenarios (`--suite extensions`): the client holds its own credentials and no user
+ * takes part. A key means private_key_jwt; a secret alone could be a pre-registered client of the
+ * authorization-code scenarios too, so the scenario's name tells them apart.
+ */
+function clientCredentialsScenario(c: ConformanceContext): boolean {
+  return Boolean(c.client_id && (c.private_key_pem || c.name?.startsWith('auth/client-credentials')));
+}
+
+function clientCredentialsConnect(c: ConformanceContext): Record<string, unknown> {
+  return c.private_key_pem
+    ? { grant: 'client_credentials', client_id: c.client_id, private_key_pem: c.private_key_pem, signing_algorithm: c.signing_algorithm ?? 'ES256' }
+    : { grant: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret };
+}
+
+/** A pre-registered client of the authorization-code scenarios goes into the connector at creation. */
+function givenClient(c: ConformanceContext): Record<string, unknown> {
+  return c.client_id ? { client_id: c.client_id, client_secret: c.client_secret } : {};
+}
 
 interface AgentClient {
   listTools(): Promise<unknown>;

@@ -45,8 +45,9 @@ function run(node: string, args: string[], env: Record<string, string>): Promise
     // It runs in the project's root so that a client command's `--import tsx` resolves.
     execFile(node, args, { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err && typeof err.code !== 'number') reject(err);
-      // A suite ends with "Total: N passed", a single scenario with "Passed: N/M".
-      else if (!/Total: \d+ passed|Passed: \d+\/\d+/.test(stdout)) reject(new Error(`the conformance suite gave no summary:\n${stdout}\n${stderr}`));
+      // A suite ends with "Total: N passed", a single scenario with "Passed: N/M" (a single client
+      // scenario writes it to stderr).
+      else if (!/Total: \d+ passed|Passed: \d+\/\d+/.test(stdout + stderr)) reject(new Error(`the conformance suite gave no summary:\n${stdout}\n${stderr}`));
       else resolve();
     });
   });

@@ -34,6 +34,27 @@ test('connect: redirect_url must be absolute http(s)', (t) => {
   t.false(ConnectRequestSchema.safeParse({ access_token: '' }).success);
 });
 
+test('connect: a client credentials grant names its client and exactly one of a secret or a key', (t) => {
+  const grant = { grant: 'client_credentials', client_id: 'svc' };
+  t.true(ConnectRequestSchema.safeParse({ ...grant, client_secret: 's' }).success);
+  t.true(ConnectRequestSchema.safeParse({ ...grant, private_key_pem: 'k', signing_algorithm: 'RS256' }).success);
+  const refused: [Record<string, unknown>, string][] = [
+    [{ grant: 'client_credentials', client_secret: 's' }, 'client_id'],
+    [{ ...grant }, 'client_secret'],
+    [{ ...grant, client_secret: 's', private_key_pem: 'k' }, 'private_key_pem'],
+    [{ ...grant, client_secret: 's', signing_algorithm: 'ES256' }, 'signing_algorithm'],
+    [{ ...grant, private_key_pem: 'k', signing_algorithm: 'none' }, 'signing_algorithm'],
+    [{ ...grant, client_secret: 's', access_token: 't' }, 'access_token'],
+    [{ grant: 'implicit', client_id: 'svc', client_secret: 's' }, 'grant'],
+    [{ client_id: 'svc', client_secret: 's' }, 'client_id'],
+  ];
+  for (const [body, path] of refused) {
+    const result = ConnectRequestSchema.safeParse(body);
+    t.false(result.success, JSON.stringify(body));
+    if (!result.success) t.true(fieldErrors(result.error).some((e) => e.path === path), JSON.stringify(fieldErrors(result.error)));
+  }
+});
+
 test('list query: limit bounds and state values', (t) => {
   t.is(ListConnectorsQuerySchema.parse({}).limit, 20);
   t.is(ListConnectorsQuerySchema.parse({ limit: '100' }).limit, 100);

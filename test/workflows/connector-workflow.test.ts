@@ -6,7 +6,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ConnectorState } from '../../contract/connector-states';
 import { FAILURE } from '../../contract/failures';
 import {
-  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, routeQuery, stepUpUpdate, viewQuery,
+  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, stepUpUpdate, viewQuery,
 } from '../../workflows/messages';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
@@ -310,5 +310,30 @@ test.serial('SEP-2350: the scopes of the last grant and of every step-up are ask
   await handle.executeUpdate(connectUpdate, { args: [actor] });
   const authorize = h.stubs.called('oauthAuthorize')[before]!;
   t.deepEqual([...(authorize.input as { scopes: { extra: string[] } }).scopes.extra].sort(), ['mcp:admin', 'mcp:read', 'offline_access']);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('client credentials: connected without a user, the token requested again a third of its life early and on a 401, never by refresh token', async (t) => {
+  const { context } = await (h.stubs.activities().oauthClientCredentials as (i: unknown) => Promise<{ context: unknown }>)({});
+  h.stubs.calls = [];
+  h.stubs.behaviour.oauthClientCredentials = async () => ({ context, tokens: tokens(3_000, false) }) as never;
+  h.stubs.behaviour.oauthRenewClientCredentials = async () => tokens(3_000, false);
+  const handle = await h.start();
+  const grant = { clientId: 'svc', clientSecret: 'sealed-secret' as never, privateKey: null };
+  const record = await handle.executeUpdate(connectUpdate, { args: [{ ...actor, clientCredentials: grant }] });
+  const connectedAt = Date.now();
+  t.is(record.state, 'connected');
+  t.is(record.auth_kind, 'client_credentials');
+  t.is(h.stubs.called('oauthAuthorize').length, 0, 'no authorization URL');
+  t.deepEqual((h.stubs.called('oauthClientCredentials')[0]!.input as { grant: unknown }).grant, grant, 'the sealed grant, as given');
+  const renewals = await until(() => (h.stubs.called('oauthRenewClientCredentials').length >= 1 ? h.stubs.called('oauthRenewClientCredentials') : undefined), 'a renewal');
+  t.true(renewals[0]!.at - connectedAt >= 1_900, `renewed ${renewals[0]!.at - connectedAt} ms after the token (2 s due)`);
+  // The proxy reports the token in force refused: one renewal, and the route carries the new token.
+  const used = (await handle.query(routeQuery)).token;
+  const before = h.stubs.called('oauthRenewClientCredentials').length;
+  const route = await handle.executeUpdate(refreshUpdate, { args: [{ usedToken: used }] });
+  t.true(h.stubs.called('oauthRenewClientCredentials').length > before);
+  t.not(route.token, used);
+  t.is(h.stubs.called('oauthRefresh').length, 0, 'no refresh token grant');
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
