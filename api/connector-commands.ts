@@ -1,7 +1,8 @@
 // The API's side of the workflow: create (Update-with-Start), connect, disconnect, delete.
 // Secrets are sealed here, before anything reaches Temporal.
 import type { ConnectorRecord } from '../contract/connector-record';
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
+import { ProblemError } from '../contract/problem';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../platform/secret-box';
 import type { ConnectRequest, Preset } from '../contract/schemas';
@@ -78,6 +79,7 @@ export class ConnectorCommands {
 
   /** The grant's secrets sealed for the purposes the OAuth activities open them with: only ciphertext reaches history. */
   private sealGrant(id: string, body: ConnectRequest): ClientCredentialsGrant {
+    if (body.private_key_pem) assertSigningKey(body.private_key_pem, body.signing_algorithm ?? 'ES256');
     const seal = (value: string, purpose: string) => this.deps.secrets.seal(value, secretContext(id, purpose));
     return {
       clientId: body.client_id!,
@@ -127,4 +129,21 @@ function presetMetadata(preset: Preset | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(preset?.metadata ?? {})) if (typeof v === 'string') out[k] = v;
   return out;
+}
+
+/**
+ * A key that cannot sign would fail only at the token request, as a 502 long after the caller
+ * left: refused here instead, naming the field. The key's text never reaches the answer.
+ */
+function assertSigningKey(pem: string, algorithm: string): void {
+  const wanted = algorithm.startsWith('ES') ? 'ec' : 'rsa';
+  let type: string | undefined;
+  try {
+    type = createPrivateKey(pem).asymmetricKeyType;
+  } catch {
+    throw new ProblemError(422, 'the connect request is invalid', undefined, [{ path: 'private_key_pem', message: 'not a PEM private key' }]);
+  }
+  if (type !== wanted && !(wanted === 'rsa' && type === 'rsa-pss')) {
+    throw new ProblemError(422, 'the connect request is invalid', undefined, [{ path: 'private_key_pem', message: `a ${type} key cannot sign ${algorithm}` }]);
+  }
 }

@@ -3,6 +3,7 @@
 // rules, a connect with a secret and one with a private key, the token requested again before it
 // expires and after the server refuses it (the proxy's 401 path), and the credentials never in an
 // answer, the logs or the data directory in plaintext.
+import { generateKeyPairSync } from 'node:crypto';
 import test from 'ava';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -60,6 +61,8 @@ const invalidBodies: [string, Record<string, unknown>, string][] = [
   ['an unknown grant', { grant: 'password', client_id: 'a', client_secret: 'x' }, 'grant'],
   ['client credentials without a grant', { client_id: 'a', client_secret: 'x' }, 'client_id'],
   ['a grant with an access token', { grant: 'client_credentials', client_id: 'a', client_secret: 'x', access_token: 't' }, 'access_token'],
+  ['a key that is not a PEM private key', { grant: 'client_credentials', client_id: 'a', private_key_pem: 'not a key' }, 'private_key_pem'],
+  ['an RSA key for ES256', { grant: 'client_credentials', client_id: 'a', private_key_pem: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), signing_algorithm: 'ES256' }, 'private_key_pem'],
   ['an unknown signing algorithm', { grant: 'client_credentials', client_id: 'a', private_key_pem: 'k', signing_algorithm: 'HS256' }, 'signing_algorithm'],
 ];
 
