@@ -27,6 +27,19 @@ const TIMESTAMP = /-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z$/;
 
 interface Check { id: string; status: string }
 
+const AUTH_DRIVER = fileURLToPath(new URL('./auth-driver.ts', import.meta.url));
+
+/**
+ * The suite's client scenarios (`args` after `client --command …`) with test/conformance/auth-driver.ts
+ * as the client under test, connecting connectors of the stack listening on `stackPort`. Each
+ * driver loads tsx and connects through Temporal: far longer than the suite's default 30 s on a
+ * busy 2-core machine, hence its own timeout.
+ */
+export function runAuthDriver(args: string[], stackPort: number): Promise<SuiteResult> {
+  const command = `${process.execPath} --import tsx ${AUTH_DRIVER}`;
+  return runSuite(['client', '--command', command, ...args, '--timeout', '150000'], { CONFORMANCE_STACK_PORT: String(stackPort) });
+}
+
 /** `args`: the CLI's arguments after the script; the output directory is added. */
 export async function runSuite(args: string[], env: Record<string, string> = {}): Promise<SuiteResult> {
   const node = await locateNode24({ log: createLogger('conformance') });

@@ -6,12 +6,10 @@
 // that passes fails the test, so the list stays true).
 import test from 'ava';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { runSuite, type SpecVersion } from '../conformance/suite-cli';
+import { runAuthDriver, type SpecVersion } from '../conformance/suite-cli';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 
 const EXPECTED = JSON.parse(readFileSync(new URL('../conformance/expected-auth-failures.json', import.meta.url), 'utf8')) as Record<SpecVersion, Record<string, string>>;
-const DRIVER = fileURLToPath(new URL('../conformance/auth-driver.ts', import.meta.url));
 const ERAS: SpecVersion[] = ['2025-11-25', '2026-07-28'];
 
 let stack: TestStack;
@@ -30,9 +28,7 @@ for (const era of ERAS) {
     // runs a connect flow through Temporal: on a shared 2-core machine that alone can near ava's
     // 3 minutes, so this test gets more, and each driver far more than the suite's default 30 s.
     t.timeout(6 * 60_000);
-    const command = `${process.execPath} --import tsx ${DRIVER}`;
-    const args = ['client', '--command', command, '--suite', 'auth', '--spec-version', era, '--timeout', '150000'];
-    const result = await runSuite(args, { CONFORMANCE_STACK_PORT: String(stack.port) });
+    const result = await runAuthDriver(['--suite', 'auth', '--spec-version', era], stack.port);
     t.log(`${era}: ${result.passed.size}/${result.scenarios.size} authorization scenarios passed`);
     for (const [scenario, failed] of result.scenarios) if (failed.length > 0) t.log(`  ${scenario} fails ${[...new Set(failed)].join(', ')}`);
     t.true(result.scenarios.size > 0, 'the suite ran authorization scenarios');

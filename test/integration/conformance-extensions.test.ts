@@ -4,11 +4,9 @@
 // which connects a connector of a real embedded stack with `grant: client_credentials` and the
 // scenario's secret or private key, then lists and calls the tools through the connector's MCP path.
 import test from 'ava';
-import { fileURLToPath } from 'node:url';
-import { runSuite } from '../conformance/suite-cli';
+import { runAuthDriver } from '../conformance/suite-cli';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 
-const DRIVER = fileURLToPath(new URL('../conformance/auth-driver.ts', import.meta.url));
 const SCENARIOS = ['auth/client-credentials-basic', 'auth/client-credentials-jwt'];
 
 let stack: TestStack;
@@ -23,12 +21,8 @@ test.after.always(async () => {
 
 for (const scenario of SCENARIOS) {
   test.serial(`${scenario}: the service obtains and uses a client credentials token`, async (t) => {
-    // A driver loads tsx and connects through Temporal: on a busy 2-core machine that takes far
-    // longer than the suite's default 30 s.
-    t.timeout(4 * 60_000);
-    const command = `${process.execPath} --import tsx ${DRIVER}`;
-    const args = ['client', '--command', command, '--scenario', scenario, '--timeout', '150000'];
-    const result = await runSuite(args, { CONFORMANCE_STACK_PORT: String(stack.port) });
+    t.timeout(4 * 60_000); // the driver's own limit, and the stack's start, beyond ava's 3 minutes
+    const result = await runAuthDriver(['--scenario', scenario], stack.port);
     for (const [name, failed] of result.scenarios) if (failed.length > 0) t.log(`  ${name} fails ${[...new Set(failed)].join(', ')}`);
     t.deepEqual([...result.scenarios.keys()], [scenario], 'the suite ran the scenario');
     t.true(result.passed.has(scenario), `${scenario} passes`);

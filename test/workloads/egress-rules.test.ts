@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import test from 'ava';
+import { rootTest } from '../helpers/uid-isolation-gate';
 import { egressRuleset } from '../../activities/workloads/egress-rules';
 import { systemProgram } from '../../activities/workloads/system-program';
 
@@ -32,7 +33,7 @@ test('with the internet and nothing allowed: no accept rule, no final reject', (
   t.not(lines.at(-1), 'reject');
 });
 
-(process.getuid?.() === 0 ? test : test.skip)('nftables takes the ruleset', async (t) => {
+rootTest('egress-rules.test.ts', 'nftables takes the ruleset', async (t) => {
   const text = egressRuleset({ internet: false, allowedNetworks: ['10.20.0.0/16'], hostAddresses: ['192.0.2.2', 'fd00::2'] });
   const child = exec(systemProgram('unshare'), ['--net', '--', systemProgram('nft'), '-c', '-f', '-']);
   child.child.stdin!.end(text);

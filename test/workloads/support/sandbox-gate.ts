@@ -2,22 +2,16 @@
 // networks (slirp4netns, nftables) need root and those Debian packages (npm test's toolchain
 // installs them). Where they are missing the tests are skipped, loudly; under CI or as root, where
 // they are expected to run, the missing part fails the file instead.
-import test from 'ava';
 import type { UidRange } from '../../../config/config';
 import { EgressNetworks } from '../../../activities/workloads/egress-network';
 import { checkEgress, checkSandbox } from '../../../activities/workloads/sandbox-check';
-import { uidSwitchingAvailable } from '../../helpers/uid-isolation-gate';
+import { standInFor, uidSwitchingAvailable } from '../../helpers/uid-isolation-gate';
 
 /** True when the file's tests can run; otherwise one test stands for them, skipped or failing. */
 export async function sandboxAvailable(file: string, title: string, range: UidRange, options: { egress?: boolean } = {}): Promise<boolean> {
   if (!uidSwitchingAvailable(file, title, range)) return false;
   const whyNot = (await checkSandbox(range.first)) ?? (options.egress ? await checkEgress(new EgressNetworks()) : null);
   if (whyNot === null) return true;
-  if (process.env.CI || process.getuid?.() === 0) {
-    test(title, (t) => t.fail(whyNot));
-  } else {
-    process.stderr.write(`${file}: SKIPPED, ${whyNot}\n`);
-    test.skip(`${title} (skipped: ${whyNot})`, () => undefined);
-  }
+  standInFor(file, title, whyNot);
   return false;
 }
