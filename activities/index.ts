@@ -14,6 +14,7 @@ import type { Logger } from '../platform/logger';
 import type { WorkloadActivityFunctions } from './workloads/activities';
 import { createOAuthActivities } from './oauth-activities';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
+import { createToolTaskActivities, type ConnectorCalls } from './tool-task-activities';
 
 /** The managed-workload activities (activities/workloads), injected so that either runtime fits. */
 export type WorkloadActivities = WorkloadActivityFunctions;
@@ -33,7 +34,14 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
   /** How long the audit events of a deleted connector are kept (CONNECTOR__EVENTS_RETENTION_DAYS). */
   eventsRetentionDays: number;
   workloads: WorkloadActivities;
+  /** Requests to connectors' MCP servers, for the tasks the service owns (absent: those refuse). */
+  calls?: ConnectorCalls;
 }
+
+const NO_CALLS: ConnectorCalls = {
+  request: () => Promise.reject(new Error('this worker makes no calls to MCP servers')),
+  notify: () => Promise.resolve(),
+};
 
 const DAY_MS = 86_400_000;
 
@@ -68,6 +76,8 @@ export function createActivities(deps: ActivityDeps) {
     },
 
     ...wrapWithHeartbeat(createOAuthActivities({ ...deps, http: { fetch: deps.fetch, logger: deps.logger } })),
+
+    ...createToolTaskActivities({ secrets: deps.secrets, calls: deps.calls ?? NO_CALLS }),
 
     startWorkload: (input: Parameters<WorkloadActivities['startWorkload']>[0]) => deps.workloads.startWorkload(input),
     watchWorkload: (input: Parameters<WorkloadActivities['watchWorkload']>[0]) => deps.workloads.watchWorkload(input),

@@ -100,6 +100,9 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
 
   CONNECTOR__ROUTE_CACHE_TTL_MS: { section: 'proxy', meaning: 'how long a proxy in another process than the API trusts a cached route (and so an old token after a disconnect)' },
   CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: { section: 'proxy', meaning: "how long the proxy waits for the registry's answer about a connector before it answers 503" },
+  CONNECTOR__TASK_SYNC_WINDOW_MS: { section: 'proxy', meaning: "for MCP servers without task support, whose tasks the service runs: a declaring client's tools/call that ends within this is answered as a plain call, a longer one with a task" },
+  CONNECTOR__TASK_TTL_SECONDS: { section: 'proxy', meaning: "how long a task the service owns keeps its outcome for its client (its `ttlMs`)" },
+  CONNECTOR__TASK_TOOLS: { section: 'proxy', format: 'comma-separated `glob=forbidden|optional|required`', meaning: 'task support of tools whose MCP server has none: `required` refuses clients without the Tasks extension (-32021), `forbidden` never makes a task; unnamed tools are `optional`' },
   CONNECTOR__PROXY_PROCESSES: { section: 'proxy', meaning: 'processes `dist/proxy.mjs` runs as, on one port (`node:cluster`; a dead one is replaced); was `PROXY_PROCESSES`' },
 
   CONNECTOR__STDIO_RUNTIME: { section: 'stdio', meaning: '`auto`: `container` when podman or Docker answers, else `local` (child processes, each its own uid); or `kubernetes`' },

@@ -9,6 +9,7 @@ import { DEFAULT_KUBE_PROXY_NAMESPACE_SELECTOR, DEFAULT_KUBE_PROXY_SELECTOR, par
 import { parsePresets, PresetConfigError } from '../catalog/presets';
 import { parseRegistryConfig, RegistryConfigError, type RegistryConfig } from '../catalog/registry-config';
 import type { Preset } from '../contract/schemas';
+import type { TaskSupport } from '../contract/tool-tasks';
 import { parseKey } from '../platform/secret-box';
 import { DEFAULT_GATEWAY_MAX_SESSIONS, type ServerLimits } from '../platform/server-limits';
 import {
@@ -91,6 +92,9 @@ export const EnvSchema = z.object({
   CONNECTOR__HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(10_000),
   CONNECTOR__ROUTE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
+  CONNECTOR__TASK_SYNC_WINDOW_MS: z.coerce.number().int().min(0).max(60_000).default(300),
+  CONNECTOR__TASK_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3_600),
+  CONNECTOR__TASK_TOOLS: z.string().regex(/^\s*([^=,\s]+=(forbidden|optional|required)\s*(,\s*|$))*$/, 'must look like send_*=required,ping=forbidden').optional(),
   CONNECTOR__BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
   CONNECTOR__ALLOWED_REDIRECT_ORIGINS: z.string().optional(),
   CONNECTOR__STDIO_RUNTIME: z.enum(['auto', 'container', 'local', 'kubernetes']).default('auto'),
@@ -183,6 +187,8 @@ export interface Config {
   routeCacheTtlMs: number;
   /** How long the proxy waits for the registry's answer about a connector before it answers 503. */
   routeLoadTimeoutMs: number;
+  /** The tasks the service owns for MCP servers without task support (proxy/tasks). */
+  tasks: { syncWindowMs: number; ttlMs: number; marks: Array<{ tools: string; support: TaskSupport }> };
   /** The proxy's sockets per upstream origin (open streams included); a connector may hold a quarter. */
   upstreamMaxSockets: number;
   /** Processes the proxy role runs as, on one port (`dist/proxy.mjs`). */
@@ -355,6 +361,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
     routeLoadTimeoutMs: e.CONNECTOR__ROUTE_LOAD_TIMEOUT_MS,
+    tasks: { syncWindowMs: e.CONNECTOR__TASK_SYNC_WINDOW_MS, ttlMs: e.CONNECTOR__TASK_TTL_SECONDS * 1000, marks: taskMarksOf(e.CONNECTOR__TASK_TOOLS) },
     upstreamMaxSockets: e.CONNECTOR__UPSTREAM_MAX_SOCKETS,
     proxyProcesses: e.CONNECTOR__PROXY_PROCESSES,
     bodyLimit: e.CONNECTOR__BODY_LIMIT,
@@ -561,4 +568,12 @@ function parseOrigins(text: string): string[] {
 /** An empty variable means "not set", as in most deployment tools. */
 function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((kv): kv is [string, string] => kv[1] !== undefined && kv[1] !== ''));
+}
+
+/** `glob=support` pairs, in order: the first that names a tool decides. */
+function taskMarksOf(text: string | undefined): Array<{ tools: string; support: TaskSupport }> {
+  return (text ?? '').split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => {
+    const [tools, support] = pair.split('=') as [string, TaskSupport];
+    return { tools, support };
+  });
 }

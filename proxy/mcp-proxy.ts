@@ -45,6 +45,7 @@ import { UpstreamClient } from './upstream-client';
 import { upstreamRequestHeaders } from './forward-headers';
 import type { UpstreamTarget } from './upstream-target';
 import { ElicitingSessions } from './url-elicitation';
+import type { GatewayTasks } from './tasks/gateway-tasks';
 
 export interface McpProxyOptions {
   routes: RouteSource;
@@ -80,6 +81,8 @@ export interface McpProxyOptions {
   tracer?: Tracer | null;
   /** Where each call to a connector the caller sees is recorded (the per-call audit). */
   audit?: CallSink;
+  /** The tasks the service owns for servers without task support; absent: task requests are relayed. */
+  tasks?: (upstream: UpstreamClient) => GatewayTasks;
 }
 
 export interface McpProxy {
@@ -110,6 +113,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     headersTimeoutMs: options.headersTimeoutMs, onUpstreamUnauthorized: options.onUpstreamUnauthorized,
   });
   const onUnauthorized = upstream.unauthorized.bind(upstream);
+  const tasks = options.tasks?.(upstream);
   const server = httpProxy.createProxyServer({});
   const retryBodyLimit = options.retryBodyLimitBytes ?? 1024 * 1024;
   const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
@@ -169,13 +173,13 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   function admitted(req: IncomingMessage, res: ServerResponse, connectorId: string, caller: Caller, route: Route, observed: CallObserver | null, length: BodyLength): void {
     const gate = options.callers;
     // Another owner's connector is answered exactly as one that does not exist.
-    if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' }, null, length);
+    if (gate && !gate.sees(caller, route)) return relay(req, res, connectorId, { kind: 'not_found' }, null, length, caller);
     if (route.kind !== 'not_found') observed?.seen(connectorId, caller.subject);
     if (route.kind === 'connected' && !perConnector.take(connectorId, res)) {
       throw new ProblemError(429, 'This connector has as many MCP requests and streams open as it may; try again when one ends.', 'connector-busy');
     }
     gate?.hold(caller, res);
-    relay(req, res, connectorId, route, observed, length);
+    relay(req, res, connectorId, route, observed, length, caller);
   }
 
   function failed(res: ServerResponse, connectorId: string, err: unknown, rpc: RpcRequest | null): void {
@@ -195,7 +199,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     );
   }
 
-  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null, length: BodyLength): void {
+  function relay(req: IncomingMessage, res: ServerResponse, connectorId: string, route: Route, observed: CallObserver | null, length: BodyLength, caller: Caller): void {
     if (res.destroyed) return; // the client left while the route was looked up
     const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
     trace?.routed(connectorId, route.kind);
@@ -218,7 +222,9 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       const { facts, mismatch } = checkRpcHeaders(body, mirrored);
       observed?.readWhole(body, facts);
       if (mismatch) return sendMcpProblem(res, mismatch, {}, rpcRequestOf(body));
-      start(req, res, connectorId, route, target, observed, body.length, body);
+      const relayIt = () => start(req, res, connectorId, route, target, observed, body.length, body);
+      if (req.method === 'POST' && tasks?.take({ res, connectorId, route, caller, body, relay: relayIt })) return;
+      relayIt();
     }, () => undefined); // the caller went away: nothing to answer
   }
 
@@ -263,7 +269,10 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   return {
     handle: tracer ? traced : handle,
     upstream,
-    invalidate: (connectorId) => routes.invalidate?.(connectorId),
+    invalidate: (connectorId) => {
+      routes.invalidate?.(connectorId);
+      tasks?.forget(connectorId);
+    },
     close() {
       server.close();
       upstream.destroy();

@@ -15,6 +15,11 @@ import type { CallAuditStore } from '../store/call-audit-store';
 import { RouteCache } from '../proxy/route-cache';
 import type { RouteSource } from '../proxy/route';
 import { workflowRoutes } from '../proxy/workflow-routes';
+import { GatewayTasks } from '../proxy/tasks/gateway-tasks';
+import type { UpstreamClient } from '../proxy/upstream-client';
+
+/** How often a client of a task the service owns is told to poll it. */
+const TASK_POLL_INTERVAL_MS = 500;
 import type { ToolsetEndpoint } from '../proxy/toolset/toolset-endpoint';
 import { lazyToolsetEndpoint } from '../proxy/toolset/lazy-toolset-endpoint';
 import type { ToolsetSource } from '../proxy/toolset/toolset-source';
@@ -103,7 +108,12 @@ export function buildProxy(deps: ProxyRoleDeps): ProxyRole {
   });
   const audit = deps.callStore && auditQueueOf(deps.config, deps.logger, deps.callStore, deps.metrics);
   const options = proxyOptionsOf(deps.config, deps.logger, routes, deps.metrics, deps.limits);
-  const proxy = createMcpProxy({ ...options, tracer: deps.tracing?.tracer, audit });
+  const { tasks: taskSettings, temporal: { taskQueue } } = deps.config;
+  const tasks = (upstream: UpstreamClient) => new GatewayTasks({
+    temporal: deps.temporal, taskQueue, secrets: deps.secrets, upstream, logger: deps.logger,
+    settings: { ...taskSettings, pollIntervalMs: TASK_POLL_INTERVAL_MS },
+  });
+  const proxy = createMcpProxy({ ...options, tracer: deps.tracing?.tracer, audit, tasks });
   // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate, audit and upstream client.
   const toolsets = deps.toolsetSource && lazyToolsetEndpoint({
     routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, upstream: proxy.upstream, audit, metrics: deps.metrics,

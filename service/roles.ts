@@ -26,6 +26,12 @@ import { startPeriodicPass } from './periodic-pass';
 import { openTemporal } from './services';
 import { LiveCatalog } from '../store/live-catalog';
 import { RegistryStore } from '../store/registry-store';
+import { UpstreamClient } from '../proxy/upstream-client';
+import { workflowRoutes } from '../proxy/workflow-routes';
+import { connectorCalls } from './connector-calls';
+
+/** How long a task's call may take to answer (its worker's heartbeats, not this, notice a lost one). */
+const TASK_CALL_LIMIT_MS = 24 * 3_600_000;
 
 export interface RoleDeps {
   config: Config;
@@ -53,6 +59,12 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
   const catalog = catalogOf(config, registryStore);
   const catalogReload = startPeriodicPass({ pass: () => catalog.reload(), nothing: [], intervalMs: CATALOG_RELOAD_MS, logger: deps.logger, what: 'reloading the presets' });
   const fetch = createGuardedFetch(policyOf(config), { timeoutMs: config.connectTimeoutMs });
+  // The tasks the service owns make their calls as the proxy relays them: routes from the connectors' workflows.
+  const routesClient = await openTemporal(deps.temporalAddress, config.temporal.namespace, config.temporal.access);
+  const taskUpstream = new UpstreamClient({
+    routes: workflowRoutes(routesClient, deps.secrets), policy: policyOf(config), logger: deps.logger,
+    connectTimeoutMs: config.connectTimeoutMs, headersTimeoutMs: TASK_CALL_LIMIT_MS, pool: { maxSockets: config.upstreamMaxSockets },
+  });
   const { worker, connection, sdkMetricsUrl } = await createWorker({
     address: deps.temporalAddress,
     access: config.temporal.access,
@@ -82,6 +94,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
         runtime, readinessTimeoutMs: config.stdio.readyTimeoutMs, secrets: deps.secrets, presets: catalog.presets, metrics: deps.metrics,
         approvalRefusal: (url) => catalog.approvalRefusal(url),
       }),
+      calls: connectorCalls(workflowRoutes(routesClient, deps.secrets), taskUpstream),
     },
     registry: config.registry ? {
       config: config.registry, store: registryStore, connectors: deps.mongo.store, fetch, addressPolicy: policyOf(config),
@@ -107,6 +120,8 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
       await connection.close();
+      taskUpstream.destroy();
+      await routesClient.connection.close();
       await scheduler?.connection.close();
       await runtime.close();
     },

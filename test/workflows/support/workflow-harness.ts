@@ -59,6 +59,9 @@ export class Stubs {
       oauthRevoke: async () => undefined,
       oauthClientCredentials: async () => ({ context: { ...OAUTH_CONTEXT, grant: 'client_credentials' as const }, tokens: tokens(3_600_000, false) }),
       oauthRenewClientCredentials: async () => tokens(3_600_000, false),
+      // The tasks the service owns are not the connector workflow's: its tests never reach these.
+      callToolRound: async () => { throw new Error('no tool calls in connector workflow tests'); },
+      sealTaskError: async () => { throw new Error('no tool calls in connector workflow tests'); },
       startWorkload: async ({ connectorId }) => ({ target: `http://127.0.0.1:1/${connectorId}`, gatewaySecret: `sealed-gateway-${connectorId}` as never }),
       // Runs until cancelled, as a watch of a live workload does.
       watchWorkload: () => Context.current().cancelled as never,

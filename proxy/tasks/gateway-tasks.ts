@@ -1,0 +1,208 @@
+// Tasks the service owns (the Tasks extension, SEP-2663) for connectors whose MCP server has no
+// task support of its own: a declaring client's tools/call becomes a task workflow
+// (workflows/tool-task.ts), started here by whichever replica took the call, and tasks/get,
+// tasks/update and tasks/cancel are answered from that workflow by any replica. A call whose
+// first round ends within the sync window is answered as a plain call would be (the extension
+// lets the server choose); a longer one is answered with the task. The server's server/discover
+// answer gains the extension, since the connector's MCP path now offers it.
+//
+// A task is its caller's: another caller of the same connector asking for it is told it does
+// not exist, as for any unknown id.
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Caller } from '../../callers/caller';
+import {
+  REMOVED_TASK_METHODS, TASKS_EXTENSION, TASK_METHODS, TASK_RPC, declaresTasks, missingTasksCapability, taskSupportOf,
+  toolTaskSecretPurpose, type TaskSupport,
+} from '../../contract/tool-tasks';
+import type { Logger } from '../../platform/logger';
+import { secretContext, type SecretBox } from '../../platform/secret-box';
+import { isWorkflowGone } from '../../platform/workflow-gone';
+import type { Ciphertext } from '../../contract/ciphertext';
+import {
+  TOOL_TASK_WORKFLOW, answerUpdate, cancelTaskUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery, toolTaskWorkflowId,
+  type ToolTaskInput, type ToolTaskView,
+} from '../../workflows/tool-task-messages';
+import type { ConnectedRoute } from '../route';
+import type { UpstreamClient } from '../upstream-client';
+import { createTaskResult, detailedTask, directAnswer } from './task-wire';
+import { UpstreamTaskSupport, messageOf, readText } from './upstream-task-support';
+
+export interface GatewayTaskSettings {
+  /** Operator marks: tool-name globs and the task support they give (first match wins). */
+  marks: Array<{ tools: string; support: TaskSupport }>;
+  /** A call whose first round ends within this is answered without a task. */
+  syncWindowMs: number;
+  ttlMs: number;
+  pollIntervalMs: number;
+}
+
+export interface GatewayTasksOptions {
+  temporal: Client;
+  taskQueue: string;
+  secrets: SecretBox;
+  upstream: UpstreamClient;
+  logger: Logger;
+  settings: GatewayTaskSettings;
+}
+
+/** One POST whose body was read whole: what the tasks surface needs of it. */
+export interface TaskRequest {
+  res: ServerResponse;
+  connectorId: string;
+  route: ConnectedRoute;
+  caller: Caller;
+  body: Buffer;
+  /** Hands the request back to the relay, unanswered. */
+  relay(): void;
+}
+
+interface Rpc {
+  id?: string | number | null;
+  method: string;
+  params?: Record<string, any>;
+}
+
+const CLAIMED = new Set(['tools/call', 'server/discover', ...TASK_METHODS, ...REMOVED_TASK_METHODS]);
+
+class RpcFailure extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message);
+  }
+}
+
+export class GatewayTasks {
+  private readonly support: UpstreamTaskSupport;
+
+  constructor(private readonly o: GatewayTasksOptions) {
+    this.support = new UpstreamTaskSupport(o.upstream);
+  }
+
+  /** Whether the request is the tasks surface's to look at; when it is, it is answered or relayed. */
+  take(request: TaskRequest): boolean {
+    const rpc = rpcOf(request.body);
+    if (!rpc || !CLAIMED.has(rpc.method)) return false;
+    this.serve(request, rpc).catch((err: unknown) => this.fail(request, rpc, err));
+    return true;
+  }
+
+  forget(connectorId: string): void {
+    this.support.forget(connectorId);
+  }
+
+  private async serve(request: TaskRequest, rpc: Rpc): Promise<void> {
+    if (rpc.method === 'server/discover') return this.discover(request, rpc);
+    const kind = await this.support.of(request.connectorId, request.route);
+    if (kind !== 'plain') return request.relay();
+    if (rpc.method === 'tools/call') return this.call(request, rpc);
+    if (REMOVED_TASK_METHODS.has(rpc.method)) throw new RpcFailure(TASK_RPC.methodNotFound, `Method not found: ${rpc.method} (removed by the Tasks extension's second version)`);
+    if (!declaresTasks(rpc.params)) throw new RpcFailure(TASK_RPC.missingCapability, 'Missing required client capability', missingTasksCapability());
+    const view = await this.taskOf(request, String(rpc.params?.taskId ?? ''));
+    if (rpc.method === 'tasks/get') return send(request.res, rpc, { result: detailedTask(view, this.opener(view)) });
+    if (rpc.method === 'tasks/cancel') await this.handle(view).executeUpdate(cancelTaskUpdate, { args: ['cancelled by its client'] });
+    else await this.answer(view, rpc.params?.inputResponses);
+    send(request.res, rpc, { result: { resultType: 'complete' } });
+  }
+
+  /** The server's discover answer, with the extension added when the service runs its tasks. */
+  private async discover(request: TaskRequest, rpc: Rpc): Promise<void> {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' };
+    const { answer } = await this.o.upstream.send(request.connectorId, request.route, { method: 'POST', headers, body: request.body });
+    const message = messageOf(answer.headers['content-type'], await readText(answer));
+    if (!message) throw new RpcFailure(TASK_RPC.internal, `the MCP server answered server/discover with HTTP ${answer.statusCode} and no JSON-RPC answer`);
+    if (this.support.learn(request.connectorId, message) === 'plain') {
+      const result = message.result as { capabilities?: { extensions?: Record<string, unknown> } };
+      result.capabilities = { ...result.capabilities, extensions: { ...result.capabilities?.extensions, [TASKS_EXTENSION]: {} } };
+    }
+    request.res.writeHead(answer.statusCode ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
+  }
+
+  private async call(request: TaskRequest, rpc: Rpc): Promise<void> {
+    const tool = String(rpc.params?.name ?? '');
+    const support = taskSupportOf(this.o.settings.marks, tool);
+    const declared = declaresTasks(rpc.params);
+    if (!declared && support === 'required') throw new RpcFailure(TASK_RPC.missingCapability, `Missing required client capability: ${tool} runs only as a task`, missingTasksCapability());
+    if (!declared || support === 'forbidden') return request.relay();
+    const view = await this.start(request, tool, rpc.params ?? {});
+    if (view.rounds === 0 && view.status === 'working') return send(request.res, rpc, { result: createTaskResult(view) });
+    // The first round ended within the window: answered as the plain call it was, no task kept.
+    await this.handle(view).signal(releaseSignal);
+    send(request.res, rpc, directAnswer(view, this.opener(view)));
+  }
+
+  private async start(request: TaskRequest, tool: string, params: Record<string, any>): Promise<ToolTaskView> {
+    const taskId = randomUUID();
+    const { _meta: _dropped, task: _legacyHint, ...call } = params;
+    const input: ToolTaskInput = {
+      taskId, connectorId: request.connectorId, caller: request.caller.subject, tool,
+      call: this.o.secrets.seal(JSON.stringify(call), secretContext(request.connectorId, toolTaskSecretPurpose(taskId))),
+      idempotent: await this.idempotent(request, tool),
+      ttlMs: this.o.settings.ttlMs, pollIntervalMs: this.o.settings.pollIntervalMs,
+    };
+    const handle = await this.o.temporal.workflow.start(TOOL_TASK_WORKFLOW, {
+      taskQueue: this.o.taskQueue, workflowId: toolTaskWorkflowId(request.connectorId, taskId), args: [input],
+    });
+    return handle.executeUpdate(firstRoundUpdate, { args: [this.o.settings.syncWindowMs] });
+  }
+
+  /** Whether the server's tools/list says the tool is idempotent (unknown: it is not). */
+  private async idempotent(request: TaskRequest, tool: string): Promise<boolean> {
+    return (await this.o.upstream.send(request.connectorId, request.route, {
+      method: 'POST', body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'task-tools', method: 'tools/list', params: {} })),
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+    }).then(async ({ answer }) => {
+      const tools = (messageOf(answer.headers['content-type'], await readText(answer))?.result as { tools?: Array<{ name?: string; annotations?: { idempotentHint?: boolean } }> } | undefined)?.tools;
+      return tools?.find((t) => t.name === tool)?.annotations?.idempotentHint === true;
+    }, () => false));
+  }
+
+  private async taskOf(request: TaskRequest, taskId: string): Promise<ToolTaskView> {
+    let view: ToolTaskView | null = null;
+    try {
+      view = await this.o.temporal.workflow.getHandle(toolTaskWorkflowId(request.connectorId, taskId)).query(toolTaskQuery);
+    } catch (err) {
+      if (!isWorkflowGone(err)) throw err;
+    }
+    // Another caller's task is answered exactly as one that does not exist.
+    if (!view || view.gone || view.caller !== request.caller.subject) throw new RpcFailure(TASK_RPC.invalidParams, 'Failed to retrieve task: Task not found');
+    return view;
+  }
+
+  private async answer(view: ToolTaskView, responses: unknown): Promise<void> {
+    if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw new RpcFailure(TASK_RPC.invalidParams, 'inputResponses must be an object');
+    const keys = Object.keys(responses);
+    const sealed = this.o.secrets.seal(JSON.stringify(responses), secretContext(view.connectorId, toolTaskSecretPurpose(view.taskId)));
+    await this.handle(view).executeUpdate(answerUpdate, { args: [{ sealed, keys }] });
+  }
+
+  private handle(view: Pick<ToolTaskView, 'connectorId' | 'taskId'>) {
+    return this.o.temporal.workflow.getHandle(toolTaskWorkflowId(view.connectorId, view.taskId));
+  }
+
+  private opener(view: ToolTaskView) {
+    const context = secretContext(view.connectorId, toolTaskSecretPurpose(view.taskId));
+    return (sealed: string) => JSON.parse(this.o.secrets.open(sealed as Ciphertext, context)) as Record<string, unknown>;
+  }
+
+  private fail(request: TaskRequest, rpc: Rpc, err: unknown): void {
+    if (request.res.headersSent) return;
+    if (err instanceof RpcFailure) return send(request.res, rpc, { error: { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) } });
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) this.o.logger.error({ err, connectorId: request.connectorId, method: rpc.method }, 'task request failed');
+    send(request.res, rpc, { error: { code: TASK_RPC.internal, message: 'The service could not serve this task request; try again shortly.' } });
+  }
+}
+
+function rpcOf(body: Buffer): Rpc | null {
+  try {
+    const value = JSON.parse(body.toString('utf8')) as Rpc;
+    return value && typeof value === 'object' && typeof value.method === 'string' && value.id !== undefined ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function send(res: ServerResponse, rpc: Rpc, payload: { result: unknown } | { error: unknown }): void {
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, ...payload }));
+}

@@ -1,0 +1,87 @@
+// Tasks the service owns (the Tasks extension, SEP-2663) in front of an MCP server without task
+// support: the conformance suite's ten tasks-* scenarios, run by the suite itself at 2026-07-28
+// through a connector's MCP path, pass as they do against a server that runs tasks itself
+// (tasks-conformance.test.ts) — each task a Temporal workflow of its own. The fixture server
+// (plain mode) records every call it gets: none carries the caller's credentials, and a task is
+// its caller's alone.
+import test from 'ava';
+import { runSuite } from '../conformance/suite-cli';
+import { startTestStack, type TestStack } from '../helpers/test-stack';
+import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
+
+const SCENARIOS = [
+  'tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-wire-fields', 'tasks-request-state-removal', 'tasks-mrtr-input',
+  'tasks-request-headers', 'tasks-dispatch-and-envelope', 'tasks-status-notifications', 'tasks-required-task-error', 'tasks-mrtr-composition',
+];
+const TOKEN = 'plain-upstream-token';
+const REVISION = '2026-07-28';
+const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+
+let stack: TestStack;
+let plain: TasksMcpServer;
+let mcpUrl: string;
+
+test.before(async () => {
+  // The operator's marks say what the server cannot: these tools run only as tasks, greet never.
+  // The window is under the one second the fixture's jobs take, and its tools that ask for input
+  // work longer than it first, so that they become tasks before they ask (test_tool_with_task asks at once).
+  stack = await startTestStack({
+    CONNECTOR__TASK_TOOLS: 'failing_job=required,test_tool_with_task=required,greet=forbidden',
+    CONNECTOR__TASK_SYNC_WINDOW_MS: '600',
+  });
+  plain = await startTasksMcpServer({ tasks: false, workBeforeAskingMs: 1500 });
+  const created = await stack.api('POST', '/api/v1/connectors', { url: plain.url, match_preset: false });
+  if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+  const connected = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: TOKEN });
+  if (connected.status !== 200) throw new Error(`connect: ${connected.status} ${connected.text}`);
+  mcpUrl = created.body.mcp_url;
+});
+
+test.after.always(async () => {
+  await stack?.stop();
+  await plain?.close();
+});
+
+async function rpc(method: string, params: Record<string, unknown>, name?: string, headers: Record<string, string> = {}) {
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': REVISION,
+      'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }), ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await response.json()) as { result?: Record<string, any>; error?: { code: number; message: string } };
+}
+
+test.serial('a server without task support: the ten tasks-* scenarios pass through the connector\'s MCP path, the service running the tasks', async (t) => {
+  t.timeout(6 * 60_000);
+  const before = plain.calls.length;
+  const passed: string[] = [];
+  for (const scenario of SCENARIOS) {
+    const result = await runSuite(['server', '--url', mcpUrl, '--scenario', scenario]);
+    for (const [name, failed] of result.scenarios) if (failed.length) t.log(`  ${name} fails ${[...new Set(failed)].join(', ')}`);
+    if (result.passed.has(scenario)) passed.push(scenario);
+  }
+  t.log(`gateway-owned: ${passed.length}/${SCENARIOS.length} passed`);
+  t.deepEqual(passed, SCENARIOS);
+  const reached = plain.calls.slice(before);
+  t.true(reached.length > 0 && reached.every((call) => call.authorization === `Bearer ${TOKEN}`), "every call the server got carried the connector's token");
+});
+
+test.serial('a task is its caller\'s: the result comes back whole, and an id from another connector or made up is unknown', async (t) => {
+  const created = await rpc('tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'mine' }, _meta: DECLARED }, 'slow_compute');
+  t.is(created.result?.resultType, 'task');
+  const taskId = String(created.result?.taskId);
+  let task: Record<string, any> | undefined;
+  for (let i = 0; i < 100 && task?.status !== 'completed'; i++) {
+    task = (await rpc('tasks/get', { taskId, _meta: DECLARED }, taskId)).result;
+    if (task?.status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.is(task?.status, 'completed');
+  t.deepEqual(task?.result?.content, [{ type: 'text', text: 'computed mine after 1s' }]);
+  const unknown = await rpc('tasks/get', { taskId: '00000000-0000-4000-8000-000000000000', _meta: DECLARED }, '00000000-0000-4000-8000-000000000000');
+  t.is(unknown.error?.code, -32602);
+  const undeclared = await rpc('tasks/get', { taskId }, taskId);
+  t.is(undeclared.error?.code, -32021, 'without the extension declared, a task is not served');
+});

@@ -1,0 +1,115 @@
+// A tools/call the service runs as a task of its own (the Tasks extension, SEP-2663) for a server
+// that has no task support: one workflow per task, started by whichever proxy replica took the
+// call. The call runs in an activity with the connector's current token; a server that asks for
+// input (a multi round-trip request, SEP-2322) parks the task in input_required until the
+// client's tasks/update answers every key; the outcome is kept for the task's TTL, then the task
+// is gone. A worker that dies mid-call is noticed by the missing heartbeats: the call is made
+// again only when the tool said it is idempotent; otherwise the task fails, saying the outcome is
+// unknown — never a silent second call.
+import {
+  ActivityFailure, CancellationScope, TimeoutFailure, condition, isCancellation, proxyActivities, setHandler,
+} from '@temporalio/workflow';
+import type { createToolTaskActivities } from '../activities/tool-task-activities';
+import type { Ciphertext } from '../contract/ciphertext';
+import { TERMINAL_STATUSES, type TaskStatus } from '../contract/tool-tasks';
+import type { RoundOutcome } from '../contract/tool-tasks';
+import {
+  answerUpdate, cancelTaskUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery, type ToolTaskInput, type ToolTaskView,
+} from './tool-task-messages';
+
+type Activities = ReturnType<typeof createToolTaskActivities>;
+
+// A long call is bounded by its heartbeats, not its length: a live worker beats every second.
+const CALL_OPTIONS = { startToCloseTimeout: '30 days', heartbeatTimeout: '5s' } as const;
+const once = proxyActivities<Activities>({ ...CALL_OPTIONS, retry: { maximumAttempts: 1 } });
+const again = proxyActivities<Activities>({ ...CALL_OPTIONS, retry: { maximumAttempts: 5, initialInterval: '1s' } });
+const sealer = proxyActivities<Activities>({ startToCloseTimeout: '10s', retry: { initialInterval: '200ms', maximumInterval: '5s' } });
+
+export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
+  const createdAt = new Date().toISOString();
+  const view: ToolTaskView = {
+    taskId: input.taskId, connectorId: input.connectorId, caller: input.caller, tool: input.tool,
+    status: 'working', createdAt, lastUpdatedAt: createdAt, ttlMs: input.ttlMs, pollIntervalMs: input.pollIntervalMs,
+    outcome: null, pending: [], rounds: 0, gone: false, unknownOutcome: false,
+  };
+  let answers: Ciphertext[] = [];
+  let released = false;
+  let cancelled = false;
+  let round: CancellationScope | null = null;
+  const set = (status: TaskStatus, outcome: Ciphertext | null, pending: string[] = []) => {
+    Object.assign(view, { status, outcome, pending, lastUpdatedAt: new Date().toISOString() });
+  };
+  const terminal = () => TERMINAL_STATUSES.has(view.status);
+
+  setHandler(toolTaskQuery, () => view);
+  setHandler(firstRoundUpdate, async (withinMs) => {
+    await condition(() => view.rounds > 0 || terminal(), withinMs);
+    return view;
+  });
+  setHandler(answerUpdate, ({ sealed, keys }) => {
+    if (view.status !== 'input_required') return; // answered already, or over: nothing to do
+    const known = keys.filter((key) => view.pending.includes(key));
+    if (known.length === 0) return;
+    answers = [...answers, sealed];
+    view.pending = view.pending.filter((key) => !known.includes(key));
+    view.lastUpdatedAt = new Date().toISOString();
+  });
+  setHandler(cancelTaskUpdate, () => {
+    if (terminal()) return;
+    cancelled = true;
+    set('cancelled', null);
+    round?.cancel();
+  });
+  setHandler(releaseSignal, () => {
+    released = true;
+  });
+
+  const stub = input.idempotent ? again : once;
+  let requestState: Ciphertext | null = null;
+  while (!terminal() && !released) {
+    const outcome = await runRound(() => stub.callToolRound({ connectorId: input.connectorId, taskId: input.taskId, call: input.call, answers, requestState }));
+    if (cancelled) break;
+    view.rounds += 1;
+    if ('failure' in outcome) {
+      view.unknownOutcome = outcome.unknown;
+      set('failed', await sealer.sealTaskError({ connectorId: input.connectorId, taskId: input.taskId, message: outcome.failure }));
+      break;
+    }
+    if (outcome.kind === 'input_required') {
+      set('input_required', outcome.sealed, outcome.keys);
+      answers = [];
+      requestState = outcome.sealed;
+      // An answer that never comes ends the task with its TTL, as an outcome never fetched does.
+      if (!(await condition(() => view.pending.length === 0 || cancelled || released, input.ttlMs))) released = true;
+      if (view.status === 'input_required' && !released) set('working', null);
+      continue;
+    }
+    set(outcome.kind === 'complete' ? 'completed' : 'failed', outcome.sealed);
+  }
+  // Kept for its TTL (or until released: the caller had its answer without a task).
+  await condition(() => released, input.ttlMs);
+  view.gone = true;
+
+  async function runRound(call: () => Promise<RoundOutcome>): Promise<RoundOutcome | { failure: string; unknown: boolean }> {
+    round = new CancellationScope();
+    try {
+      return await round.run(call);
+    } catch (err) {
+      if (cancelled || isCancellation(err)) return { failure: 'cancelled', unknown: false };
+      return describeFailure(err, input.idempotent);
+    } finally {
+      round = null;
+    }
+  }
+}
+
+/** Why a round failed, in words for the caller; a worker lost mid-call leaves the outcome unknown. */
+function describeFailure(err: unknown, idempotent: boolean): { failure: string; unknown: boolean } {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof TimeoutFailure) {
+    return idempotent
+      ? { failure: 'the call was lost with its worker on every attempt', unknown: false }
+      : { failure: 'the outcome of this call is unknown: the worker making it stopped before the server answered, and the tool does not declare itself idempotent, so it was not called again', unknown: true };
+  }
+  return { failure: cause instanceof Error ? cause.message : String(cause), unknown: false };
+}
