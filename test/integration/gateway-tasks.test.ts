@@ -2,8 +2,8 @@
 // support: the conformance suite's ten tasks-* scenarios, run by the suite itself at 2026-07-28
 // through a connector's MCP path, pass as they do against a server that runs tasks itself
 // (tasks-conformance.test.ts) — each task a Temporal workflow of its own. The fixture server
-// (plain mode) records every call it gets: none carries the caller's credentials, and a task is
-// its caller's alone.
+// (plain mode) records every call it gets: none carries the caller's credentials. Who may see a
+// task, and what history holds of it: gateway-tasks-boundaries.test.ts.
 import test from 'ava';
 import { runSuite } from '../conformance/suite-cli';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
@@ -69,7 +69,7 @@ test.serial('a server without task support: the ten tasks-* scenarios pass throu
   t.true(reached.length > 0 && reached.every((call) => call.authorization === `Bearer ${TOKEN}`), "every call the server got carried the connector's token");
 });
 
-test.serial('a task is its caller\'s: the result comes back whole, and an id from another connector or made up is unknown', async (t) => {
+test.serial('a task\'s result comes back whole; a made-up id is unknown, and a client without the extension is refused', async (t) => {
   const created = await rpc('tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'mine' }, _meta: DECLARED }, 'slow_compute');
   t.is(created.result?.resultType, 'task');
   const taskId = String(created.result?.taskId);

@@ -1,0 +1,98 @@
+// The boundaries of a task the service owns: a task is its caller's (another caller of the same
+// connector, an admin included, is told it does not exist; another owner does not see the
+// connector at all); its arguments and result never reach Temporal history in plaintext; and a
+// cancelled task's call is cancelled at the MCP server too (notifications/cancelled).
+import test from 'ava';
+import { sha256Hex } from '../../callers/api-keys';
+import { historyPayloads } from '../helpers/history-values';
+import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
+import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
+import { toolTaskWorkflowId } from '../../workflows/tool-task-messages';
+
+const KEYS = { alice: 'alice-tasks-key-0a1b2c3d', bob: 'bob-tasks-key-9f8e7d6c', ops: 'ops-tasks-key-7c6b5a4d' };
+const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+const MARKER = 'label-only-alice-may-read-5d1c';
+
+let stack: TestStack;
+let plain: TasksMcpServer;
+let connectorId: string;
+
+test.before(async () => {
+  stack = await startTestStack({
+    CONNECTOR__API_KEYS: JSON.stringify([
+      { subject: 'alice', sha256: sha256Hex(KEYS.alice) },
+      { subject: 'bob', sha256: sha256Hex(KEYS.bob) },
+      { subject: 'ops', sha256: sha256Hex(KEYS.ops), admin: true },
+    ]),
+    CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8,::1/128',
+  });
+  plain = await startTasksMcpServer({ tasks: false });
+  const auth = { authorization: `Bearer ${KEYS.alice}` };
+  const created = await stack.api('POST', '/api/v1/connectors', { url: plain.url, match_preset: false }, auth);
+  if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+  connectorId = created.body.id;
+  const connected = await stack.api('POST', `/api/v1/connectors/${connectorId}/connect`, { access_token: 'boundaries-token' }, auth);
+  if (connected.status !== 200) throw new Error(`connect: ${connected.status} ${connected.text}`);
+});
+
+test.after.always(async () => {
+  await stack?.stop();
+  await plain?.close();
+});
+
+async function rpc(key: string, method: string, params: Record<string, unknown>, name: string) {
+  const response = await fetch(`http://127.0.0.1:${stack.port}/api/v1/connectors/${connectorId}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': name,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: DECLARED } }),
+  });
+  return { status: response.status, body: (await response.json()) as { result?: Record<string, any>; error?: { code: number } } };
+}
+
+const get = (key: string, taskId: string) => rpc(key, 'tasks/get', { taskId }, taskId);
+
+test.serial("a task is its caller's: the admin is told it does not exist, another owner does not see the connector", async (t) => {
+  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: MARKER } }, 'slow_compute');
+  const taskId = String(created.body.result?.taskId);
+  t.is(created.body.result?.resultType, 'task');
+  const done = await eventually(async () => {
+    const task = (await get(KEYS.alice, taskId)).body.result;
+    return task?.status === 'completed' ? task : undefined;
+  }, 30_000, 'the task to complete');
+  t.deepEqual(done.result?.content, [{ type: 'text', text: `computed ${MARKER} after 1s` }]);
+
+  const admin = await get(KEYS.ops, taskId);
+  t.is(admin.body.error?.code, -32602, "the admin's request is answered as for an unknown task");
+  t.is(admin.body.result, undefined);
+  for (const method of ['tasks/cancel', 'tasks/update']) {
+    const other = await rpc(KEYS.ops, method, { taskId, inputResponses: {} }, taskId);
+    t.is(other.body.error?.code, -32602, `${method} of another caller's task`);
+  }
+  const bob = await get(KEYS.bob, taskId);
+  t.is(bob.status, 404, "another owner's request finds no connector");
+  t.is((await get(KEYS.alice, taskId)).body.result?.status, 'completed', 'the task is untouched');
+});
+
+test.serial("a task's arguments and result are sealed in Temporal's history", async (t) => {
+  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: MARKER } }, 'slow_compute');
+  const taskId = String(created.body.result?.taskId);
+  await eventually(async () => ((await get(KEYS.alice, taskId)).body.result?.status === 'completed' ? true : undefined), 30_000, 'the task to complete');
+  const history = JSON.stringify(await historyPayloads(stack.temporal, toolTaskWorkflowId(connectorId, taskId)));
+  t.true(history.length > 0 && history.includes(taskId), 'the history was read');
+  t.false(history.includes(MARKER), 'neither the argument nor the result that echoes it is there in plaintext');
+  t.false(history.includes('slow_compute after'), 'nor any part of the result');
+});
+
+test.serial('a cancelled task is cancelled at the MCP server: it gets notifications/cancelled for the call', async (t) => {
+  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: 60, label: 'to cancel' } }, 'slow_compute');
+  const taskId = String(created.body.result?.taskId);
+  await eventually(async () => (plain.calls.some((c) => c.args.label === 'to cancel') ? true : undefined), 30_000, 'the call to reach the server');
+  const ack = await rpc(KEYS.alice, 'tasks/cancel', { taskId }, taskId);
+  t.deepEqual(ack.body.result, { resultType: 'complete' });
+  t.is((await get(KEYS.alice, taskId)).body.result?.status, 'cancelled');
+  const notified = await eventually(async () => plain.cancellations.find((c) => c.how === 'notification' && String(c.requestId).startsWith(`task-${taskId}-`)), 30_000, 'notifications/cancelled to reach the server');
+  t.truthy(notified);
+});
