@@ -11,3 +11,4 @@ export { deliverCallback, openConsentPage } from './oauth-service';
 export { createConsentAgent, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 export { startJwtIssuer } from '../fixtures/jwt-issuer';
 export { startTokenMcpServer } from '../fixtures/token-mcp-server';
+export { startTasksMcpServer } from '../fixtures/tasks-mcp-server';
