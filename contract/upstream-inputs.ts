@@ -28,6 +28,8 @@ const RESERVED_PREFIXES = ['mcp-', 'x-forwarded-', 'x-connector-', 'sec-', 'prox
 /** Why a header name may not be set for an upstream, or null. */
 export function headerNameRefusal(name: string): string | null {
   if (!HEADER_NAME.test(name)) return 'must be a header name (RFC 9110 token characters, at most 64)';
+  // A legal token, but as a key of the plain objects headers travel in it would set their prototype.
+  if (name === '__proto__') return 'is not a header name this service sends';
   const lower = name.toLowerCase();
   if (RESERVED.has(lower) || RESERVED_PREFIXES.some((p) => lower.startsWith(p))) {
     return lower === 'authorization' ? 'is set by access_token, never as a header' : 'is a header the proxy owns (framing, hop-by-hop, MCP transport or credentials)';

@@ -72,6 +72,7 @@ test('the connect body refuses reserved header names and values a parser could m
   }
   t.true(ConnectRequestSchema.safeParse({ headers: { 'X-Key': 'a b=c' }, variables: { tenant: 'acme' } }).success);
   t.regex(headerNameRefusal('Authorization')!, /access_token/);
+  t.truthy(headerNameRefusal('__proto__'), 'a preset may not declare it (a body\'s is dropped by the parser)');
 });
 
 test('GET /presets lists what a connect supplies, never a secret\'s default or a fixed value', (t) => {
