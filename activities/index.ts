@@ -7,6 +7,8 @@ import type { ConnectorStore } from '../store/connector-store';
 import type { ToolsetStore } from '../store/toolset-store';
 import type { SecretBox, Ciphertext } from '../platform/secret-box';
 import { secretContext } from '../platform/secret-box';
+import { openHeaders } from '../platform/upstream-headers';
+import type { SealedHeader } from '../contract/upstream-inputs';
 
 import { probeMcpServer, type ProbeResult } from './mcp-probe';
 import type { FetchLike } from './oauth/http';
@@ -69,9 +71,10 @@ export function createActivities(deps: ActivityDeps) {
      * regular one after an OAuth callback, where it heartbeats like the other remote calls: the
      * handshake may take several requests (server/discover, then initialize and its notification).
      */
-    async probeServer(input: { connectorId: string; url: string; token: Ciphertext | null }): Promise<ProbeResult> {
+    async probeServer(input: { connectorId: string; url: string; token: Ciphertext | null; headers?: SealedHeader[] }): Promise<ProbeResult> {
       const token = input.token ? deps.secrets.open(input.token, secretContext(input.connectorId, 'access_token')) : null;
-      const probe = () => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch);
+      const headers = openHeaders(deps.secrets, input.connectorId, input.headers);
+      const probe = () => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch, headers);
       return Context.current().info.isLocal ? probe() : withHeartbeat(probe);
     },
 

@@ -32,7 +32,7 @@ const CLIENT_INFO = { name: 'connector-registry', version: '1.0.0' };
  * with `handshakeFailure`. `fetch` is the guarded fetch: every request passes the address guard.
  */
 export async function mcpHandshake(
-  input: { url: string; token: string | null; timeoutMs: number },
+  input: { url: string; token: string | null; timeoutMs: number; headers?: Record<string, string> },
   fetch: FetchLike,
 ): Promise<HandshakeOutcome> {
   const deadline = AbortSignal.timeout(input.timeoutMs);
@@ -51,7 +51,7 @@ export async function mcpHandshake(
   const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: 'auto', probe: { timeoutMs: input.timeoutMs } } });
   const transport = new StreamableHTTPClientTransport(new URL(input.url), {
     fetch: probeFetch,
-    requestInit: input.token ? { headers: { Authorization: `Bearer ${input.token}` } } : undefined,
+    requestInit: requestInitOf(input.token, input.headers),
   });
   try {
     await client.connect(transport, { timeout: input.timeoutMs, signal: deadline });
@@ -67,6 +67,12 @@ export async function mcpHandshake(
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/** The connect's headers, then the token: no header of the connect's can stand in for Authorization. */
+function requestInitOf(token: string | null, headers: Record<string, string> | undefined): RequestInit | undefined {
+  const all = { ...headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) };
+  return Object.keys(all).length ? { headers: all } : undefined;
 }
 
 export class HandshakeTimeoutError extends Error {

@@ -26,15 +26,19 @@ export interface ProbeResult {
   protocolVersion: string | null;
 }
 
-/** Throws an ApplicationFailure of the failure's type when the probe fails. */
-export function probeMcpServer(url: string, token: string | null, timeoutMs: number, fetch: FetchLike): Promise<ProbeResult> {
-  return withTypedFailures(() => probe(url, token, timeoutMs, fetch));
+/**
+ * Throws an ApplicationFailure of the failure's type when the probe fails. `headers`: the
+ * connect's headers for the server (opened, in memory only), sent with every request.
+ */
+export function probeMcpServer(url: string, token: string | null, timeoutMs: number, fetch: FetchLike, headers?: Record<string, string>): Promise<ProbeResult> {
+  return withTypedFailures(() => probe({ url, token, headers, timeoutMs }, fetch));
 }
 
-async function probe(url: string, token: string | null, timeoutMs: number, fetch: FetchLike): Promise<ProbeResult> {
+async function probe(input: { url: string; token: string | null; headers?: Record<string, string>; timeoutMs: number }, fetch: FetchLike): Promise<ProbeResult> {
+  const { url } = input;
   let outcome;
   try {
-    outcome = await mcpHandshake({ url, token, timeoutMs }, fetch);
+    outcome = await mcpHandshake(input, fetch);
   } catch (err) {
     throw classify(err, url);
   }

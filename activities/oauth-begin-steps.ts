@@ -9,6 +9,8 @@ import type { Ciphertext } from '../platform/secret-box';
 import { clearTextRefusal, urlTokenTransportRefusal } from '../platform/token-transport';
 import { hashState } from '../store/oauth-store';
 import { withTypedFailures } from './typed-failure';
+import { openHeaders } from '../platform/upstream-headers';
+import type { SealedHeader } from '../contract/upstream-inputs';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';
 import type { OAuthContext, PendingAuthorization } from './oauth/oauth-state';
@@ -50,9 +52,10 @@ export function createOAuthBeginSteps(deps: OAuthActivityDeps, secrets: OAuthSec
   const redirectUri = oauthCallbackUrl(deps.baseUrl);
   return {
     /** Step 1: the handshake any client makes, without credentials. */
-    async oauthProbe(input: { connectorId: string; url: string }): Promise<ProbeStep> {
+    async oauthProbe(input: { connectorId: string; url: string; headers?: SealedHeader[] }): Promise<ProbeStep> {
       return withTypedFailures(async () => {
-        const probe = await probeForChallenge({ serverUrl: input.url, timeoutMs: deps.connectTimeoutMs }, deps.http);
+        const headers = openHeaders(deps.secrets, input.connectorId, input.headers);
+        const probe = await probeForChallenge({ serverUrl: input.url, timeoutMs: deps.connectTimeoutMs, headers }, deps.http);
         if (probe.kind === 'accepted') return { kind: 'open', protocolVersion: probe.protocolVersion };
         const challenge = probe.challenge && { resourceMetadata: probe.challenge.resourceMetadata, scope: probe.challenge.scope };
         return { kind: 'challenge', challenge };

@@ -9,6 +9,8 @@ import type { ConnectRequest, Preset } from '../contract/schemas';
 import type { connectorWorkflow } from '../workflows/connector-workflow';
 import { connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ClientCredentialsGrant, type ConnectorInit } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';
+import { headerPurpose, type UpstreamBinding } from '../contract/upstream-inputs';
+import type { ConnectInputs } from '../catalog/connect-inputs';
 
 export interface CommandDeps {
   temporal: Client;
@@ -69,12 +71,24 @@ export class ConnectorCommands {
     return this.call(() => this.deps.temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation: start }));
   }
 
-  connect(id: string, body: ConnectRequest, respondAsync: boolean, actor: string) {
+  /** `inputs`: the connect's headers and variables, checked against the preset (catalog/connect-inputs.ts). */
+  connect(id: string, body: ConnectRequest, respondAsync: boolean, actor: string, inputs?: ConnectInputs) {
     const accessToken = body.access_token ? this.deps.secrets.seal(body.access_token, secretContext(id, 'access_token')) : undefined;
     const clientCredentials = body.grant === 'client_credentials' ? this.sealGrant(id, body) : undefined;
+    const binding = inputs ? this.sealBinding(id, inputs) : undefined;
     return this.change(id, () =>
-      this.handle(id).executeUpdate(connectUpdate, { args: [{ actor, accessToken, clientCredentials, redirectUrl: body.redirect_url, respondAsync }] }),
+      this.handle(id).executeUpdate(connectUpdate, { args: [{ actor, accessToken, clientCredentials, redirectUrl: body.redirect_url, respondAsync, binding }] }),
     );
+  }
+
+  /**
+   * Every header value sealed, secret or not (the preset's word decides only what is shown, and
+   * sealing them all leaves nothing to get wrong): only ciphertext reaches history.
+   */
+  private sealBinding(id: string, inputs: ConnectInputs): UpstreamBinding | undefined {
+    if (!inputs.headers.length && !inputs.boundUrl) return undefined;
+    const headers = inputs.headers.map((h) => ({ name: h.name, value: this.deps.secrets.seal(h.value, secretContext(id, headerPurpose(h.name))) }));
+    return { url: inputs.boundUrl, variables: inputs.variables, headers };
   }
 
   /** The grant's secrets sealed for the purposes the OAuth activities open them with: only ciphertext reaches history. */

@@ -5,6 +5,7 @@
 import { matchKey } from '../contract/connector-url';
 import { publicPreset, unrunnableReason, type StdioRuntimeKind } from './presets';
 import { registryPreset, type PresetField, type RegistryPreset } from './registry-presets';
+import { presetInputFields } from './connect-inputs';
 import { runChanges, type PresetRun } from './registry-approval';
 import type { RegistryOverlay } from './registry-config';
 import type { Preset } from '../contract/schemas';
@@ -115,7 +116,10 @@ export interface PublicCatalogPreset extends ReturnType<typeof publicPreset> {
 
 /** GET /presets: never credentials or env values. */
 export function publicCatalogEntry(entry: CatalogEntry, runtime: StdioRuntimeKind): PublicCatalogPreset {
-  if (!entry.registry) return { ...publicPreset(entry.preset!, runtime), source: 'env', version: null };
+  if (!entry.registry) {
+    const fields = presetInputFields(entry.preset!);
+    return { ...publicPreset(entry.preset!, runtime), source: 'env', version: null, ...(fields.length ? { fields } : {}) };
+  }
   const r = entry.registry;
   const shown = entry.preset ? publicPreset(entry.preset, runtime) : { url: r.url, metadata: { ...r.metadata }, runnable: false, reason: r.reason ?? 'not runnable' };
   const reason = entry.preset ? registryRuntimeReason(r, runtime) ?? unrunnableReason(entry.preset, runtime) : r.reason;

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { parseWorkloadNetworks } from '../platform/workload-egress';
 import { METADATA_MAX_KEYS, MetadataSchema, StdioResourcesSchema } from '../contract/schemas';
+import { MAX_HEADER_VALUE, MAX_INPUTS } from '../contract/upstream-inputs';
 
 /** The registry's own rule for server names (reverse-DNS namespace, one slash). */
 export const SERVER_NAME = /^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/;
@@ -46,6 +47,14 @@ export const RegistryOverlaySchema = z.strictObject({
    * this operator's word (never by default), after an admin approved the version as for any stdio preset.
    */
   allow_package_fetch: z.boolean().optional(),
+  /**
+   * Fixed values for the remote's headers and URL variables (by name): a connect may then not set
+   * them. A header value is sealed into the connector's workflow at each connect, as a given one is.
+   */
+  headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/, 'must be a header name'), z.string().min(1).max(MAX_HEADER_VALUE))
+    .refine((h) => Object.keys(h).length <= MAX_INPUTS, `at most ${MAX_INPUTS} headers`).optional(),
+  variables: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a plain identifier'), z.string().min(1).max(253))
+    .refine((v) => Object.keys(v).length <= MAX_INPUTS, `at most ${MAX_INPUTS} variables`).optional(),
 }).refine((o) => !(o.client_secret && !o.client_id), { message: 'client_secret requires client_id', path: ['client_secret'] });
 export type RegistryOverlay = z.infer<typeof RegistryOverlaySchema>;
 

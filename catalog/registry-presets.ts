@@ -2,7 +2,9 @@
 // sync stores entries as the registry gave them (validated), and every reader maps them with the
 // operator's overlay at the time it reads, so an overlay change needs no new sync and the
 // overlay's secrets are never stored with the registry's data.
-import { hasReference, resolveInput } from './registry-inputs';
+import { hasReference } from './registry-inputs';
+import { remoteInputs } from './registry-remote-inputs';
+import { presetInputFields, type PresetField } from './connect-inputs';
 import { mapPackage, type PackageKind } from './registry-packages';
 import { describeRun, runDigest, type PresetRun } from './registry-approval';
 import type { RegistryOverlay } from './registry-config';
@@ -10,14 +12,7 @@ import { normaliseUrl, InvalidUrlError } from '../contract/connector-url';
 import type { Preset } from '../contract/schemas';
 import type { RegistryEntry, Transport } from './server-json';
 
-/** Something a connect request supplies for this preset. */
-export interface PresetField {
-  /** `access_token`: the connect request's access_token (sent as a header or injected as env). */
-  name: string;
-  in: 'connect' | 'url' | 'header' | 'env';
-  secret: boolean;
-  description?: string;
-}
+export type { PresetField } from './connect-inputs';
 
 export interface RegistryPreset {
   name: string;
@@ -39,7 +34,6 @@ export interface RegistryPreset {
 }
 
 const MAX_DESCRIPTION = 512;
-const BEARER_TEMPLATE = /^Bearer \{[A-Za-z0-9_-]+\}$/;
 
 export function registryPreset(entry: RegistryEntry, overlay: RegistryOverlay | undefined): RegistryPreset {
   const metadata = metadataOf(entry, overlay);
@@ -74,30 +68,20 @@ export function stdioUrlOf(name: string): string {
 
 function remotePreset(remote: Transport, metadata: Preset['metadata'], overlay: RegistryOverlay | undefined) {
   const kind = 'remote' as const;
-  const fields: PresetField[] = [];
-  const missing: string[] = [];
   const template = remote.url ?? '';
-  for (const name of template.match(/\{([A-Za-z0-9_-]+)\}/g) ?? []) {
-    const variable = remote.variables?.[name.slice(1, -1)];
-    fields.push({ name: name.slice(1, -1), in: 'url', secret: false, ...(variable?.description ? { description: variable.description } : {}) });
-    missing.push(`the URL variable ${name.slice(1, -1)}`);
-  }
-  for (const header of remote.headers ?? []) {
-    if (/^authorization$/i.test(header.name) && (header.value === undefined ? header.isSecret : BEARER_TEMPLATE.test(header.value))) {
-      fields.push({ name: 'access_token', in: 'connect', secret: true, description: 'sent as Authorization: Bearer' });
-      continue;
-    }
-    const resolved = resolveInput(header, `the header ${header.name}`);
-    if ('absent' in resolved) continue;
-    fields.push({ name: header.name, in: 'header', secret: Boolean(header.isSecret), ...(header.description ? { description: header.description.slice(0, 512) } : {}) });
-    missing.push('missing' in resolved ? resolved.missing : `the header ${header.name}`);
-  }
+  const inputs = remoteInputs(remote, overlay);
   const url = checkedUrl(template);
+  const declared = { url: typeof url === 'string' ? url : template, headers: inputs.headers, variables: inputs.variables };
+  const fields: PresetField[] = [...inputs.token, ...presetInputFields(declared)];
   if (typeof url !== 'string') return { kind, packageKind: null, url: template.slice(0, 2048), preset: null, reason: url.reason, fields };
-  if (missing.length) {
-    return { kind, packageKind: null, url, preset: null, reason: `it needs ${missing.join(', ')}, which this service cannot send yet`, fields };
+  if (inputs.refusals.length) {
+    return { kind, packageKind: null, url, preset: null, reason: `${inputs.refusals.join('; ')}, which this service cannot send`, fields };
   }
-  const preset: Preset = { url, metadata, ...(overlay?.client_id ? { client_id: overlay.client_id } : {}), ...(overlay?.client_secret ? { client_secret: overlay.client_secret } : {}) };
+  const preset: Preset = {
+    url, metadata,
+    ...(overlay?.client_id ? { client_id: overlay.client_id } : {}), ...(overlay?.client_secret ? { client_secret: overlay.client_secret } : {}),
+    ...(inputs.headers.length ? { headers: inputs.headers } : {}), ...(Object.keys(inputs.variables).length ? { variables: inputs.variables } : {}),
+  };
   return { kind, packageKind: null, url, preset, reason: null, fields };
 }
 

@@ -33,6 +33,12 @@ export interface components {
              * @enum {string}
              */
             auth_kind?: "client_credentials";
+            /** @description The names of the headers the last connect gave for the MCP server (their values are never shown) */
+            headers?: string[];
+            /** @description The URL variables the last connect bound: url keeps the template, the server is reached with these filled in */
+            variables?: {
+                [key: string]: string;
+            };
             mcp_url: string;
         };
         ConnectorList: {
@@ -78,6 +84,14 @@ export interface components {
              * @enum {string}
              */
             signing_algorithm?: "ES256" | "ES384" | "RS256" | "PS256";
+            /** @description Header name → value, as the connector's preset declares them (GET /connectors/presets, fields in header); secret values are sealed, sent only to the MCP server, never returned */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description Variable name → value for the {variables} of the connector's URL (fields in url); each a DNS label or path segment */
+            variables?: {
+                [key: string]: string;
+            };
         };
         ConnectorEvent: {
             seq: number;
@@ -150,13 +164,16 @@ export interface components {
             deprecated?: boolean;
             /** @description Registry stdio presets: whether an admin approved this version (it runs only then) */
             approved?: boolean;
-            /** @description Registry presets: what a connect supplies (access_token), or what keeps the preset from running */
+            /** @description What a connect supplies: access_token (in connect), headers (in header: the connect body's headers), URL variables (in url: its variables); for a preset that cannot run, what keeps it from running */
             fields?: {
                 name: string;
                 /** @enum {string} */
                 in: "connect" | "url" | "header" | "env";
                 secret: boolean;
                 description?: string;
+                required?: boolean;
+                /** @description Never for a secret */
+                default?: string;
             }[];
             /** @description Registry stdio presets: what will run (what an approval pins) */
             run?: {

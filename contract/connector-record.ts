@@ -34,6 +34,11 @@ export const ConnectorRecordSchema = z.object({
   /** Absent for the other ways of connecting; never accompanied by a secret. */
   auth_kind: z.enum(['client_credentials']).optional()
     .meta({ description: 'client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046)' }),
+  /** Absent: the last connect bound none. */
+  headers: z.array(z.string()).optional()
+    .meta({ description: 'The names of the headers the last connect gave for the MCP server (their values are never shown)' }),
+  variables: z.record(z.string(), z.string()).optional()
+    .meta({ description: 'The URL variables the last connect bound: url keeps the template, the server is reached with these filled in' }),
   version: z.number().int(),
 });
 export type ConnectorRecord = z.infer<typeof ConnectorRecordSchema>;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { STATES } from './connector-states';
 import { normaliseUrl, InvalidUrlError } from './connector-url';
 import { CPU_QUANTITY, MEMORY_QUANTITY, quantityValue, type ResourceName } from './kube-quantity';
+import { ConnectHeadersSchema, ConnectVariablesSchema, HeaderDeclarationSchema, MAX_INPUTS, VariablesDeclarationSchema, urlVariables } from './upstream-inputs';
 
 export const METADATA_MAX_KEYS = 16;
 
@@ -59,6 +60,8 @@ export const ConnectRequestSchema = z
     private_key_pem: z.string().min(1).max(16384).optional()
       .meta({ description: 'With grant client_credentials: PKCS #8 PEM key for private_key_jwt (RFC 7523); never returned' }),
     signing_algorithm: z.enum(SIGNING_ALGORITHMS).optional().meta({ description: 'The algorithm private_key_pem signs with (default ES256)' }),
+    headers: ConnectHeadersSchema.optional(),
+    variables: ConnectVariablesSchema.optional(),
   })
   .superRefine(checkGrant)
   .meta({ id: 'ConnectRequest' });
@@ -163,14 +166,33 @@ export const PresetSchema = z
     client_secret: z.string().min(1).optional(),
     metadata: z.strictObject({ name: z.string(), description: z.string() }).partial().optional(),
     stdio: StdioConfigSchema.optional(),
+    /** Headers a connect supplies, or the preset fixes, for the upstream (docs/presets.md). */
+    headers: z.array(HeaderDeclarationSchema).max(MAX_INPUTS).optional(),
+    /** The URL's `{variables}`, bound at connect. */
+    variables: VariablesDeclarationSchema.optional(),
   })
   .superRefine((p, ctx) => {
     const stdioUrl = p.url.startsWith('mcp+stdio:');
+    if (stdioUrl && (p.headers || p.variables)) ctx.addIssue({ code: 'custom', path: ['headers'], message: 'headers and variables are for remote presets' });
+    checkInputDeclarations(p, ctx);
     if (stdioUrl && !p.stdio) ctx.addIssue({ code: 'custom', path: ['stdio'], message: 'required for an mcp+stdio:// preset' });
     if (!stdioUrl && p.stdio) ctx.addIssue({ code: 'custom', path: ['stdio'], message: 'only allowed for an mcp+stdio:// preset' });
     if (p.client_secret && !p.client_id) ctx.addIssue({ code: 'custom', path: ['client_secret'], message: 'requires client_id' });
   });
 export type Preset = z.infer<typeof PresetSchema>;
+
+/** Each header declared once (names compare without case), each variable one the URL names. */
+function checkInputDeclarations(p: { url: string; headers?: { name: string }[]; variables?: Record<string, unknown> }, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  for (const [i, h] of (p.headers ?? []).entries()) {
+    if (seen.has(h.name.toLowerCase())) ctx.addIssue({ code: 'custom', path: ['headers', i, 'name'], message: 'declared twice' });
+    seen.add(h.name.toLowerCase());
+  }
+  const named = new Set(urlVariables(p.url));
+  for (const name of Object.keys(p.variables ?? {})) {
+    if (!named.has(name)) ctx.addIssue({ code: 'custom', path: ['variables', name], message: `the URL names no {${name}}` });
+  }
+}
 
 /** What a registry stdio preset will run, as its approval pins it (catalog/registry-approval.ts). */
 const PresetRunSchema = z.object({
@@ -195,7 +217,8 @@ export const PublicPresetSchema = z
     approved: z.boolean().optional().meta({ description: 'Registry stdio presets: whether an admin approved this version (it runs only then)' }),
     fields: z.array(z.object({
       name: z.string(), in: z.enum(['connect', 'url', 'header', 'env']), secret: z.boolean(), description: z.string().optional(),
-    })).optional().meta({ description: 'Registry presets: what a connect supplies (access_token), or what keeps the preset from running' }),
+      required: z.boolean().optional(), default: z.string().optional().meta({ description: 'Never for a secret' }),
+    })).optional().meta({ description: 'What a connect supplies: access_token (in connect), headers (in header: the connect body\'s headers), URL variables (in url: its variables); for a preset that cannot run, what keeps it from running' }),
     run: PresetRunSchema.optional().meta({ description: 'Registry stdio presets: what will run (what an approval pins)' }),
     digest: z.string().optional().meta({ description: 'Registry stdio presets: the SHA-256 of `run` (and of secret values) an approval pins' }),
     changes: z.array(z.string()).optional().meta({ description: 'Registry stdio presets whose approval no longer counts: what changed since, in words' }),

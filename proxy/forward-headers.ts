@@ -11,6 +11,10 @@
 // (Connection, Upgrade, TE, Trailer, Expect, Keep-Alive, and whatever Connection names): the
 // proxy frames the upstream body itself, declaring the length the caller's parser already
 // enforced, or chunked when it is known only at the end (request-framing.ts).
+//
+// The connector's own headers (the connect's `headers`, an API key the server asks for) go on
+// every request; the caller's headers of the same names never cross, as no header off the list
+// does, and the names the connect may set exclude every one on the list (contract/upstream-inputs.ts).
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { GATEWAY_SECRET_HEADER } from '../contract/gateway-secret';
 
@@ -51,12 +55,16 @@ const RESPONSE_HEADERS = new Set([
  * `length`: the body's length when known, null when it goes chunked, undefined for a request
  * that has no body (GET, DELETE) and so no framing header.
  */
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, host: string, length: number | null | undefined, token?: string, gatewaySecret?: string): IncomingHttpHeaders {
+export function upstreamRequestHeaders(
+  incoming: IncomingHttpHeaders, host: string, length: number | null | undefined, token?: string, gatewaySecret?: string,
+  connectorHeaders?: Readonly<Record<string, string>>,
+): IncomingHttpHeaders {
   const out: Record<string, string | string[] | undefined> = { host };
   const hopByHop = namedByConnection(incoming.connection);
   for (const name in incoming) {
     if ((REQUEST_HEADERS.has(name) || name.startsWith(REQUEST_HEADER_PREFIX)) && !hopByHop?.has(name)) out[name] = incoming[name];
   }
+  for (const name in connectorHeaders) out[name] = connectorHeaders[name];
   if (typeof length === 'number') out['content-length'] = String(length);
   if (token) out.authorization = `Bearer ${token}`;
   if (gatewaySecret) out[GATEWAY_SECRET_HEADER] = gatewaySecret;

@@ -23,6 +23,8 @@ export interface ConnectedRoute {
   sealedToken?: string;
   /** A managed workload's gateway secret, in plaintext: sent on every request to the workload. */
   gatewaySecret?: string;
+  /** The connect's headers (lower-case names), in plaintext: sent on every request to the upstream. */
+  headers?: Record<string, string>;
 }
 
 export type Route =

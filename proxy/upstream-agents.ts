@@ -17,6 +17,7 @@ import https from 'node:https';
 import { guardedLookup, type AddressPolicy } from '../platform/address-guard';
 import { tokenTransportRefusal } from '../platform/token-transport';
 import type { ConnectedRoute } from './route';
+import { carriesCredential } from './upstream-policy';
 import type { UpstreamTarget } from './upstream-target';
 
 export interface UpstreamPoolOptions {
@@ -126,7 +127,7 @@ export function createUpstreamAgents(policy: AddressPolicy, options: UpstreamPoo
 function kindOf(target: UpstreamTarget, route: ConnectedRoute): Kind {
   if (target.protocol === 'https:') return 'https';
   if (route.managed) return 'managed';
-  return route.token === undefined ? 'http' : 'httpWithToken';
+  return carriesCredential(route) ? 'httpWithToken' : 'http';
 }
 
 /** An agent no longer handed out: idle sockets close now, busy ones when their request ends. */

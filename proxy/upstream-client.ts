@@ -2,8 +2,8 @@
 // connector relay (http-proxy, relay-exchange.ts) and for the toolsets' members alike. It holds the
 // per-owner connection pools with the address guard in their lookup (upstream-agents.ts), the
 // refusal of IP literals and of tokens over plain http (upstream-policy.ts), the header allow-list
-// (forward-headers.ts: the connector's token and a managed workload's gateway secret are the only
-// credentials that go), the timeouts, and what happens when the upstream refuses the token: the
+// (forward-headers.ts: the connector's token, its connect's headers and a managed workload's
+// gateway secret are the only credentials that go), the timeouts, and what happens when the upstream refuses the token: the
 // verdict (upstream-auth.ts) — 401 → refresh → one retry → refusal reported to the registry, a
 // 403 asking for more scope → step-up.
 //
@@ -132,7 +132,7 @@ export class UpstreamClient {
     const target = this.target(connectorId, route, '');
     if (target instanceof ProblemError) return Promise.reject(target);
     const length = call.body ? call.body.length : call.method === 'POST' ? 0 : undefined;
-    const headers = upstreamRequestHeaders(call.headers, target.host, length, route.token, route.gatewaySecret);
+    const headers = upstreamRequestHeaders(call.headers, target.host, length, route.token, route.gatewaySecret, route.headers);
     const request = (target.protocol === 'https:' ? https : http).request({
       hostname: target.hostname, port: target.port, path: target.path, method: call.method, headers,
       agent: this.agents.agentFor(target, route), signal: call.signal,

@@ -1,5 +1,6 @@
 // What the proxy refuses to send before anything leaves: a target the address policy forbids,
-// and the connector's token over plain http where it may not travel (platform/token-transport.ts).
+// and the connector's token (or its connect's headers) over plain http where it may not travel
+// (platform/token-transport.ts).
 // A managed route reaches the workload the service itself started, so neither applies to it.
 // Only IP literals are judged here: Node skips DNS for them, so the guarded lookup of the
 // connection pools (upstream-agents.ts) never sees them; names are judged in that lookup.
@@ -15,11 +16,16 @@ export interface TargetRefusal {
   token: boolean;
 }
 
+/** The token, or a connect's headers (an API key): either travels by the token rule. */
+export function carriesCredential(route: ConnectedRoute): boolean {
+  return route.token !== undefined || route.headers !== undefined;
+}
+
 export function targetRefusal(target: UpstreamTarget, route: ConnectedRoute, policy: AddressPolicy): TargetRefusal | null {
   if (route.managed || !net.isIP(target.hostname)) return null;
   const addressWhy = refusalReason(target.hostname, policy);
   if (addressWhy) return { why: addressWhy, token: false };
-  const tokenWhy = route.token === undefined ? null : tokenTransportRefusal(target.protocol, target.hostname, policy);
+  const tokenWhy = carriesCredential(route) ? tokenTransportRefusal(target.protocol, target.hostname, policy) : null;
   return tokenWhy ? { why: tokenWhy, token: true } : null;
 }
 
@@ -31,7 +37,7 @@ export class TargetPolicy {
 
   refusal(target: UpstreamTarget, route: ConnectedRoute): TargetRefusal | null {
     if (route.managed) return null;
-    const key = `${target.protocol}${route.token === undefined ? '' : 'token'} ${target.hostname}`;
+    const key = `${target.protocol}${carriesCredential(route) ? 'token' : ''} ${target.hostname}`;
     let verdict = this.verdicts.get(key);
     if (verdict === undefined) {
       verdict = targetRefusal(target, route, this.policy);

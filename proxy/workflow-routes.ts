@@ -9,6 +9,7 @@ import type { Client } from '@temporalio/client';
 import { isWorkflowGone } from '../platform/workflow-gone';
 import { secretContext, type Ciphertext, type SecretBox } from '../platform/secret-box';
 import { GATEWAY_SECRET_FIELD } from '../contract/gateway-secret';
+import { openHeaders } from '../platform/upstream-headers';
 import { connectorWorkflowId, refreshUpdate, routeQuery, stepUpUpdate, upstreamRefusedUpdate, type RouteView } from '../workflows/messages';
 import { isConnectorId } from '../contract/connector-id';
 import type { Route, RouteSource } from './route';
@@ -22,9 +23,10 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
     if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner, authorizationUrl: view.authorizationUrl };
     const { managed } = view;
     const gateway = view.gatewaySecret ? { gatewaySecret: secrets.open(view.gatewaySecret, secretContext(connectorId, GATEWAY_SECRET_FIELD)) } : {};
-    if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway };
+    const headers = view.headers?.length ? { headers: openHeaders(secrets, connectorId, view.headers) } : {};
+    if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway, ...headers };
     const token = secrets.open(view.token, secretContext(connectorId, 'access_token'));
-    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...gateway };
+    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...gateway, ...headers };
   }
 
   return {

@@ -20,16 +20,18 @@ interface ClientCredentialsJob {
 
 export async function connectWithClientCredentials(job: ClientCredentialsJob): Promise<void> {
   const { entity, request } = job;
-  const { id: connectorId, url, settings } = entity.data.init;
+  const { id: connectorId, settings } = entity.data.init;
+  const url = entity.upstreamUrl;
+  const headers = entity.upstreamHeaders;
   const steps = remote(settings.connectTimeoutMs);
-  const probed = await steps.oauthProbe({ connectorId, url });
+  const probed = await steps.oauthProbe({ connectorId, url, headers });
   const challenge = (probed.kind === 'challenge' ? probed.challenge : null) ?? entity.data.oauth.challenge;
   const found = await steps.oauthDiscover({ connectorId, url, challenge, grant: 'client_credentials' });
   const { context, tokens } = await steps.oauthClientCredentials({
     connectorId, authorizationServer: found.authorizationServer, resource: found.resource,
     scopes: { challenge: found.challengeScope, resource: found.resourceScopes }, grant: request.clientCredentials!,
   });
-  const checked = await steps.probeServer({ connectorId, url, token: tokens.accessToken });
+  const checked = await steps.probeServer({ connectorId, url, token: tokens.accessToken, headers });
   entity.data.secrets.accessToken = tokens.accessToken;
   entity.data.oauth.boundIssuer = context.authorizationServer.issuer;
   entity.data.oauth.session = { context, refreshToken: null, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString() };

@@ -50,7 +50,9 @@ export async function runConnect(job: ConnectJob): Promise<void> {
 async function connectWithToken(job: ConnectJob): Promise<void> {
   const { entity, request } = job;
   const token = request.accessToken!;
-  const probed = await probe(entity.data.init.settings.connectTimeoutMs).probeServer({ connectorId: entity.data.init.id, url: entity.data.init.url, token });
+  const probed = await probe(entity.data.init.settings.connectTimeoutMs).probeServer({
+    connectorId: entity.data.init.id, url: entity.upstreamUrl, token, headers: entity.upstreamHeaders,
+  });
   entity.data.secrets.accessToken = token;
   entity.data.oauth.session = null; // a given token replaces any grant
   await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server', protocolVersion: probed.protocolVersion });

@@ -4,6 +4,7 @@ import type { AuditEvent, ConnectorRecord } from '../contract/connector-record';
 import { keepsAuthorizationRequest, transition, type ConnectorEvent, type ConnectorState } from '../contract/connector-states';
 import { isStdioUrl } from '../contract/connector-url';
 import type { Ciphertext } from '../contract/ciphertext';
+import type { SealedHeader, UpstreamBinding } from '../contract/upstream-inputs';
 import type { ConnectorInit, RouteView } from './messages';
 import type { OAuthState } from '../activities/oauth/oauth-state';
 
@@ -23,6 +24,8 @@ export interface ConnectorData {
   workload: { target: string; gatewaySecret: Ciphertext } | null;
   /** The MCP revision negotiated at the last successful connect. */
   protocolVersion: string | null;
+  /** What the last connect bound for the upstream (absent in state from before it existed). */
+  binding?: UpstreamBinding | null;
 }
 
 export interface ApplyOptions {
@@ -55,6 +58,16 @@ export class ConnectorEntity {
     return this.data.state;
   }
 
+  /** Where the upstream is reached: the URL with the connect's variables bound, else the connector's URL. */
+  get upstreamUrl(): string {
+    return this.data.binding?.url ?? this.data.init.url;
+  }
+
+  /** The connect's headers for the upstream, sealed. */
+  get upstreamHeaders(): SealedHeader[] {
+    return this.data.binding?.headers ?? [];
+  }
+
   /** A managed stdio connector. */
   get runsWorkload(): boolean {
     return isStdioUrl(this.data.init.url);
@@ -85,7 +98,10 @@ export class ConnectorEntity {
     if (t.to === 'disconnected' || t.to === 'deleting') {
       d.secrets.accessToken = null;
       // A transient loss keeps the grant so that the service can reconnect by itself.
-      if (options.permanent !== false) d.oauth.session = null;
+      if (options.permanent !== false) {
+        d.oauth.session = null;
+        d.binding = null; // its headers are credentials too
+      }
     }
     return {
       connectorId: d.init.id, seq: d.seq, time: now, actor: options.actor,
@@ -111,6 +127,8 @@ export class ConnectorEntity {
       created_by_name: d.init.createdByName,
       protocol_version: d.protocolVersion,
       ...(d.oauth.session?.context.grant === 'client_credentials' ? { auth_kind: 'client_credentials' as const } : {}),
+      ...(d.binding?.headers.length ? { headers: d.binding.headers.map((h) => h.name) } : {}),
+      ...(d.binding && Object.keys(d.binding.variables).length ? { variables: { ...d.binding.variables } } : {}),
       version: d.seq,
     };
   }
@@ -120,10 +138,11 @@ export class ConnectorEntity {
     return {
       state: this.data.state,
       owner: this.data.init.createdBy,
-      target: connected ? (this.data.workload?.target ?? this.data.init.url) : null,
+      target: connected ? (this.data.workload?.target ?? this.upstreamUrl) : null,
       token: connected ? this.data.secrets.accessToken : null,
       gatewaySecret: connected ? (this.data.workload?.gatewaySecret ?? null) : null,
       managed: connected && this.data.workload !== null,
+      ...(connected && this.upstreamHeaders.length ? { headers: this.upstreamHeaders } : {}),
       // auth_required, or connected with a step-up on offer: where the user authorizes
       authorizationUrl: this.data.authRequest?.authorization_endpoint ?? null,
     };

@@ -15,6 +15,7 @@ import type { ConnectorRecord } from '../contract/connector-record';
 import { FAILURE } from '../contract/failures';
 import { ConnectorEntity, type ConnectorData } from './connector-entity';
 import { connectFailure, recordsConnectingWithOutcome, runConnect } from './connect-job';
+import type { UpstreamBinding } from '../contract/upstream-inputs';
 import type {
   Actor, CallbackInput, CallbackOutcome, ConnectInput, ConnectorInit, RouteView, StepUpRequest, StepUpView, UpstreamRefusal,
 } from './messages';
@@ -98,7 +99,9 @@ export class ConnectorManager {
       await this.stopJob(); // a proxy-driven refresh gives way to the new connect
       await this.stopWatch(); // so does an authorization wait or a refresh loop
       const recordWithNext = recordsConnectingWithOutcome(this.entity, request);
-      await this.commit('connect', { actor: request.actor, reason: 'connect requested', recordWithNext });
+      // A connect replaces what the last one bound: its headers, and the URL its variables made.
+      this.entity.data.binding = request.binding ?? null;
+      await this.commit('connect', { actor: request.actor, reason: `connect requested${bindingNote(request.binding)}`, recordWithNext });
       return this.startJob('connect', () => runConnect({ ...this.workContext(), request }));
     });
     if (request.respondAsync) {
@@ -320,4 +323,14 @@ export class ConnectorManager {
     const d = this.entity.data;
     return acceptsUpstreamReport(d.state) && !d.workload && d.secrets.accessToken === report.usedToken;
   }
+}
+
+/** What the audit says of a connect's headers and variables: names, and variables' values, never a header's value. */
+function bindingNote(binding: UpstreamBinding | undefined): string {
+  if (!binding) return '';
+  const parts = [
+    ...(binding.headers.length ? [`headers ${binding.headers.map((h) => h.name).join(', ')}`] : []),
+    ...(Object.keys(binding.variables).length ? [`URL variables ${Object.entries(binding.variables).map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),
+  ];
+  return parts.length ? ` (${parts.join('; ')})` : '';
 }

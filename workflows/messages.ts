@@ -6,6 +6,7 @@ import type { ConnectorState } from '../contract/connector-states';
 import type { ConnectorRecord } from '../contract/connector-record';
 import type { AuthChallenge } from '../contract/www-authenticate';
 import type { Ciphertext } from '../contract/ciphertext';
+import type { SealedHeader, UpstreamBinding } from '../contract/upstream-inputs';
 import type { ClientCredentialsGrant } from '../activities/oauth/oauth-state';
 
 export const connectorWorkflowId = (connectorId: string): string => `connector:${connectorId}`;
@@ -38,6 +39,8 @@ export interface ConnectInput extends Actor {
   /** grant client_credentials: the service obtains its own token with these (SEP-1046). */
   clientCredentials?: ClientCredentialsGrant;
   redirectUrl?: string;
+  /** The headers (sealed) and URL variables this connect gives for the upstream (absent: none). */
+  binding?: UpstreamBinding;
   /** Answer once `connecting` is on record instead of waiting for the outcome (Prefer: respond-async). */
   respondAsync?: boolean;
 }
@@ -51,6 +54,8 @@ export interface RouteView {
   token: Ciphertext | null;
   /** A managed workload's gateway secret, sealed (null for remote servers). */
   gatewaySecret: Ciphertext | null;
+  /** Headers sent on every request to the upstream, sealed (absent: none). */
+  headers?: SealedHeader[];
   /** The target is the workload the service started (mcp+stdio): reached whatever its address. */
   managed: boolean;
   /** The authorization URL on offer (auth_required, or a step-up while connected). */

@@ -27,10 +27,11 @@ export async function beginAuthorization(
   const init = entity.data.init;
   const steps = remote(init.settings.connectTimeoutMs);
   const connectorId = init.id;
-  const probed = await steps.oauthProbe({ connectorId, url: init.url });
+  const url = entity.upstreamUrl;
+  const probed = await steps.oauthProbe({ connectorId, url, headers: entity.upstreamHeaders });
   if (probed.kind === 'open' && !known) return { kind: 'open', protocolVersion: probed.protocolVersion };
   const challenge = (probed.kind === 'challenge' ? probed.challenge : null) ?? known;
-  const found = await steps.oauthDiscover({ connectorId, url: init.url, challenge });
+  const found = await steps.oauthDiscover({ connectorId, url, challenge });
   const identified = await steps.oauthIdentifyClient({
     connectorId, authorizationServer: found.authorizationServer,
     given: init.clientId ? { clientId: init.clientId, clientSecret: init.clientSecret } : null,

@@ -8,7 +8,8 @@ import { BlockedAddressError, checkHost, type AddressPolicy } from '../../platfo
 import { isStdioUrl } from '../../contract/connector-url';
 import { clearTextRefusal, urlTokenTransportRefusal } from '../../platform/token-transport';
 import { findPreset } from '../../catalog/presets';
-import type { Preset } from '../../contract/schemas';
+import type { ConnectRequest, Preset } from '../../contract/schemas';
+import { connectInputs, type ConnectInputs } from '../../catalog/connect-inputs';
 import type { ConnectorStore } from '../../store/connector-store';
 import type { CallAuditStore } from '../../store/call-audit-store';
 import { InvalidPageToken } from '../../store/page-token';
@@ -85,17 +86,19 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
 
     async connectConnector(ctx, input) {
       // The record is read for admins too: its URL decides whether a token may travel there.
-      const { id, url } = await existing(ctx, deps);
+      const { id, url, preset: presetRef } = await existing(ctx, deps);
       const body = input.body();
+      const inputs = await upstreamInputs(url, presetRef, body, deps);
       // With callers authenticated, a redirect_url must be on the allow-list: anyone may otherwise
       // send a user's browser, and the connector's id, wherever they like.
       const allowed = deps.allowedRedirectOrigins ?? (deps.callersAuthenticated ? [] : null);
       if (body.redirect_url && allowed && !allowed.includes(new URL(body.redirect_url).origin)) {
         throw unprocessable('redirect_url', 'redirect_url is not on the allowed origins (CONNECTOR__ALLOWED_REDIRECT_ORIGINS)');
       }
-      if (body.access_token) await refuseTokenOverPlainHttp(url, deps.addressPolicy);
+      const upstream = inputs.boundUrl ?? url;
+      if (body.access_token || inputs.headers.length) await refuseTokenOverPlainHttp(upstream, deps.addressPolicy);
       const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));
-      const view = await deps.commands.connect(id, body, respondAsync, actorOf(callerOf(ctx)));
+      const view = await deps.commands.connect(id, body, respondAsync, actorOf(callerOf(ctx)), inputs);
       ctx.status = respondAsync && view.state === 'connecting' ? 202 : 200;
       if (ctx.status === 202) ctx.set('Preference-Applied', 'respond-async');
       ctx.body = present(view);
@@ -185,11 +188,24 @@ function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, 
   }, create);
 }
 
-async function refuseForbiddenHost(url: string, policy: AddressPolicy): Promise<void> {
+/**
+ * The connect's headers and URL variables, checked against the connector's preset as the catalog
+ * has it now; the URL the variables make passes the address guard like any connector URL.
+ */
+async function upstreamInputs(url: string, presetRef: { url: string } | null, body: ConnectRequest, deps: ConnectorRouteDeps): Promise<ConnectInputs> {
+  const preset = presetRef ? findPreset(presetRef.url, await presetsOf(deps)) : undefined;
+  if (isStdioUrl(url) && (body.headers || body.variables)) throw unprocessable(body.headers ? 'headers' : 'variables', 'only for a remote MCP server');
+  const inputs = connectInputs(url, preset, body);
+  if (Array.isArray(inputs)) throw new ProblemError(422, 'the connect request is invalid', undefined, inputs);
+  if (inputs.boundUrl) await refuseForbiddenHost(inputs.boundUrl, deps.addressPolicy, 'variables');
+  return inputs;
+}
+
+async function refuseForbiddenHost(url: string, policy: AddressPolicy, field = 'url'): Promise<void> {
   try {
     await checkHost(new URL(url).hostname, policy);
   } catch (err) {
-    if (err instanceof BlockedAddressError) throw unprocessable('url', `the URL is refused: ${err.message}`);
+    if (err instanceof BlockedAddressError) throw unprocessable(field, `the URL is refused: ${err.message}`);
     // A name that does not resolve now may resolve later; connect reports it then.
   }
 }

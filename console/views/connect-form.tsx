@@ -2,10 +2,12 @@
 // body and is never shown again), or with no credential, which is OAuth when the server offers it
 // (the answer is a link to the authorization page). "Re-authorize" is offered only to a connector
 // that was authorized through OAuth; a server that wants a token says so (token-required), and the
-// token field takes the focus.
+// token field takes the focus. The headers and URL variables the connector's preset asks for go
+// with either button (upstream-inputs.tsx).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, connectorPath, type Api } from '../api';
 import type { Connector } from '../types';
+import { UpstreamFields, useUpstreamInputs } from './upstream-inputs';
 
 const CONNECTABLE = new Set(['created', 'auth_required', 'disconnected', 'connected']);
 
@@ -26,10 +28,12 @@ export function ConnectForm({ api, connector, oauth, busy, error, act }: Props) 
   useEffect(() => { if (wantsToken) field.current?.focus(); }, [wantsToken]);
   const disabled = busy || !CONNECTABLE.has(connector.state);
   const stdio = connector.url.startsWith('mcp+stdio:');
-  const connect = (body: object) => act(() => api.post<Connector>(connectorPath(connector.id, '/connect'), body));
+  const inputs = useUpstreamInputs(api, connector);
+  const connect = (body: object) => act(() => api.post<Connector>(connectorPath(connector.id, '/connect'), { ...body, ...inputs.body() }));
   const connected = connector.state === 'connected';
   return (
     <div class="connect">
+      <UpstreamFields inputs={inputs} />
       <form class="inline-form" onSubmit={(e) => { e.preventDefault(); void connect({ access_token: token }).then(() => setToken('')); }}>
         <label for="access-token">Access token{connected ? ' (replaces the one it has)' : ''}</label>
         <input id="access-token" ref={field} type="password" autocomplete="off" required value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />

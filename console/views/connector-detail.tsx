@@ -55,6 +55,8 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
         {c.disconnect_reason && <><dt>Disconnect reason</dt><dd class="reason">{reasonFor(c.disconnect_reason, caller.admin && caller.authenticated)}{c.disconnect_permanent === false ? ' (the service retries by itself)' : ''}</dd></>}
         {c.protocol_version && <><dt>MCP revision</dt><dd>{c.protocol_version}</dd></>}
         {c.preset && <><dt>Preset</dt><dd><code>{c.preset.url}</code></dd></>}
+        {c.variables && <><dt>URL variables</dt><dd>{Object.entries(c.variables).map(([k, v]) => `${k}=${v}`).join(', ')}</dd></>}
+        {c.headers && <><dt>Headers</dt><dd>{c.headers.join(', ')} <small>(values never shown)</small></dd></>}
         <dt>Owner</dt><dd>{c.created_by_name ?? c.created_by ?? '—'}</dd>
         <dt>Created</dt><dd>{shownTime(c.created_at)}</dd>
         <dt>Updated</dt><dd>{shownTime(c.updated_at)}</dd>

@@ -81,8 +81,10 @@ test('the list: source, version, runnable with reason, deprecated, and never cre
     "a registry preset's run shows the registry's own values, for the admin who approves it");
   t.like(publicCatalogEntry(catalog[2]!, 'container'), { runnable: false });
   t.regex(publicCatalogEntry(catalog[2]!, 'container').reason!, /local runtime only/);
-  t.like(shown[3], { runnable: false, metadata: { name: 'Hybrid' } }, 'a preset that cannot run still shows what it is');
-  t.regex(shown[3]!.reason!, /X-API-Key/);
-  t.like(shown[4], { runnable: false, reason: 'its remote URL is refused: a cloud metadata address' });
-  t.deepEqual(usablePresets(catalog).map((p) => p.url), ['https://mcp.stripe.com/', 'https://analytics.example.com/mcp', 'mcp+stdio://io.github.example/weather-mcp']);
+  t.like(shown[3], { runnable: true, metadata: { name: 'Hybrid' } }, 'a remote that asks for headers runs: a connect supplies them');
+  t.deepEqual(shown[3]!.fields?.map((f) => [f.name, f.in, f.secret]), [['X-API-Key', 'header', true], ['X-Region', 'header', false]]);
+  t.like(shown[4], { runnable: false, reason: 'its remote URL is refused: a cloud metadata address' }, 'a preset that cannot run still shows what it is');
+  t.deepEqual(usablePresets(catalog).map((p) => p.url), [
+    'https://mcp.stripe.com/', 'https://analytics.example.com/mcp', 'mcp+stdio://io.github.example/weather-mcp', 'https://mcp.anonymous.modelcontextprotocol.io/http',
+  ]);
 });

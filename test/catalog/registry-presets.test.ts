@@ -42,11 +42,41 @@ test('a streamable-http remote becomes a remote preset on its URL, with the over
   t.is(map(real['email-integration-mcp']).kind, 'remote', 'a remote wins over a package: it needs no approval and fetches no code');
 });
 
-test('a required secret header other than Authorization keeps a remote from running, and the list says which', (t) => {
+test('a remote\'s headers other than Authorization are fields a connect supplies: the preset runs, and declares them', (t) => {
   const p = map(real['hybrid-mcp']);
-  t.is(p.preset, null);
-  t.regex(p.reason!, /X-API-Key/);
-  t.deepEqual(p.fields.map((f) => [f.name, f.in, f.secret]), [['X-API-Key', 'header', true], ['X-Region', 'header', false]]);
+  t.is(p.reason, null);
+  t.deepEqual(p.fields, [
+    { name: 'X-API-Key', in: 'header', secret: true, required: true, description: 'API key for authentication' },
+    { name: 'X-Region', in: 'header', secret: false, required: false, description: 'Service region', default: 'us-east-1' },
+  ]);
+  t.deepEqual(p.preset?.headers, [
+    { name: 'X-API-Key', secret: true, required: true, description: 'API key for authentication' },
+    { name: 'X-Region', secret: false, required: false, description: 'Service region', choices: ['us-east-1', 'eu-west-1', 'ap-southeast-1'], default: 'us-east-1' },
+  ]);
+});
+
+test('the overlay fixes a header or a variable: no longer a field, never listed with its value', (t) => {
+  const server = { ...real['hybrid-mcp'], remotes: [{ ...(real['hybrid-mcp'] as { remotes: object[] }).remotes[0], url: 'https://mcp.example.com/{tenant}/http', variables: { tenant: { isRequired: true } } }] };
+  const p = map(server, { headers: { 'x-api-key': 'operator-key-123' }, variables: { tenant: 'acme' } });
+  t.deepEqual(p.fields.map((f) => f.name), ['X-Region']);
+  t.like(p.preset?.headers?.[0], { name: 'X-API-Key', secret: true, value: 'operator-key-123' });
+  t.like(p.preset?.variables, { tenant: { value: 'acme' } });
+  t.false(JSON.stringify(p.fields).includes('operator-key-123'));
+});
+
+test('what this service cannot send keeps a remote from running, and the list says which', (t) => {
+  const remote = (extra: object) => map({ ...real['acme-analytics'], remotes: [{ type: 'streamable-http', url: 'https://api.example.com/{tenant}/mcp', ...extra }] });
+  t.regex(remote({ headers: [{ name: 'Cookie', isSecret: true }] }).reason!, /header Cookie is a header the proxy owns/);
+  t.regex(remote({ headers: [{ name: 'Authorization', value: 'Basic {creds}' }] }).reason!, /Authorization header is not a Bearer token/);
+  t.regex(remote({ headers: [{ name: 'X-Sig', value: 'v1 {a}', variables: { a: { isRequired: true } } }] }).reason!, /value format with more than a blank/);
+  t.regex(remote({ variables: { tenant: { isSecret: true } } }).reason!, /URL variable tenant is secret/);
+  t.regex(remote({ variables: { tenant: { default: 'a/b' } } }).reason!, /not a DNS label or path segment/);
+});
+
+test('a header whose value is one blank, {api_key}, is the connect\'s header, secret when its variable is', (t) => {
+  const p = map({ ...real['acme-analytics'], remotes: [{ type: 'streamable-http', url: 'https://api.example.com/mcp', headers: [{ name: 'X-Key', value: '{api_key}', variables: { api_key: { isSecret: true, isRequired: true } } }] }] });
+  t.is(p.reason, null);
+  t.deepEqual(p.fields, [{ name: 'X-Key', in: 'header', secret: true, required: true }]);
 });
 
 test('an Authorization: Bearer {token} header is the connect request\'s access_token', (t) => {
@@ -56,12 +86,13 @@ test('an Authorization: Bearer {token} header is the connect request\'s access_t
   t.deepEqual(p.fields, [{ name: 'access_token', in: 'connect', secret: true, description: 'sent as Authorization: Bearer' }]);
 });
 
-test('URL template variables are fields a connect would supply, and the preset is not runnable yet', (t) => {
+test('URL template variables are fields a connect supplies, and the preset keeps the template', (t) => {
   const server = { ...real['acme-analytics'], remotes: [{ type: 'streamable-http', url: 'https://{tenant}.example.com/mcp', variables: { tenant: { description: 'Your tenant', isRequired: true } } }] };
   const p = map(server);
-  t.is(p.preset, null);
-  t.regex(p.reason!, /URL variable tenant/);
-  t.deepEqual(p.fields, [{ name: 'tenant', in: 'url', secret: false, description: 'Your tenant' }]);
+  t.is(p.reason, null);
+  t.is(p.preset?.url, 'https://{tenant}.example.com/mcp');
+  t.deepEqual(p.preset?.variables, { tenant: { required: true, description: 'Your tenant' } });
+  t.deepEqual(p.fields, [{ name: 'tenant', in: 'url', secret: false, required: true, description: 'Your tenant' }]);
 });
 
 test('an SSE-only remote and an unsupported package are listed with the reason', (t) => {

@@ -78,7 +78,9 @@ test.serial('the schedule\'s first sync fills the presets list: source, version,
   t.true(items.some((p) => p.source === 'env' && p.version === null), 'the env presets stay');
   t.like(byName(items, LOOPBACK_REMOTE), { source: 'registry', version: '2.0.0', url: upstream.url, runnable: true, metadata: { name: 'Loopback', team: 'sales' } });
   t.like(byName(items, STDIO), { source: 'registry', version: '1.0.0', approved: false, stdio: { image: 'docker.io/yourusername/kubernetes-manager-mcp:1.0.0' } });
-  t.like(byName(items, 'io.modelcontextprotocol.anonymous/hybrid-mcp'), { runnable: false });
+  const hybrid = byName(items, 'io.modelcontextprotocol.anonymous/hybrid-mcp');
+  t.like(hybrid, { runnable: true }, 'a remote that asks for headers runs: a connect supplies them');
+  t.deepEqual(hybrid.fields.map((f: any) => [f.name, f.in, f.secret]), [['X-API-Key', 'header', true], ['X-Region', 'header', false]]);
   t.like(byName(items, 'io.hostile/metadata'), { runnable: false });
   t.regex(byName(items, 'io.hostile/metadata').reason, /refused/);
   t.is(byName(items, 'io.hostile/wrong-types'), undefined, 'an invalid entry is skipped');

@@ -1,0 +1,63 @@
+// The headers and URL variables a connector's preset asks a connect for (GET /presets, `fields`
+// in header and in url): one input each, a password field for a secret, sent with either connect
+// button. Nothing is shown of what the last connect gave but the names the record lists.
+import { useEffect, useState } from 'preact/hooks';
+import type { Api } from '../api';
+import type { Connector, Page, Preset } from '../types';
+
+type Field = NonNullable<Preset['fields']>[number];
+
+export interface UpstreamInputs {
+  fields: Field[];
+  values: Record<string, string>;
+  set: (key: string, value: string) => void;
+  /** The connect body's headers and variables, with only what was filled in. */
+  body: () => { headers?: Record<string, string>; variables?: Record<string, string> };
+}
+
+const keyOf = (f: Field) => `${f.in}:${f.name}`;
+
+export function useUpstreamInputs(api: Api, connector: Connector): UpstreamInputs {
+  const [fields, setFields] = useState<Field[]>([]);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const presetUrl = connector.preset?.url;
+  useEffect(() => {
+    if (!presetUrl) return;
+    api.get<Page<Preset>>('/api/v1/connectors/presets').then((p) => {
+      const preset = p.items.find((item) => item.url === presetUrl);
+      setFields((preset?.fields ?? []).filter((f) => f.in === 'header' || f.in === 'url'));
+    }, () => setFields([]));
+  }, [api, presetUrl]);
+  const pick = (kind: Field['in']) => Object.fromEntries(fields.filter((f) => f.in === kind && values[keyOf(f)]).map((f) => [f.name, values[keyOf(f)]!]));
+  return {
+    fields, values,
+    set: (key, value) => setValues({ ...values, [key]: value }),
+    body: () => {
+      const headers = pick('header');
+      const variables = pick('url');
+      return { ...(Object.keys(headers).length ? { headers } : {}), ...(Object.keys(variables).length ? { variables } : {}) };
+    },
+  };
+}
+
+export function UpstreamFields({ inputs }: { inputs: UpstreamInputs }) {
+  if (!inputs.fields.length) return null;
+  return (
+    <fieldset class="upstream-inputs">
+      <legend>What the MCP server asks for</legend>
+      {inputs.fields.map((f) => {
+        const key = keyOf(f);
+        const id = `upstream-${f.in}-${f.name}`;
+        return (
+          <p key={key}>
+            <label for={id}>{f.in === 'url' ? `URL variable ${f.name}` : `Header ${f.name}`}{f.required ? ' (required)' : ''}</label>
+            {f.secret
+              ? <input id={id} type="password" autocomplete="off" value={inputs.values[key] ?? ''} onInput={(e) => inputs.set(key, (e.target as HTMLInputElement).value)} />
+              : <input id={id} type="text" autocomplete="off" placeholder={f.default ?? ''} value={inputs.values[key] ?? ''} onInput={(e) => inputs.set(key, (e.target as HTMLInputElement).value)} />}
+            {f.description && <small> {f.description}</small>}
+          </p>
+        );
+      })}
+    </fieldset>
+  );
+}
