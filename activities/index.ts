@@ -5,6 +5,7 @@ import { Context, heartbeat } from '@temporalio/activity';
 import type { ChangeFeed } from '../store/change-feed';
 import type { ConnectorStore } from '../store/connector-store';
 import type { ToolsetStore } from '../store/toolset-store';
+import type { TaskStore } from '../store/task-store';
 import type { SecretBox, Ciphertext } from '../platform/secret-box';
 import { secretContext } from '../platform/secret-box';
 import { openHeaders } from '../platform/upstream-headers';
@@ -38,6 +39,8 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
   workloads: WorkloadActivities;
   /** Requests to connectors' MCP servers, for the tasks the service owns (absent: those refuse). */
   calls?: ConnectorCalls;
+  /** Where connectors' owners list the tasks the service owns. */
+  tasks?: TaskStore;
 }
 
 const NO_CALLS: ConnectorCalls = {
@@ -80,7 +83,7 @@ export function createActivities(deps: ActivityDeps) {
 
     ...wrapWithHeartbeat(createOAuthActivities({ ...deps, http: { fetch: deps.fetch, logger: deps.logger } })),
 
-    ...createToolTaskActivities({ secrets: deps.secrets, calls: deps.calls ?? NO_CALLS }),
+    ...createToolTaskActivities({ secrets: deps.secrets, calls: deps.calls ?? NO_CALLS, tasks: deps.tasks }),
 
     startWorkload: (input: Parameters<WorkloadActivities['startWorkload']>[0]) => deps.workloads.startWorkload(input),
     watchWorkload: (input: Parameters<WorkloadActivities['watchWorkload']>[0]) => deps.workloads.watchWorkload(input),

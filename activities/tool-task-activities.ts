@@ -4,6 +4,8 @@
 // only ever holds ciphertext.
 import { Context } from '@temporalio/activity';
 import type { Ciphertext } from '../contract/ciphertext';
+import type { TaskSummary } from '../contract/task-record';
+import type { TaskStore } from '../store/task-store';
 import { secretContext, type SecretBox } from '../platform/secret-box';
 import { toolTaskSecretPurpose, type RoundOutcome } from '../contract/tool-tasks';
 
@@ -30,6 +32,8 @@ export interface ConnectorCalls {
 export interface ToolTaskActivityDeps {
   secrets: SecretBox;
   calls: ConnectorCalls;
+  /** Where connectors' owners list the tasks (absent: not listed). */
+  tasks?: TaskStore;
 }
 
 export interface RoundInput {
@@ -72,6 +76,15 @@ export function createToolTaskActivities(deps: ToolTaskActivityDeps) {
       } finally {
         clearInterval(beat);
       }
+    },
+
+    /** The task as its connector's owner lists it, as of the workflow's `seq`-th change. */
+    async recordTask(input: { connectorId: string; seq: number; task: TaskSummary }): Promise<void> {
+      await deps.tasks?.record(input.connectorId, input.seq, input.task);
+    },
+
+    async forgetTask(input: { connectorId: string; taskId: string }): Promise<void> {
+      await deps.tasks?.forget(input.connectorId, input.taskId);
     },
 
     /** A failure's words, sealed as the JSON-RPC error a failed task carries. */

@@ -28,12 +28,14 @@ import { oauthHandlers, type OAuthRouteDeps } from './routes/oauth';
 import { protectedResourceHandlers } from './routes/protected-resource';
 import { toolsetHandlers } from './routes/toolsets';
 import type { ToolsetStore } from '../store/toolset-store';
+import type { TaskStore } from '../store/task-store';
 import { workflowOwners, type OwnerSource } from './workflow-owners';
 
 export interface ApiDeps extends OAuthRouteDeps {
   commands: ConnectorCommands;
   store: ConnectorStore;
   callStore: CallAuditStore;
+  tasks: TaskStore;
   presets: readonly Preset[];
   /** Env and registry presets (CONNECTOR__REGISTRY_URL); absent: `presets` alone. */
   catalog?: LiveCatalog;

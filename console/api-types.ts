@@ -141,6 +141,23 @@ export interface components {
             has_more: boolean;
             next_page_token: string | null;
         };
+        ConnectorTask: {
+            task_id: string;
+            tool: string;
+            /** @description Who started it (the caller subject); null with caller authentication off */
+            caller: string | null;
+            /** @enum {string} */
+            status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+            created_at: string;
+            updated_at: string;
+            /** @description failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown */
+            unknown_outcome: boolean;
+        };
+        ConnectorTaskList: {
+            items: components["schemas"]["ConnectorTask"][];
+            has_more: boolean;
+            next_page_token: string | null;
+        };
         Preset: {
             url: string;
             metadata: {

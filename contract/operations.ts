@@ -23,6 +23,7 @@
 // Then run `npm run docs:api` to write README's table (test/api/api-table.test.ts checks it).
 import type { z } from 'zod';
 import { AuthRequestSchema, ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, EventListSchema } from './connector-record';
+import { TaskListSchema, TaskSummarySchema } from './task-record';
 import { CallListSchema, CallSchema } from './call-record';
 import { CallerSchema } from './caller-record';
 import { FAILURE, FAILURE_HTTP } from './failures';
@@ -78,7 +79,7 @@ export const problem = (description: string, ...problemTypes: string[]): Answer 
 export const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   Connector: ConnectorSchema, ConnectorList: ConnectorListSchema, CreateConnectorRequest: CreateConnectorSchema,
   ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
-  ConnectorCall: CallSchema, ConnectorCallList: CallListSchema,
+  ConnectorCall: CallSchema, ConnectorCallList: CallListSchema, ConnectorTask: TaskSummarySchema, ConnectorTaskList: TaskListSchema,
   Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
   Caller: CallerSchema, Toolset: ToolsetSchema, ToolsetList: ToolsetListSchema, CreateToolsetRequest: CreateToolsetSchema, PatchToolsetRequest: PatchToolsetSchema,
 };
@@ -225,6 +226,12 @@ export const OPERATIONS = {
     summary: "Per-call audit of the connector's MCP traffic (never arguments or results)",
     query: ListCallsQuerySchema,
     responses: { 200: ok('`{items,has_more,next_page_token}`: MCP calls, newest first', CallListSchema), ...CONNECTOR_ANSWERS, 422: problem('Bad query') },
+  },
+  listConnectorTasks: {
+    method: 'get', path: '/api/v1/connectors/{id}/tasks', servedBy: 'api', auth: 'caller',
+    summary: "Tasks the service runs for the connector's callers (MCP Tasks; never arguments or results)",
+    query: ListEventsQuerySchema,
+    responses: { 200: ok('`{items,has_more,next_page_token}`: tasks within their TTL, newest first', TaskListSchema), ...CONNECTOR_ANSWERS, 422: problem('Bad query') },
   },
   postMcp: {
     method: 'post', path: CONNECTOR_MCP_PATH, summary: 'MCP request (JSON-RPC), relayed and streamed', servedBy: 'proxy', auth: 'caller',

@@ -3,12 +3,13 @@
 // and how a tool's task support is decided when its server has none of its own.
 import type { Ciphertext } from './ciphertext';
 import { globMatches } from './glob';
+import type { TASK_STATUSES } from './task-record';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** Where a 2026-07-28 request carries the client's capabilities (SEP-2575). */
 export const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+export type TaskStatus = (typeof TASK_STATUSES)[number];
 export const TERMINAL_STATUSES: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
 
 export type TaskSupport = 'forbidden' | 'optional' | 'required';

@@ -95,6 +95,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
         approvalRefusal: (url) => catalog.approvalRefusal(url),
       }),
       calls: connectorCalls(workflowRoutes(routesClient, deps.secrets), taskUpstream),
+      tasks: deps.mongo.tasks,
     },
     registry: config.registry ? {
       config: config.registry, store: registryStore, connectors: deps.mongo.store, fetch, addressPolicy: policyOf(config),
@@ -156,6 +157,7 @@ export function buildApi(deps: RoleDeps & {
     store: deps.mongo.store,
     oauthStore: deps.mongo.oauthStore,
     callStore: deps.mongo.callStore,
+    tasks: deps.mongo.tasks,
     temporal: deps.temporal,
     secrets: deps.secrets,
     allowedRedirectOrigins: config.allowedRedirectOrigins,

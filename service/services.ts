@@ -16,6 +16,7 @@ import { ConnectorStore } from '../store/connector-store';
 import { OAuthStore } from '../store/oauth-store';
 import { ToolsetStore } from '../store/toolset-store';
 import { ToolsetSessionStore } from '../store/toolset-session-store';
+import { TaskStore } from '../store/task-store';
 
 export interface Mongo {
   client: MongoClient;
@@ -28,6 +29,8 @@ export interface Mongo {
   changes: ChangeFeed;
   /** The 2025-11-25 toolset sessions, which every proxy replica serves. */
   toolsetSessions: ToolsetSessionStore;
+  /** The tasks the service owns, as their connectors' owners list them. */
+  tasks: TaskStore;
 }
 
 export async function openMongo(uri: string, database: string, callAuditDays: number): Promise<Mongo> {
@@ -43,7 +46,8 @@ export async function openMongo(uri: string, database: string, callAuditDays: nu
   await toolsets.ensureIndexes();
   const toolsetSessions = new ToolsetSessionStore(client.db(database));
   await toolsetSessions.ensureIndexes();
-  return { client, store, oauthStore, callStore, toolsets, toolsetSessions, changes: new ChangeFeed(client.db(database)) };
+  const tasks = new TaskStore(client.db(database));
+  return { client, store, oauthStore, callStore, toolsets, toolsetSessions, tasks, changes: new ChangeFeed(client.db(database)) };
 }
 
 /** Connection options for Temporal's clients (the worker's native one takes the same fields). */

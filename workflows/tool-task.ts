@@ -36,8 +36,11 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   let released = false;
   let cancelled = false;
   let round: CancellationScope | null = null;
+  // Every change is numbered; the listing's copy follows in order, never ahead of history.
+  let seq = 1;
   const set = (status: TaskStatus, outcome: Ciphertext | null, pending: string[] = []) => {
     Object.assign(view, { status, outcome, pending, lastUpdatedAt: new Date().toISOString() });
+    seq += 1;
   };
   const terminal = () => TERMINAL_STATUSES.has(view.status);
 
@@ -64,6 +67,9 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
     released = true;
   });
 
+  let ending = false;
+  const listed = recordChanges(input, view, () => seq, () => ending);
+
   const stub = input.idempotent ? again : once;
   let requestState: Ciphertext | null = null;
   while (!terminal() && !released) {
@@ -89,6 +95,9 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   // Kept for its TTL (or until released: the caller had its answer without a task).
   await condition(() => released, input.ttlMs);
   view.gone = true;
+  ending = true;
+  await listed;
+  await sealer.forgetTask({ connectorId: input.connectorId, taskId: input.taskId });
 
   async function runRound(call: () => Promise<RoundOutcome>): Promise<RoundOutcome | { failure: string; unknown: boolean }> {
     round = new CancellationScope();
@@ -100,6 +109,24 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
     } finally {
       round = null;
     }
+  }
+}
+
+/** Copies the task, as its owner lists it, after each change, in order, until it ends. */
+async function recordChanges(input: ToolTaskInput, view: ToolTaskView, seq: () => number, ending: () => boolean): Promise<void> {
+  let recorded = 0;
+  for (;;) {
+    await condition(() => seq() > recorded || ending());
+    if (seq() === recorded) return;
+    const at = seq();
+    await sealer.recordTask({
+      connectorId: input.connectorId, seq: at,
+      task: {
+        task_id: view.taskId, tool: view.tool, caller: view.caller, status: view.status,
+        created_at: view.createdAt, updated_at: view.lastUpdatedAt, unknown_outcome: view.unknownOutcome,
+      },
+    });
+    recorded = at;
   }
 }
 

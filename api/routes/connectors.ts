@@ -12,6 +12,7 @@ import type { ConnectRequest, Preset } from '../../contract/schemas';
 import { connectInputs, type ConnectInputs } from '../../catalog/connect-inputs';
 import type { ConnectorStore } from '../../store/connector-store';
 import type { CallAuditStore } from '../../store/call-audit-store';
+import type { TaskStore } from '../../store/task-store';
 import { InvalidPageToken } from '../../store/page-token';
 import type { LiveCatalog } from '../../store/live-catalog';
 import type { ConnectorCommands } from '../connector-commands';
@@ -27,6 +28,7 @@ export interface ConnectorRouteDeps {
   commands: ConnectorCommands;
   store: ConnectorStore;
   callStore: CallAuditStore;
+  tasks: TaskStore;
   presets: readonly Preset[];
   /** When given, presets are read from it (env and registry), fresh for each create. */
   catalog?: LiveCatalog;
@@ -41,7 +43,7 @@ export interface ConnectorRouteDeps {
 }
 
 type ConnectorOperation = 'createConnector' | 'listConnectors' | 'getConnector' | 'deleteConnector' | 'connectConnector'
-  | 'disconnectConnector' | 'listConnectorEvents' | 'listConnectorCalls';
+  | 'disconnectConnector' | 'listConnectorEvents' | 'listConnectorCalls' | 'listConnectorTasks';
 
 /** The handlers of the connector operations (declared in contract/operations.ts). */
 export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOperation]: Handler<K> } {
@@ -121,6 +123,13 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
       const id = (await existing(ctx, deps)).id;
       const { page_token, ...query } = input.query();
       ctx.body = await pageOr422(() => deps.callStore.list(id, { ...query, pageToken: page_token }));
+    },
+
+    // The tasks the service runs for the connector's callers (MCP Tasks), newest first: never their contents.
+    async listConnectorTasks(ctx, input) {
+      const id = (await existing(ctx, deps)).id;
+      const query = input.query();
+      ctx.body = await pageOr422(() => deps.tasks.list(id, { limit: query.limit, pageToken: query.page_token }));
     },
   };
 }

@@ -74,6 +74,15 @@ test.serial("a task is its caller's: the admin is told it does not exist, anothe
   const bob = await get(KEYS.bob, taskId);
   t.is(bob.status, 404, "another owner's request finds no connector");
   t.is((await get(KEYS.alice, taskId)).body.result?.status, 'completed', 'the task is untouched');
+
+  // The owner lists the connector's tasks (who, which tool, where they stand), never their contents.
+  const listed = await eventually(async () => {
+    const page = await stack.api('GET', `/api/v1/connectors/${connectorId}/tasks`, undefined, { authorization: `Bearer ${KEYS.alice}` });
+    return page.body.items?.find((task: { task_id: string; status: string }) => task.task_id === taskId && task.status === 'completed') ? page : undefined;
+  }, 30_000, 'the task to be listed as completed');
+  t.like(listed.body.items.find((task: { task_id: string }) => task.task_id === taskId), { tool: 'slow_compute', caller: 'key:alice', unknown_outcome: false });
+  t.false(listed.text.includes(MARKER), 'no argument or result in the listing');
+  t.is((await stack.api('GET', `/api/v1/connectors/${connectorId}/tasks`, undefined, { authorization: `Bearer ${KEYS.bob}` })).status, 404);
 });
 
 test.serial("a task's arguments and result are sealed in Temporal's history", async (t) => {

@@ -62,6 +62,8 @@ export class Stubs {
       // The tasks the service owns are not the connector workflow's: its tests never reach these.
       callToolRound: async () => { throw new Error('no tool calls in connector workflow tests'); },
       sealTaskError: async () => { throw new Error('no tool calls in connector workflow tests'); },
+      recordTask: async () => { throw new Error('no tool calls in connector workflow tests'); },
+      forgetTask: async () => { throw new Error('no tool calls in connector workflow tests'); },
       startWorkload: async ({ connectorId }) => ({ target: `http://127.0.0.1:1/${connectorId}`, gatewaySecret: `sealed-gateway-${connectorId}` as never }),
       // Runs until cancelled, as a watch of a live workload does.
       watchWorkload: () => Context.current().cancelled as never,

@@ -1,0 +1,27 @@
+// A task the service owns, as its connector's owner sees it in the API (GET
+// /api/v1/connectors/{id}/tasks): who asked, which tool, where it stands — never its arguments,
+// answers or result, which are its caller's alone and are read through MCP's tasks/get.
+import { z } from 'zod';
+
+export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
+
+export const TaskSummarySchema = z
+  .object({
+    task_id: z.string(),
+    tool: z.string(),
+    caller: z.string().nullable().meta({ description: 'Who started it (the caller subject); null with caller authentication off' }),
+    status: z.enum(TASK_STATUSES),
+    created_at: z.string(),
+    updated_at: z.string(),
+    unknown_outcome: z.boolean().meta({ description: 'failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown' }),
+  })
+  .meta({ id: 'ConnectorTask' });
+export type TaskSummary = z.infer<typeof TaskSummarySchema>;
+
+export const TaskListSchema = z
+  .object({
+    items: z.array(TaskSummarySchema),
+    has_more: z.boolean(),
+    next_page_token: z.string().nullable(),
+  })
+  .meta({ id: 'ConnectorTaskList' });
