@@ -4,6 +4,7 @@
 // id but that of an existing connector).
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { STATES } from '../contract/connector-states';
+import { TASK_STATUSES } from '../contract/task-record';
 import { CONNECTOR_MCP_PATH, routeTemplate } from '../contract/public-paths';
 
 export { METRICS_PATH } from '../contract/operations';
@@ -67,6 +68,29 @@ export function registerConnectorStates(metrics: Metrics, count: () => Promise<R
       this.reset();
       // Every state is listed, at 0 when empty, so that a query sees a state drain to nothing.
       for (const state of STATES) this.set({ state }, counts[state] ?? 0);
+    },
+  });
+}
+
+/** Tasks the service owns by status, and how long the oldest waiting on its client (input_required) has waited. */
+export function registerTaskStates(metrics: Metrics, census: () => Promise<{ counts: Record<string, number>; oldestWaitingSeconds: number }>): void {
+  let latest: Promise<{ counts: Record<string, number>; oldestWaitingSeconds: number }> | null = null;
+  // Both gauges read one census per scrape.
+  const read = () => (latest ??= census().finally(() => setTimeout(() => { latest = null; }, 1_000)));
+  new Gauge({
+    name: 'mcp_tasks', help: 'Tasks the service runs for MCP servers without task support, by status, at scrape time',
+    labelNames: ['status'], registers: [metrics.registry],
+    async collect() {
+      const { counts } = await read();
+      this.reset();
+      for (const status of TASK_STATUSES) this.set({ status }, counts[status] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'mcp_tasks_oldest_input_wait_seconds', help: 'How long the oldest task waiting for its client (input_required) has waited (0: none waits)',
+    registers: [metrics.registry],
+    async collect() {
+      this.set((await read()).oldestWaitingSeconds);
     },
   });
 }

@@ -15,7 +15,7 @@ import { createWorkloadRuntime, resolvedRuntimeKind } from '../activities/worklo
 import { startExpirySweeper } from './expiry-sweeper';
 import { startListIndexRepair } from './list-index-repair';
 import { startReconciler } from './reconciler';
-import { registerConnectorStates } from '../platform/metrics';
+import { registerConnectorStates, registerTaskStates } from '../platform/metrics';
 import { sdkMetrics, type ProcessMetrics } from './metrics';
 import { temporalCheck, type Mongo } from './services';
 import type { SharedLimits } from './shared-limits';
@@ -137,6 +137,7 @@ export function buildApi(deps: RoleDeps & {
   mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void; onToolsetChanged?: (toolsetId: string) => void; limits?: SharedLimits;
 }) {
   if (deps.metrics) registerConnectorStates(deps.metrics, () => deps.mongo.store.countByState());
+  if (deps.metrics) registerTaskStates(deps.metrics, () => deps.mongo.tasks.census());
   const temporalReady = temporalCheck(deps.temporalAddress, deps.config.temporal.access);
   const { config } = deps;
   const commands = new ConnectorCommands({

@@ -46,6 +46,17 @@ export class TaskStore {
     await this.tasks.deleteOne({ _id: `${connectorId}:${taskId}` });
   }
 
+  /** Tasks by status, and how long the oldest in input_required has waited (its last change). */
+  async census(now = Date.now()): Promise<{ counts: Record<string, number>; oldestWaitingSeconds: number }> {
+    const counts: Record<string, number> = {};
+    let oldest = now;
+    for (const doc of await this.tasks.find({}, { projection: { status: 1, updated_at: 1 } }).toArray()) {
+      counts[doc.status] = (counts[doc.status] ?? 0) + 1;
+      if (doc.status === 'input_required') oldest = Math.min(oldest, Date.parse(doc.updated_at));
+    }
+    return { counts, oldestWaitingSeconds: Math.max(0, (now - oldest) / 1000) };
+  }
+
   /** Newest first. */
   async list(connectorId: string, options: { limit: number; pageToken?: string }): Promise<TaskPage> {
     const after = options.pageToken ? decodePageToken(options.pageToken) : null;

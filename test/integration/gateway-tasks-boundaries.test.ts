@@ -1,7 +1,8 @@
 // The boundaries of a task the service owns: a task is its caller's (another caller of the same
 // connector, an admin included, is told it does not exist; another owner does not see the
 // connector at all); its arguments and result never reach Temporal history in plaintext; and a
-// cancelled task's call is cancelled at the MCP server too (notifications/cancelled).
+// cancelled task's call is cancelled at the MCP server too (notifications/cancelled); the metrics
+// count tasks by status and say how long the oldest has waited for its client.
 import test from 'ava';
 import { sha256Hex } from '../../callers/api-keys';
 import { historyPayloads } from '../helpers/history-values';
@@ -26,7 +27,8 @@ test.before(async () => {
     ]),
     CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8,::1/128',
   });
-  plain = await startTasksMcpServer({ tasks: false });
+  // confirm_delete works a second before it asks: longer than the sync window, so it asks as a task.
+  plain = await startTasksMcpServer({ tasks: false, workBeforeAskingMs: 1000 });
   const auth = { authorization: `Bearer ${KEYS.alice}` };
   const created = await stack.api('POST', '/api/v1/connectors', { url: plain.url, match_preset: false }, auth);
   if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
@@ -104,4 +106,24 @@ test.serial('a cancelled task is cancelled at the MCP server: it gets notificati
   t.is((await get(KEYS.alice, taskId)).body.result?.status, 'cancelled');
   const notified = await eventually(async () => plain.cancellations.find((c) => c.how === 'notification' && String(c.requestId).startsWith(`task-${taskId}-`)), 30_000, 'notifications/cancelled to reach the server');
   t.truthy(notified);
+});
+
+test.serial('the metrics count tasks by status, and how long the oldest has waited for its client', async (t) => {
+  const created = await rpc(KEYS.alice, 'tools/call', { name: 'confirm_delete', arguments: { filename: 'a.txt' } }, 'confirm_delete');
+  const taskId = String(created.body.result?.taskId);
+  await eventually(async () => ((await get(KEYS.alice, taskId)).body.result?.status === 'input_required' ? true : undefined), 30_000, 'the task to ask for input');
+  const scrape = async () => (await stack.api('GET', '/metrics', undefined, { authorization: `Bearer ${KEYS.ops}` })).text;
+  const value = (text: string, series: string) => Number(text.match(new RegExp(`^${series} (\\S+)$`, 'm'))?.[1] ?? NaN);
+  const text = await eventually(async () => {
+    const body = await scrape();
+    return value(body, 'mcp_tasks\\{status="input_required"\\}') >= 1 ? body : undefined;
+  }, 30_000, 'the waiting task to be counted');
+  t.true(value(text, 'mcp_tasks\\{status="completed"\\}') >= 1, 'the earlier tests\' completed tasks');
+  t.true(value(text, 'mcp_tasks_oldest_input_wait_seconds') > 0);
+  await rpc(KEYS.alice, 'tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } }, taskId);
+  const done = await eventually(async () => {
+    const task = (await get(KEYS.alice, taskId)).body.result;
+    return task?.status === 'completed' ? task : undefined;
+  }, 30_000, 'the answered task to complete');
+  t.deepEqual(done.result?.content, [{ type: 'text', text: 'deleted a.txt' }]);
 });
