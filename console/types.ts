@@ -10,6 +10,7 @@ export type Preset = Schemas['Preset'];
 export type PresetRun = NonNullable<Preset['run']>;
 export type ConnectorEvent = Schemas['ConnectorEvent'];
 export type Call = Schemas['ConnectorCall'];
+export type ConnectorTask = Schemas['ConnectorTask'];
 export type CallerView = Schemas['Caller'];
 export type Toolset = Schemas['Toolset'];
 export type ToolsetMember = Toolset['members'][number];

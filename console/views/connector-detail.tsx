@@ -9,6 +9,7 @@ import { useAction } from '../use-action';
 import { go, hrefOf } from '../route';
 import type { Connector } from '../types';
 import { AuditTrail } from './audit-trail';
+import { TaskList } from './task-list';
 import { ClientConfig } from './client-config';
 import { ConnectForm } from './connect-form';
 import { ErrorNote, StateBadge, ViewHeading, connectorName, shownTime } from './common';
@@ -81,6 +82,7 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
       </section>
       <ClientConfig mcpUrl={c.mcp_url} name={connectorName(c)} />
       <ToolsPanel mcpUrl={c.mcp_url} authorization={api.authorization} ready={c.state === 'connected'} />
+      <TaskList api={api} id={id} version={c.updated_at} />
       <AuditTrail api={api} id={id} version={c.updated_at} onEvents={(events) => setOauth(events.some((e) => e.to === 'auth_required'))} />
     </main>
   );

@@ -1,0 +1,54 @@
+// The console's connector page lists the tasks the service runs for the connector's callers
+// (headless Chromium against the embedded stack, callers unauthenticated): the tool, the status
+// as words, and never the task's arguments or result.
+import test from 'ava';
+import type { Browser } from 'playwright-core';
+import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
+import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
+import { launchChromium, watchCsp } from './browser';
+
+const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+const MARKER = 'label-never-on-the-page-41c7';
+
+let stack: TestStack;
+let upstream: TasksMcpServer;
+let browser: Browser;
+
+test.before(async () => {
+  upstream = await startTasksMcpServer({ tasks: false });
+  stack = await startTestStack({ CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8' });
+  browser = await launchChromium();
+});
+
+test.after.always(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await upstream?.close();
+});
+
+test("the connector's page lists its tasks: tool and status, never their contents", async (t) => {
+  const created = await stack.api('POST', '/api/v1/connectors', { url: upstream.url, match_preset: false });
+  t.is((await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: 'console-token' })).body.state, 'connected');
+  const answer = await fetch(created.body.mcp_url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'slow_compute' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 1, label: MARKER }, _meta: DECLARED } }),
+  });
+  const taskId = ((await answer.json()) as { result: { taskId: string } }).result.taskId;
+  await eventually(async () => {
+    const page = await stack.api('GET', `/api/v1/connectors/${created.body.id}/tasks`);
+    return page.body.items?.some((task: { task_id: string; status: string }) => task.task_id === taskId && task.status === 'completed') ? true : undefined;
+  }, 30_000, 'the task to complete');
+
+  const context = await browser.newContext();
+  const csp = watchCsp(context);
+  const page = await context.newPage();
+  await page.goto(`${stack.baseUrl}/#/connectors/${created.body.id}`);
+  const row = page.locator('table.tasks tbody tr').first();
+  await row.waitFor();
+  t.is(await row.locator('[data-label="Tool"]').textContent(), 'slow_compute');
+  t.is(await row.locator('[data-label="Status"]').textContent(), 'completed');
+  t.false((await page.content()).includes(MARKER), 'no argument or result on the page');
+  t.deepEqual(csp, []);
+  await context.close();
+});
