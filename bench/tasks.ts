@@ -11,28 +11,20 @@
 // upstream) and of the Temporal and FerretDB servers, and each as a ratio of the relayed call's.
 //
 // Env: BENCH_ROUNDS (3), BENCH_CALLS per round and path (40).
-import { startTasksMcpServer, startTestStack } from '../test/helpers/for-bench';
+import { mcpRpc, startTasksMcpServer, startTestStack } from '../test/helpers/for-bench';
 import { addSpent, cpuMeter, type CpuSample } from './lifecycle/cpu-meter';
 import { percentile } from './lifecycle/rounds';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CALLS = Number(process.env.BENCH_CALLS ?? 40);
-const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 
 const upstream = await startTasksMcpServer({ tasks: false });
 const stack = await startTestStack({ CONNECTOR__RATE_LIMIT_PER_OWNER: 'off', LOG_LEVEL: 'warn', CONNECTOR__TASK_SYNC_WINDOW_MS: '300' });
 try {
   const { body: connector } = await stack.api('POST', '/api/v1/connectors', { url: upstream.url, match_preset: false });
   await stack.api('POST', `/api/v1/connectors/${connector.id}/connect`, { access_token: 'bench-token' });
-  const rpc = async (method: string, params: Record<string, unknown>, name: string) => {
-    const response = await fetch(connector.mcp_url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': name },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    });
-    return ((await response.json()) as { result?: Record<string, any> }).result;
-  };
-  const call = (seconds: number, declared: boolean) => rpc('tools/call', { name: 'slow_compute', arguments: { seconds }, ...(declared ? { _meta: DECLARED } : {}) }, 'slow_compute');
+  const rpc = async (method: string, params: Record<string, unknown>, name: string, declared = true) => (await mcpRpc(connector.mcp_url, method, params, name, { declared })).body.result;
+  const call = (seconds: number, declared: boolean) => rpc('tools/call', { name: 'slow_compute', arguments: { seconds } }, 'slow_compute', declared);
   const paths = [
     { name: 'relayed', run: () => call(0, false) },
     { name: 'inline task', run: () => call(0, true) },
@@ -41,7 +33,7 @@ try {
         const created = await call(0.4, true);
         const taskId = String(created?.taskId);
         for (;;) {
-          const task = await rpc('tasks/get', { taskId, _meta: DECLARED }, taskId);
+          const task = await rpc('tasks/get', { taskId }, taskId);
           if (task?.status !== 'working') return task;
           await new Promise((resolve) => setTimeout(resolve, 50));
         }

@@ -6,8 +6,8 @@ import type { Browser } from 'playwright-core';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { launchChromium, watchCsp } from './browser';
+import { mcpRpc } from '../helpers/tasks-rpc';
 
-const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 const MARKER = 'label-never-on-the-page-41c7';
 
 let stack: TestStack;
@@ -29,12 +29,8 @@ test.after.always(async () => {
 test("the connector's page lists its tasks: tool and status, never their contents", async (t) => {
   const created = await stack.api('POST', '/api/v1/connectors', { url: upstream.url, match_preset: false });
   t.is((await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: 'console-token' })).body.state, 'connected');
-  const answer = await fetch(created.body.mcp_url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'slow_compute' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow_compute', arguments: { seconds: 1, label: MARKER }, _meta: DECLARED } }),
-  });
-  const taskId = ((await answer.json()) as { result: { taskId: string } }).result.taskId;
+  const answer = await mcpRpc(created.body.mcp_url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: MARKER } }, 'slow_compute');
+  const taskId = String(answer.body.result?.taskId);
   await eventually(async () => {
     const page = await stack.api('GET', `/api/v1/connectors/${created.body.id}/tasks`);
     return page.body.items?.some((task: { task_id: string; status: string }) => task.task_id === taskId && task.status === 'completed') ? true : undefined;

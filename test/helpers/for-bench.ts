@@ -12,3 +12,4 @@ export { createConsentAgent, startOidcServer, startProtectedMcpServer, type Oidc
 export { startJwtIssuer } from '../fixtures/jwt-issuer';
 export { startTokenMcpServer } from '../fixtures/token-mcp-server';
 export { startTasksMcpServer } from '../fixtures/tasks-mcp-server';
+export { mcpRpc } from './tasks-rpc';

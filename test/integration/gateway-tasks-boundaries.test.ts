@@ -9,9 +9,9 @@ import { historyPayloads } from '../helpers/history-values';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
 import { toolTaskWorkflowId } from '../../workflows/tool-task-messages';
+import { mcpRpc } from '../helpers/tasks-rpc';
 
 const KEYS = { alice: 'alice-tasks-key-0a1b2c3d', bob: 'bob-tasks-key-9f8e7d6c', ops: 'ops-tasks-key-7c6b5a4d' };
-const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 const MARKER = 'label-only-alice-may-read-5d1c';
 
 let stack: TestStack;
@@ -42,17 +42,8 @@ test.after.always(async () => {
   await plain?.close();
 });
 
-async function rpc(key: string, method: string, params: Record<string, unknown>, name: string) {
-  const response = await fetch(`http://127.0.0.1:${stack.port}/api/v1/connectors/${connectorId}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': name,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: DECLARED } }),
-  });
-  return { status: response.status, body: (await response.json()) as { result?: Record<string, any>; error?: { code: number } } };
-}
+const rpc = (key: string, method: string, params: Record<string, unknown>, name: string) =>
+  mcpRpc(`http://127.0.0.1:${stack.port}/api/v1/connectors/${connectorId}/mcp`, method, params, name, { headers: { authorization: `Bearer ${key}` } });
 
 const get = (key: string, taskId: string) => rpc(key, 'tasks/get', { taskId }, taskId);
 

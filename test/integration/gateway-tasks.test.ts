@@ -8,14 +8,13 @@ import test from 'ava';
 import { runSuite } from '../conformance/suite-cli';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
+import { mcpRpc } from '../helpers/tasks-rpc';
 
 const SCENARIOS = [
   'tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-wire-fields', 'tasks-request-state-removal', 'tasks-mrtr-input',
   'tasks-request-headers', 'tasks-dispatch-and-envelope', 'tasks-status-notifications', 'tasks-required-task-error', 'tasks-mrtr-composition',
 ];
 const TOKEN = 'plain-upstream-token';
-const REVISION = '2026-07-28';
-const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 
 let stack: TestStack;
 let plain: TasksMcpServer;
@@ -42,18 +41,6 @@ test.after.always(async () => {
   await plain?.close();
 });
 
-async function rpc(method: string, params: Record<string, unknown>, name?: string, headers: Record<string, string> = {}) {
-  const response = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': REVISION,
-      'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }), ...headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return (await response.json()) as { result?: Record<string, any>; error?: { code: number; message: string } };
-}
-
 test.serial('a server without task support: the ten tasks-* scenarios pass through the connector\'s MCP path, the service running the tasks', async (t) => {
   t.timeout(6 * 60_000);
   const before = plain.calls.length;
@@ -70,18 +57,18 @@ test.serial('a server without task support: the ten tasks-* scenarios pass throu
 });
 
 test.serial('a task\'s result comes back whole; a made-up id is unknown, and a client without the extension is refused', async (t) => {
-  const created = await rpc('tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'mine' }, _meta: DECLARED }, 'slow_compute');
+  const created = (await mcpRpc(mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'mine' } }, 'slow_compute')).body;
   t.is(created.result?.resultType, 'task');
   const taskId = String(created.result?.taskId);
   let task: Record<string, any> | undefined;
   for (let i = 0; i < 100 && task?.status !== 'completed'; i++) {
-    task = (await rpc('tasks/get', { taskId, _meta: DECLARED }, taskId)).result;
+    task = (await mcpRpc(mcpUrl, 'tasks/get', { taskId }, taskId)).body.result;
     if (task?.status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 100));
   }
   t.is(task?.status, 'completed');
   t.deepEqual(task?.result?.content, [{ type: 'text', text: 'computed mine after 1s' }]);
-  const unknown = await rpc('tasks/get', { taskId: '00000000-0000-4000-8000-000000000000', _meta: DECLARED }, '00000000-0000-4000-8000-000000000000');
+  const unknown = (await mcpRpc(mcpUrl, 'tasks/get', { taskId: '00000000-0000-4000-8000-000000000000' }, '00000000-0000-4000-8000-000000000000')).body;
   t.is(unknown.error?.code, -32602);
-  const undeclared = await rpc('tasks/get', { taskId }, taskId);
+  const undeclared = (await mcpRpc(mcpUrl, 'tasks/get', { taskId }, taskId, { declared: false })).body;
   t.is(undeclared.error?.code, -32021, 'without the extension declared, a task is not served');
 });

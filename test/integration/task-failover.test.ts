@@ -8,18 +8,12 @@ import { eventually } from '../helpers/test-stack';
 import { startSplitProcesses } from '../helpers/split-processes';
 import type { StackProcess } from '../helpers/stack-process';
 import { startTasksMcpServer } from '../fixtures/tasks-mcp-server';
+import { mcpRpc } from '../helpers/tasks-rpc';
 
-const REVISION = '2026-07-28';
-const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 const CALL_SECONDS = 30;
 
 async function rpc(proxy: StackProcess, connectorId: string, method: string, params: Record<string, unknown>, name: string) {
-  const response = await fetch(`${proxy.baseUrl}/api/v1/connectors/${connectorId}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-method': method, 'mcp-name': name },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: DECLARED } }),
-  });
-  return ((await response.json()) as { result?: Record<string, any> }).result;
+  return (await mcpRpc(`${proxy.baseUrl}/api/v1/connectors/${connectorId}/mcp`, method, params, name)).body.result;
 }
 
 test('tasks outlive a SIGKILLed proxy and worker: the idempotent call completes once elsewhere, the other fails as unknown', async (t) => {

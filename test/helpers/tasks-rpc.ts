@@ -1,0 +1,21 @@
+// One JSON-RPC request at 2026-07-28 to an MCP path, as the tests of the Tasks extension send
+// them: the routing headers set, and the extension declared in the request's _meta when asked.
+export const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+
+export interface RpcAnswer {
+  status: number;
+  body: { result?: Record<string, any>; error?: { code: number; message: string; data?: unknown } };
+}
+
+/** `name`: the Mcp-Name header (the tool, or the task id); `declared`: the extension in _meta (default true). */
+export async function mcpRpc(url: string, method: string, params: Record<string, unknown>, name?: string, options: { headers?: Record<string, string>; declared?: boolean } = {}): Promise<RpcAnswer> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }), ...options.headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: options.declared === false ? params : { ...params, _meta: DECLARED } }),
+  });
+  return { status: response.status, body: (await response.json()) as RpcAnswer['body'] };
+}
