@@ -45,8 +45,11 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   const terminal = () => TERMINAL_STATUSES.has(view.status);
 
   setHandler(toolTaskQuery, () => view);
+  // The caller gets the task only when the first round outlasts the window (else a plain answer).
+  let exposed = false;
   setHandler(firstRoundUpdate, async (withinMs) => {
     await condition(() => view.rounds > 0 || terminal(), withinMs);
+    exposed ||= view.rounds === 0 && !terminal();
     return view;
   });
   setHandler(answerUpdate, ({ sealed, keys }) => {
@@ -68,7 +71,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   });
 
   let ending = false;
-  const listed = recordChanges(input, view, () => seq, () => ending);
+  const listed = recordChanges(input, view, () => seq, () => ending, () => exposed);
 
   const stub = input.idempotent ? again : once;
   let requestState: Ciphertext | null = null;
@@ -97,7 +100,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   view.gone = true;
   ending = true;
   await listed;
-  await sealer.forgetTask({ connectorId: input.connectorId, taskId: input.taskId });
+  if (exposed) await sealer.forgetTask({ connectorId: input.connectorId, taskId: input.taskId });
 
   async function runRound(call: () => Promise<RoundOutcome>): Promise<RoundOutcome | { failure: string; unknown: boolean }> {
     round = new CancellationScope();
@@ -113,7 +116,10 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
 }
 
 /** Copies the task, as its owner lists it, after each change, in order, until it ends. */
-async function recordChanges(input: ToolTaskInput, view: ToolTaskView, seq: () => number, ending: () => boolean): Promise<void> {
+async function recordChanges(input: ToolTaskInput, view: ToolTaskView, seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
+  // A call answered without a task is never listed: nothing is written for it.
+  await condition(() => exposed() || ending());
+  if (!exposed()) return;
   let recorded = 0;
   for (;;) {
     await condition(() => seq() > recorded || ending());

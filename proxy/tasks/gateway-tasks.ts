@@ -64,6 +64,7 @@ interface Rpc {
   params?: Record<string, any>;
 }
 
+const IDEMPOTENT_LIST_MS = 60_000;
 const CLAIMED = new Set(['tools/call', 'server/discover', ...TASK_METHODS, ...REMOVED_TASK_METHODS]);
 
 class RpcFailure extends Error {
@@ -74,6 +75,7 @@ class RpcFailure extends Error {
 
 export class GatewayTasks {
   private readonly support: UpstreamTaskSupport;
+  private readonly idempotentTools = new Map<string, { tools: Set<string>; at: number }>();
 
   constructor(private readonly o: GatewayTasksOptions) {
     this.support = new UpstreamTaskSupport(o.upstream);
@@ -89,6 +91,7 @@ export class GatewayTasks {
 
   forget(connectorId: string): void {
     this.support.forget(connectorId);
+    this.idempotentTools.delete(connectorId);
   }
 
   private async serve(request: TaskRequest, rpc: Rpc): Promise<void> {
@@ -146,15 +149,23 @@ export class GatewayTasks {
     return handle.executeUpdate(firstRoundUpdate, { args: [this.o.settings.syncWindowMs] });
   }
 
-  /** Whether the server's tools/list says the tool is idempotent (unknown: it is not). */
+  /** Whether the server's tools/list says the tool is idempotent (unknown: it is not); read once a minute per connector. */
   private async idempotent(request: TaskRequest, tool: string): Promise<boolean> {
+    const known = this.idempotentTools.get(request.connectorId);
+    if (known && Date.now() - known.at < IDEMPOTENT_LIST_MS) return known.tools.has(tool);
+    const tools = await this.idempotentToolsOf(request);
+    this.idempotentTools.set(request.connectorId, { tools, at: Date.now() });
+    return tools.has(tool);
+  }
+
+  private async idempotentToolsOf(request: TaskRequest): Promise<Set<string>> {
     return (await this.o.upstream.send(request.connectorId, request.route, {
       method: 'POST', body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'task-tools', method: 'tools/list', params: {} })),
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
     }).then(async ({ answer }) => {
       const tools = (messageOf(answer.headers['content-type'], await readText(answer))?.result as { tools?: Array<{ name?: string; annotations?: { idempotentHint?: boolean } }> } | undefined)?.tools;
-      return tools?.find((t) => t.name === tool)?.annotations?.idempotentHint === true;
-    }, () => false));
+      return new Set((tools ?? []).filter((t) => t.annotations?.idempotentHint === true).map((t) => String(t.name)));
+    }, () => new Set<string>()));
   }
 
   private async taskOf(request: TaskRequest, taskId: string): Promise<ToolTaskView> {
