@@ -10,7 +10,7 @@
 // not exist, as for any unknown id.
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Caller } from '../../callers/caller';
 import {
   REMOVED_TASK_METHODS, TASKS_EXTENSION, TASK_METHODS, TASK_RPC, declaresTasks, missingTasksCapability, taskSupportOf,
@@ -143,10 +143,11 @@ export class GatewayTasks {
       idempotent: await this.idempotent(request, tool),
       ttlMs: this.o.settings.ttlMs, pollIntervalMs: this.o.settings.pollIntervalMs,
     };
-    const handle = await this.o.temporal.workflow.start(TOOL_TASK_WORKFLOW, {
-      taskQueue: this.o.taskQueue, workflowId: toolTaskWorkflowId(request.connectorId, taskId), args: [input],
+    // One request starts the workflow and waits for its first round: the start is durable before any answer.
+    const startWorkflowOperation = new WithStartWorkflowOperation(TOOL_TASK_WORKFLOW, {
+      taskQueue: this.o.taskQueue, workflowId: toolTaskWorkflowId(request.connectorId, taskId), args: [input], workflowIdConflictPolicy: 'FAIL',
     });
-    return handle.executeUpdate(firstRoundUpdate, { args: [this.o.settings.syncWindowMs] });
+    return this.o.temporal.workflow.executeUpdateWithStart(firstRoundUpdate, { args: [this.o.settings.syncWindowMs], startWorkflowOperation });
   }
 
   /** Whether the server's tools/list says the tool is idempotent (unknown: it is not); read once a minute per connector. */
