@@ -25,7 +25,8 @@
 // attribution: nometrics, nocallers; and locallimits, sharedlimits: the per-owner rate and stream
 // limits on, per process or shared through the database), BENCH_OWNERS=1 (8 connectors of one owner vs of 8 owners:
 // the per-owner pools' cost), BENCH_PROCESSES=1 (PROXY_PROCESSES=2 against one process),
-// BENCH_GO_RELAY=0 (no Go relay), BENCH_EMBEDDED=1 (the embedded stack as npm start runs it, beside the role: run npm run build
+// BENCH_GO_RELAY=0 (no Go relay), BENCH_GO_RELAY_GOMAXPROCS (1, as nginx has one worker),
+// BENCH_EMBEDDED=1 (the embedded stack as npm start runs it, beside the role: run npm run build
 // first; bench/proxy/embedded.ts; BENCH_EMBEDDED_NODE_ARGS gives its node flags, e.g. --cpu-prof), BENCH_BASELINE=<another checkout> (its proxy role beside this one's, same rounds: before/after).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
