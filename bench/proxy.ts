@@ -10,7 +10,10 @@
 //
 // CPU per request is read from /proc for each process over its own rounds: on a shared machine
 // it is steadier than throughput, and every ratio printed is to a baseline of the same run.
-// The target lines (TARGET ... PASS/FAIL) compare the proxy with the bare node:http relay.
+// The target lines (TARGET ... PASS/FAIL) compare the proxy with the bare node:http relay, and
+// issue 42's (bench/targets.ts) the proxy role with the floor and the embedded stack with a Go
+// relay of the fastest peer's kind (bench/go-relay: mcp-go's server in front of mcp-go's client,
+// against the cheap upstream, callers with a bearer key; built with Go on first use and cached).
 //
 // Env: BENCH_ROUNDS (5), BENCH_REQUESTS per round (4000), BENCH_SEQUENTIAL per round (1000),
 // BENCH_SSE_EVENTS per round (200), BENCH_SSE_STREAMS (1000), BENCH_UPSTREAMS (cheap,sdk),
@@ -22,6 +25,7 @@
 // attribution: nometrics, nocallers; and locallimits, sharedlimits: the per-owner rate and stream
 // limits on, per process or shared through the database), BENCH_OWNERS=1 (8 connectors of one owner vs of 8 owners:
 // the per-owner pools' cost), BENCH_PROCESSES=1 (PROXY_PROCESSES=2 against one process),
+// BENCH_GO_RELAY=0 (no Go relay), BENCH_GO_RELAY_GOMAXPROCS (1, as nginx has one worker),
 // BENCH_EMBEDDED=1 (the embedded stack as npm start runs it, beside the role: run npm run build
 // first; bench/proxy/embedded.ts; BENCH_EMBEDDED_NODE_ARGS gives its node flags, e.g. --cpu-prof), BENCH_BASELINE=<another checkout> (its proxy role beside this one's, same rounds: before/after).
 import { readFileSync } from 'node:fs';
@@ -40,6 +44,8 @@ import { measureSse, startSseSource } from './proxy/sse-latency';
 import { openStreams } from './proxy/sse-streams';
 import { AUDIT_DATABASE, AUDIT_ON, startAuditDatabase, type AuditDatabase } from './proxy/audit';
 import { startEmbedded, type EmbeddedTarget } from './proxy/embedded';
+import { startGoRelay } from './proxy/go-relay';
+import { benchTargetLines, type Figure } from './targets';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -72,7 +78,11 @@ interface Servers {
   embedded: EmbeddedTarget | null;
   /** Proxies with one part off (BENCH_VARIANTS), and the same proxy as two processes. */
   variants: { name: string; port: number; pids: number[] }[];
+  /** The Go relay in front of the cheap upstream, and the MCP session opened through it. */
+  goRelay: GoRelay | null;
 }
+
+interface GoRelay { port: number; pid: number; session: { sessionId: string; protocolVersion: string } }
 
 // The per-owner limits on, with a policy the load stays under (so nothing is refused; a chunk of
 // the shared rate is 500 requests): each process's own buckets and count, and shared by every
@@ -155,6 +165,7 @@ async function main(): Promise<void> {
           CONNECTOR__MAX_STREAMS_PER_OWNER: String(SSE_STREAMS + 64), CONNECTOR__UPSTREAM_MAX_SOCKETS: String(4 * (SSE_STREAMS + 64)),
         }))
       : null;
+    const goRelay = cheap && process.env.BENCH_GO_RELAY !== '0' ? await startGoRelayOrSkip(stops, cheap.port, callers.authorizations[0]!) : null;
     const bareEnv = { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) };
     const bare = await track(stops, startChild('./bare-relay.ts', bareEnv, nodeArgsFrom('BENCH_BARE_NODE_ARGS')));
     const floor = await track(stops, startChild('./bare-http-proxy.ts', bareEnv, nodeArgsFrom('BENCH_FLOOR_NODE_ARGS')));
@@ -168,7 +179,7 @@ async function main(): Promise<void> {
     let proxied = 0;
     for (const [kind, upstream] of upstreams) {
       const session = kind === 'sdk' ? await openSession(`http://127.0.0.1:${upstream.port}/mcp`) : { sessionId: 'bench', protocolVersion: '2025-06-18' };
-      const servers = { upstream, proxy, bare, floor, nginx: nginxServer, variants, embedded: kind === 'cheap' ? embedded : null };
+      const servers = { upstream, proxy, bare, floor, nginx: nginxServer, variants, embedded: kind === 'cheap' ? embedded : null, goRelay: kind === 'cheap' ? goRelay : null };
       proxied += await compare(kind, session, servers, callers.authorizations, stops);
     }
     if (audit) await printAudit(audit, proxied, databaseCpu);
@@ -216,7 +227,7 @@ async function compare(kind: UpstreamKind, session: { sessionId: string; protoco
   printTargets(loaded, sequential);
   // Warm-up rounds included: every request through the proxy is a call the audit records.
   // Every proxy role of the run (this one, its variants, a baseline) writes into the one database.
-  const audited = (name: string) => !['direct', 'bare', 'floor', 'nginx'].includes(name) && !name.startsWith('embedded');
+  const audited = (name: string) => !['direct', 'bare', 'floor', 'nginx', 'go-relay'].includes(name) && !name.startsWith('embedded');
   const proxied = (stats: Map<string, Stats>) => [...stats].filter(([name]) => audited(name)).reduce((n, [, s]) => n + s.requests, 0);
   const bursts = (stats: Map<string, Stats>, size: number) => [...stats.keys()].filter(audited).length * ROUNDS * size;
   return 500 * targets.filter((t) => audited(t.name)).length + proxied(loaded) + proxied(sequential) + bursts(loaded, WARM_UP) + bursts(sequential, WARM_UP / 4);
@@ -271,8 +282,19 @@ async function track<T extends Pick<Child, 'stop'>>(stops: (() => Promise<void>)
   return started;
 }
 
-async function openSession(url: string): Promise<{ sessionId: string; protocolVersion: string }> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } });
+/** The Go relay in front of the cheap upstream, its callers bringing the bench's API key; null where Go is missing. */
+async function startGoRelayOrSkip(stops: (() => Promise<void>)[], upstreamPort: number, apiKey: string): Promise<GoRelay | null> {
+  try {
+    const relay = await track(stops, startGoRelay(`http://127.0.0.1:${upstreamPort}/mcp`, TOKEN, apiKey.replace(/^Bearer /, '')));
+    return { port: relay.port, pid: relay.pid, session: await openSession(`http://127.0.0.1:${relay.port}/mcp`, apiKey) };
+  } catch (err) {
+    console.log(`the Go relay is skipped: ${(err as Error).message}`);
+    return null;
+  }
+}
+
+async function openSession(url: string, authorization = `Bearer ${TOKEN}`): Promise<{ sessionId: string; protocolVersion: string }> {
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization } } });
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await client.connect(transport);
   const session = { sessionId: transport.sessionId!, protocolVersion: transport.protocolVersion! };
@@ -304,6 +326,11 @@ function buildTargets(kind: UpstreamKind, session: { sessionId: string; protocol
     const e = servers.embedded;
     targets.push({ name: 'embedded-key', pool: pool(e.port), path: e.mcpPath, headers, authorizations: [apiKey!], cpuPids: [e.pid] });
     targets.push({ name: 'embedded-jwt', pool: pool(e.port), path: e.mcpPath, headers, authorizations: [jwt!], cpuPids: [e.pid] });
+  }
+  if (servers.goRelay) {
+    // Its own MCP session (it checks session ids), the API key as the caller's credential.
+    const r = servers.goRelay;
+    targets.push({ name: 'go-relay', pool: pool(r.port), path: '/mcp', headers: mcpHeaders(r.session.sessionId, r.session.protocolVersion), authorizations: [apiKey!], cpuPids: [r.pid] });
   }
   if (OWNERS) {
     // The JWT caller is an admin: it reaches every owner's connectors, through the same checks.
@@ -398,6 +425,7 @@ function printTargets(loaded: Map<string, Stats>, sequential: Map<string, Stats>
     }
     if (loaded.has('processes')) line(`PROXY_PROCESSES=2 throughput / one process (${rps(loaded, 'processes').toFixed(0)} / ${rps(loaded, 'proxy-key').toFixed(0)} req/s; load generator and upstream share the cores)`, rps(loaded, 'processes') / rps(loaded, 'proxy-key'), 1.8, '×', true);
     if (loaded.has('owners-1')) line(`per-owner pools: CPU per request, ${OWNER_COUNT} owners / 1 owner (${cpu(loaded, `owners-${OWNER_COUNT}`).toFixed(0)} / ${cpu(loaded, 'owners-1').toFixed(0)} µs)`, cpu(loaded, `owners-${OWNER_COUNT}`) / cpu(loaded, 'owners-1'), 1.05, '×');
+    printIssueTargets(loaded, cpu, rps);
     return;
   }
   const p = (name: string, q: number) => percentile([...sequential.get(name)!.latencies].sort((a, b) => a - b), q);
@@ -406,6 +434,17 @@ function printTargets(loaded: Map<string, Stats>, sequential: Map<string, Stats>
     line(`added p99 one request at a time, ${name} vs direct`, p(name, 99) - p('direct', 99), 1.5, 'ms');
   }
   console.log(`  (bare node:http relay, the same: p50 +${(p('bare', 50) - p('direct', 50)).toFixed(3)} ms, p99 +${(p('bare', 99) - p('direct', 99)).toFixed(3)} ms)`);
+}
+
+/** Issue 42's targets (bench/targets.ts), from the 32-connection rounds of this upstream. */
+function printIssueTargets(loaded: Map<string, Stats>, cpu: (stats: Map<string, Stats>, name: string) => number, rps: (stats: Map<string, Stats>, name: string) => number): void {
+  const figures = (name: string, figure: Figure) => (!loaded.get(name)?.requests ? undefined : figure === 'req/s' ? rps(loaded, name) : cpu(loaded, name));
+  if (loaded.has('go-relay')) {
+    const ratio = (name: string) => `CPU ${(cpu(loaded, name) / cpu(loaded, 'go-relay')).toFixed(2)}×, throughput ${(rps(loaded, name) / rps(loaded, 'go-relay')).toFixed(2)}×`;
+    console.log(`  (Go relay, mcp-go: ${rps(loaded, 'go-relay').toFixed(0)} req/s, ${cpu(loaded, 'go-relay').toFixed(0)} µs/req; proxy role (API key) / it: ${ratio('proxy-key')}; bare node:http relay / it: ${ratio('bare')})`);
+  }
+  if (!loaded.has('embedded-key') && loaded.has('go-relay')) console.log('  (target 42.1 judges the embedded stack: BENCH_EMBEDDED=1, after npm run build)');
+  for (const text of benchTargetLines('proxy', figures)) console.log(`  ${text}`);
 }
 
 function printSse(latencies: Map<string, number[]>): void {

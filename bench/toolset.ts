@@ -3,13 +3,14 @@
 // on the embedded stack with caller authentication on (an API key). Rounds alternate the two
 // paths so that drift on the machine hits both alike. Prints, per path, the latency (p50, p99)
 // and this process's CPU per call (stack, client and upstream all run here, so the difference
-// between the paths is what the toolset adds).
+// between the paths is what the toolset adds), and issue 42's target 4 on it (bench/targets.ts).
 //
 // Env: BENCH_ROUNDS (5), BENCH_CALLS per round and path (300).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { sha256Hex } from '../callers/api-keys';
 import { startTestStack, startToolsMcpServer } from '../test/helpers/for-bench';
 import { percentile } from './lifecycle/rounds';
+import { benchTargetLines } from './targets';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
@@ -53,6 +54,8 @@ try {
     console.log(`${path.name.padEnd(12)} p50 ${percentile(sorted, 50).toFixed(2)} ms  p99 ${percentile(sorted, 99).toFixed(2)} ms  CPU ${(path.cpuUs / calls / 1000).toFixed(3)} ms/call  (${calls} calls)`);
     await path.client.close();
   }
+  const cpuPerCall = (name: string) => { const path = paths.find((p) => p.name === name); return path && path.cpuUs / calls; };
+  for (const text of benchTargetLines('toolset', (name, figure) => (figure === 'CPU µs/call' ? cpuPerCall(name) : undefined))) console.log(text);
 } finally {
   await stack.stop();
   await upstream.close();
