@@ -94,6 +94,8 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
         throw unprocessable('redirect_url', 'redirect_url is not on the allowed origins (CONNECTOR__ALLOWED_REDIRECT_ORIGINS)');
       }
       if (body.access_token) await refuseTokenOverPlainHttp(url, deps.addressPolicy);
+      // The identity provider is contacted on the caller's word, like the connector's own URL.
+      if (body.idp_token_endpoint) await refuseForbiddenHost(body.idp_token_endpoint, deps.addressPolicy, 'idp_token_endpoint');
       const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));
       const view = await deps.commands.connect(id, body, respondAsync, actorOf(callerOf(ctx)));
       ctx.status = respondAsync && view.state === 'connecting' ? 202 : 200;
@@ -185,11 +187,11 @@ function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, 
   }, create);
 }
 
-async function refuseForbiddenHost(url: string, policy: AddressPolicy): Promise<void> {
+async function refuseForbiddenHost(url: string, policy: AddressPolicy, field = 'url'): Promise<void> {
   try {
     await checkHost(new URL(url).hostname, policy);
   } catch (err) {
-    if (err instanceof BlockedAddressError) throw unprocessable('url', `the URL is refused: ${err.message}`);
+    if (err instanceof BlockedAddressError) throw unprocessable(field, `the URL is refused: ${err.message}`);
     // A name that does not resolve now may resolve later; connect reports it then.
   }
 }

@@ -59,6 +59,8 @@ export class Stubs {
       oauthRevoke: async () => undefined,
       oauthClientCredentials: async () => ({ context: { ...OAUTH_CONTEXT, grant: 'client_credentials' as const }, tokens: tokens(3_600_000, false) }),
       oauthRenewClientCredentials: async () => tokens(3_600_000, false),
+      oauthEnterpriseManaged: async () => ({ context: { ...OAUTH_CONTEXT, grant: 'enterprise_managed' as const }, tokens: tokens(3_600_000, false) }),
+      oauthRenewEnterpriseManaged: async () => tokens(3_600_000, false),
       startWorkload: async ({ connectorId }) => ({ target: `http://127.0.0.1:1/${connectorId}`, gatewaySecret: `sealed-gateway-${connectorId}` as never }),
       // Runs until cancelled, as a watch of a live workload does.
       watchWorkload: () => Context.current().cancelled as never,
