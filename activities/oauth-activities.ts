@@ -1,13 +1,14 @@
 // The OAuth steps as Temporal activities, one per step: each opens the secrets it needs, runs one
 // step of activities/oauth, and seals what it returns, so that only ciphertext reaches history.
-import { FAILURE } from '../contract/failures';
-import { ApplicationFailure, Context, heartbeat } from '@temporalio/activity';
+import { heartbeat } from '@temporalio/activity';
 import type { Ciphertext } from '../platform/secret-box';
 import { withTypedFailures } from './typed-failure';
 import type { ClientCredentialsGrant, OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
 import { OAuthSecrets } from './oauth-secrets';
 import { createOAuthBeginSteps } from './oauth-begin-steps';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
+import { createEnterpriseManagedSteps } from './enterprise-managed-steps';
+import { countedRefresh, observeLag } from './refresh-metrics';
 import {
   clientCredentialsAuthMethod, exchangeCode, oauthCallbackUrl, refreshTokens, requestClientCredentialsToken, revokeTokens, selectScope,
   type AuthorizationServerMetadata,
@@ -25,6 +26,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
 
   return {
     ...createOAuthBeginSteps(deps, secrets),
+    ...createEnterpriseManagedSteps(deps, secrets),
 
     /** Checks the callback (iss, state, error) and exchanges the code. */
     async oauthComplete(input: { connectorId: string; pending: PendingAuthorization; callback: Ciphertext }): Promise<SealedTokens> {
@@ -94,25 +96,4 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
       }, deps.http));
     },
   };
-}
-
-/** The first attempt's delay is the schedule's lag; a retry's would add the retry policy's backoff. */
-function observeLag(metrics: OAuthActivityDeps['metrics'], scheduledAt: number | undefined): void {
-  if (scheduledAt !== undefined && Context.current().info.attempt === 1) {
-    metrics?.tokenRefreshLag.observe(Math.max(0, Date.now() - scheduledAt) / 1000);
-  }
-}
-
-/** Counts a refresh by its outcome: `success`, `invalid_grant` (connect again), `transient` (retried) or `failed`. */
-async function countedRefresh<T>(metrics: OAuthActivityDeps['metrics'], refresh: () => Promise<T>): Promise<T> {
-  try {
-    const result = await refresh();
-    metrics?.tokenRefreshes.inc({ outcome: 'success' });
-    return result;
-  } catch (err) {
-    const type = err instanceof ApplicationFailure ? err.type : null;
-    const outcome = type === FAILURE.invalidGrant ? 'invalid_grant' : type === FAILURE.transient ? 'transient' : 'failed';
-    metrics?.tokenRefreshes.inc({ outcome });
-    throw err;
-  }
 }

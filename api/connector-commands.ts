@@ -1,16 +1,16 @@
 // The API's side of the workflow: create (Update-with-Start), connect, disconnect, delete.
 // Secrets are sealed here, before anything reaches Temporal.
 import type { ConnectorRecord } from '../contract/connector-record';
-import { createPrivateKey, randomUUID } from 'node:crypto';
-import { ProblemError } from '../contract/problem';
+import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../platform/secret-box';
 import type { ConnectRequest, Preset } from '../contract/schemas';
 import type { connectorWorkflow } from '../workflows/connector-workflow';
-import { connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ClientCredentialsGrant, type ConnectorInit } from '../workflows/messages';
+import { connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ConnectorInit } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';
 import { headerPurpose, type UpstreamBinding } from '../contract/upstream-inputs';
 import type { ConnectInputs } from '../catalog/connect-inputs';
+import { sealGrants } from './connect-grants';
 
 export interface CommandDeps {
   temporal: Client;
@@ -74,10 +74,10 @@ export class ConnectorCommands {
   /** `inputs`: the connect's headers and variables, checked against the preset (catalog/connect-inputs.ts). */
   connect(id: string, body: ConnectRequest, respondAsync: boolean, actor: string, inputs?: ConnectInputs) {
     const accessToken = body.access_token ? this.deps.secrets.seal(body.access_token, secretContext(id, 'access_token')) : undefined;
-    const clientCredentials = body.grant === 'client_credentials' ? this.sealGrant(id, body) : undefined;
+    const grants = sealGrants(id, body, this.deps.secrets);
     const binding = inputs ? this.sealBinding(id, inputs) : undefined;
     return this.change(id, () =>
-      this.handle(id).executeUpdate(connectUpdate, { args: [{ actor, accessToken, clientCredentials, redirectUrl: body.redirect_url, respondAsync, binding }] }),
+      this.handle(id).executeUpdate(connectUpdate, { args: [{ actor, accessToken, ...grants, redirectUrl: body.redirect_url, respondAsync, binding }] }),
     );
   }
 
@@ -89,17 +89,6 @@ export class ConnectorCommands {
     if (!inputs.headers.length && !inputs.boundUrl) return undefined;
     const headers = inputs.headers.map((h) => ({ name: h.name, value: this.deps.secrets.seal(h.value, secretContext(id, headerPurpose(h.name))) }));
     return { url: inputs.boundUrl, variables: inputs.variables, headers };
-  }
-
-  /** The grant's secrets sealed for the purposes the OAuth activities open them with: only ciphertext reaches history. */
-  private sealGrant(id: string, body: ConnectRequest): ClientCredentialsGrant {
-    if (body.private_key_pem) assertSigningKey(body.private_key_pem, body.signing_algorithm ?? 'ES256');
-    const seal = (value: string, purpose: string) => this.deps.secrets.seal(value, secretContext(id, purpose));
-    return {
-      clientId: body.client_id!,
-      clientSecret: body.client_secret ? seal(body.client_secret, 'oauth_client_secret') : null,
-      privateKey: body.private_key_pem ? { pem: seal(body.private_key_pem, 'oauth_private_key'), algorithm: body.signing_algorithm ?? 'ES256' } : null,
-    };
   }
 
   disconnect(id: string, actor: string) {
@@ -143,21 +132,4 @@ function presetMetadata(preset: Preset | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(preset?.metadata ?? {})) if (typeof v === 'string') out[k] = v;
   return out;
-}
-
-/**
- * A key that cannot sign would fail only at the token request, as a 502 long after the caller
- * left: refused here instead, naming the field. The key's text never reaches the answer.
- */
-function assertSigningKey(pem: string, algorithm: string): void {
-  const wanted = algorithm.startsWith('ES') ? 'ec' : 'rsa';
-  let type: string | undefined;
-  try {
-    type = createPrivateKey(pem).asymmetricKeyType;
-  } catch {
-    throw new ProblemError(422, 'the connect request is invalid', undefined, [{ path: 'private_key_pem', message: 'not a PEM private key' }]);
-  }
-  if (type !== wanted && !(wanted === 'rsa' && type === 'rsa-pss')) {
-    throw new ProblemError(422, 'the connect request is invalid', undefined, [{ path: 'private_key_pem', message: `a ${type} key cannot sign ${algorithm}` }]);
-  }
 }

@@ -29,10 +29,10 @@ export interface components {
             /** @description The MCP revision negotiated with the server at the last successful connect (2026-07-28, 2025-11-25, …). */
             protocol_version: string | null;
             /**
-             * @description client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046)
+             * @description client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046). enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990)
              * @enum {string}
              */
-            auth_kind?: "client_credentials";
+            auth_kind?: "client_credentials" | "enterprise_managed";
             /** @description The names of the headers the last connect gave for the MCP server (their values are never shown) */
             headers?: string[];
             /** @description The URL variables the last connect bound: url keeps the template, the server is reached with these filled in */
@@ -69,15 +69,15 @@ export interface components {
             /** Format: uri */
             redirect_url?: string;
             /**
-             * @description client_credentials: the service obtains its own token with the client credentials below (SEP-1046), no user involved
+             * @description client_credentials: the service obtains its own token with the client credentials below (SEP-1046), no user involved. enterprise_managed: the service exchanges the user's id_token at the enterprise identity provider for an ID-JAG (RFC 8693) and presents it to the MCP server's authorization server (RFC 7523 JWT bearer grant; SEP-990), no consent page involved
              * @enum {string}
              */
-            grant?: "client_credentials";
-            /** @description With grant client_credentials */
+            grant?: "client_credentials" | "enterprise_managed";
+            /** @description With a grant: the service's client at the MCP server's authorization server */
             client_id?: string;
-            /** @description With grant client_credentials: client_secret_basic or _post, as the authorization server offers; never returned */
+            /** @description With a grant: client_secret_basic or _post, as the authorization server offers; never returned */
             client_secret?: string;
-            /** @description With grant client_credentials: PKCS #8 PEM key for private_key_jwt (RFC 7523); never returned */
+            /** @description With a grant: PKCS #8 PEM key for private_key_jwt (RFC 7523); never returned */
             private_key_pem?: string;
             /**
              * @description The algorithm private_key_pem signs with (default ES256)
@@ -92,6 +92,17 @@ export interface components {
             variables?: {
                 [key: string]: string;
             };
+            /** @description With grant enterprise_managed: the user's OpenID Connect ID token from the enterprise identity provider; never returned */
+            id_token?: string;
+            /**
+             * Format: uri
+             * @description With grant enterprise_managed: the identity provider's token endpoint (token exchange)
+             */
+            idp_token_endpoint?: string;
+            /** @description With grant enterprise_managed: the service's client at the identity provider */
+            idp_client_id?: string;
+            /** @description With grant enterprise_managed: that client's secret (sent as client_secret_post), if it has one; never returned */
+            idp_client_secret?: string;
         };
         ConnectorEvent: {
             seq: number;

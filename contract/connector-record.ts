@@ -32,8 +32,10 @@ export const ConnectorRecordSchema = z.object({
   /** The MCP revision negotiated at the last successful connect (null: never connected, or a stdio workload). */
   protocol_version: z.string().nullable().meta({ description: 'The MCP revision negotiated with the server at the last successful connect (2026-07-28, 2025-11-25, …).' }),
   /** Absent for the other ways of connecting; never accompanied by a secret. */
-  auth_kind: z.enum(['client_credentials']).optional()
-    .meta({ description: 'client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046)' }),
+  auth_kind: z.enum(['client_credentials', 'enterprise_managed']).optional().meta({
+    description: 'client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046). '
+      + "enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990)",
+  }),
   /** Absent: the last connect bound none. */
   headers: z.array(z.string()).optional()
     .meta({ description: 'The names of the headers the last connect gave for the MCP server (their values are never shown)' }),

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { STATES } from './connector-states';
 import { normaliseUrl, InvalidUrlError } from './connector-url';
+import { isLoopbackHost } from './loopback-host';
 import { CPU_QUANTITY, MEMORY_QUANTITY, quantityValue, type ResourceName } from './kube-quantity';
 import { ConnectHeadersSchema, ConnectVariablesSchema, HeaderDeclarationSchema, MAX_INPUTS, VariablesDeclarationSchema, urlVariables } from './upstream-inputs';
 
@@ -48,38 +49,68 @@ const HttpUrlSchema = z.url({ protocol: /^https?$/ }).max(2048);
 export const SIGNING_ALGORITHMS = ['ES256', 'ES384', 'RS256', 'PS256'] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
+/** The grants with which the service obtains its own token, no consent page involved. */
+export const CONNECT_GRANTS = ['client_credentials', 'enterprise_managed'] as const;
+export type ConnectGrant = (typeof CONNECT_GRANTS)[number];
+
+/** An identity provider's token endpoint: a credential travels there, so https, or plain http to this machine only. */
+const IdpTokenEndpointSchema = HttpUrlSchema.refine(
+  (url) => url.startsWith('https:') || isLoopbackHost(new URL(url).hostname),
+  { message: 'must be an https URL (plain http only to a loopback host)' },
+);
+
 export const ConnectRequestSchema = z
   .strictObject({
     access_token: z.string().min(1).max(16384).optional(),
     redirect_url: HttpUrlSchema.optional(),
-    grant: z.enum(['client_credentials']).optional()
-      .meta({ description: 'client_credentials: the service obtains its own token with the client credentials below (SEP-1046), no user involved' }),
-    client_id: z.string().min(1).max(512).optional().meta({ description: 'With grant client_credentials' }),
+    grant: z.enum(CONNECT_GRANTS).optional().meta({
+      description: 'client_credentials: the service obtains its own token with the client credentials below (SEP-1046), no user involved. '
+        + "enterprise_managed: the service exchanges the user's id_token at the enterprise identity provider for an ID-JAG (RFC 8693) "
+        + "and presents it to the MCP server's authorization server (RFC 7523 JWT bearer grant; SEP-990), no consent page involved",
+    }),
+    client_id: z.string().min(1).max(512).optional().meta({ description: "With a grant: the service's client at the MCP server's authorization server" }),
     client_secret: z.string().min(1).max(2048).optional()
-      .meta({ description: 'With grant client_credentials: client_secret_basic or _post, as the authorization server offers; never returned' }),
+      .meta({ description: 'With a grant: client_secret_basic or _post, as the authorization server offers; never returned' }),
     private_key_pem: z.string().min(1).max(16384).optional()
-      .meta({ description: 'With grant client_credentials: PKCS #8 PEM key for private_key_jwt (RFC 7523); never returned' }),
+      .meta({ description: 'With a grant: PKCS #8 PEM key for private_key_jwt (RFC 7523); never returned' }),
     signing_algorithm: z.enum(SIGNING_ALGORITHMS).optional().meta({ description: 'The algorithm private_key_pem signs with (default ES256)' }),
     headers: ConnectHeadersSchema.optional(),
     variables: ConnectVariablesSchema.optional(),
+    id_token: z.string().min(1).max(16384).optional()
+      .meta({ description: "With grant enterprise_managed: the user's OpenID Connect ID token from the enterprise identity provider; never returned" }),
+    idp_token_endpoint: IdpTokenEndpointSchema.optional()
+      .meta({ description: "With grant enterprise_managed: the identity provider's token endpoint (token exchange)" }),
+    idp_client_id: z.string().min(1).max(512).optional()
+      .meta({ description: "With grant enterprise_managed: the service's client at the identity provider" }),
+    idp_client_secret: z.string().min(1).max(2048).optional()
+      .meta({ description: "With grant enterprise_managed: that client's secret (sent as client_secret_post), if it has one; never returned" }),
   })
   .superRefine(checkGrant)
   .meta({ id: 'ConnectRequest' });
 
+type ConnectFields = { [K in 'access_token' | 'grant' | 'client_id' | 'client_secret' | 'private_key_pem' | 'signing_algorithm' | EnterpriseField]?: string };
+const CLIENT_FIELDS = ['client_id', 'client_secret', 'private_key_pem', 'signing_algorithm'] as const;
+const ENTERPRISE_FIELDS = ['id_token', 'idp_token_endpoint', 'idp_client_id', 'idp_client_secret'] as const;
+type EnterpriseField = (typeof ENTERPRISE_FIELDS)[number];
+
 /** What a grant needs, and nothing that belongs to another way of connecting. */
-function checkGrant(b: { access_token?: string; grant?: string; client_id?: string; client_secret?: string; private_key_pem?: string; signing_algorithm?: string }, ctx: z.RefinementCtx): void {
+function checkGrant(b: ConnectFields, ctx: z.RefinementCtx): void {
   const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   if (!b.grant) {
-    for (const field of ['client_id', 'client_secret', 'private_key_pem', 'signing_algorithm'] as const) {
-      if (b[field] !== undefined) issue(field, 'only with grant client_credentials');
-    }
+    for (const field of CLIENT_FIELDS) if (b[field] !== undefined) issue(field, 'only with grant client_credentials or enterprise_managed');
+    for (const field of ENTERPRISE_FIELDS) if (b[field] !== undefined) issue(field, 'only with grant enterprise_managed');
     return;
   }
   if (b.access_token !== undefined) issue('access_token', 'not with a grant: the service obtains the token');
-  if (!b.client_id) issue('client_id', 'required with grant client_credentials');
+  if (!b.client_id) issue('client_id', `required with grant ${b.grant}`);
   if (b.client_secret && b.private_key_pem) issue('private_key_pem', 'give either client_secret or private_key_pem, not both');
-  if (!b.client_secret && !b.private_key_pem) issue('client_secret', 'client_secret or private_key_pem is required with grant client_credentials');
+  if (!b.client_secret && !b.private_key_pem) issue('client_secret', `client_secret or private_key_pem is required with grant ${b.grant}`);
   if (b.signing_algorithm && !b.private_key_pem) issue('signing_algorithm', 'only with private_key_pem');
+  if (b.grant === 'enterprise_managed') {
+    for (const field of ['id_token', 'idp_token_endpoint', 'idp_client_id'] as const) if (!b[field]) issue(field, 'required with grant enterprise_managed');
+  } else {
+    for (const field of ENTERPRISE_FIELDS) if (b[field] !== undefined) issue(field, 'only with grant enterprise_managed');
+  }
 }
 export type ConnectRequest = z.infer<typeof ConnectRequestSchema>;
 

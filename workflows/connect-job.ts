@@ -11,7 +11,7 @@ import type { Ciphertext } from '../contract/ciphertext';
 import type { StartWorkloadInput } from '../activities/workloads/activities';
 import { probe, workloads } from './activity-proxies';
 import { beginAuthorization } from './oauth-begin';
-import { connectWithClientCredentials } from './client-credentials';
+import { connectWithServiceGrant, connectsWithServiceGrant } from './client-credentials';
 
 export interface ConnectJob {
   entity: ConnectorEntity;
@@ -38,7 +38,7 @@ export async function runConnect(job: ConnectJob): Promise<void> {
   try {
     if (job.entity.runsWorkload) await connectStdio(job);
     else if (job.request.accessToken) await connectWithToken(job);
-    else if (job.request.clientCredentials) await connectWithClientCredentials(job);
+    else if (connectsWithServiceGrant(job.request)) await connectWithServiceGrant(job);
     else await connectWithOAuth(job);
   } catch (err) {
     if (isCancellation(err)) throw err; // a disconnect or delete took over; it records the outcome

@@ -126,7 +126,7 @@ export class ConnectorEntity {
       created_by: d.init.createdBy,
       created_by_name: d.init.createdByName,
       protocol_version: d.protocolVersion,
-      ...(d.oauth.session?.context.grant === 'client_credentials' ? { auth_kind: 'client_credentials' as const } : {}),
+      ...(d.oauth.session?.context.grant ? { auth_kind: d.oauth.session.context.grant } : {}),
       ...(d.binding?.headers.length ? { headers: d.binding.headers.map((h) => h.name) } : {}),
       ...(d.binding && Object.keys(d.binding.variables).length ? { variables: { ...d.binding.variables } } : {}),
       version: d.seq,

@@ -23,8 +23,10 @@ export async function reauthorize({ entity, commit }: ReauthorizationContext, re
   const why = refusalReason(entity, refusal);
   const session = entity.data.oauth.session;
   if (session && renewsWithCredentials(session)) {
-    // No user takes part in this grant: an authorization URL would have nobody to open it.
-    await commit('connection_lost', { actor: 'service', reason: `${why}; the client credentials obtain no token the server accepts; connect again`, permanent: true });
+    // No user takes part in this grant: an authorization URL would have nobody to open it. The
+    // caller connects again (with new credentials, or a new id_token).
+    const material = session.context.grant === 'enterprise_managed' ? "the user's identity assertion obtains" : 'the client credentials obtain';
+    await commit('connection_lost', { actor: 'service', reason: `${why}; ${material} no token the server accepts; connect again`, permanent: true });
     return;
   }
   let failure = 'the MCP server named no authorization to ask for';

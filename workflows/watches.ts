@@ -9,6 +9,9 @@ import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType, workloadInput } from './connect-job';
 import { cleanup, refresher, watcher, workloads } from './activity-proxies';
 import { renewable, renewsWithCredentials } from './client-credentials';
+import type { OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
+
+type Session = NonNullable<OAuthState['session']>;
 
 export type { WatchKind } from '../contract/connector-states';
 
@@ -92,9 +95,7 @@ export async function refreshOnce(
 ): Promise<boolean> {
   const session = entity.data.oauth.session!;
   const id = entity.data.init.id;
-  const refreshing = renewsWithCredentials(session)
-    ? refresher.oauthRenewClientCredentials({ connectorId: id, context: session.context, scheduledAt })
-    : refresher.oauthRefresh({ connectorId: id, context: session.context, refreshToken: session.refreshToken!, scheduledAt });
+  const refreshing = renewal(session, id, scheduledAt);
   const expiry = session.expiresAt ? Date.parse(session.expiresAt) - Date.now() : null;
   if (expiry !== null && entity.state === 'connected') {
     const expired = sleep(Math.max(0, expiry)).then(() => 'expired' as const);
@@ -125,6 +126,14 @@ export async function refreshOnce(
     if (event) await commit(event, { actor: 'service', reason, permanent: true });
     return false;
   }
+}
+
+/** The activity that renews this grant: by refresh token, by the client's credentials, or either for an enterprise-managed one. */
+function renewal(session: Session, connectorId: string, scheduledAt: number | undefined): Promise<SealedTokens> {
+  const { context, refreshToken } = session;
+  if (context.grant === 'enterprise_managed') return refresher.oauthRenewEnterpriseManaged({ connectorId, context, refreshToken, scheduledAt });
+  if (renewsWithCredentials(session)) return refresher.oauthRenewClientCredentials({ connectorId, context, scheduledAt });
+  return refresher.oauthRefresh({ connectorId, context, refreshToken: refreshToken!, scheduledAt });
 }
 
 async function workloadLoop({ entity, commit, stdioReadyTimeoutMs }: WatchContext): Promise<void> {

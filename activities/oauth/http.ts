@@ -3,10 +3,12 @@
 // all-or-nothing, so it is switched off and this module applies the finer rule instead:
 // authorization-server endpoints must use https (MCP 2025-11-25, Communication Security),
 // except on loopback hosts, which only local development and tests can reach.
-import net from 'node:net';
 import * as oauth from 'oauth4webapi';
 import type { Logger } from '../../platform/logger';
 import { InsecureUrlError, UpstreamResponseError } from './errors';
+import { isLoopbackHost } from '../../contract/loopback-host';
+
+export { isLoopbackHost } from '../../contract/loopback-host';
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -25,13 +27,6 @@ export function requestOptions(http: OAuthHttp) {
       http.fetch(url, init as RequestInit),
     [oauth.allowInsecureRequests]: true,
   };
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
-  if (net.isIPv4(bare)) return bare.startsWith('127.');
-  return bare === '::1';
 }
 
 /** Refuses a non-https authorization-server URL unless the host is loopback or insecure is allowed. */

@@ -25,6 +25,7 @@ export { chooseTokenAuthMethod, type ClientIdentity, type TokenAuthMethod } from
 export { assertPkceS256, startAuthorization, type AuthorizationStart, type StartAuthorizationInput } from './authorization-request';
 export { exchangeCode, type ExchangeCodeInput } from './code-exchange';
 export { clientCredentialsAuthMethod, requestClientCredentialsToken, type ClientCredentialsInput } from './client-credentials';
+export { assertJwtBearerSupported, requestIdJag, requestJwtBearerToken, type IdJagRequest, type JwtBearerInput } from './enterprise-managed';
 export { refreshTokens, type RefreshInput } from './refresh';
 export { revokeTokens, type RevokeInput, type RevokeResult } from './revoke';
 export { type TokenSet } from './token-set';

@@ -21,8 +21,26 @@ export interface OAuthContext {
   resource: string;
   redirectUri: string;
   scope: string | null;
-  /** client_credentials: the token is requested again with the client's own credentials, not refreshed. */
-  grant?: 'client_credentials';
+  /**
+   * client_credentials: the token is requested again with the client's own credentials, not
+   * refreshed. enterprise_managed: refreshed where the server gave a refresh token, else obtained
+   * again from the user's identity assertion while it is valid.
+   */
+  grant?: 'client_credentials' | 'enterprise_managed';
+  /** enterprise_managed: where and with what the identity assertion is exchanged. */
+  enterprise?: EnterpriseAssertion;
+}
+
+/** The enterprise identity provider's part of an enterprise_managed grant (SEP-990), every secret sealed. */
+export interface EnterpriseAssertion {
+  idpTokenEndpoint: string;
+  idpClientId: string;
+  /** Sealed with purpose idp_client_secret. */
+  idpClientSecret: Ciphertext | null;
+  /** The user's ID token, sealed with purpose id_token. */
+  idToken: Ciphertext;
+  /** When the ID token stops being accepted (its exp claim); null when it names none. */
+  idTokenExpiresAt: string | null;
 }
 
 /** A client credentials grant's material as a connect gives it, every secret sealed for this connector. */
@@ -32,6 +50,12 @@ export interface ClientCredentialsGrant {
   clientSecret: Ciphertext | null;
   /** private_key_jwt: the key sealed with purpose oauth_private_key. */
   privateKey: { pem: Ciphertext; algorithm: SigningAlgorithm } | null;
+}
+
+/** An enterprise_managed grant as a connect gives it: the MCP authorization server's client and the identity provider's part. */
+export interface EnterpriseManagedGrant {
+  client: ClientCredentialsGrant;
+  assertion: EnterpriseAssertion;
 }
 
 /** An authorization URL was issued; waiting for the user's callback. */

@@ -99,6 +99,8 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
       }
       const upstream = inputs.boundUrl ?? url;
       if (body.access_token || inputs.headers.length) await refuseTokenOverPlainHttp(upstream, deps.addressPolicy);
+      // The identity provider is contacted on the caller's word, like the connector's own URL.
+      if (body.idp_token_endpoint) await refuseForbiddenHost(body.idp_token_endpoint, deps.addressPolicy, 'idp_token_endpoint');
       const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));
       const view = await deps.commands.connect(id, body, respondAsync, actorOf(callerOf(ctx)), inputs);
       ctx.status = respondAsync && view.state === 'connecting' ? 202 : 200;

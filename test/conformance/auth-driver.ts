@@ -6,7 +6,9 @@
 // conformance client does once authorized). A scenario with a pre-registered client passes its
 // credentials in MCP_CONFORMANCE_CONTEXT; they go into the connector as its client_id/secret.
 // The client credentials scenarios (SEP-1046) pass a secret or a private key there instead: the
-// driver connects with `grant: client_credentials`, and no consent page is involved.
+// driver connects with `grant: client_credentials`, and no consent page is involved. The
+// enterprise-managed scenario (SEP-990) passes the user's ID token and the identity provider's
+// token endpoint and client besides: the driver connects with `grant: enterprise_managed`.
 // The agent declares URL-mode elicitation: when the server asks for authorization or more scope
 // mid-way, the proxy answers -32042 (or problem details) with the authorization URL, which the
 // user follows, and the agent tries again (the service's way of doing what the SDK's own client
@@ -23,8 +25,8 @@ const api = apiClient(`http://127.0.0.1:${port}`);
 
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as ConformanceContext;
 console.log(`context keys: ${Object.keys(context).join(', ')}`);
-const { id, res } = clientCredentialsScenario(context)
-  ? await startFlow(api, { url: serverUrl, match_preset: false }, clientCredentialsConnect(context))
+const { id, res } = serviceGrantScenario(context)
+  ? await startFlow(api, { url: serverUrl, match_preset: false }, serviceGrantConnect(context))
   : await startFlow(api, { url: serverUrl, match_preset: false, ...givenClient(context) });
 if (res.body?.state === 'auth_required') await authorize(res.body.auth_request.authorization_endpoint);
 else console.log(`connect answered ${res.status}: ${res.body?.state ?? res.text}`);
@@ -43,6 +45,9 @@ interface ConformanceContext {
   client_secret?: string;
   private_key_pem?: string;
   signing_algorithm?: string;
+  idp_client_id?: string;
+  idp_id_token?: string;
+  idp_token_endpoint?: string;
 }
 
 /**
@@ -50,11 +55,17 @@ interface ConformanceContext {
  * takes part. A key means private_key_jwt; a secret alone could be a pre-registered client of the
  * authorization-code scenarios too, so the scenario's name tells them apart.
  */
-function clientCredentialsScenario(c: ConformanceContext): boolean {
-  return Boolean(c.client_id && (c.private_key_pem || c.name?.startsWith('auth/client-credentials')));
+function serviceGrantScenario(c: ConformanceContext): boolean {
+  return Boolean(c.client_id && (c.private_key_pem || c.idp_id_token || c.name?.startsWith('auth/client-credentials')));
 }
 
-function clientCredentialsConnect(c: ConformanceContext): Record<string, unknown> {
+function serviceGrantConnect(c: ConformanceContext): Record<string, unknown> {
+  if (c.idp_id_token) {
+    return {
+      grant: 'enterprise_managed', client_id: c.client_id, client_secret: c.client_secret,
+      id_token: c.idp_id_token, idp_token_endpoint: c.idp_token_endpoint, idp_client_id: c.idp_client_id,
+    };
+  }
   return c.private_key_pem
     ? { grant: 'client_credentials', client_id: c.client_id, private_key_pem: c.private_key_pem, signing_algorithm: c.signing_algorithm ?? 'ES256' }
     : { grant: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret };

@@ -55,6 +55,38 @@ test('connect: a client credentials grant names its client and exactly one of a 
   }
 });
 
+test('connect: an enterprise-managed grant names the ID token, the identity provider and the authorization server\'s client', (t) => {
+  const grant = {
+    grant: 'enterprise_managed', client_id: 'svc', client_secret: 's', id_token: 'eyJ.x.y',
+    idp_token_endpoint: 'https://idp.example/token', idp_client_id: 'idp-svc',
+  };
+  t.true(ConnectRequestSchema.safeParse(grant).success);
+  t.true(ConnectRequestSchema.safeParse({ ...grant, idp_client_secret: 'is', idp_token_endpoint: 'http://127.0.0.1:9/token' }).success);
+  t.true(ConnectRequestSchema.safeParse({ ...grant, idp_token_endpoint: 'http://localhost:9/token' }).success);
+  const { client_secret: _, ...keyed } = grant;
+  t.true(ConnectRequestSchema.safeParse({ ...keyed, private_key_pem: 'k' }).success);
+  const without = (field: keyof typeof grant) => Object.fromEntries(Object.entries(grant).filter(([k]) => k !== field));
+  const refused: [Record<string, unknown>, string][] = [
+    [without('id_token'), 'id_token'],
+    [without('idp_token_endpoint'), 'idp_token_endpoint'],
+    [without('idp_client_id'), 'idp_client_id'],
+    [without('client_id'), 'client_id'],
+    [without('client_secret'), 'client_secret'],
+    [{ ...grant, idp_token_endpoint: 'http://idp.example/token' }, 'idp_token_endpoint'],
+    [{ ...grant, idp_token_endpoint: 'ftp://idp.example/token' }, 'idp_token_endpoint'],
+    [{ ...grant, access_token: 't' }, 'access_token'],
+    [{ grant: 'client_credentials', client_id: 'svc', client_secret: 's', id_token: 'eyJ.x.y' }, 'id_token'],
+    [{ grant: 'client_credentials', client_id: 'svc', client_secret: 's', idp_client_secret: 'is' }, 'idp_client_secret'],
+    [{ id_token: 'eyJ.x.y' }, 'id_token'],
+    [{ idp_token_endpoint: 'https://idp.example/token' }, 'idp_token_endpoint'],
+  ];
+  for (const [body, path] of refused) {
+    const result = ConnectRequestSchema.safeParse(body);
+    t.false(result.success, JSON.stringify(body));
+    if (!result.success) t.true(fieldErrors(result.error).some((e) => e.path === path), `${path}: ${JSON.stringify(fieldErrors(result.error))}`);
+  }
+});
+
 test('list query: limit bounds and state values', (t) => {
   t.is(ListConnectorsQuerySchema.parse({}).limit, 20);
   t.is(ListConnectorsQuerySchema.parse({ limit: '100' }).limit, 100);

@@ -1,13 +1,16 @@
-// The MCP conformance suite's client credentials scenarios (SEP-1046, `--suite extensions`) with
-// the service as the OAuth client, each run alone by --scenario: the suite starts an authorization server that offers
-// only the client_credentials grant and an MCP server, and runs test/conformance/auth-driver.ts,
-// which connects a connector of a real embedded stack with `grant: client_credentials` and the
-// scenario's secret or private key, then lists and calls the tools through the connector's MCP path.
+// The MCP conformance suite's extension scenarios in which no user consents (`--suite
+// extensions`), with the service as the OAuth client, each run alone by --scenario. Client
+// credentials (SEP-1046): the suite starts an authorization server that offers only the
+// client_credentials grant and an MCP server. Enterprise-managed authorization (SEP-990): an
+// identity provider that exchanges the user's ID token for an ID-JAG besides, and an authorization
+// server that offers only the JWT bearer grant. It runs test/conformance/auth-driver.ts, which
+// connects a connector of a real embedded stack with the grant and the material the scenario
+// hands over, then lists and calls the tools through the connector's MCP path.
 import test from 'ava';
 import { runAuthDriver } from '../conformance/suite-cli';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 
-const SCENARIOS = ['auth/client-credentials-basic', 'auth/client-credentials-jwt'];
+const SCENARIOS = ['auth/client-credentials-basic', 'auth/client-credentials-jwt', 'auth/enterprise-managed-authorization'];
 
 let stack: TestStack;
 
@@ -20,7 +23,7 @@ test.after.always(async () => {
 });
 
 for (const scenario of SCENARIOS) {
-  test.serial(`${scenario}: the service obtains and uses a client credentials token`, async (t) => {
+  test.serial(`${scenario}: the service obtains and uses a token without a consent page`, async (t) => {
     t.timeout(4 * 60_000); // the driver's own limit, and the stack's start, beyond ava's 3 minutes
     const result = await runAuthDriver(['--scenario', scenario], stack.port);
     for (const [name, failed] of result.scenarios) if (failed.length > 0) t.log(`  ${name} fails ${[...new Set(failed)].join(', ')}`);

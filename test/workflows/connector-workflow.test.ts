@@ -337,3 +337,32 @@ test.serial('client credentials: connected without a user, the token requested a
   t.is(h.stubs.called('oauthRefresh').length, 0, 'no refresh token grant');
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
+
+test.serial('enterprise-managed: connected without a user, renewed with the refresh token it holds, then disconnected for good when neither it nor the assertion renews', async (t) => {
+  const { context } = await (h.stubs.activities().oauthEnterpriseManaged as (i: unknown) => Promise<{ context: unknown }>)({});
+  h.stubs.calls = [];
+  h.stubs.behaviour.oauthEnterpriseManaged = async () => ({ context, tokens: tokens(3_000, true) }) as never;
+  let renewals = 0;
+  h.stubs.behaviour.oauthRenewEnterpriseManaged = async () => {
+    renewals += 1;
+    if (renewals === 1) return tokens(3_000, false); // the server stopped giving refresh tokens
+    throw ApplicationFailure.create({ type: FAILURE.invalidGrant, nonRetryable: true, message: "the user's identity assertion (id_token) has expired; connect again with a new one" });
+  };
+  const handle = await h.start();
+  const id = (await handle.query(viewQuery)).id;
+  const assertion = { idpTokenEndpoint: 'https://idp.invalid/token', idpClientId: 'idp-svc', idpClientSecret: null, idToken: 'sealed-id-token' as never, idTokenExpiresAt: null };
+  const grant = { client: { clientId: 'svc', clientSecret: 'sealed-secret' as never, privateKey: null }, assertion };
+  const record = await handle.executeUpdate(connectUpdate, { args: [{ ...actor, enterpriseManaged: grant }] });
+  t.is(record.state, 'connected');
+  t.is(record.auth_kind, 'enterprise_managed');
+  t.is(h.stubs.called('oauthAuthorize').length, 0, 'no authorization URL');
+  t.deepEqual((h.stubs.called('oauthEnterpriseManaged')[0]!.input as { grant: unknown }).grant, grant, 'the sealed grant, as given');
+  const first = await until(() => h.stubs.called('oauthRenewEnterpriseManaged')[0], 'a renewal before expiry');
+  t.regex(String((first.input as { refreshToken: string | null }).refreshToken), /^sealed-refresh-/, 'the refresh token the server gave goes with the renewal');
+  const second = await until(() => h.stubs.called('oauthRenewEnterpriseManaged')[1], 'the next renewal');
+  t.is((second.input as { refreshToken: string | null }).refreshToken, null, 'none left: the assertion alone');
+  const ended = await until(inState(id, 'disconnected'), 'disconnected once nothing renews');
+  t.like(ended, { disconnect_permanent: true, auth_request: null });
+  t.is(h.stubs.called('oauthRefresh').length, 0, 'never the plain refresh activity');
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
