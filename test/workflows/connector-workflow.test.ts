@@ -320,8 +320,10 @@ test.serial('client credentials: connected without a user, the token requested a
   h.stubs.behaviour.oauthRenewClientCredentials = async () => tokens(3_000, false);
   const handle = await h.start();
   const grant = { clientId: 'svc', clientSecret: 'sealed-secret' as never, privateKey: null };
-  const record = await handle.executeUpdate(connectUpdate, { args: [{ ...actor, clientCredentials: grant }] });
+  // Before the connect is asked: the token is issued during it, so its renewal is due at least 2 s
+  // after this, however late the Update's answer comes back on a loaded machine.
   const connectedAt = Date.now();
+  const record = await handle.executeUpdate(connectUpdate, { args: [{ ...actor, clientCredentials: grant }] });
   t.is(record.state, 'connected');
   t.is(record.auth_kind, 'client_credentials');
   t.is(h.stubs.called('oauthAuthorize').length, 0, 'no authorization URL');
