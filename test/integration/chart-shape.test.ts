@@ -219,7 +219,10 @@ test.serial("one owner's open streams are capped across the proxy replicas, not 
   }
   t.log(`open streams: ${open.length} admitted of ${STREAM_CAP + 10} (cap ${STREAM_CAP} per owner, two proxy replicas); upstream holds ${modern.openStreams()}`);
   for (const controller of open) controller.abort();
-  t.true(open.length >= STREAM_CAP * 0.9 && open.length <= STREAM_CAP * 1.1, `${open.length} within a tenth of ${STREAM_CAP}`);
+  // The precision proxy/shared-exchanges.ts documents: each replica may admit up to an eighth of
+  // the cap on credit while it leases more slots (seen here: 23 of 20 on a loaded machine).
+  const bound = STREAM_CAP + 2 * Math.ceil(STREAM_CAP / 8);
+  t.true(open.length >= STREAM_CAP * 0.9 && open.length <= bound, `${open.length} admitted: at least nine tenths of ${STREAM_CAP}, at most ${bound}`);
   t.is(refused, STREAM_CAP + 10 - open.length);
 });
 
