@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ConnectorAnswer, ConnectorCalls, ConnectorRpc } from '../activities/tool-task-activities';
 import type { Route, RouteSource } from '../proxy/route';
 import type { UpstreamClient } from '../proxy/upstream-client';
+import { readText } from '../proxy/tasks/upstream-task-support';
 
 const REVISION = '2026-07-28';
 const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
@@ -25,7 +26,7 @@ export function connectorCalls(routes: RouteSource, upstream: UpstreamClient): C
   return {
     async request(connectorId, rpc, signal) {
       const answer = await send(connectorId, rpc, signal);
-      const text = await readAll(answer);
+      const text = await readText(answer, MAX_ANSWER_BYTES);
       const message = answerOf(text, answer.headers['content-type'] ?? '', rpc.id);
       if (!message) throw new Error(`the MCP server answered HTTP ${answer.statusCode} without a JSON-RPC answer`);
       return message;
@@ -38,20 +39,6 @@ export function connectorCalls(routes: RouteSource, upstream: UpstreamClient): C
 
 function notConnected(route: Exclude<Route, { kind: 'connected' }>): string {
   return route.kind === 'not_found' ? 'the connector no longer exists' : `the connector is ${route.state}, not connected`;
-}
-
-function readAll(answer: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    answer.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_ANSWER_BYTES) answer.destroy(new Error(`the MCP server's answer is over ${MAX_ANSWER_BYTES} bytes`));
-      else chunks.push(chunk);
-    });
-    answer.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    answer.on('error', reject);
-  });
 }
 
 /** The JSON-RPC answer to `id` in a JSON body or an SSE stream of messages. */

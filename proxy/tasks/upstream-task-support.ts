@@ -46,13 +46,14 @@ export class UpstreamTaskSupport {
 
 const MAX_BYTES = 1024 * 1024;
 
-export function readText(answer: IncomingMessage): Promise<string> {
+/** The whole body of an upstream answer, refused beyond `limit` bytes. */
+export function readText(answer: IncomingMessage, limit = MAX_BYTES): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     answer.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BYTES) answer.destroy(new Error('answer too large'));
+      if (size > limit) answer.destroy(new Error(`the MCP server's answer is over ${limit} bytes`));
       else chunks.push(chunk);
     });
     answer.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));

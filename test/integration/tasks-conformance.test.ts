@@ -4,14 +4,11 @@
 // directly passes through the proxy, which relays the task-augmented calls and every tasks/* method
 // with the connector's token.
 import test, { type ExecutionContext } from 'ava';
-import { runSuite, type SuiteResult } from '../conformance/suite-cli';
+import type { SuiteResult } from '../conformance/suite-cli';
+import { TASKS_SCENARIOS as SCENARIOS, tasksSuite } from '../conformance/tasks-suite';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
 
-const SCENARIOS = [
-  'tasks-lifecycle', 'tasks-capability-negotiation', 'tasks-wire-fields', 'tasks-request-state-removal', 'tasks-mrtr-input',
-  'tasks-request-headers', 'tasks-dispatch-and-envelope', 'tasks-status-notifications', 'tasks-required-task-error', 'tasks-mrtr-composition',
-];
 const TOKEN = 'tasks-conformance-token';
 
 let stack: TestStack;
@@ -33,16 +30,6 @@ async function connectorFor(url: string): Promise<{ id: string; mcpUrl: string }
   const connected = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: TOKEN });
   if (connected.status !== 200) throw new Error(`connect: ${connected.status} ${connected.text}`);
   return { id: created.body.id, mcpUrl: created.body.mcp_url };
-}
-
-/** Each scenario on its own (the extension's scenarios belong to no revision's suite). */
-async function tasksSuite(url: string): Promise<SuiteResult> {
-  const scenarios = new Map<string, string[]>();
-  for (const scenario of SCENARIOS) {
-    const result = await runSuite(['server', '--url', url, '--scenario', scenario]);
-    for (const [name, failed] of result.scenarios) scenarios.set(name, failed);
-  }
-  return { scenarios, passed: new Set([...scenarios].filter(([, failed]) => failed.length === 0).map(([name]) => name)) };
 }
 
 function report(t: ExecutionContext, label: string, result: SuiteResult): void {
