@@ -223,7 +223,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       observed?.readWhole(body, facts);
       if (mismatch) return sendMcpProblem(res, mismatch, {}, rpcRequestOf(body));
       const relayIt = () => start(req, res, connectorId, route, target, observed, body.length, body);
-      if (req.method === 'POST' && tasks?.take({ res, connectorId, route, caller, body, relay: relayIt })) return;
+      if (req.method === 'POST' && tasks?.take({ res, connectorId, route, caller, body, method: facts.method, relay: relayIt })) return;
       relayIt();
     }, () => undefined); // the caller went away: nothing to answer
   }

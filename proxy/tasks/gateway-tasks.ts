@@ -54,6 +54,8 @@ export interface TaskRequest {
   route: ConnectedRoute;
   caller: Caller;
   body: Buffer;
+  /** The body's method, as the header check read it: the body is parsed again only for the methods here. */
+  method: string | null;
   /** Hands the request back to the relay, unanswered. */
   relay(): void;
 }
@@ -83,6 +85,7 @@ export class GatewayTasks {
 
   /** Whether the request is the tasks surface's to look at; when it is, it is answered or relayed. */
   take(request: TaskRequest): boolean {
+    if (request.method === null || !CLAIMED.has(request.method)) return false;
     const rpc = rpcOf(request.body);
     if (!rpc || !CLAIMED.has(rpc.method)) return false;
     this.serve(request, rpc).catch((err: unknown) => this.fail(request, rpc, err));
