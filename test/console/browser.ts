@@ -32,10 +32,11 @@ export function watchCsp(context: BrowserContext): string[] {
   return violations;
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+/** `fullPage: false` for pages tens of thousands of pixels tall: painting all of one took over 30 s on a busy machine. */
+export async function screenshot(page: Page, name: string, { fullPage = true } = {}): Promise<string> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
+  await page.screenshot({ path: file, fullPage, timeout: 120_000 });
   return file;
 }
 

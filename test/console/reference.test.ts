@@ -96,6 +96,6 @@ test('in Chromium, every operation and every model of /reference expanded shows 
   t.false(/Resolver error/i.test(body), (/.{0,200}Resolver error.{0,200}/is.exec(body) ?? [''])[0]);
   t.false(/Could not resolve reference/i.test(body));
   t.is(await page.locator('.errors-wrapper').count(), 0, 'no error box');
-  await screenshot(page, 'api-reference-expanded');
+  await screenshot(page, 'api-reference-expanded', { fullPage: false });
   t.deepEqual(csp, []);
 });
