@@ -89,6 +89,8 @@ export interface McpProxy {
   handle(req: IncomingMessage, res: ServerResponse, connectorId: string): void;
   /** The proxy's upstream client (pools, address guard, token handling), which the toolsets' members share. */
   readonly upstream: UpstreamClient;
+  /** The tasks the service owns for the connectors' servers (absent: none), which the toolsets' members share. */
+  readonly tasks?: GatewayTasks;
   /** Forget what is known about a connector: the next request asks the registry. */
   invalidate(connectorId: string): void;
   close(): void;
@@ -269,6 +271,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   return {
     handle: tracer ? traced : handle,
     upstream,
+    tasks,
     invalidate: (connectorId) => {
       routes.invalidate?.(connectorId);
       tasks?.forget(connectorId);

@@ -117,6 +117,7 @@ export function buildProxy(deps: ProxyRoleDeps): ProxyRole {
   // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate, audit and upstream client.
   const toolsets = deps.toolsetSource && lazyToolsetEndpoint({
     routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, upstream: proxy.upstream, audit, metrics: deps.metrics,
+    tasks: proxy.tasks && { gateway: proxy.tasks, secrets: deps.secrets },
   });
   return {
     ...proxy,

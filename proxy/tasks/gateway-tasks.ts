@@ -27,7 +27,7 @@ import {
 import type { ConnectedRoute } from '../route';
 import type { UpstreamClient } from '../upstream-client';
 import { createTaskResult, detailedTask, directAnswer } from './task-wire';
-import { UpstreamTaskSupport, messageOf, readText } from './upstream-task-support';
+import { UpstreamTaskSupport, messageOf, readText, type TaskSupportKind } from './upstream-task-support';
 
 export interface GatewayTaskSettings {
   /** Operator marks: tool-name globs and the task support they give (first match wins). */
@@ -47,12 +47,16 @@ export interface GatewayTasksOptions {
   settings: GatewayTaskSettings;
 }
 
-/** One POST whose body was read whole: what the tasks surface needs of it. */
-export interface TaskRequest {
-  res: ServerResponse;
+/** Whose task, on which connector: the connector path's caller, or a toolset's caller of a member. */
+export interface TaskCaller {
   connectorId: string;
   route: ConnectedRoute;
   caller: Caller;
+}
+
+/** One POST whose body was read whole: what the tasks surface needs of it. */
+export interface TaskRequest extends TaskCaller {
+  res: ServerResponse;
   body: Buffer;
   /** The body's method, as the header check read it: the body is parsed again only for the methods here. */
   method: string | null;
@@ -69,11 +73,19 @@ interface Rpc {
 const IDEMPOTENT_LIST_MS = 60_000;
 const CLAIMED = new Set(['tools/call', 'server/discover', ...TASK_METHODS, ...REMOVED_TASK_METHODS]);
 
-class RpcFailure extends Error {
+/** What a task request is answered with instead, as a JSON-RPC error. */
+export class TaskRpcFailure extends Error {
   constructor(readonly code: number, message: string, readonly data?: unknown) {
     super(message);
   }
+
+  get payload(): TaskPayload {
+    return { error: { code: this.code, message: this.message, ...(this.data ? { data: this.data } : {}) } };
+  }
 }
+
+/** A JSON-RPC answer's result or error, for the caller's id. */
+export type TaskPayload = { result: unknown } | { error: unknown };
 
 export class GatewayTasks {
   private readonly support: UpstreamTaskSupport;
@@ -99,16 +111,44 @@ export class GatewayTasks {
 
   private async serve(request: TaskRequest, rpc: Rpc): Promise<void> {
     if (rpc.method === 'server/discover') return this.discover(request, rpc);
-    const kind = await this.support.of(request.connectorId, request.route);
-    if (kind !== 'plain') return request.relay();
-    if (rpc.method === 'tools/call') return this.call(request, rpc);
-    if (REMOVED_TASK_METHODS.has(rpc.method)) throw new RpcFailure(TASK_RPC.methodNotFound, `Method not found: ${rpc.method} (removed by the Tasks extension's second version)`);
-    if (!declaresTasks(rpc.params)) throw new RpcFailure(TASK_RPC.missingCapability, 'Missing required client capability', missingTasksCapability());
-    const view = await this.taskOf(request, String(rpc.params?.taskId ?? ''));
-    if (rpc.method === 'tasks/get') return send(request.res, rpc, { result: detailedTask(view, this.opener(view)) });
-    if (rpc.method === 'tasks/cancel') await this.handle(view).executeUpdate(cancelTaskUpdate, { args: ['cancelled by its client'] });
-    else await this.answer(view, rpc.params?.inputResponses);
-    send(request.res, rpc, { result: { resultType: 'complete' } });
+    if (await this.supportOf(request.connectorId, request.route) !== 'plain') return request.relay();
+    const payload = rpc.method === 'tools/call' ? await this.callAsTask(request, rpc.params ?? {}) : await this.taskMethod(request, rpc.method, rpc.params);
+    if (payload === null) return request.relay();
+    send(request.res, rpc, payload);
+  }
+
+  /** Whether the connector's server runs tasks itself ('native'), needs the service's ('plain'), or cannot have them. */
+  supportOf(connectorId: string, route: ConnectedRoute): Promise<TaskSupportKind> {
+    return this.support.of(connectorId, route);
+  }
+
+  /**
+   * A tools/call of a server without task support: the task's CreateTaskResult, the answer of a
+   * call that ended within the sync window, or null when it is not to be a task (relay it).
+   * Throws TaskRpcFailure for what the caller is to be told instead.
+   */
+  async callAsTask(request: TaskCaller, params: Record<string, any>): Promise<TaskPayload | null> {
+    const tool = String(params.name ?? '');
+    const support = taskSupportOf(this.o.settings.marks, tool);
+    const declared = declaresTasks(params);
+    if (!declared && support === 'required') throw new TaskRpcFailure(TASK_RPC.missingCapability, `Missing required client capability: ${tool} runs only as a task`, missingTasksCapability());
+    if (!declared || support === 'forbidden') return null;
+    const view = await this.start(request, tool, params);
+    if (view.rounds === 0 && view.status === 'working') return { result: createTaskResult(view) };
+    // The first round ended within the window: answered as the plain call it was, no task kept.
+    await this.handle(view).signal(releaseSignal);
+    return directAnswer(view, this.opener(view));
+  }
+
+  /** tasks/get, tasks/update or tasks/cancel of a task the service owns (and the removed methods' refusal). */
+  async taskMethod(request: TaskCaller, method: string, params: Record<string, any> | undefined): Promise<TaskPayload> {
+    if (REMOVED_TASK_METHODS.has(method)) throw new TaskRpcFailure(TASK_RPC.methodNotFound, `Method not found: ${method} (removed by the Tasks extension's second version)`);
+    if (!declaresTasks(params)) throw new TaskRpcFailure(TASK_RPC.missingCapability, 'Missing required client capability', missingTasksCapability());
+    const view = await this.taskOf(request, String(params?.taskId ?? ''));
+    if (method === 'tasks/get') return { result: detailedTask(view, this.opener(view)) };
+    if (method === 'tasks/cancel') await this.handle(view).executeUpdate(cancelTaskUpdate, { args: ['cancelled by its client'] });
+    else await this.answer(view, params?.inputResponses);
+    return { result: { resultType: 'complete' } };
   }
 
   /** The server's discover answer, with the extension added when the service runs its tasks. */
@@ -116,7 +156,7 @@ export class GatewayTasks {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' };
     const { answer } = await this.o.upstream.send(request.connectorId, request.route, { method: 'POST', headers, body: request.body });
     const message = messageOf(answer.headers['content-type'], await readText(answer));
-    if (!message) throw new RpcFailure(TASK_RPC.internal, `the MCP server answered server/discover with HTTP ${answer.statusCode} and no JSON-RPC answer`);
+    if (!message) throw new TaskRpcFailure(TASK_RPC.internal, `the MCP server answered server/discover with HTTP ${answer.statusCode} and no JSON-RPC answer`);
     if (this.support.learn(request.connectorId, message) === 'plain') {
       const result = message.result as { capabilities?: { extensions?: Record<string, unknown> } };
       result.capabilities = { ...result.capabilities, extensions: { ...result.capabilities?.extensions, [TASKS_EXTENSION]: {} } };
@@ -124,20 +164,7 @@ export class GatewayTasks {
     request.res.writeHead(answer.statusCode ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
   }
 
-  private async call(request: TaskRequest, rpc: Rpc): Promise<void> {
-    const tool = String(rpc.params?.name ?? '');
-    const support = taskSupportOf(this.o.settings.marks, tool);
-    const declared = declaresTasks(rpc.params);
-    if (!declared && support === 'required') throw new RpcFailure(TASK_RPC.missingCapability, `Missing required client capability: ${tool} runs only as a task`, missingTasksCapability());
-    if (!declared || support === 'forbidden') return request.relay();
-    const view = await this.start(request, tool, rpc.params ?? {});
-    if (view.rounds === 0 && view.status === 'working') return send(request.res, rpc, { result: createTaskResult(view) });
-    // The first round ended within the window: answered as the plain call it was, no task kept.
-    await this.handle(view).signal(releaseSignal);
-    send(request.res, rpc, directAnswer(view, this.opener(view)));
-  }
-
-  private async start(request: TaskRequest, tool: string, params: Record<string, any>): Promise<ToolTaskView> {
+  private async start(request: TaskCaller, tool: string, params: Record<string, any>): Promise<ToolTaskView> {
     const taskId = randomUUID();
     const { _meta: _dropped, task: _legacyHint, ...call } = params;
     const input: ToolTaskInput = {
@@ -154,7 +181,7 @@ export class GatewayTasks {
   }
 
   /** Whether the server's tools/list says the tool is idempotent (unknown: it is not); read once a minute per connector. */
-  private async idempotent(request: TaskRequest, tool: string): Promise<boolean> {
+  private async idempotent(request: TaskCaller, tool: string): Promise<boolean> {
     const known = this.idempotentTools.get(request.connectorId);
     if (known && Date.now() - known.at < IDEMPOTENT_LIST_MS) return known.tools.has(tool);
     const tools = await this.idempotentToolsOf(request);
@@ -162,7 +189,7 @@ export class GatewayTasks {
     return tools.has(tool);
   }
 
-  private async idempotentToolsOf(request: TaskRequest): Promise<Set<string>> {
+  private async idempotentToolsOf(request: TaskCaller): Promise<Set<string>> {
     return (await this.o.upstream.send(request.connectorId, request.route, {
       method: 'POST', body: Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 'task-tools', method: 'tools/list', params: {} })),
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
@@ -172,7 +199,7 @@ export class GatewayTasks {
     }, () => new Set<string>()));
   }
 
-  private async taskOf(request: TaskRequest, taskId: string): Promise<ToolTaskView> {
+  private async taskOf(request: TaskCaller, taskId: string): Promise<ToolTaskView> {
     let view: ToolTaskView | null = null;
     try {
       view = await this.o.temporal.workflow.getHandle(toolTaskWorkflowId(request.connectorId, taskId)).query(toolTaskQuery);
@@ -180,12 +207,12 @@ export class GatewayTasks {
       if (!isWorkflowGone(err)) throw err;
     }
     // Another caller's task is answered exactly as one that does not exist.
-    if (!view || view.gone || view.caller !== request.caller.subject) throw new RpcFailure(TASK_RPC.invalidParams, 'Failed to retrieve task: Task not found');
+    if (!view || view.gone || view.caller !== request.caller.subject) throw new TaskRpcFailure(TASK_RPC.invalidParams, 'Failed to retrieve task: Task not found');
     return view;
   }
 
   private async answer(view: ToolTaskView, responses: unknown): Promise<void> {
-    if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw new RpcFailure(TASK_RPC.invalidParams, 'inputResponses must be an object');
+    if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) throw new TaskRpcFailure(TASK_RPC.invalidParams, 'inputResponses must be an object');
     const keys = Object.keys(responses);
     const sealed = this.o.secrets.seal(JSON.stringify(responses), secretContext(view.connectorId, toolTaskSecretPurpose(view.taskId)));
     await this.handle(view).executeUpdate(answerUpdate, { args: [{ sealed, keys }] });
@@ -202,7 +229,7 @@ export class GatewayTasks {
 
   private fail(request: TaskRequest, rpc: Rpc, err: unknown): void {
     if (request.res.headersSent) return;
-    if (err instanceof RpcFailure) return send(request.res, rpc, { error: { code: err.code, message: err.message, ...(err.data ? { data: err.data } : {}) } });
+    if (err instanceof TaskRpcFailure) return send(request.res, rpc, err.payload);
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) this.o.logger.error({ err, connectorId: request.connectorId, method: rpc.method }, 'task request failed');
     send(request.res, rpc, { error: { code: TASK_RPC.internal, message: 'The service could not serve this task request; try again shortly.' } });
   }

@@ -10,6 +10,15 @@ import type { Grant } from './access';
 import type { MemberLink, MemberSessions } from './member-link';
 import type { ToolCatalog } from './tool-catalog';
 import type { ToolsetSource } from './toolset-source';
+import type { SecretBox } from '../../platform/secret-box';
+import type { GatewayTasks } from '../tasks/gateway-tasks';
+
+/** What a toolset needs to give its members' calls as tasks (toolset-tasks.ts). */
+export interface ToolsetTaskDeps {
+  gateway: GatewayTasks;
+  /** Seals the member's task id into the id the caller gets. */
+  secrets: SecretBox;
+}
 
 export interface ToolsetDeps {
   routes: RouteSource;
@@ -19,6 +28,8 @@ export interface ToolsetDeps {
   logger: Logger;
   /** Tools per tools/list page. */
   pageSize: number;
+  /** Where members' tasks are run or found (absent: the toolset offers no tasks). */
+  tasks?: ToolsetTaskDeps;
 }
 
 export interface ToolsetContext {

@@ -30,7 +30,7 @@ import { memorySessionStore } from './memory-session-store';
 import { SessionStreams } from './session-streams';
 import { ToolCatalog } from './tool-catalog';
 import { ToolsetAudit, type ToolsetAuditSink, type ToolsetMetrics } from './toolset-audit';
-import type { ToolsetDeps } from './toolset-context';
+import type { ToolsetDeps, ToolsetTaskDeps } from './toolset-context';
 import { ToolsetExchange } from './toolset-exchange';
 import { ToolsetRecords } from './toolset-records';
 import type { ToolsetSource } from './toolset-source';
@@ -54,6 +54,8 @@ export interface ToolsetEndpointOptions {
   watchIntervalMs?: number;
   audit?: ToolsetAuditSink;
   metrics?: ToolsetMetrics;
+  /** The service's tasks (absent: the toolsets offer none). */
+  tasks?: ToolsetTaskDeps;
 }
 
 export interface ToolsetEndpoint {
@@ -98,7 +100,7 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
   const callerSessions = new CallerMemberSessions((connectorId, session) => void routes.get(connectorId).then((route) => {
     if (route.kind === 'connected') return link.close({ connectorId, route }, session);
   }, () => undefined));
-  const deps: ToolsetDeps = { routes, source: options.source, link, catalog, logger, pageSize: options.pageSize ?? 100 };
+  const deps: ToolsetDeps = { routes, source: options.source, link, catalog, logger, pageSize: options.pageSize ?? 100, tasks: options.tasks };
   const sweeping = setInterval(() => void sessions.sweep().catch((err: unknown) => logger.warn({ err }, 'expired toolset sessions could not be removed')), SWEEP_MS).unref();
 
   async function admit(req: IncomingMessage, id: string): Promise<Caller> {

@@ -12,6 +12,7 @@ import { LEGACY_VERSIONS, META, MODERN_VERSION, RpcFailure, errorMessage, isObje
 import { sendMessage } from './toolset-answers';
 import { TOOLSET_CAPABILITIES, serverInfoOf, type ToolsetContext } from './toolset-context';
 import { listPrompts, listResources, listTools, resourcesOf } from './toolset-lists';
+import { callAsMemberTask, memberTaskRequest, taskExtension } from './toolset-tasks';
 
 type Request = RpcMessage & { id: RpcId; method: string };
 
@@ -31,6 +32,9 @@ export async function routeRequest(ctx: ToolsetContext, res: ServerResponse, mes
       case 'tools/call': return await callTool(ctx, res, message);
       case 'prompts/get': return await getPrompt(ctx, res, message);
       case 'resources/read': return await readResource(ctx, res, message);
+      case 'tasks/get':
+      case 'tasks/update':
+      case 'tasks/cancel': return await memberTaskRequest(ctx, res, message);
       default:
         // 2026-07-28: an unknown method is 404 with -32601; 2025: a JSON-RPC error like any other.
         return sendMessage(res, ctx.era === 'modern' ? 404 : 200, errorMessage(message.id, { code: -32601, message: `Method not found: ${message.method}` }));
@@ -58,7 +62,10 @@ export function serverDescription(ctx: Pick<ToolsetContext, 'toolset'>): Record<
 }
 
 function discovery(ctx: ToolsetContext): Record<string, unknown> {
-  return { supportedVersions: [MODERN_VERSION, ...LEGACY_VERSIONS], ...serverDescription(ctx) };
+  const description = serverDescription(ctx);
+  const extensions = taskExtension(ctx);
+  const capabilities = extensions ? { ...(description.capabilities as Record<string, unknown>), extensions } : description.capabilities;
+  return { supportedVersions: [MODERN_VERSION, ...LEGACY_VERSIONS], ...description, capabilities };
 }
 
 async function callTool(ctx: ToolsetContext, res: ServerResponse, message: Request): Promise<void> {
@@ -68,7 +75,9 @@ async function callTool(ctx: ToolsetContext, res: ServerResponse, message: Reque
   if (!named || !grants(ctx.grant, named.member, named.own) || !memberOffers(named.member, named.own)) {
     return sendMessage(res, 200, errorMessage(message.id, unknownName(message)));
   }
-  await relayToMember(ctx, res, named.member, { ...message, params: { ...params, name: named.own } });
+  const forwarded = { ...message, params: { ...params, name: named.own } };
+  if (await callAsMemberTask(ctx, res, named.member, forwarded)) return;
+  await relayToMember(ctx, res, named.member, forwarded);
 }
 
 async function getPrompt(ctx: ToolsetContext, res: ServerResponse, message: Request): Promise<void> {
