@@ -161,6 +161,8 @@ export interface components {
             status: "working" | "input_required" | "completed" | "failed" | "cancelled";
             created_at: string;
             updated_at: string;
+            /** @description The toolset whose MCP path it was started on; null: the connector's own */
+            toolset_id: string | null;
             /** @description failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown */
             unknown_outcome: boolean;
         };

@@ -288,6 +288,12 @@ export const OPERATIONS = {
     query: ListCallsQuerySchema,
     responses: { 200: ok('`{items,has_more,next_page_token}`: MCP calls, newest first', CallListSchema), ...TOOLSET_ANSWERS, 422: problem('Bad query') },
   },
+  listToolsetTasks: {
+    method: 'get', path: '/api/v1/toolsets/{id}/tasks', servedBy: 'api', auth: 'caller',
+    summary: "Tasks the service runs for calls made through the toolset (MCP Tasks; never arguments or results)",
+    query: ListEventsQuerySchema,
+    responses: { 200: ok('`{items,has_more,next_page_token}`: tasks within their TTL, newest first', TaskListSchema), ...TOOLSET_ANSWERS, 422: problem('Bad query') },
+  },
   postToolsetMcp: {
     method: 'post', path: TOOLSET_MCP_PATH, summary: 'MCP request to the toolset (2025-11-25 with a session of its own, 2026-07-28 without)', servedBy: 'proxy', auth: 'caller',
     responses: TOOLSET_MCP_ANSWERS,

@@ -1,5 +1,5 @@
 // A task the service owns, as its connector's owner sees it in the API (GET
-// /api/v1/connectors/{id}/tasks): who asked, which tool, where it stands — never its arguments,
+// /api/v1/connectors/{id}/tasks, and /api/v1/toolsets/{id}/tasks for those started through a toolset): who asked, which tool, where it stands — never its arguments,
 // answers or result, which are its caller's alone and are read through MCP's tasks/get.
 import { z } from 'zod';
 
@@ -13,6 +13,7 @@ export const TaskSummarySchema = z
     status: z.enum(TASK_STATUSES),
     created_at: z.string(),
     updated_at: z.string(),
+    toolset_id: z.string().nullable().meta({ description: "The toolset whose MCP path it was started on; null: the connector's own" }),
     unknown_outcome: z.boolean().meta({ description: 'failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown' }),
   })
   .meta({ id: 'ConnectorTask' });

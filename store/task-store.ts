@@ -10,6 +10,9 @@ import type { TaskSummary } from '../contract/task-record';
 import { decodePageToken, encodePageToken } from './page-token';
 import { onlyDuplicateKeys } from './duplicate-key';
 
+/** Whose tasks: a connector's, or those started through a toolset. */
+export type TaskFilter = { connector_id: string } | { toolset_id: string };
+
 interface TaskDoc extends TaskSummary {
   _id: string;
   connector_id: string;
@@ -58,13 +61,14 @@ export class TaskStore {
   }
 
   /** Newest first. */
-  async list(connectorId: string, options: { limit: number; pageToken?: string }): Promise<TaskPage> {
+  async list(filter: TaskFilter, options: { limit: number; pageToken?: string }): Promise<TaskPage> {
     const after = options.pageToken ? decodePageToken(options.pageToken) : null;
-    const docs = await this.tasks.find({ connector_id: connectorId }).toArray();
+    const docs = await this.tasks.find(filter).toArray();
     const sorted = docs.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.task_id.localeCompare(a.task_id));
     const start = after ? sorted.findIndex((d) => d.created_at < after.k || (d.created_at === after.k && d.task_id < after.id)) : 0;
     const rest = start < 0 ? [] : sorted.slice(start);
-    const items = rest.slice(0, options.limit).map(({ _id, connector_id, seq, ...task }) => task);
+    // Written before toolsets started tasks: no toolset.
+    const items = rest.slice(0, options.limit).map(({ _id, connector_id, seq, ...task }) => ({ ...task, toolset_id: task.toolset_id ?? null }));
     const last = items.at(-1);
     const hasMore = rest.length > options.limit;
     return { items, has_more: hasMore, next_page_token: hasMore && last ? encodePageToken({ k: last.created_at, id: last.task_id }) : null };

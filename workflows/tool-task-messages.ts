@@ -16,6 +16,8 @@ export interface ToolTaskInput {
   /** Who started it (the caller's subject; null with caller authentication off): no one else sees it. */
   caller: string | null;
   tool: string;
+  /** The toolset whose MCP path started it (absent: the connector's own path). */
+  toolsetId?: string;
   /** The tools/call params (name, arguments, and answers of a multi round-trip request), sealed. */
   call: Ciphertext;
   /** The tool says it is idempotent: a call its worker died in may be made again. */

@@ -130,6 +130,7 @@ async function recordChanges(input: ToolTaskInput, view: ToolTaskView, seq: () =
       task: {
         task_id: view.taskId, tool: view.tool, caller: view.caller, status: view.status,
         created_at: view.createdAt, updated_at: view.lastUpdatedAt, unknown_outcome: view.unknownOutcome,
+        toolset_id: input.toolsetId ?? null,
       },
     });
     recorded = at;

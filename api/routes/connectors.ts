@@ -131,7 +131,7 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
     async listConnectorTasks(ctx, input) {
       const id = (await existing(ctx, deps)).id;
       const query = input.query();
-      ctx.body = await pageOr422(() => deps.tasks.list(id, { limit: query.limit, pageToken: query.page_token }));
+      ctx.body = await pageOr422(() => deps.tasks.list({ connector_id: id }, { limit: query.limit, pageToken: query.page_token }));
     },
   };
 }

@@ -9,6 +9,7 @@ import { PatchToolsetSchema, presentToolset, type ToolsetRecord } from '../../co
 import type { CallAuditStore } from '../../store/call-audit-store';
 import type { ConnectorStore } from '../../store/connector-store';
 import { InvalidPageToken } from '../../store/page-token';
+import type { TaskStore } from '../../store/task-store';
 import type { ToolsetStore } from '../../store/toolset-store';
 import { callerOf } from '../caller-middleware';
 import { parseWith } from '../parse';
@@ -26,6 +27,7 @@ export interface ToolsetRouteDeps {
   toolsets?: ToolsetStore;
   store: ConnectorStore;
   callStore: CallAuditStore;
+  tasks: TaskStore;
   baseUrl: string;
   /** Told of every toolset changed or deleted (a toolset server in the same process). */
   onToolsetChanged?: (toolsetId: string) => void;
@@ -35,7 +37,7 @@ export interface ToolsetRouteDeps {
   maxToolsetsPerOwner: number;
 }
 
-type ToolsetOperation = 'createToolset' | 'listToolsets' | 'getToolset' | 'patchToolset' | 'deleteToolset' | 'listToolsetCalls';
+type ToolsetOperation = 'createToolset' | 'listToolsets' | 'getToolset' | 'patchToolset' | 'deleteToolset' | 'listToolsetCalls' | 'listToolsetTasks';
 
 /** The handlers of the toolset operations (declared in contract/operations.ts). */
 export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperation]: Handler<K> } {
@@ -111,6 +113,13 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
       const { id } = await existing(ctx, store());
       const { page_token, ...query } = input.query();
       ctx.body = await pageOr422(() => deps.callStore.list(id, { ...query, pageToken: page_token }));
+    },
+
+    // The tasks the service runs for calls made through the toolset (MCP Tasks), newest first: never their contents.
+    async listToolsetTasks(ctx, input) {
+      const { id } = await existing(ctx, store());
+      const query = input.query();
+      ctx.body = await pageOr422(() => deps.tasks.list({ toolset_id: id }, { limit: query.limit, pageToken: query.page_token }));
     },
   };
 }

@@ -1,8 +1,8 @@
-// The tasks the service runs for the connector's callers (GET /tasks, MCP Tasks): who started
-// each, the tool, where it stands. Never its arguments or result, which are its caller's alone.
+// The tasks the service runs for the callers of a connector or of a toolset (GET …/tasks, MCP
+// Tasks): who started each, the tool (and on a connector's page, the toolset it came through), where it stands. Never its arguments or result, which are its caller's alone.
 // Read again when the record changes and on "Refresh"; shown only once there is a task to show.
 import { useEffect, useState } from 'preact/hooks';
-import { connectorPath, type Api } from '../api';
+import type { Api } from '../api';
 import type { ConnectorTask, Page } from '../types';
 import { ErrorNote, shownTime } from './common';
 
@@ -10,18 +10,19 @@ const STATUS_WORDS: Record<ConnectorTask['status'], string> = {
   working: 'working', input_required: 'waiting for its client', completed: 'completed', failed: 'failed', cancelled: 'cancelled',
 };
 
-export function TaskList({ api, id, version }: { api: Api; id: string; version: string }) {
+/** `path`: the list's path (`connectorPath(id, '/tasks')` or `toolsetPath(id, '/tasks')`). */
+export function TaskList({ api, path, version }: { api: Api; path: string; version: string }) {
   const [tasks, setTasks] = useState<ConnectorTask[] | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const [reads, setReads] = useState(0);
   useEffect(() => {
     let current = true;
-    api.get<Page<ConnectorTask>>(connectorPath(id, '/tasks?limit=50')).then(
+    api.get<Page<ConnectorTask>>(`${path}?limit=50`).then(
       (page) => { if (current) { setTasks(page.items); setError(null); } },
       (err) => { if (current) setError(err); },
     );
     return () => { current = false; };
-  }, [api, id, version, reads]);
+  }, [api, path, version, reads]);
   if (!error && !tasks?.length) return null;
   return (
     <section aria-labelledby="tasks-heading">
@@ -37,7 +38,7 @@ export function TaskList({ api, id, version }: { api: Api; id: string; version: 
               <tr key={task.task_id}>
                 <td data-label="Started">{shownTime(task.created_at)}</td>
                 <td data-label="Caller">{task.caller ?? '—'}</td>
-                <td data-label="Tool"><code>{task.tool}</code></td>
+                <td data-label="Tool"><code>{task.tool}</code>{task.toolset_id ? <> (through a toolset)</> : null}</td>
                 <td data-label="Status">{STATUS_WORDS[task.status]}{task.unknown_outcome ? ' (outcome unknown: its worker stopped mid-call)' : ''}</td>
                 <td data-label="Updated">{shownTime(task.updated_at)}</td>
               </tr>

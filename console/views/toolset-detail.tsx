@@ -9,6 +9,7 @@ import type { Call, Page, Toolset } from '../types';
 import { CallTable } from './call-audit';
 import { ClientConfig } from './client-config';
 import { ErrorNote, ViewHeading } from './common';
+import { TaskList } from './task-list';
 import { ToolsPanel } from './tools-panel';
 import { ToolsetForm } from './toolset-form';
 
@@ -54,6 +55,7 @@ export function ToolsetDetail({ api, id }: { api: Api; id: string }) {
         <ErrorNote error={calls.error} />
         {calls.data && (calls.data.items.length === 0 ? <p class="empty">No calls yet.</p> : <CallTable items={calls.data.items} />)}
       </section>
+      <TaskList api={api} path={toolsetPath(id, '/tasks')} version={calls.data?.items[0]?.id ?? ''} />
       <section aria-labelledby="settings-heading">
         <h2 id="settings-heading">Settings</h2>
         {saved && <p class="notice" role="status">{saved}</p>}

@@ -52,6 +52,8 @@ export interface TaskCaller {
   connectorId: string;
   route: ConnectedRoute;
   caller: Caller;
+  /** The toolset whose path the call came by (absent: the connector's own). */
+  toolsetId?: string;
 }
 
 /** One POST whose body was read whole: what the tasks surface needs of it. */
@@ -168,7 +170,7 @@ export class GatewayTasks {
     const taskId = randomUUID();
     const { _meta: _dropped, task: _legacyHint, ...call } = params;
     const input: ToolTaskInput = {
-      taskId, connectorId: request.connectorId, caller: request.caller.subject, tool,
+      taskId, connectorId: request.connectorId, caller: request.caller.subject, tool, ...(request.toolsetId ? { toolsetId: request.toolsetId } : {}),
       call: this.o.secrets.seal(JSON.stringify(call), secretContext(request.connectorId, toolTaskSecretPurpose(taskId))),
       idempotent: await this.idempotent(request, tool),
       ttlMs: this.o.settings.ttlMs, pollIntervalMs: this.o.settings.pollIntervalMs,

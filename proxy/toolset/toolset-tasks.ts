@@ -43,7 +43,7 @@ export async function callAsMemberTask(ctx: ToolsetContext, res: ServerResponse,
     return true;
   }
   if (kind !== 'plain') return false;
-  const payload = await answered(tasks.gateway.callAsTask({ connectorId: member.connector_id, route, caller: ctx.caller }, paramsOf(forwarded)));
+  const payload = await answered(tasks.gateway.callAsTask({ connectorId: member.connector_id, route, caller: ctx.caller, toolsetId: ctx.toolset.id }, paramsOf(forwarded)));
   if (payload === null) return false;
   sendPayload(ctx, res, forwarded.id, payload, (id) => sealTaskId(ctx, member, id));
   return true;

@@ -1,4 +1,4 @@
-// The console's connector page lists the tasks the service runs for the connector's callers
+// The console's connector and toolset pages list the tasks the service runs for their callers
 // (headless Chromium against the embedded stack, callers unauthenticated): the tool, the status
 // as words, and never the task's arguments or result.
 import test from 'ava';
@@ -43,6 +43,30 @@ test("the connector's page lists its tasks: tool and status, never their content
   const row = page.locator('table.tasks tbody tr').first();
   await row.waitFor();
   t.is(await row.locator('[data-label="Tool"]').textContent(), 'slow_compute');
+  t.is(await row.locator('[data-label="Status"]').textContent(), 'completed');
+  t.false((await page.content()).includes(MARKER), 'no argument or result on the page');
+  t.deepEqual(csp, []);
+  await context.close();
+});
+
+test("the toolset's page lists the tasks started through it", async (t) => {
+  const created = await stack.api('POST', '/api/v1/connectors', { url: upstream.url, match_preset: false });
+  t.is((await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: 'console-token' })).body.state, 'connected');
+  const toolset = (await stack.api('POST', '/api/v1/toolsets', { name: 'console-tasks', members: [{ connector_id: created.body.id, prefix: 'ops' }] })).body;
+  const answer = await mcpRpc(toolset.mcp_url, 'tools/call', { name: 'ops__slow_compute', arguments: { seconds: 1, label: MARKER } }, 'ops__slow_compute', { toolset: true });
+  t.is(answer.body.result?.resultType, 'task', JSON.stringify(answer.body));
+  await eventually(async () => {
+    const page = await stack.api('GET', `/api/v1/toolsets/${toolset.id}/tasks`);
+    return page.body.items?.some((task: { status: string }) => task.status === 'completed') ? true : undefined;
+  }, 30_000, 'the task to complete');
+
+  const context = await browser.newContext();
+  const csp = watchCsp(context);
+  const page = await context.newPage();
+  await page.goto(`${stack.baseUrl}/#/toolsets/${toolset.id}`);
+  const row = page.locator('table.tasks tbody tr').first();
+  await row.waitFor();
+  t.is(await row.locator('[data-label="Tool"]').textContent(), 'slow_compute (through a toolset)');
   t.is(await row.locator('[data-label="Status"]').textContent(), 'completed');
   t.false((await page.content()).includes(MARKER), 'no argument or result on the page');
   t.deepEqual(csp, []);

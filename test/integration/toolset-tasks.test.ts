@@ -4,21 +4,21 @@
 // connector) — and tasks/get, tasks/update and tasks/cancel reach the member the id names. The id
 // is the caller's: another caller the toolset grants the same tools, and the same id on another
 // toolset, are told the task does not exist.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { sha256Hex } from '../../callers/api-keys';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
-import { DECLARED } from '../helpers/tasks-rpc';
+import { mcpRpc } from '../helpers/tasks-rpc';
 
 const KEYS = { alice: 'alice-toolset-tasks-1f2e3d', carol: 'carol-toolset-tasks-4c5b6a' };
 const TOKENS = { native: 'native-member-token', plain: 'plain-member-token' };
-const PROTOCOL = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
 
 let stack: TestStack;
 let native: TasksMcpServer;
 let plain: TasksMcpServer;
 let toolset: { id: string; mcp_url: string };
 let other: { id: string; mcp_url: string };
+let members: Array<{ connector_id: string; prefix: string }>;
 
 const as = (key: string) => ({ authorization: `Bearer ${key}` });
 
@@ -43,7 +43,7 @@ test.before(async () => {
   });
   native = await startTasksMcpServer({ tasks: true });
   plain = await startTasksMcpServer({ tasks: false, workBeforeAskingMs: 1000 });
-  const members = [{ connector_id: await connector(native.url, TOKENS.native), prefix: 'nat' }, { connector_id: await connector(plain.url, TOKENS.plain), prefix: 'pln' }];
+  members = [{ connector_id: await connector(native.url, TOKENS.native), prefix: 'nat' }, { connector_id: await connector(plain.url, TOKENS.plain), prefix: 'pln' }];
   toolset = await createToolset('tasks', members);
   other = await createToolset('tasks-too', members);
 });
@@ -55,18 +55,8 @@ test.after.always(async () => {
 });
 
 /** One 2026-07-28 request to a toolset, the extension declared unless told otherwise. */
-async function rpc(url: string, key: string, method: string, params: Record<string, unknown>, name?: string, declared = true) {
-  const capabilities = declared ? DECLARED : { 'io.modelcontextprotocol/clientCapabilities': {} };
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method, ...(name === undefined ? {} : { 'mcp-name': name }), ...as(key),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { ...params, _meta: { ...PROTOCOL, ...capabilities } } }),
-  });
-  return { status: response.status, body: (await response.json()) as { result?: Record<string, any>; error?: { code: number; message: string } } };
-}
+const rpc = (url: string, key: string, method: string, params: Record<string, unknown>, name?: string, declared = true) =>
+  mcpRpc(url, method, params, name, { headers: as(key), declared, toolset: true });
 
 const getTask = (key: string, taskId: string, url = toolset.mcp_url) => rpc(url, key, 'tasks/get', { taskId }, taskId);
 
@@ -98,7 +88,23 @@ for (const [kind, prefix] of [['a member whose server runs tasks', 'nat'], ['a m
     const seen = server.callsOf('slow_compute').slice(before);
     t.is(seen.length, 1, 'the member saw the call once');
     t.is(seen[0]!.authorization, `Bearer ${prefix === 'nat' ? TOKENS.native : TOKENS.plain}`, "with the member's token, never the caller's key");
+    if (prefix === 'pln') await listedOnBoth(t, label);
   });
+}
+
+/** A task the service owns, started through the toolset: on the toolset's list and its member's, without its contents; carol, a grantee, reads neither. */
+async function listedOnBoth(t: ExecutionContext, label: string): Promise<void> {
+  const forToolset = await eventually(async () => {
+    const page = await stack.api('GET', `/api/v1/toolsets/${toolset.id}/tasks`, undefined, as(KEYS.alice));
+    return page.body.items?.find((task: { status: string }) => task.status === 'completed') ? page : undefined;
+  }, 30_000, "the task on the toolset's list");
+  const listed = forToolset.body.items.find((task: { status: string }) => task.status === 'completed');
+  t.like(listed, { tool: 'slow_compute', caller: 'key:alice', toolset_id: toolset.id });
+  t.false(forToolset.text.includes(label), 'no argument or result in the listing');
+  const forMember = await stack.api('GET', `/api/v1/connectors/${members[1]!.connector_id}/tasks`, undefined, as(KEYS.alice));
+  t.like(forMember.body.items.find((task: { task_id: string }) => task.task_id === listed.task_id), { toolset_id: toolset.id });
+  t.is((await stack.api('GET', `/api/v1/toolsets/${other.id}/tasks`, undefined, as(KEYS.alice))).body.items.length, 0, 'not on another toolset of the same members');
+  t.is((await stack.api('GET', `/api/v1/toolsets/${toolset.id}/tasks`, undefined, as(KEYS.carol))).status, 404, 'a grantee of the MCP path is not its owner');
 }
 
 test.serial("a task is its caller's: carol, granted the same tools, another toolset, a forged id and a tampered one find nothing", async (t) => {
