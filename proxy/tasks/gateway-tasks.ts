@@ -34,6 +34,7 @@ export interface GatewayTaskSettings {
   marks: Array<{ tools: string; support: TaskSupport }>;
   /** A call whose first round ends within this is answered without a task. */
   syncWindowMs: number;
+  /** How long an outcome is kept: the operator's limit, and what a task gets unless its client asks for less. */
   ttlMs: number;
   pollIntervalMs: number;
 }
@@ -168,12 +169,12 @@ export class GatewayTasks {
 
   private async start(request: TaskCaller, tool: string, params: Record<string, any>): Promise<ToolTaskView> {
     const taskId = randomUUID();
-    const { _meta: _dropped, task: _legacyHint, ...call } = params;
+    const { _meta: _dropped, task: requested, ...call } = params;
     const input: ToolTaskInput = {
       taskId, connectorId: request.connectorId, caller: request.caller.subject, tool, ...(request.toolsetId ? { toolsetId: request.toolsetId } : {}),
       call: this.o.secrets.seal(JSON.stringify(call), secretContext(request.connectorId, toolTaskSecretPurpose(taskId))),
       idempotent: await this.idempotent(request, tool),
-      ttlMs: this.o.settings.ttlMs, pollIntervalMs: this.o.settings.pollIntervalMs,
+      ttlMs: ttlFor(requested, this.o.settings.ttlMs), pollIntervalMs: this.o.settings.pollIntervalMs,
     };
     // One request starts the workflow and waits for its first round: the start is durable before any answer.
     const startWorkflowOperation = new WithStartWorkflowOperation(TOOL_TASK_WORKFLOW, {
@@ -235,6 +236,17 @@ export class GatewayTasks {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) this.o.logger.error({ err, connectorId: request.connectorId, method: rpc.method }, 'task request failed');
     send(request.res, rpc, { error: { code: TASK_RPC.internal, message: 'The service could not serve this task request; try again shortly.' } });
   }
+}
+
+/**
+ * The TTL a task gets: what its client asked for, within the operator's limit. 2026-07-28 has no
+ * field for it; a client of the extension's first version still sends `task: { ttl }`, read
+ * leniently (anything else is the limit).
+ */
+export function ttlFor(requested: unknown, limitMs: number): number {
+  const ttl = (requested as { ttl?: unknown } | null | undefined)?.ttl;
+  // At least a second: an outcome kept for no time could never be read.
+  return typeof ttl === 'number' && Number.isSafeInteger(ttl) && ttl >= 0 ? Math.min(Math.max(ttl, 1000), limitMs) : limitMs;
 }
 
 function rpcOf(body: Buffer): Rpc | null {

@@ -6,7 +6,7 @@
 // task, and what history holds of it: gateway-tasks-boundaries.test.ts.
 import test from 'ava';
 import { TASKS_SCENARIOS as SCENARIOS, tasksSuite } from '../conformance/tasks-suite';
-import { startTestStack, type TestStack } from '../helpers/test-stack';
+import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
 import { mcpRpc } from '../helpers/tasks-rpc';
 
@@ -63,4 +63,24 @@ test.serial('a task\'s result comes back whole; a made-up id is unknown, and a c
   t.is(unknown.error?.code, -32602);
   const undeclared = (await mcpRpc(mcpUrl, 'tasks/get', { taskId }, taskId, { declared: false })).body;
   t.is(undeclared.error?.code, -32021, 'without the extension declared, a task is not served');
+});
+
+test.serial('a client that asks for a shorter TTL (the first version\'s task.ttl) gets it, and the outcome goes when it ends; a longer one is held to the limit', async (t) => {
+  const short = (await mcpRpc(mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: 'brief' }, task: { ttl: 2000 } }, 'slow_compute')).body;
+  t.is(short.result?.resultType, 'task');
+  t.is(short.result?.ttlMs, 2000);
+  const taskId = String(short.result?.taskId);
+  const done = await eventually(async () => {
+    const task = (await mcpRpc(mcpUrl, 'tasks/get', { taskId }, taskId)).body.result;
+    return task?.status === 'completed' ? task : undefined;
+  }, 30_000, 'the task to complete');
+  t.deepEqual(done.result?.content, [{ type: 'text', text: 'computed brief after 1s' }]);
+  const gone = await eventually(async () => {
+    const answer = (await mcpRpc(mcpUrl, 'tasks/get', { taskId }, taskId)).body;
+    return answer.error ? answer : undefined;
+  }, 30_000, 'the outcome to go with its TTL');
+  t.is(gone.error?.code, -32602);
+
+  const long = (await mcpRpc(mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1 }, task: { ttl: 10 * 24 * 3600_000 } }, 'slow_compute')).body;
+  t.is(long.result?.ttlMs, 3600_000, "held to the operator's limit (CONNECTOR__TASK_TTL_SECONDS)");
 });
