@@ -11,6 +11,8 @@ import test, { type ExecutionContext } from 'ava';
 import { createConsentAgent, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { startBothErasMcpServer, type BothErasMcpServer } from '../fixtures/both-eras-mcp-server';
 import { startRecordingMcpServer, type RecordingMcpServer } from '../fixtures/recording-mcp-server';
+import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
+import { mcpRpc } from '../helpers/tasks-rpc';
 import { startChartCluster, type ChartCluster } from '../helpers/chart-cluster';
 import { describeScenario, runClientScenario, type ScenarioResult } from '../helpers/mcp-client-scenario';
 import { CALLBACK_PATH, deliverCallback, openConsentPage } from '../helpers/oauth-service';
@@ -22,7 +24,7 @@ const TOKEN = 'chart-upstream-token-41d2';
 const KEYS = {
   connectorsV1: 'chart-key-connectors-v1-8a1f', connectorsV2: 'chart-key-connectors-v2-4f0e', connectorsModern: 'chart-key-connectors-2026-6b2d',
   toolsetsV1: 'chart-key-toolsets-v1-2c9b', toolsetsV2: 'chart-key-toolsets-v2-0a7e', oauth: 'chart-key-oauth-5e7d',
-  revocation: 'chart-key-revocation-9f03', rate: 'chart-key-rate-1b6a', streams: 'chart-key-streams-7d4c', kills: 'chart-key-kills-3e8f',
+  tasks: 'chart-key-tasks-6a0c', revocation: 'chart-key-revocation-9f03', rate: 'chart-key-rate-1b6a', streams: 'chart-key-streams-7d4c', kills: 'chart-key-kills-3e8f',
 };
 // Low enough that a flood exceeds it on a busy machine too (the balancer and six processes share two cores).
 const RATE = { perSecond: 20, burst: 40 };
@@ -33,6 +35,7 @@ let legacy: RecordingMcpServer;
 let modern: BothErasMcpServer;
 let as: OidcServer;
 let protectedServer: ProtectedMcpServer;
+let plainTasks: TasksMcpServer;
 const teardowns: (() => Promise<void> | void)[] = [];
 
 test.before(async () => {
@@ -40,6 +43,8 @@ test.before(async () => {
   modern = await startBothErasMcpServer({ token: TOKEN });
   as = await startOidcServer();
   protectedServer = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
+  // It works a second before it asks: longer than the sync window, so its calls become tasks first.
+  plainTasks = await startTasksMcpServer({ tasks: false, workBeforeAskingMs: 1000 });
   // The cluster lives for the whole file: its teardowns run after the last test, not after this hook.
   const hooks = { teardown: (fn: () => Promise<void> | void) => teardowns.push(fn) } as unknown as ExecutionContext;
   cluster = await startChartCluster(hooks, Object.fromEntries(Object.entries(KEYS).map(([name, key]) => [key, `chart-${name}`])), {
@@ -51,7 +56,7 @@ test.before(async () => {
 
 test.after.always(async () => {
   for (const teardown of teardowns.reverse()) await teardown();
-  await Promise.all([legacy?.close(), modern?.close(), protectedServer?.close()]);
+  await Promise.all([legacy?.close(), modern?.close(), protectedServer?.close(), plainTasks?.close()]);
   await as?.close();
 });
 
@@ -224,6 +229,35 @@ test.serial("one owner's open streams are capped across the proxy replicas, not 
   const bound = STREAM_CAP + 2 * Math.ceil(STREAM_CAP / 8);
   t.true(open.length >= STREAM_CAP * 0.9 && open.length <= bound, `${open.length} admitted: at least nine tenths of ${STREAM_CAP}, at most ${bound}`);
   t.is(refused, STREAM_CAP + 10 - open.length);
+});
+
+test.serial('a task the service owns, whichever replica each request reaches: started, polled, answered and finished through both proxies (connector and toolset paths)', async (t) => {
+  const auth = cluster.auth(KEYS.tasks);
+  const connector = await connected(KEYS.tasks, plainTasks.url);
+  const toolset = await cluster.api(KEYS.tasks)('POST', '/api/v1/toolsets', { name: 'chart tasks', members: [{ connector_id: connector.id, prefix: 'job' }] });
+  t.is(toolset.status, 201, toolset.text);
+  const served = () => cluster.balancer.pools.proxy.map((port) => cluster.balancer.served.get(port) ?? 0);
+  for (const [path, url, tool, viaToolset] of [['connector', connector.mcp_url, 'confirm_delete', false], ['toolset', toolset.body.mcp_url as string, 'job__confirm_delete', true]] as const) {
+    const before = served();
+    const rpc = (method: string, params: Record<string, unknown>, name: string) => mcpRpc(url, method, params, name, { headers: auth, toolset: viaToolset });
+    const created = await rpc('tools/call', { name: tool, arguments: { filename: `${path}.txt` } }, tool);
+    t.is(created.body.result?.resultType, 'task', `${path}: ${JSON.stringify(created.body)}`);
+    const taskId = String(created.body.result?.taskId);
+    const statusOf = async (wanted: string) => eventually(async () => {
+      const task = (await rpc('tasks/get', { taskId }, taskId)).body.result;
+      return task?.status === wanted ? task : undefined;
+    }, 60_000, `${path}: the task to be ${wanted}`);
+    const asking = await statusOf('input_required');
+    t.deepEqual(Object.keys(asking.inputRequests ?? {}), ['confirm'], `${path}: the question`);
+    const updated = await rpc('tasks/update', { taskId, inputResponses: { confirm: { action: 'accept', content: { confirm: true } } } }, taskId);
+    t.is(updated.body.error, undefined, `${path}: ${JSON.stringify(updated.body)}`);
+    const done = await statusOf('completed');
+    t.deepEqual(done.result?.content, [{ type: 'text', text: `deleted ${path}.txt` }], path);
+    const after = served();
+    t.log(`${path}: requests of the task answered by each proxy replica: ${after.map((n, i) => n - before[i]!).join(' and ')}`);
+    t.true(after.every((n, i) => n > before[i]!), `${path}: both proxy replicas served the task's requests`);
+  }
+  t.true(plainTasks.callsOf('confirm_delete').every((call) => call.authorization === `Bearer ${TOKEN}`), "the server saw the connector's token only");
 });
 
 test.serial('one proxy and one worker SIGKILLed mid-traffic: calls go on through the other proxy, connects complete on the other worker', async (t) => {
