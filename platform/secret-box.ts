@@ -17,10 +17,22 @@ export type { Ciphertext };
 
 export class SecretBox {
   private readonly key: Buffer;
+  /** A key of its own for tags (HKDF of the sealing key): one key never serves two algorithms. */
+  private readonly tagKey: Buffer;
 
   constructor(key: Buffer) {
     if (key.length !== 32) throw new Error('the encryption key must be 32 bytes');
     this.key = key;
+    this.tagKey = Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), 'connector-registry tag v1', 32));
+  }
+
+  /**
+   * A MAC of `text` bound to `context` (128 bits, base64url): the same every time, so that an id
+   * that carries it reads the same in every answer, and unforgeable without the key.
+   */
+  tag(text: string, context: string): string {
+    // As JSON: no context and text can be read as another pair.
+    return crypto.createHmac('sha256', this.tagKey).update(JSON.stringify([context, text])).digest().subarray(0, 16).toString('base64url');
   }
 
   seal(plaintext: string, context: string): Ciphertext {

@@ -19,6 +19,7 @@ import { clientRequestId } from './member-ids';
 import { toolsetUri } from './resource-uris';
 import { META, errorMessage, isNotification, isObject, isRequest, isResponse, type RpcError, type RpcId, type RpcMessage } from './rpc';
 import { declaresUrlElicitation, serverInfoOf, type ToolsetContext } from './toolset-context';
+import { toolsetTaskId } from './task-ids';
 import { sendMessage } from './toolset-answers';
 
 /** How a member's result is made the toolset's (URIs of resources/read). */
@@ -120,6 +121,10 @@ function notificationFromMember(ctx: ToolsetContext, member: ToolsetMember, mess
       if (typeof requestId !== 'string' && typeof requestId !== 'number') return null;
       return { ...message, params: { ...params, requestId: clientRequestId(member.prefix, requestId) } };
     }
+    case 'notifications/tasks':
+      // A member's task status names the task by the id the caller holds (toolset-tasks.ts); without the service's tasks there is none.
+      if (!ctx.deps.tasks || typeof params.taskId !== 'string') return null;
+      return { ...message, params: { ...params, taskId: toolsetTaskId(ctx, member, params.taskId) } };
     default:
       return message;
   }

@@ -2,20 +2,16 @@
 // a tools/call becomes the member's task — relayed to a member whose server runs tasks itself, or
 // owned by the service on the member's connector (gateway-tasks.ts) for one without — and
 // tasks/get, tasks/update and tasks/cancel reach that member with its own task id.
-//
-// The id the caller gets is `<prefix>__<the member's task id, sealed>`: the prefix finds the member
-// on any replica without a table, and the seal binds the id to this toolset and this caller, so an
-// id copied to another caller, another toolset or another member opens nothing (it is answered as
-// an unknown task).
+// Task ids name the member and are bound to the caller (task-ids.ts).
 import type { ServerResponse } from 'node:http';
 import { TASKS_EXTENSION, TASK_RPC, declaresTasks, missingTasksCapability } from '../../contract/tool-tasks';
-import { TOOL_SEPARATOR, type ToolsetMember } from '../../contract/toolset-record';
-import { secretContext } from '../../platform/secret-box';
+import type { ToolsetMember } from '../../contract/toolset-record';
 import type { ConnectedRoute } from '../route';
 import { TaskRpcFailure, type TaskPayload } from '../tasks/gateway-tasks';
 import { mayUse } from './access';
 import { relayToMember } from './member-relay';
 import { META, errorMessage, isObject, paramsOf, type RpcId, type RpcMessage } from './rpc';
+import { openTaskId, toolsetTaskId } from './task-ids';
 import { sendMessage } from './toolset-answers';
 import { serverInfoOf, type ToolsetContext } from './toolset-context';
 
@@ -39,13 +35,13 @@ export async function callAsMemberTask(ctx: ToolsetContext, res: ServerResponse,
   if (!route) return false; // the plain relay tells the caller why the member cannot answer
   const kind = await tasks.gateway.supportOf(member.connector_id, route);
   if (kind === 'native') {
-    await relayToMember(ctx, res, member, forwarded, (result) => withTaskId(result, (id) => sealTaskId(ctx, member, id)));
+    await relayToMember(ctx, res, member, forwarded, (result) => withTaskId(result, (id) => toolsetTaskId(ctx, member, id)));
     return true;
   }
   if (kind !== 'plain') return false;
   const payload = await answered(tasks.gateway.callAsTask({ connectorId: member.connector_id, route, caller: ctx.caller, toolsetId: ctx.toolset.id }, paramsOf(forwarded)));
   if (payload === null) return false;
-  sendPayload(ctx, res, forwarded.id, payload, (id) => sealTaskId(ctx, member, id));
+  sendPayload(ctx, res, forwarded.id, payload, (id) => toolsetTaskId(ctx, member, id));
   return true;
 }
 
@@ -93,22 +89,4 @@ function sendPayload(ctx: ToolsetContext, res: ServerResponse, id: RpcId, payloa
 /** A result naming a task (CreateTaskResult, DetailedTask) with the id the caller knows it by. */
 function withTaskId(result: Record<string, unknown>, mapId: (memberTaskId: string) => string): Record<string, unknown> {
   return typeof result.taskId === 'string' ? { ...result, taskId: mapId(result.taskId) } : result;
-}
-
-const idContext = (ctx: ToolsetContext, member: ToolsetMember) =>
-  secretContext(ctx.toolset.id, `toolset-task/${member.prefix}/${ctx.caller.subject}`);
-
-function sealTaskId(ctx: ToolsetContext, member: ToolsetMember, memberTaskId: string): string {
-  return `${member.prefix}${TOOL_SEPARATOR}${ctx.deps.tasks!.secrets.seal(memberTaskId, idContext(ctx, member))}`;
-}
-
-function openTaskId(ctx: ToolsetContext, clientId: string): { member: ToolsetMember; memberTaskId: string } | null {
-  const at = clientId.indexOf(TOOL_SEPARATOR);
-  const member = at > 0 ? ctx.toolset.members.find((m) => m.prefix === clientId.slice(0, at)) : undefined;
-  if (!member) return null;
-  try {
-    return { member, memberTaskId: ctx.deps.tasks!.secrets.open(clientId.slice(at + TOOL_SEPARATOR.length), idContext(ctx, member)) };
-  } catch {
-    return null;
-  }
 }
