@@ -28,6 +28,7 @@ import type { ConnectorStore } from '../store/connector-store';
 import { startChangeListener, type ChangeListener } from './change-listener';
 import type { SharedLimits } from './shared-limits';
 import type { ToolsetStore } from '../store/toolset-store';
+import type { ToolsetInputStore } from '../store/toolset-input-store';
 import type { ToolsetSessionStore } from '../store/toolset-session-store';
 import type { ProcessMetrics } from './metrics';
 import type { Tracing } from './tracing';
@@ -83,10 +84,11 @@ export interface ProxyRoleDeps {
 }
 
 /** The toolsets, their members' records and their 2025 sessions, from the database. */
-export function toolsetSourceOf(mongo: { store: ConnectorStore; toolsets: ToolsetStore; toolsetSessions: ToolsetSessionStore }): ToolsetSource {
+export function toolsetSourceOf(mongo: { store: ConnectorStore; toolsets: ToolsetStore; toolsetSessions: ToolsetSessionStore; toolsetInputs: ToolsetInputStore }): ToolsetSource {
   return {
     toolset: (id) => mongo.toolsets.get(id),
     sessions: mongo.toolsetSessions,
+    answers: mongo.toolsetInputs,
     async memberStatus(connectorId) {
       const record = await mongo.store.get(connectorId);
       return record && { state: record.state, disconnect_reason: record.disconnect_reason, authorization_url: record.auth_request?.authorization_endpoint ?? null };
@@ -117,7 +119,7 @@ export function buildProxy(deps: ProxyRoleDeps): ProxyRole {
   // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate, audit and upstream client.
   const toolsets = deps.toolsetSource && lazyToolsetEndpoint({
     routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, upstream: proxy.upstream, audit, metrics: deps.metrics,
-    tasks: proxy.tasks && { gateway: proxy.tasks, secrets: deps.secrets },
+    tasks: proxy.tasks && { gateway: proxy.tasks, secrets: deps.secrets }, secrets: deps.secrets,
   });
   return {
     ...proxy,

@@ -15,6 +15,7 @@ import { ChangeFeed } from '../store/change-feed';
 import { ConnectorStore } from '../store/connector-store';
 import { OAuthStore } from '../store/oauth-store';
 import { ToolsetStore } from '../store/toolset-store';
+import { ToolsetInputStore } from '../store/toolset-input-store';
 import { ToolsetSessionStore } from '../store/toolset-session-store';
 import { TaskStore } from '../store/task-store';
 
@@ -29,6 +30,7 @@ export interface Mongo {
   changes: ChangeFeed;
   /** The 2025-11-25 toolset sessions, which every proxy replica serves. */
   toolsetSessions: ToolsetSessionStore;
+  toolsetInputs: ToolsetInputStore;
   /** The tasks the service owns, as their connectors' owners list them. */
   tasks: TaskStore;
 }
@@ -46,8 +48,10 @@ export async function openMongo(uri: string, database: string, callAuditDays: nu
   await toolsets.ensureIndexes();
   const toolsetSessions = new ToolsetSessionStore(client.db(database));
   await toolsetSessions.ensureIndexes();
+  const toolsetInputs = new ToolsetInputStore(client.db(database));
+  await toolsetInputs.ensureIndexes();
   const tasks = new TaskStore(client.db(database));
-  return { client, store, oauthStore, callStore, toolsets, toolsetSessions, tasks, changes: new ChangeFeed(client.db(database)) };
+  return { client, store, oauthStore, callStore, toolsets, toolsetSessions, toolsetInputs, tasks, changes: new ChangeFeed(client.db(database)) };
 }
 
 /** Connection options for Temporal's clients (the worker's native one takes the same fields). */

@@ -2,8 +2,8 @@
 // proxy's one upstream client (its token, pools, address guard, refresh and refusal rules):
 // - a 2026-07-28 member gets the message as it came from a 2026 client (its `_meta` carries the
 //   client's capabilities, so elicitation and sampling ask the client through input_required), or
-//   with an envelope of the toolset's for a 2025 client (no capabilities: such a client could not
-//   answer an input_required result);
+//   with an envelope of the toolset's for a 2025 client (declaring what that client can answer when
+//   the toolset asks it for the member, input-bridge.ts; else nothing);
 // - a 2025 member gets it in the caller's member session (MemberSessions: a 2025 toolset session's,
 //   or the 2026 caller's own), opened on demand with `initialize` declaring the client's
 //   capabilities, and opened again, once, when the member says it forgot it (404).
@@ -22,6 +22,8 @@ export interface MemberSessions {
   readonly protocolVersion: string;
   readonly clientCapabilities: Record<string, unknown>;
   readonly clientInfo: Record<string, unknown>;
+  /** What a 2026 member is told a 2025 client can answer (absent: nothing; input-bridge.ts asks it for the member). */
+  readonly inputCapabilities?: Record<string, unknown>;
   get(connectorId: string): MemberSession | undefined;
   /** Keeps `fresh` unless another request kept one meanwhile (not `replacing`): answers the one kept. */
   keep(connectorId: string, fresh: MemberSession, replacing: MemberSession | undefined): Promise<MemberSession>;
@@ -103,7 +105,7 @@ function withEnvelope(message: RpcMessage, sessions: MemberSessions): RpcMessage
   const params = paramsOf(message);
   const meta = metaOf(params);
   if (typeof meta[META.protocolVersion] === 'string') return message;
-  const envelope = { ...meta, [META.protocolVersion]: MODERN_VERSION, [META.clientInfo]: sessions.clientInfo, [META.clientCapabilities]: {} };
+  const envelope = { ...meta, [META.protocolVersion]: MODERN_VERSION, [META.clientInfo]: sessions.clientInfo, [META.clientCapabilities]: sessions.inputCapabilities ?? {} };
   return { ...message, params: { ...params, _meta: envelope } };
 }
 

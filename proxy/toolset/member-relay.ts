@@ -17,8 +17,9 @@ import { EventWriter, isEventStream, isJson, messagesOf } from './member-answer'
 import { memberErrorOf, memberUnavailableError, type Asker } from './member-errors';
 import { clientRequestId } from './member-ids';
 import { toolsetUri } from './resource-uris';
-import { META, errorMessage, isNotification, isObject, isRequest, isResponse, type RpcError, type RpcId, type RpcMessage } from './rpc';
+import { META, errorMessage, isNotification, isObject, isRequest, isResponse, paramsOf, type RpcError, type RpcId, type RpcMessage } from './rpc';
 import { declaresUrlElicitation, serverInfoOf, type ToolsetContext } from './toolset-context';
+import { InputFailure, MAX_INPUT_ROUNDS, askClient } from './input-bridge';
 import { toolsetTaskId } from './task-ids';
 import { sendMessage } from './toolset-answers';
 
@@ -31,20 +32,40 @@ export async function relayToMember(ctx: ToolsetContext, res: ServerResponse, me
   const route = await ctx.deps.routes.get(member.connector_id);
   if (route.kind !== 'connected') return sendMessage(res, 200, errorMessage(forwarded.id, await memberUnavailableError(member, route, ctx.deps.source, asker)));
   if (!mayUse(ctx.toolset, ctx.caller, route)) return sendMessage(res, 200, errorMessage(forwarded.id, unknownName(forwarded)));
-  let reply: UpstreamReply;
-  try {
-    reply = await ctx.deps.link.send({ connectorId: member.connector_id, route }, forwarded, ctx.sessions, { headers: ctx.paramHeaders, signal: ctx.signal });
-  } catch (err) {
-    if (ctx.signal.aborted) return;
-    return sendMessage(res, 200, errorMessage(forwarded.id, await memberErrorOf(err, member, route, ctx.deps.source, asker, ctx.deps.logger)));
+  // A 2025 client answers a member's input_required on its stream (input-bridge.ts), round after round.
+  const bridged = ctx.era === 'legacy' && ctx.deps.inputBridge !== undefined && ctx.answerSession !== undefined;
+  for (let round = 0; ; round++) {
+    let reply: UpstreamReply;
+    try {
+      reply = await ctx.deps.link.send({ connectorId: member.connector_id, route }, forwarded, ctx.sessions, { headers: ctx.paramHeaders, signal: ctx.signal });
+    } catch (err) {
+      if (ctx.signal.aborted) return;
+      return answerError(res, forwarded.id, await memberErrorOf(err, member, route, ctx.deps.source, asker, ctx.deps.logger));
+    }
+    const toClient = fromMember(ctx, member, reply.route, forwarded.id, rewrite);
+    let asked: Record<string, unknown> | null;
+    try {
+      asked = await pipeAnswer(res, reply, forwarded.id, toClient, bridged && round < MAX_INPUT_ROUNDS);
+    } catch (err) {
+      if (ctx.signal.aborted || (res.headersSent && !bridged)) return void res.destroy();
+      return answerError(res, forwarded.id, await memberErrorOf(err, member, route, ctx.deps.source, asker, ctx.deps.logger));
+    }
+    if (!asked) return;
+    try {
+      const inputResponses = await askClient(ctx, res, asked.inputRequests);
+      const params = paramsOf(forwarded);
+      forwarded = { ...forwarded, params: { ...params, inputResponses, ...(asked.requestState === undefined ? {} : { requestState: asked.requestState }) } };
+    } catch (err) {
+      if (err instanceof InputFailure) return answerError(res, forwarded.id, err.error);
+      throw err;
+    }
   }
-  const toClient = fromMember(ctx, member, reply.route, forwarded.id, rewrite);
-  try {
-    await pipeAnswer(res, reply, forwarded.id, toClient);
-  } catch (err) {
-    if (ctx.signal.aborted || res.headersSent) return void res.destroy();
-    sendMessage(res, 200, errorMessage(forwarded.id, await memberErrorOf(err, member, route, ctx.deps.source, asker, ctx.deps.logger)));
-  }
+}
+
+/** An error for the caller: as JSON, or as the last event of the stream a bridged call already opened. */
+function answerError(res: ServerResponse, id: RpcId, error: RpcError): void {
+  if (!res.headersSent) return sendMessage(res, 200, errorMessage(id, error));
+  void new EventWriter(res).write(errorMessage(id, error)).then(() => res.end());
 }
 
 export function unknownName(message: RpcMessage): RpcError {
@@ -52,16 +73,24 @@ export function unknownName(message: RpcMessage): RpcError {
   return { code: -32602, message: `Unknown ${message.method === 'tools/call' ? 'tool' : 'name'}: ${String(params.name ?? params.uri ?? '')}` };
 }
 
-/** The member's answer to the caller: SSE event by event, or one JSON message; ends once the response to `id` went. */
-async function pipeAnswer(res: ServerResponse, { answer }: UpstreamReply, id: RpcId, toClient: (m: RpcMessage) => RpcMessage | null): Promise<void> {
+/**
+ * The member's answer to the caller: SSE event by event, or one JSON message; ends once the
+ * response to `id` went. With `holdInput`, an input_required result is not sent: it is returned
+ * (the response stays open) for the client to be asked.
+ */
+async function pipeAnswer(res: ServerResponse, { answer }: UpstreamReply, id: RpcId, toClient: (m: RpcMessage) => RpcMessage | null, holdInput = false): Promise<Record<string, unknown> | null> {
+  const held = (out: RpcMessage) => (holdInput && isObject(out.result) && out.result.resultType === 'input_required' ? out.result : null);
   if (isEventStream(answer)) {
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-    res.flushHeaders();
+    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }).flushHeaders();
     const writer = new EventWriter(res);
     let answered = false;
     for await (const message of messagesOf(answer)) {
       const out = toClient(message);
-      if (out && !(await writer.write(out))) return void answer.destroy();
+      const asked = out && isResponse(out) ? held(out) : null;
+      if (asked || (out && !(await writer.write(out)))) {
+        answer.destroy();
+        return asked;
+      }
       if (out && isResponse(out)) {
         answered = true;
         break;
@@ -69,17 +98,27 @@ async function pipeAnswer(res: ServerResponse, { answer }: UpstreamReply, id: Rp
     }
     if (!answered) await writer.write(errorMessage(id, brokeOff(answer.statusCode)));
     res.end();
-    return;
+    return null;
   }
   if (isJson(answer)) {
     for await (const message of messagesOf(answer)) {
       const out = toClient(message);
-      if (out && isResponse(out)) return sendMessage(res, answer.statusCode === 200 || !out.error ? 200 : answer.statusCode ?? 200, out);
+      if (!out || !isResponse(out)) continue;
+      const asked = held(out);
+      if (!asked) answerOnce(res, answer.statusCode === 200 || !out.error ? 200 : answer.statusCode ?? 200, out);
+      return asked;
     }
   } else {
     answer.resume();
   }
-  sendMessage(res, 200, errorMessage(id, brokeOff(answer.statusCode)));
+  answerOnce(res, 200, errorMessage(id, brokeOff(answer.statusCode)));
+  return null;
+}
+
+/** A JSON answer, or the last event of a stream a bridged call already opened. */
+function answerOnce(res: ServerResponse, status: number, message: RpcMessage): void {
+  if (!res.headersSent) return sendMessage(res, status, message);
+  void new EventWriter(res).write(message).then(() => res.end());
 }
 
 function brokeOff(status: number | undefined): RpcError {

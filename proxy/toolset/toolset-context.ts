@@ -9,7 +9,7 @@ import type { RouteSource } from '../route';
 import type { Grant } from './access';
 import type { MemberLink, MemberSessions } from './member-link';
 import type { ToolCatalog } from './tool-catalog';
-import type { ToolsetSource } from './toolset-source';
+import type { InputAnswerStore, ToolsetSource } from './toolset-source';
 import type { SecretBox } from '../../platform/secret-box';
 import type { GatewayTasks } from '../tasks/gateway-tasks';
 
@@ -19,6 +19,19 @@ export interface ToolsetTaskDeps {
   /** Seals the member's task id into the id the caller gets. */
   secrets: SecretBox;
 }
+
+/** input-bridge.ts: a 2026 member's input requests asked of a 2025 client. */
+export interface InputBridgeDeps {
+  answers: InputAnswerStore;
+  /** Seals the answers while they wait in the store. */
+  secrets: SecretBox;
+  /** How long a client is waited for (default 10 minutes). */
+  waitMs?: number;
+  /** How often the store is read while waiting (default 250 ms). */
+  pollMs?: number;
+}
+
+export type { InputAnswerStore };
 
 export interface ToolsetDeps {
   routes: RouteSource;
@@ -30,6 +43,8 @@ export interface ToolsetDeps {
   pageSize: number;
   /** Where members' tasks are run or found (absent: the toolset offers no tasks). */
   tasks?: ToolsetTaskDeps;
+  /** Where a 2025 client's answers to a 2026 member's questions meet the call (absent: such members are not let ask). */
+  inputBridge?: InputBridgeDeps;
 }
 
 export interface ToolsetContext {
@@ -46,6 +61,8 @@ export interface ToolsetContext {
   paramHeaders: IncomingHttpHeaders;
   /** Aborted when the caller goes away. */
   signal: AbortSignal;
+  /** A 2025 session's key for its answers (input-bridge.ts); absent at 2026-07-28. */
+  answerSession?: string;
 }
 
 /** The toolset's own name as an MCP server. */

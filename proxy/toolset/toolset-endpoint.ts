@@ -27,6 +27,8 @@ import { MemberEras } from './member-eras';
 import { MemberLink } from './member-link';
 import { MemberListeners } from './member-listeners';
 import { memorySessionStore } from './memory-session-store';
+import type { SecretBox } from '../../platform/secret-box';
+import { memoryAnswerStore } from './input-bridge';
 import { SessionStreams } from './session-streams';
 import { ToolCatalog } from './tool-catalog';
 import { ToolsetAudit, type ToolsetAuditSink, type ToolsetMetrics } from './toolset-audit';
@@ -56,6 +58,8 @@ export interface ToolsetEndpointOptions {
   metrics?: ToolsetMetrics;
   /** The service's tasks (absent: the toolsets offer none). */
   tasks?: ToolsetTaskDeps;
+  /** Seals what waits in the database for another replica (absent: 2026 members may not ask 2025 clients for input). */
+  secrets?: SecretBox;
 }
 
 export interface ToolsetEndpoint {
@@ -100,8 +104,13 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
   const callerSessions = new CallerMemberSessions((connectorId, session) => void routes.get(connectorId).then((route) => {
     if (route.kind === 'connected') return link.close({ connectorId, route }, session);
   }, () => undefined));
-  const deps: ToolsetDeps = { routes, source: options.source, link, catalog, logger, pageSize: options.pageSize ?? 100, tasks: options.tasks };
-  const sweeping = setInterval(() => void sessions.sweep().catch((err: unknown) => logger.warn({ err }, 'expired toolset sessions could not be removed')), SWEEP_MS).unref();
+  const deps: ToolsetDeps = { routes, source: options.source, link, catalog, logger, pageSize: options.pageSize ?? 100, tasks: options.tasks,
+    inputBridge: options.secrets && { answers: options.source.answers ?? memoryAnswerStore(), secrets: options.secrets },
+  };
+  const sweeping = setInterval(() => {
+    void sessions.sweep().catch((err: unknown) => logger.warn({ err }, 'expired toolset sessions could not be removed'));
+    void options.source.answers?.sweep?.().catch((err: unknown) => logger.warn({ err }, 'answers nobody took could not be removed'));
+  }, SWEEP_MS).unref();
 
   async function admit(req: IncomingMessage, id: string): Promise<Caller> {
     const gate = options.callers;

@@ -22,6 +22,7 @@ import {
 import type { SessionStreams } from './session-streams';
 import { sendAccepted, sendMessage } from './toolset-answers';
 import { serverInfoOf, type ToolsetContext, type ToolsetDeps } from './toolset-context';
+import { answerSessionOf, answerableCapabilities, isInputRequestId, keepAnswer } from './input-bridge';
 import { routeRequest, serverDescription } from './toolset-router';
 
 export interface ExchangeDeps {
@@ -70,9 +71,10 @@ export class ToolsetExchange {
   private async legacy(message: RpcMessage): Promise<void> {
     if (isRequest(message) && message.method === 'initialize') return this.initialize(message);
     const session = await this.session();
-    const ctx = this.context('legacy', session.record.clientCapabilities, this.x.sessions.memberSessions(session));
+    const ctx = this.legacyContext(session);
     if (isRequest(message)) return routeRequest(ctx, this.res, message);
-    if (isResponse(message)) await this.answerMember(ctx, message);
+    if (isResponse(message) && isInputRequestId(message.id)) await this.keepInput(ctx, message);
+    else if (isResponse(message)) await this.answerMember(ctx, message);
     else if (isNotification(message) && FOR_MEMBERS.has(message.method)) await this.tellMembers(ctx, session, message);
     sendAccepted(this.res);
   }
@@ -113,6 +115,20 @@ export class ToolsetExchange {
     if (session) return session;
     if (this.req.headers['mcp-session-id'] === undefined) throw new ProblemError(400, 'Mcp-Session-Id header is required: initialize a session first.');
     throw notFound();
+  }
+
+  /** A 2025 session's context: its member sessions, and where its answers to members' questions meet their calls. */
+  private legacyContext(session: FoundSession): ToolsetContext {
+    const sessions = this.x.sessions.memberSessions(session);
+    const bridge = this.x.deps.inputBridge;
+    if (!bridge) return this.context('legacy', session.record.clientCapabilities, sessions);
+    const inputCapabilities = answerableCapabilities(session.record.clientCapabilities);
+    return { ...this.context('legacy', session.record.clientCapabilities, { ...sessions, inputCapabilities }), answerSession: answerSessionOf(session.owner, session.id) };
+  }
+
+  /** The client's answer to a question the toolset asked for a 2026 member: kept for the replica whose call waits on it. */
+  private async keepInput(ctx: ToolsetContext, message: RpcMessage): Promise<void> {
+    if (ctx.answerSession && this.x.deps.inputBridge) await keepAnswer(this.x.deps.inputBridge, ctx.answerSession, message);
   }
 
   /** The client's answer to a member's request goes to that member, with the id the member used. */

@@ -16,4 +16,13 @@ export interface ToolsetSource {
   memberStatus(connectorId: string): Promise<MemberStatus | null>;
   /** Where 2025-11-25 sessions are kept (absent: in this process's memory, for one replica only). */
   sessions?: SessionStore;
+  /** Where their answers to members' questions meet the calls that asked (absent: in this process's memory). */
+  answers?: InputAnswerStore & { sweep?(): Promise<number> };
+}
+
+/** Where clients' answers wait for the replica that asked (store/input-answer-store.ts; in memory for one replica). */
+export interface InputAnswerStore {
+  put(session: string, requestId: string, sealed: string): Promise<void>;
+  /** The answers present among `requestIds`, removed as they are taken. */
+  take(session: string, requestIds: readonly string[]): Promise<Map<string, string>>;
 }

@@ -13,6 +13,9 @@ import { startBothErasMcpServer, type BothErasMcpServer } from '../fixtures/both
 import { startRecordingMcpServer, type RecordingMcpServer } from '../fixtures/recording-mcp-server';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
 import { mcpRpc } from '../helpers/tasks-rpc';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startChartCluster, type ChartCluster } from '../helpers/chart-cluster';
 import { describeScenario, runClientScenario, type ScenarioResult } from '../helpers/mcp-client-scenario';
 import { CALLBACK_PATH, deliverCallback, openConsentPage } from '../helpers/oauth-service';
@@ -258,6 +261,29 @@ test.serial('a task the service owns, whichever replica each request reaches: st
     t.true(after.every((n, i) => n > before[i]!), `${path}: both proxy replicas served the task's requests`);
   }
   t.true(plainTasks.callsOf('confirm_delete').every((call) => call.authorization === `Bearer ${TOKEN}`), "the server saw the connector's token only");
+});
+
+test.serial("a 2026 member's question to a 2025 client of a toolset, answered on whichever proxy replica the answer reaches", async (t) => {
+  const connector = await connected(KEYS.tasks, plainTasks.url);
+  const toolset = await cluster.api(KEYS.tasks)('POST', '/api/v1/toolsets', { name: 'chart bridge', members: [{ connector_id: connector.id, prefix: 'ask' }] });
+  t.is(toolset.status, 201, toolset.text);
+  const client = new Client({ name: 'chart-bridge', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  const asked: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(String(request.params.message));
+    return { action: 'accept', content: { confirm: true } };
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(toolset.body.mcp_url), { requestInit: { headers: cluster.auth(KEYS.tasks) } }));
+  const before = cluster.balancer.pools.proxy.map((port) => cluster.balancer.served.get(port) ?? 0);
+  for (const file of ['a.txt', 'b.txt', 'c.txt']) {
+    const result = await client.callTool({ name: 'ask__confirm_delete', arguments: { filename: file } });
+    t.deepEqual(result.content, [{ type: 'text', text: `deleted ${file}` }]);
+  }
+  const after = cluster.balancer.pools.proxy.map((port, i) => (cluster.balancer.served.get(port) ?? 0) - before[i]!);
+  t.log(`the calls and their answers, by proxy replica: ${after.join(' and ')}`);
+  t.deepEqual(asked, ['Delete a.txt?', 'Delete b.txt?', 'Delete c.txt?']);
+  t.true(after.every((n) => n >= 3), 'both replicas took calls or answers');
+  await client.close();
 });
 
 test.serial('one proxy and one worker SIGKILLed mid-traffic: calls go on through the other proxy, connects complete on the other worker', async (t) => {
