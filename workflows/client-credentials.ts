@@ -48,7 +48,8 @@ export async function connectWithServiceGrant(job: ServiceGrantJob): Promise<voi
   entity.data.oauth.boundIssuer = context.authorizationServer.issuer;
   entity.data.oauth.session = { context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(), dpop: tokens.dpop };
   const how = enterprise ? "an ID-JAG from the user's identity provider (enterprise-managed authorization)" : 'the client credentials grant';
-  await job.commit('connect_succeeded', { actor: request.actor, reason: `token obtained with ${how}`, protocolVersion: checked.protocolVersion });
+  const bound = tokens.dpop ? ", DPoP-bound to the connector's key" : '';
+  await job.commit('connect_succeeded', { actor: request.actor, reason: `token obtained with ${how}${bound}`, protocolVersion: checked.protocolVersion });
 }
 
 /** The grant renews itself with the material the connect gave (credentials, an identity assertion), not only with a refresh token. */

@@ -25,7 +25,8 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
     entity.data.oauth.session = {
       context: pending.context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(), dpop: tokens.dpop,
     };
-    await job.commit('connect_succeeded', { actor: 'user', reason: 'authorization granted', protocolVersion: probed.protocolVersion });
+    const reason = tokens.dpop ? "authorization granted; the token is DPoP-bound to the connector's key" : 'authorization granted';
+    await job.commit('connect_succeeded', { actor: 'user', reason, protocolVersion: probed.protocolVersion });
     return { ...outcome, error: null, errorDescription: null };
   } catch (err) {
     if (isCancellation(err)) throw err;

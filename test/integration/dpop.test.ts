@@ -80,6 +80,8 @@ test.serial('client credentials at a DPoP server: a token bound to the connector
   t.true(renewed.length > 0);
   for (const token of renewed) t.is((decodeJwt(token).cnf as { jkt?: string }).jkt, thumbprint);
 
+  const events = await stack.api('GET', `/api/v1/connectors/${created.id}/events`);
+  t.true(events.body.items.some((e: { reason: string | null }) => /DPoP-bound/.test(e.reason ?? '')), 'the audit says the token is bound');
   const record = await stack.api('GET', `/api/v1/connectors/${created.id}`);
   t.is(record.body.token_binding, 'dpop');
   for (const text of [res.text, record.text]) t.false(text.includes(jwk.d!));
