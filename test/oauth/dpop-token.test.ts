@@ -2,17 +2,22 @@
 // connector's key carries a proof for the token endpoint (htm POST, htu, no ath), is sent again
 // once with the nonce a use_dpop_nonce refusal gives, and yields a token marked DPoP-bound; a DPoP
 // token is refused where no proof was sent, a Bearer answer to a proof stays Bearer, and only
-// servers that list ES256 are offered proofs.
+// servers that list ES256 are offered proofs. Against oidc-provider's own DPoP: the code exchange
+// and the refresh both yield tokens bound to the key (cnf.jkt).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
-import { decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
+import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from 'jose';
 import { requestClientCredentialsToken } from '../../activities/oauth/client-credentials';
 import { offersDpop } from '../../activities/oauth/dpop';
 import { UnsupportedTokenTypeError } from '../../activities/oauth/errors';
 import type { AuthorizationServerMetadata } from '../../activities/oauth/schemas';
 import { toTokenSet } from '../../activities/oauth/token-set';
-import { generateDpopKeyJwk } from '../../platform/dpop-proof';
+import { generateDpopKeyJwk, openDpopKey } from '../../platform/dpop-proof';
+import { refreshTokens } from '../../activities/oauth/refresh';
+import { startOidcServer } from '../fixtures/oauth/oidc-server';
+import { startProtectedMcpServer } from '../fixtures/oauth/protected-mcp-server';
+import { authorize, testHttp } from './flow';
 
 const NONCE = 'as-nonce-3';
 
@@ -81,4 +86,28 @@ test('proofs are offered where the server lists ES256, and nowhere else', (t) =>
   t.true(offersDpop({ ...base, dpop_signing_alg_values_supported: ['EdDSA', 'ES256'] }));
   t.false(offersDpop({ ...base, dpop_signing_alg_values_supported: ['EdDSA', 'RS256'] }));
   t.false(offersDpop(base));
+});
+
+test('oidc-provider: the code exchange and the refresh with the key yield tokens bound to it', async (t) => {
+  const as = await startOidcServer({ dpop: true });
+  const mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri, dpop: { nonce: null } });
+  const http = testHttp();
+  t.teardown(async () => {
+    await http.close();
+    await mcp.close();
+    await as.close();
+  });
+  const jwk = generateDpopKeyJwk();
+  const { thumbprint } = openDpopKey(jwk);
+  t.true(offersDpop((await authorize(mcp.url, http)).discovery.authorizationServer.metadata), 'the server advertises ES256 proofs');
+  const flow = await authorize(mcp.url, http, {}, jwk);
+  t.true(flow.tokens.dpop);
+  t.is((decodeJwt(flow.tokens.accessToken).cnf as { jkt?: string }).jkt, thumbprint);
+  const input = {
+    authorizationServer: flow.discovery.authorizationServer.metadata, client: flow.client.identity,
+    refreshToken: flow.tokens.refreshToken!, resource: flow.discovery.resource,
+  };
+  const refreshed = await refreshTokens({ ...input, dpopKey: jwk }, http);
+  t.true(refreshed.dpop);
+  t.is((decodeJwt(refreshed.accessToken).cnf as { jkt?: string }).jkt, thumbprint);
 });
