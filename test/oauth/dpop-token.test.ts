@@ -11,7 +11,7 @@ import { decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, type JWK } from
 import { requestClientCredentialsToken } from '../../activities/oauth/client-credentials';
 import { offersDpop } from '../../activities/oauth/dpop';
 import { UnsupportedTokenTypeError } from '../../activities/oauth/errors';
-import type { AuthorizationServerMetadata } from '../../activities/oauth/schemas';
+import { AuthorizationServerMetadataSchema, type AuthorizationServerMetadata } from '../../activities/oauth/schemas';
 import { toTokenSet } from '../../activities/oauth/token-set';
 import { generateDpopKeyJwk, openDpopKey } from '../../platform/dpop-proof';
 import { refreshTokens } from '../../activities/oauth/refresh';
@@ -86,6 +86,10 @@ test('proofs are offered where the server lists ES256, and nowhere else', (t) =>
   t.true(offersDpop({ ...base, dpop_signing_alg_values_supported: ['EdDSA', 'ES256'] }));
   t.false(offersDpop({ ...base, dpop_signing_alg_values_supported: ['EdDSA', 'RS256'] }));
   t.false(offersDpop(base));
+  // A malformed list is no reason to refuse the whole document: it only offers no proofs.
+  const malformed = AuthorizationServerMetadataSchema.parse({ ...base, dpop_signing_alg_values_supported: 'ES256' });
+  t.false(offersDpop(malformed));
+  t.true(offersDpop(AuthorizationServerMetadataSchema.parse({ ...base, dpop_signing_alg_values_supported: ['ES256', 7] })));
 });
 
 test('oidc-provider: the code exchange and the refresh with the key yield tokens bound to it', async (t) => {
