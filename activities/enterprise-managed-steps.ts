@@ -32,7 +32,7 @@ export function createEnterpriseManagedSteps(deps: OAuthActivityDeps, secrets: O
     }, deps.http);
     const tokens = await requestJwtBearerToken({
       authorizationServer: context.authorizationServer, client: secrets.plainClient(id, context.client),
-      assertion, resource: context.resource, scope: context.scope,
+      assertion, resource: context.resource, scope: context.scope, dpopKey: secrets.dpopKey(id, context),
     }, deps.http);
     return secrets.sealTokens(id, tokens);
   };
@@ -43,6 +43,7 @@ export function createEnterpriseManagedSteps(deps: OAuthActivityDeps, secrets: O
     try {
       const tokens = await refreshTokens({
         authorizationServer: context.authorizationServer, client: secrets.plainClient(id, context.client), refreshToken: previous, resource: context.resource,
+        dpopKey: secrets.dpopKey(id, context),
       }, deps.http);
       return secrets.sealTokens(id, { ...tokens, refreshToken: tokens.refreshToken ?? previous });
     } catch (err) {
@@ -69,6 +70,7 @@ export function createEnterpriseManagedSteps(deps: OAuthActivityDeps, secrets: O
           authorizationServer, resource: input.resource, scope, grant: 'enterprise_managed', enterprise: assertion,
           redirectUri: oauthCallbackUrl(deps.baseUrl), // unused by this grant; kept for revocation's shared context
           client: { clientId: client.clientId, clientSecret: client.clientSecret, privateKey: client.privateKey, authMethod, source: 'given' },
+          ...secrets.newDpopKey(input.connectorId, authorizationServer),
         };
         return { context, tokens: await assertionTokens(input.connectorId, context) };
       });

@@ -9,6 +9,9 @@ import type { TaskStore } from '../store/task-store';
 import type { SecretBox, Ciphertext } from '../platform/secret-box';
 import { secretContext } from '../platform/secret-box';
 import { openHeaders } from '../platform/upstream-headers';
+import { openDpopKey } from '../platform/dpop-proof';
+import { DpopNonces, dpopFetch } from '../platform/dpop-nonces';
+import { DPOP_KEY_PURPOSE } from '../contract/dpop-key';
 import type { SealedHeader } from '../contract/upstream-inputs';
 
 import { probeMcpServer, type ProbeResult } from './mcp-probe';
@@ -50,6 +53,9 @@ const NO_CALLS: ConnectorCalls = {
 
 const DAY_MS = 86_400_000;
 
+/** The nonces MCP servers gave the probes of this worker (RFC 9449 section 9). */
+const probeNonces = new DpopNonces();
+
 export function createActivities(deps: ActivityDeps) {
   return {
     /** The audit events of one or more transitions, and the record as they left it. */
@@ -74,10 +80,18 @@ export function createActivities(deps: ActivityDeps) {
      * regular one after an OAuth callback, where it heartbeats like the other remote calls: the
      * handshake may take several requests (server/discover, then initialize and its notification).
      */
-    async probeServer(input: { connectorId: string; url: string; token: Ciphertext | null; headers?: SealedHeader[] }): Promise<ProbeResult> {
+    async probeServer(input: {
+      connectorId: string; url: string; token: Ciphertext | null; headers?: SealedHeader[];
+      /** The token is DPoP-bound to this key (sealed): presented with proofs made with it. */
+      dpopKey?: Ciphertext | null;
+    }): Promise<ProbeResult> {
       const token = input.token ? deps.secrets.open(input.token, secretContext(input.connectorId, 'access_token')) : null;
       const headers = openHeaders(deps.secrets, input.connectorId, input.headers);
-      const probe = () => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch, headers);
+      const dpop = token && input.dpopKey ? openDpopKey(deps.secrets.open(input.dpopKey, secretContext(input.connectorId, DPOP_KEY_PURPOSE))) : null;
+      // A bound token goes in the DPoP wrapper's Authorization header, not as a Bearer one.
+      const probe = dpop && token
+        ? () => probeMcpServer(input.url, null, deps.connectTimeoutMs, dpopFetch(deps.fetch, dpop, token, probeNonces), headers)
+        : () => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch, headers);
       return Context.current().info.isLocal ? probe() : withHeartbeat(probe);
     },
 

@@ -20,6 +20,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
   const clientCredentialsToken = async (id: string, context: OAuthContext): Promise<SealedTokens> => {
     const tokens = await requestClientCredentialsToken({
       authorizationServer: context.authorizationServer, client: secrets.plainClient(id, context.client), resource: context.resource, scope: context.scope,
+      dpopKey: secrets.dpopKey(id, context),
     }, deps.http);
     return secrets.sealTokens(id, { ...tokens, refreshToken: null }); // a refresh token would be of no use: the credentials ask again
   };
@@ -37,6 +38,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
           authorizationServer: context.authorizationServer, client: secrets.plainClient(id, context.client),
           callback: secrets.open(id, 'oauth_callback', input.callback), expectedState: secrets.open(id, 'oauth_state', input.pending.state),
           codeVerifier: secrets.open(id, 'code_verifier', input.pending.codeVerifier), redirectUri: context.redirectUri, resource: context.resource,
+          dpopKey: secrets.dpopKey(id, context),
         }, deps.http);
         return secrets.sealTokens(id, tokens);
       });
@@ -51,7 +53,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
         const previous = secrets.open(id, 'refresh_token', input.refreshToken);
         const tokens = await refreshTokens({
           authorizationServer: input.context.authorizationServer, client: secrets.plainClient(id, input.context.client),
-          refreshToken: previous, resource: input.context.resource,
+          refreshToken: previous, resource: input.context.resource, dpopKey: secrets.dpopKey(id, input.context),
         }, deps.http);
         // A server that does not rotate keeps the previous refresh token valid.
         return secrets.sealTokens(id, { ...tokens, refreshToken: tokens.refreshToken ?? previous });
@@ -73,6 +75,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
           authorizationServer, resource: input.resource, scope, grant: 'client_credentials',
           redirectUri: oauthCallbackUrl(deps.baseUrl), // unused by this grant; kept for revocation's shared context
           client: { clientId: grant.clientId, clientSecret: grant.clientSecret, privateKey: grant.privateKey, authMethod, source: 'given' },
+          ...secrets.newDpopKey(input.connectorId, authorizationServer),
         };
         return { context, tokens: await clientCredentialsToken(input.connectorId, context) };
       });

@@ -127,7 +127,9 @@ export function createOAuthBeginSteps(deps: OAuthActivityDeps, secrets: OAuthSec
           _id: stateHash, connector_id: id, redirect_url: input.redirectUrl, expires_at: expiresAt,
           authorization_url: deps.secrets.seal(start.authorizationUrl, `consent/${stateHash}`),
         });
-        const context: OAuthContext = { authorizationServer: as, resource: input.resource, redirectUri, scope: start.scope, client: input.client };
+        const context: OAuthContext = {
+          authorizationServer: as, resource: input.resource, redirectUri, scope: start.scope, client: input.client, ...secrets.newDpopKey(id, as),
+        };
         return {
           // The user is sent to the service's own consent page, which names the server and the
           // connector's owner and binds the flow to the browser before it goes on to this server.

@@ -6,7 +6,9 @@ import { secretContext, type Ciphertext, type SecretBox } from '../platform/secr
 import type { Preset } from '../contract/schemas';
 import { configuredPreset } from './configured-preset';
 import type { OAuthContext, SealedTokens } from './oauth/oauth-state';
-import type { ClientIdentity, RegisteredClient, TokenSet } from './oauth';
+import type { AuthorizationServerMetadata, ClientIdentity, RegisteredClient, TokenSet } from './oauth';
+import { generateDpopKeyJwk, offersDpop } from './oauth/dpop';
+import { DPOP_KEY_PURPOSE } from '../contract/dpop-key';
 import type { StoredRegistration } from '../store/oauth-store';
 
 export class OAuthSecrets {
@@ -51,7 +53,18 @@ export class OAuthSecrets {
       refreshToken: tokens.refreshToken ? this.seal(connectorId, 'refresh_token', tokens.refreshToken) : null,
       expiresAt: tokens.expiresAt,
       scope: tokens.scope,
+      ...(tokens.dpop ? { dpop: true as const } : {}),
     };
+  }
+
+  /** A new DPoP key for a grant at `as`, sealed; none where the server does not advertise DPoP. */
+  newDpopKey(connectorId: string, as: AuthorizationServerMetadata): { dpopKey?: Ciphertext } {
+    return offersDpop(as) ? { dpopKey: this.seal(connectorId, DPOP_KEY_PURPOSE, generateDpopKeyJwk()) } : {};
+  }
+
+  /** The grant's DPoP key (JWK, JSON), opened for one step; null when the grant has none. */
+  dpopKey(connectorId: string, context: OAuthContext): string | null {
+    return context.dpopKey ? this.open(connectorId, DPOP_KEY_PURPOSE, context.dpopKey) : null;
   }
 
   sealRegistration(r: RegisteredClient): Omit<StoredRegistration, '_id'> {

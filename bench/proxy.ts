@@ -46,6 +46,7 @@ import { AUDIT_DATABASE, AUDIT_ON, startAuditDatabase, type AuditDatabase } from
 import { startEmbedded, type EmbeddedTarget } from './proxy/embedded';
 import { startGoRelay } from './proxy/go-relay';
 import { benchTargetLines, type Figure } from './targets';
+import { dpopProof, generateDpopKeyJwk, openDpopKey } from '../platform/dpop-proof';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
@@ -129,6 +130,8 @@ async function main(): Promise<void> {
     for (const [kind, upstream] of upstreams) {
       const route = (o: string) => ({ kind: 'connected', owner: o, target: `http://127.0.0.1:${upstream.port}/mcp`, token: TOKEN, sealedToken: 'sealed' });
       routes[kind] = route(owner);
+      // The same connector with its token DPoP-bound: a proof signed for every request.
+      routes[`${kind}-dpop`] = { ...route(owner), dpopKeyJwk: generateDpopKeyJwk() };
       // The per-owner pools: OWNER_COUNT connectors of one owner, and OWNER_COUNT of as many owners.
       for (let i = 0; i < OWNER_COUNT; i++) {
         routes[`${kind}-one-${i}`] = route(owner);
@@ -173,6 +176,7 @@ async function main(): Promise<void> {
       ? await track(stops, startNginx(nginxBinary, { ...nginxRoutes, '/sse': { port: sse.port, path: '/sse' } }, TOKEN))
       : null;
     const nginxServer = nginx && { port: nginx.port, pids: withChildren(nginx.pid) };
+    printProofCost();
     console.log(`proxy: one process, caller authentication on (API key and JWT in turn), per-call audit ${audit ? 'on' : 'off'}; nginx: ${nginxServer ? `one worker (pids ${nginxServer.pids.join(', ')})` : 'skipped'}`);
 
     const databaseCpu = audit ? cpuMs([audit.pid]) : 0;
@@ -313,6 +317,7 @@ function buildTargets(kind: UpstreamKind, session: { sessionId: string; protocol
     // One proxy process, each credential in its own rounds, so that each has its own figure.
     { name: 'proxy-key', pool: pool(servers.proxy.port), path: mcpPath, headers, authorizations: [apiKey!], cpuPids: [servers.proxy.pid] },
     { name: 'proxy-jwt', pool: pool(servers.proxy.port), path: mcpPath, headers, authorizations: [jwt!], cpuPids: [servers.proxy.pid] },
+    { name: 'proxy-dpop', pool: pool(servers.proxy.port), path: `${mcpPath.replace(/\/mcp$/, '')}-dpop/mcp`, headers, authorizations: [apiKey!], cpuPids: [servers.proxy.pid] },
   ];
   if (servers.nginx) targets.push({ name: 'nginx', pool: pool(servers.nginx.port), path: `/${kind}`, headers, cpuPids: servers.nginx.pids });
   targets.push({ name: 'bare', pool: pool(servers.bare.port), path: `/${kind}`, headers, cpuPids: [servers.bare.pid] });
@@ -399,6 +404,22 @@ function printLoad(stats: Map<string, Stats>, loaded: boolean): void {
   if (loaded) console.log(`  proxy/direct throughput: ${(proxy.rps / direct.rps).toFixed(3)}`);
   const bareVsNginx = nginx ? `; bare/nginx CPU ${(bare.cpuUs / nginx.cpuUs).toFixed(2)}${loaded ? `, throughput ${(bare.rps / nginx.rps).toFixed(3)}` : ''}` : '';
   console.log(`  bare node:http relay: proxy/bare CPU per request ${(proxy.cpuUs / bare.cpuUs).toFixed(2)}${bareVsNginx}`);
+  const dpop = by('proxy-dpop');
+  if (dpop) console.log(`  DPoP-bound connector (API key caller): CPU ${dpop.cpuUs.toFixed(0)} µs/req, ${(dpop.cpuUs - proxy.cpuUs).toFixed(0)} µs and ${(dpop.cpuUs / proxy.cpuUs).toFixed(2)}× the Bearer connector's`);
+}
+
+/** A DPoP proof's own cost, in this process: what the proxy adds per request to a DPoP-bound connector, apart from the loaded rounds' noise. */
+function printProofCost(): void {
+  const key = openDpopKey(generateDpopKeyJwk());
+  const request = { htm: 'POST', htu: 'https://mcp.example.com/mcp', token: 'x'.repeat(800), nonce: 'server-nonce' };
+  for (let i = 0; i < 2000; i++) dpopProof(key, request); // JIT
+  const proofs = 20_000;
+  const before = process.cpuUsage();
+  const started = performance.now();
+  for (let i = 0; i < proofs; i++) dpopProof(key, request);
+  const cpu = process.cpuUsage(before);
+  const cpuUs = (cpu.user + cpu.system) / proofs;
+  console.log(`DPoP proof (ES256, ath of an 800-byte token, nonce): ${cpuUs.toFixed(1)} µs CPU each, ${((performance.now() - started) * 1000 / proofs).toFixed(1)} µs wall (${proofs} proofs)`);
 }
 
 /** The issue's target lines, each a ratio or a difference to a baseline of the same run. */

@@ -33,6 +33,11 @@ export interface components {
              * @enum {string}
              */
             auth_kind?: "client_credentials" | "enterprise_managed";
+            /**
+             * @description dpop: the connector's token is bound to a key of the connector's own (RFC 9449, SEP-1932); the service presents it with a proof on every request
+             * @enum {string}
+             */
+            token_binding?: "dpop";
             /** @description The names of the headers the last connect gave for the MCP server (their values are never shown) */
             headers?: string[];
             /** @description The URL variables the last connect bound: url keeps the template, the server is reached with these filled in */

@@ -36,6 +36,10 @@ export const ConnectorRecordSchema = z.object({
     description: 'client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046). '
       + "enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990)",
   }),
+  /** Absent: a Bearer token, or none. */
+  token_binding: z.enum(['dpop']).optional().meta({
+    description: "dpop: the connector's token is bound to a key of the connector's own (RFC 9449, SEP-1932); the service presents it with a proof on every request",
+  }),
   /** Absent: the last connect bound none. */
   headers: z.array(z.string()).optional()
     .meta({ description: 'The names of the headers the last connect gave for the MCP server (their values are never shown)' }),

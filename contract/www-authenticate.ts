@@ -48,10 +48,14 @@ export function parseWwwAuthenticate(header: string): Challenge[] {
   return challenges;
 }
 
-/** The first Bearer challenge of a header, or null when there is none. */
+/**
+ * The first Bearer challenge of a header, else its first DPoP one (RFC 9449 section 7.1: the same
+ * parameters, from a server that takes DPoP-bound tokens), or null when there is neither.
+ */
 export function findBearerChallenge(header: string | null): BearerChallenge | null {
   if (!header) return null;
-  const bearer = parseWwwAuthenticate(header).find((c) => c.scheme === 'bearer');
+  const challenges = parseWwwAuthenticate(header);
+  const bearer = challenges.find((c) => c.scheme === 'bearer') ?? challenges.find((c) => c.scheme === 'dpop');
   if (!bearer) return null;
   const value = (name: string) => (bearer.params[name] ? bearer.params[name] : null);
   return {

@@ -53,11 +53,12 @@ const RESPONSE_HEADERS = new Set([
 /**
  * Typed as incoming headers because mcp-proxy.ts puts them back on the caller's request.
  * `length`: the body's length when known, null when it goes chunked, undefined for a request
- * that has no body (GET, DELETE) and so no framing header.
+ * that has no body (GET, DELETE) and so no framing header. `dpopProof`: the token is DPoP-bound,
+ * and goes with the DPoP scheme and this proof (upstream-dpop.ts).
  */
 export function upstreamRequestHeaders(
   incoming: IncomingHttpHeaders, host: string, length: number | null | undefined, token?: string, gatewaySecret?: string,
-  connectorHeaders?: Readonly<Record<string, string>>,
+  connectorHeaders?: Readonly<Record<string, string>>, dpopProof?: string,
 ): IncomingHttpHeaders {
   const out: Record<string, string | string[] | undefined> = { host };
   const hopByHop = namedByConnection(incoming.connection);
@@ -66,7 +67,8 @@ export function upstreamRequestHeaders(
   }
   for (const name in connectorHeaders) out[name] = connectorHeaders[name];
   if (typeof length === 'number') out['content-length'] = String(length);
-  if (token) out.authorization = `Bearer ${token}`;
+  if (token) out.authorization = dpopProof ? `DPoP ${token}` : `Bearer ${token}`;
+  if (token && dpopProof) out.dpop = dpopProof;
   if (gatewaySecret) out[GATEWAY_SECRET_HEADER] = gatewaySecret;
   return out as IncomingHttpHeaders;
 }

@@ -236,10 +236,11 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     // way to drop the caller's headers before anything is written.
     // GET and DELETE reach here only without a body (request-framing.ts), and go without one.
     const bodyLength = req.method === 'POST' ? length : undefined;
-    req.headers = upstreamRequestHeaders(req.headers, target.host, bodyLength, route.token, route.gatewaySecret, route.headers);
+    const proof = upstream.dpop.proof(route, req.method!, target);
+    req.headers = upstreamRequestHeaders(req.headers, target.host, bodyLength, route.token, route.gatewaySecret, route.headers, proof);
     (tracer ? (req as WithTrace)[TRACE] : undefined)?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
-      connectorId, route, target, req, res, logger, timeouts: upstream.timeouts, auth: upstream.auth, retryBodyLimit, dispatch,
+      connectorId, route, target, req, res, logger, timeouts: upstream.timeouts, auth: upstream.auth, dpop: upstream.dpop, retryBodyLimit, dispatch,
       onUnauthorized, observer: observed ?? undefined, bodyLength, body, elicitation,
     });
     (req as WithExchange)[EXCHANGE] = exchange;

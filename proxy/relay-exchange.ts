@@ -28,6 +28,7 @@ import type { ConnectedRoute } from './route';
 import type { RefreshableRoute, UpstreamAuth } from './upstream-auth';
 import { UpstreamTimeoutError, errorCode, problemForUpstreamError } from './upstream-errors';
 import type { UpstreamTarget } from './upstream-target';
+import type { UpstreamDpop } from './upstream-dpop';
 
 export interface ExchangeOptions {
   connectorId: string;
@@ -38,6 +39,8 @@ export interface ExchangeOptions {
   logger: Logger;
   timeouts: { connectMs: number; headersMs: number };
   auth: UpstreamAuth;
+  /** Proofs for a connector whose token is DPoP-bound, and the upstreams' nonces. */
+  dpop: UpstreamDpop;
   /** Largest request body kept for a retry. */
   retryBodyLimit: number;
   /** Sends the request upstream (http-proxy); `body`, read before or kept for a retry, replaces the caller's stream. */
@@ -69,6 +72,8 @@ export class RelayExchange {
   /** A response, the upstream's or a problem of ours, has begun. */
   private answered = false;
   private attempts = 0;
+  /** The request went again with the nonce its upstream asked for (RFC 9449 section 9): once at most. */
+  private nonceRetried = false;
   /** A 401 is held while the token is refreshed: the attempt that got it can no longer fail. */
   private holding = false;
   private route: ConnectedRoute;
@@ -128,7 +133,7 @@ export class RelayExchange {
    * initialize's capabilities). A managed workload's gateway never asks.
    */
   private keepsBody(): boolean {
-    return this.o.auth.canRefresh(this.route) || (this.o.req.method === 'POST' && !this.route.managed && this.o.elicitation !== undefined);
+    return this.o.auth.canRefresh(this.route) || this.route.dpop !== undefined || (this.o.req.method === 'POST' && !this.route.managed && this.o.elicitation !== undefined);
   }
 
   /** http-proxy made the upstream request and it has a socket (fresh or from the pool). */
@@ -153,9 +158,14 @@ export class RelayExchange {
       return;
     }
     const status = proxyRes.statusCode ?? 502;
+    const asksForNonce = this.o.dpop.noteAnswer(this.route, this.o.target.origin, status, proxyRes.headers);
+    if (asksForNonce && !this.nonceRetried && this.body) {
+      return void this.retryWithNonce(proxyRes, this.body).catch((err: Error) => this.onError(err));
+    }
     if (status === 401 || status === 403) {
       const challenge = proxyRes.headers['www-authenticate'];
-      const verdict = this.o.auth.verdict(this.route, status, challenge, this.attempts === 1 && this.body !== undefined);
+      const firstTry = this.attempts - (this.nonceRetried ? 1 : 0) === 1;
+      const verdict = this.o.auth.verdict(this.route, status, challenge, firstTry && this.body !== undefined);
       if (status === 401) this.o.onUnauthorized(this.o.connectorId, verdict.kind === 'refresh');
       if (verdict.kind === 'refresh') return void this.refreshAndRetry(proxyRes, verdict.route, this.body!).catch((err: Error) => this.onError(err));
       if (verdict.kind === 'step-up') return this.stepUp(proxyRes, verdict.scope, challenge);
@@ -251,11 +261,33 @@ export class RelayExchange {
     this.dropAttempt(refused);
     if (!bytes) return this.askToResend();
     this.route = fresh;
-    this.o.req.headers.authorization = `Bearer ${fresh.token}`;
+    this.resend(bytes);
+  }
+
+  /** The upstream asked for its DPoP nonce, which it gave with the 401: the same request, with a proof that carries it. */
+  private async retryWithNonce(refused: IncomingMessage, body: Pick<BodyRecorder, 'whole'>): Promise<void> {
+    if (this.upstreamReq && !this.o.req.readableEnded) this.o.req.unpipe(this.upstreamReq);
+    this.nonceRetried = true;
+    this.holding = true;
+    const bytes = await body.whole();
+    this.holding = false;
+    if (this.clientGone) return void refused.destroy();
+    this.dropAttempt(refused);
+    if (!bytes) return this.askToResend();
+    this.resend(bytes);
+  }
+
+  /** Another attempt with the current route's credentials (a fresh proof for a DPoP-bound token) and the kept body. */
+  private resend(bytes: Buffer): void {
+    const headers = this.o.req.headers;
+    const proof = this.o.dpop.proof(this.route, this.o.req.method!, this.o.target);
+    headers.authorization = `${proof ? 'DPoP' : 'Bearer'} ${this.route.token}`;
+    if (proof) headers.dpop = proof;
+    else delete headers.dpop;
     if (this.length !== undefined) {
       // The whole body is known now: declared, even if the caller sent it chunked.
       this.length = bytes.length;
-      this.o.req.headers['content-length'] = String(bytes.length);
+      headers['content-length'] = String(bytes.length);
     }
     this.send(bytes);
   }

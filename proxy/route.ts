@@ -2,6 +2,7 @@
 // The registry (Temporal) is the source of truth; the proxy only ever asks through RouteSource,
 // usually wrapped in the in-memory RouteCache so the hot path makes no network call.
 import type { AuthChallenge } from '../contract/www-authenticate';
+import type { DpopKey } from '../platform/dpop-proof';
 
 export interface ConnectedRoute {
   kind: 'connected';
@@ -14,8 +15,10 @@ export interface ConnectedRoute {
    * address policy does not apply to it, since no one else named that address.
    */
   managed?: boolean;
-  /** The connector's access token, in plaintext, sent upstream as a Bearer token. */
+  /** The connector's access token, in plaintext, sent upstream as a Bearer token (DPoP with `dpop`). */
   token?: string;
+  /** The key the token is bound to (RFC 9449), opened in memory: every request carries a proof made with it. */
+  dpop?: DpopKey;
   /**
    * The token as the registry holds it (sealed), opaque to the proxy: it names the token a
    * refresh is asked about, so that a report about an old token does not refresh a new one.

@@ -22,6 +22,7 @@ import { UpstreamAuth, type UpstreamAuthOptions } from './upstream-auth';
 import { UpstreamTimeoutError, problemForUpstreamError } from './upstream-errors';
 import { TargetPolicy, type TargetRefusal } from './upstream-policy';
 import { upstreamTarget, type UpstreamTarget } from './upstream-target';
+import { UpstreamDpop } from './upstream-dpop';
 
 export interface UpstreamClientOptions {
   routes: RouteSource;
@@ -71,6 +72,8 @@ export class UpstreamClient {
   readonly agents: UpstreamAgents;
   readonly targets: TargetPolicy;
   readonly auth: UpstreamAuth;
+  /** DPoP proofs and the upstreams' nonces, shared by every request of the process. */
+  readonly dpop = new UpstreamDpop();
   readonly timeouts: { connectMs: number; headersMs: number };
 
   constructor(private readonly o: UpstreamClientOptions) {
@@ -103,10 +106,17 @@ export class UpstreamClient {
    */
   async send(connectorId: string, route: ConnectedRoute, call: UpstreamCall): Promise<UpstreamReply> {
     let used = route;
+    let nonceRetried = false;
     for (let attempt = 1; ; attempt++) {
       const answer = await this.request(connectorId, used, call);
       const status = answer.statusCode ?? 502;
       const challenge = answer.headers['www-authenticate'];
+      if (this.dpop.noteAnswer(used, upstreamTarget(used.target, '').origin, status, answer.headers) && !nonceRetried) {
+        answer.resume();
+        nonceRetried = true;
+        attempt--; // the server's nonce, not a refused token: the refresh's one retry is still to come
+        continue;
+      }
       const verdict = this.auth.verdict(used, status, challenge, attempt === 1);
       if (verdict.kind === 'relay') return { route: used, answer };
       answer.resume(); // read off, so that its socket goes back to the pool
@@ -132,7 +142,9 @@ export class UpstreamClient {
     const target = this.target(connectorId, route, '');
     if (target instanceof ProblemError) return Promise.reject(target);
     const length = call.body ? call.body.length : call.method === 'POST' ? 0 : undefined;
-    const headers = upstreamRequestHeaders(call.headers, target.host, length, route.token, route.gatewaySecret, route.headers);
+    const headers = upstreamRequestHeaders(
+      call.headers, target.host, length, route.token, route.gatewaySecret, route.headers, this.dpop.proof(route, call.method, target),
+    );
     const request = (target.protocol === 'https:' ? https : http).request({
       hostname: target.hostname, port: target.port, path: target.path, method: call.method, headers,
       agent: this.agents.agentFor(target, route), signal: call.signal,

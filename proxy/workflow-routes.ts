@@ -9,6 +9,8 @@ import type { Client } from '@temporalio/client';
 import { isWorkflowGone } from '../platform/workflow-gone';
 import { secretContext, type Ciphertext, type SecretBox } from '../platform/secret-box';
 import { GATEWAY_SECRET_FIELD } from '../contract/gateway-secret';
+import { DPOP_KEY_PURPOSE } from '../contract/dpop-key';
+import { openDpopKey } from '../platform/dpop-proof';
 import { openHeaders } from '../platform/upstream-headers';
 import { connectorWorkflowId, refreshUpdate, routeQuery, stepUpUpdate, upstreamRefusedUpdate, type RouteView } from '../workflows/messages';
 import { isConnectorId } from '../contract/connector-id';
@@ -26,7 +28,9 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
     const headers = view.headers?.length ? { headers: openHeaders(secrets, connectorId, view.headers) } : {};
     if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway, ...headers };
     const token = secrets.open(view.token, secretContext(connectorId, 'access_token'));
-    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...gateway, ...headers };
+    // Imported once per route: the cached route signs every request's proof with it.
+    const dpop = view.dpopKey ? { dpop: openDpopKey(secrets.open(view.dpopKey, secretContext(connectorId, DPOP_KEY_PURPOSE))) } : {};
+    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...dpop, ...gateway, ...headers };
   }
 
   return {

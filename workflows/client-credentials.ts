@@ -8,7 +8,7 @@
 // enterprise-managed grant uses its refresh token where the server gave one, else the assertion.
 import type { OAuthState } from '../activities/oauth/oauth-state';
 import type { ConnectorEvent } from '../contract/connector-states';
-import type { ApplyOptions, ConnectorEntity } from './connector-entity';
+import { boundKey, type ApplyOptions, type ConnectorEntity } from './connector-entity';
 import type { ConnectInput } from './messages';
 import { remote } from './activity-proxies';
 
@@ -43,12 +43,13 @@ export async function connectWithServiceGrant(job: ServiceGrantJob): Promise<voi
   const { context, tokens } = enterprise
     ? await steps.oauthEnterpriseManaged({ ...at, grant: enterprise })
     : await steps.oauthClientCredentials({ ...at, grant: request.clientCredentials! });
-  const checked = await steps.probeServer({ connectorId, url, token: tokens.accessToken, headers });
+  const checked = await steps.probeServer({ connectorId, url, token: tokens.accessToken, headers, dpopKey: boundKey(context, tokens) });
   entity.data.secrets.accessToken = tokens.accessToken;
   entity.data.oauth.boundIssuer = context.authorizationServer.issuer;
-  entity.data.oauth.session = { context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString() };
+  entity.data.oauth.session = { context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(), dpop: tokens.dpop };
   const how = enterprise ? "an ID-JAG from the user's identity provider (enterprise-managed authorization)" : 'the client credentials grant';
-  await job.commit('connect_succeeded', { actor: request.actor, reason: `token obtained with ${how}`, protocolVersion: checked.protocolVersion });
+  const bound = tokens.dpop ? ", DPoP-bound to the connector's key" : '';
+  await job.commit('connect_succeeded', { actor: request.actor, reason: `token obtained with ${how}${bound}`, protocolVersion: checked.protocolVersion });
 }
 
 /** The grant renews itself with the material the connect gave (credentials, an identity assertion), not only with a refresh token. */

@@ -6,7 +6,12 @@ import { isStdioUrl } from '../contract/connector-url';
 import type { Ciphertext } from '../contract/ciphertext';
 import type { SealedHeader, UpstreamBinding } from '../contract/upstream-inputs';
 import type { ConnectorInit, RouteView } from './messages';
-import type { OAuthState } from '../activities/oauth/oauth-state';
+import type { OAuthContext, OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
+
+/** The key a token is bound to (DPoP), sealed; null for a Bearer token. */
+export function boundKey(context: OAuthContext, tokens: Pick<SealedTokens, 'dpop'>): Ciphertext | null {
+  return tokens.dpop ? context.dpopKey ?? null : null;
+}
 
 export interface ConnectorData {
   init: ConnectorInit;
@@ -127,6 +132,7 @@ export class ConnectorEntity {
       created_by_name: d.init.createdByName,
       protocol_version: d.protocolVersion,
       ...(d.oauth.session?.context.grant ? { auth_kind: d.oauth.session.context.grant } : {}),
+      ...(d.oauth.session?.dpop ? { token_binding: 'dpop' as const } : {}),
       ...(d.binding?.headers.length ? { headers: d.binding.headers.map((h) => h.name) } : {}),
       ...(d.binding && Object.keys(d.binding.variables).length ? { variables: { ...d.binding.variables } } : {}),
       version: d.seq,
@@ -140,6 +146,7 @@ export class ConnectorEntity {
       owner: this.data.init.createdBy,
       target: connected ? (this.data.workload?.target ?? this.upstreamUrl) : null,
       token: connected ? this.data.secrets.accessToken : null,
+      dpopKey: connected && this.data.secrets.accessToken && this.data.oauth.session ? boundKey(this.data.oauth.session.context, this.data.oauth.session) : null,
       gatewaySecret: connected ? (this.data.workload?.gatewaySecret ?? null) : null,
       managed: connected && this.data.workload !== null,
       ...(connected && this.upstreamHeaders.length ? { headers: this.upstreamHeaders } : {}),

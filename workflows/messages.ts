@@ -54,6 +54,8 @@ export interface RouteView {
   owner: string | null;
   target: string | null;
   token: Ciphertext | null;
+  /** The token is DPoP-bound to this key (sealed; absent or null: a Bearer token). */
+  dpopKey?: Ciphertext | null;
   /** A managed workload's gateway secret, sealed (null for remote servers). */
   gatewaySecret: Ciphertext | null;
   /** Headers sent on every request to the upstream, sealed (absent: none). */

@@ -5,6 +5,7 @@ import { callbackFailureEvent } from '../contract/connector-states';
 import type { ConnectJob } from './connect-job';
 import { failureMessage } from './connect-job';
 import { remote } from './activity-proxies';
+import { boundKey } from './connector-entity';
 import type { CallbackInput, CallbackOutcome } from './messages';
 
 export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 'stdioReadyTimeoutMs'>, input: CallbackInput): Promise<CallbackOutcome> {
@@ -15,14 +16,17 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
   const calls = remote(init.settings.connectTimeoutMs);
   try {
     const tokens = await calls.oauthComplete({ connectorId: init.id, pending, callback: input.callback });
-    const probed = await calls.probeServer({ connectorId: init.id, url: entity.upstreamUrl, token: tokens.accessToken, headers: entity.upstreamHeaders });
+    const probed = await calls.probeServer({
+      connectorId: init.id, url: entity.upstreamUrl, token: tokens.accessToken, headers: entity.upstreamHeaders, dpopKey: boundKey(pending.context, tokens),
+    });
     entity.data.secrets.accessToken = tokens.accessToken;
     entity.data.oauth.boundIssuer = pending.context.authorizationServer.issuer;
     entity.data.oauth.grantedScopes = (tokens.scope ?? pending.context.scope ?? '').split(' ').filter(Boolean).slice(0, 50);
     entity.data.oauth.session = {
-      context: pending.context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(),
+      context: pending.context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(), dpop: tokens.dpop,
     };
-    await job.commit('connect_succeeded', { actor: 'user', reason: 'authorization granted', protocolVersion: probed.protocolVersion });
+    const reason = tokens.dpop ? "authorization granted; the token is DPoP-bound to the connector's key" : 'authorization granted';
+    await job.commit('connect_succeeded', { actor: 'user', reason, protocolVersion: probed.protocolVersion });
     return { ...outcome, error: null, errorDescription: null };
   } catch (err) {
     if (isCancellation(err)) throw err;

@@ -107,7 +107,7 @@ export async function refreshOnce(
   try {
     const tokens = await refreshing;
     entity.data.secrets.accessToken = tokens.accessToken;
-    entity.data.oauth.session = { ...session, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString() };
+    entity.data.oauth.session = { ...session, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(), dpop: tokens.dpop };
     const event = refreshOutcomeEvent(entity.state, true);
     if (event) await commit(event, { actor: 'service', reason: 'the authorization server is back; token refreshed' });
     return true;

@@ -6,18 +6,21 @@
 import * as oauth from 'oauth4webapi';
 import { inStep } from './classify-error';
 import { UnsupportedAuthMethodError } from './errors';
-import { assertSecureUrl, requestOptions, type OAuthHttp } from './http';
+import { assertSecureUrl, type OAuthHttp } from './http';
 import { asOAuthServer, type AuthorizationServerMetadata } from './schemas';
 import {
   chooseTokenAuthMethod, clientAuthentication, oauthClient, type ClientAuthMethod, type ClientIdentity, type SigningAlgorithm,
 } from './token-auth-method';
 import { toTokenSet, type TokenSet } from './token-set';
+import { tokenRequestOptions, withNonceRetry } from './dpop';
 
 export interface ClientCredentialsInput {
   authorizationServer: AuthorizationServerMetadata;
   client: ClientIdentity;
   resource: string;
   scope: string | null;
+  /** The connector's DPoP private key (JWK, JSON): the request carries a proof, the token comes bound to the key. */
+  dpopKey?: string | null;
   /** Milliseconds since the epoch, for expiresAt; defaults to the clock. */
   now?: number;
 }
@@ -46,8 +49,11 @@ export async function requestClientCredentialsToken(input: ClientCredentialsInpu
   const parameters: Record<string, string> = { resource: input.resource };
   if (input.scope) parameters.scope = input.scope;
   const response = await inStep('the client credentials grant', http.logger, async () => {
-    const request = await oauth.clientCredentialsGrantRequest(as, client, clientAuthentication(input.client), parameters, requestOptions(http));
-    return oauth.processClientCredentialsResponse(as, client, request);
+    const options = await tokenRequestOptions(http, client, input.dpopKey);
+    return withNonceRetry(Boolean(input.dpopKey), async () => {
+      const request = await oauth.clientCredentialsGrantRequest(as, client, clientAuthentication(input.client), parameters, options);
+      return oauth.processClientCredentialsResponse(as, client, request);
+    });
   });
-  return toTokenSet(response, input.now ?? Date.now());
+  return toTokenSet(response, input.now ?? Date.now(), null, Boolean(input.dpopKey));
 }

@@ -6,10 +6,11 @@ import crypto from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { inStep } from './classify-error';
 import { AuthorizationDeniedError, CallbackIssuerError, InvalidCallbackError } from './errors';
-import { assertSecureUrl, requestOptions, type OAuthHttp } from './http';
+import { assertSecureUrl, type OAuthHttp } from './http';
 import { asOAuthServer, OAUTH_ERROR_CODE, type AuthorizationServerMetadata } from './schemas';
 import { clientAuthentication, oauthClient, type ClientIdentity } from './token-auth-method';
 import { toTokenSet, type TokenSet } from './token-set';
+import { tokenRequestOptions, withNonceRetry } from './dpop';
 
 export interface ExchangeCodeInput {
   authorizationServer: AuthorizationServerMetadata;
@@ -20,6 +21,8 @@ export interface ExchangeCodeInput {
   codeVerifier: string;
   redirectUri: string;
   resource: string;
+  /** The connector's DPoP private key (JWK, JSON): the request carries a proof, the token comes bound to the key. */
+  dpopKey?: string | null;
   /** Milliseconds since the epoch, for expiresAt; defaults to the clock. */
   now?: number;
 }
@@ -31,13 +34,16 @@ export async function exchangeCode(input: ExchangeCodeInput, http: OAuthHttp): P
   const client = oauthClient(input.client);
   const response = await inStep('the authorization code exchange', http.logger, async () => {
     const validated = oauth.validateAuthResponse(asOAuthServer(as), client, params, input.expectedState);
-    const request = await oauth.authorizationCodeGrantRequest(
-      asOAuthServer(as), client, clientAuthentication(input.client), validated, input.redirectUri, input.codeVerifier,
-      { ...requestOptions(http), additionalParameters: { resource: input.resource } },
-    );
-    return oauth.processAuthorizationCodeResponse(asOAuthServer(as), client, request);
+    const options = await tokenRequestOptions(http, client, input.dpopKey);
+    return withNonceRetry(Boolean(input.dpopKey), async () => {
+      const request = await oauth.authorizationCodeGrantRequest(
+        asOAuthServer(as), client, clientAuthentication(input.client), validated, input.redirectUri, input.codeVerifier,
+        { ...options, additionalParameters: { resource: input.resource } },
+      );
+      return oauth.processAuthorizationCodeResponse(asOAuthServer(as), client, request);
+    });
   });
-  return toTokenSet(response, input.now ?? Date.now());
+  return toTokenSet(response, input.now ?? Date.now(), null, Boolean(input.dpopKey));
 }
 
 /** The callback's parameters, after the checks that must come before any other use of them. */

@@ -10,6 +10,7 @@ import { assertSecureUrl, requestOptions, type OAuthHttp } from './http';
 import { asOAuthServer, type AuthorizationServerMetadata } from './schemas';
 import { clientAuthentication, oauthClient, type ClientIdentity } from './token-auth-method';
 import { toTokenSet, type TokenSet } from './token-set';
+import { tokenRequestOptions, withNonceRetry } from './dpop';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -59,6 +60,8 @@ export interface JwtBearerInput {
   assertion: string;
   resource: string;
   scope: string | null;
+  /** The connector's DPoP private key (JWK, JSON): the request carries a proof, the token comes bound to the key. */
+  dpopKey?: string | null;
   /** Milliseconds since the epoch, for expiresAt; defaults to the clock. */
   now?: number;
 }
@@ -78,8 +81,11 @@ export async function requestJwtBearerToken(input: JwtBearerInput, http: OAuthHt
   const parameters: Record<string, string> = { assertion: input.assertion, resource: input.resource };
   if (input.scope) parameters.scope = input.scope;
   const response = await inStep('the JWT bearer grant', http.logger, async () => {
-    const request = await oauth.genericTokenEndpointRequest(as, client, clientAuthentication(input.client), JWT_BEARER_GRANT, parameters, requestOptions(http));
-    return oauth.processGenericTokenEndpointResponse(as, client, request);
+    const options = await tokenRequestOptions(http, client, input.dpopKey);
+    return withNonceRetry(Boolean(input.dpopKey), async () => {
+      const request = await oauth.genericTokenEndpointRequest(as, client, clientAuthentication(input.client), JWT_BEARER_GRANT, parameters, options);
+      return oauth.processGenericTokenEndpointResponse(as, client, request);
+    });
   });
-  return toTokenSet(response, input.now ?? Date.now());
+  return toTokenSet(response, input.now ?? Date.now(), null, Boolean(input.dpopKey));
 }

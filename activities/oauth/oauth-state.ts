@@ -29,6 +29,12 @@ export interface OAuthContext {
   grant?: 'client_credentials' | 'enterprise_managed';
   /** enterprise_managed: where and with what the identity assertion is exchanged. */
   enterprise?: EnterpriseAssertion;
+  /**
+   * The connector's DPoP key (RFC 9449), made for this grant where the authorization server
+   * advertises DPoP: its private JWK sealed with purpose dpop_key. Every token request of the
+   * grant carries a proof made with it; absent: tokens are asked for without proofs.
+   */
+  dpopKey?: Ciphertext;
 }
 
 /** The enterprise identity provider's part of an enterprise_managed grant (SEP-990), every secret sealed. */
@@ -72,12 +78,18 @@ export interface SealedTokens {
   refreshToken: Ciphertext | null;
   expiresAt: string | null;
   scope: string | null;
+  /** The access token is DPoP-bound to the context's key (absent: a Bearer token). */
+  dpop?: true;
 }
 
 export interface OAuthState {
   pending: PendingAuthorization | null;
   /** The grant in force while connected through OAuth. */
-  session: { context: OAuthContext; refreshToken: Ciphertext | null; expiresAt: string | null; obtainedAt: string } | null;
+  session: {
+    context: OAuthContext; refreshToken: Ciphertext | null; expiresAt: string | null; obtainedAt: string;
+    /** The current access token is DPoP-bound to `context.dpopKey` (absent: Bearer). */
+    dpop?: true;
+  } | null;
   /** Scopes a server asked for through step-up (403 insufficient_scope), added to the next authorization. */
   stepUpScopes: string[];
   /** The server asked for authorization through the proxy: the next connect authorizes with this. */

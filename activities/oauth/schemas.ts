@@ -37,6 +37,14 @@ export const AuthorizationServerMetadataSchema = z.looseObject({
   revocation_endpoint_auth_methods_supported: z.array(z.string()).optional(),
   authorization_response_iss_parameter_supported: z.boolean().optional(),
   client_id_metadata_document_supported: z.boolean().optional(),
+  /**
+   * RFC 9449 section 5.1: the algorithms its DPoP proofs may use; present: the server binds tokens
+   * to a key. Read leniently: a malformed list only means no proofs are offered.
+   */
+  dpop_signing_alg_values_supported: z.preprocess(
+    (value) => (Array.isArray(value) ? value.filter((alg) => typeof alg === 'string') : undefined),
+    z.array(z.string()).optional(),
+  ),
 });
 export type AuthorizationServerMetadata = z.infer<typeof AuthorizationServerMetadataSchema>;
 

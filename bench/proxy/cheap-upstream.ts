@@ -1,13 +1,15 @@
 // The cheapest upstream there is: node:http answering every POST with a fixed JSON-RPC result
 // (only the request's id is copied in), so that the proxy's own cost per request shows instead
 // of hiding behind an MCP server's (the SDK upstream serves about a tenth as many requests). It
-// refuses requests without the expected bearer token, as the SDK upstream does. It answers the
+// refuses requests without the expected token, as the SDK upstream does (a DPoP-bound connector's
+// with the DPoP scheme and a proof, which it does not verify: that cost is the server's, not the proxy's). It answers the
 // handshake too (`initialize`, its notification, and `server/discover` as a 2025 server does:
 // method not found), so that the embedded stack can connect a connector to it.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const AUTHORIZATION = `Bearer ${process.env.BENCH_TOKEN ?? 'bench-token'}`;
+const DPOP_AUTHORIZATION = `DPoP ${process.env.BENCH_TOKEN ?? 'bench-token'}`;
 const ID = /"id":(\d+|"[^"]*")/;
 
 function answerOf(body: string): string | null {
@@ -23,7 +25,8 @@ function answerOf(body: string): string | null {
 }
 
 const server = http.createServer((req, res) => {
-  if (req.headers.authorization !== AUTHORIZATION) return void res.writeHead(401).end();
+  const { authorization } = req.headers;
+  if (authorization !== AUTHORIZATION && !(authorization === DPOP_AUTHORIZATION && req.headers.dpop)) return void res.writeHead(401).end();
   if (req.method === 'DELETE') return void res.writeHead(200).end();
   if (req.method !== 'POST') return void res.writeHead(405).end();
   let body = '';

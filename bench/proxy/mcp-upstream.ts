@@ -29,7 +29,9 @@ async function transportFor(req: IncomingMessage): Promise<StreamableHTTPServerT
 }
 
 const server = http.createServer((req, res) => {
-  if (req.headers.authorization !== `Bearer ${TOKEN}`) {
+  // A DPoP-bound connector's proof is not verified: that cost is the server's, not the proxy's.
+  const { authorization } = req.headers;
+  if (authorization !== `Bearer ${TOKEN}` && !(authorization === `DPoP ${TOKEN}` && req.headers.dpop)) {
     res.writeHead(401).end();
     return;
   }

@@ -1,7 +1,8 @@
 // Bench proxy: the production proxy role in its own process, built from configuration as
 // dist/proxy.mjs builds it (service/proxy-role.ts: the same caller gate, pools and policy; the
 // same HTTP server with its Origin rule and series), except that routes come from a static table
-// (BENCH_ROUTES, JSON) behind the same RouteCache instead of from Temporal. Configured by the
+// (BENCH_ROUTES, JSON; a route's `dpopKeyJwk` is opened as the registry's routes open their sealed
+// key) behind the same RouteCache instead of from Temporal. Configured by the
 // production variables the bench sets (PORT, BASE_URL, CONNECTOR__*); BENCH_METRICS=0 records
 // no series. With MONGODB_URI set (BENCH_AUDIT=1) every call is audited there, through the
 // service's queue and store.
@@ -19,6 +20,7 @@ import { auditQueueOf, originPolicyOf, proxyOptionsOf } from '../../service/prox
 import { openMongo } from '../../service/services';
 import { sharedLimitsOf } from '../../service/shared-limits';
 import { superviseWorkers } from '../../service/process-cluster';
+import { openDpopKey } from '../../platform/dpop-proof';
 
 const config = loadConfig();
 const logger = createLogger('bench-proxy', 'warn');
@@ -32,7 +34,7 @@ if (cluster.isPrimary && config.proxyProcesses > 1) {
 async function serve(): Promise<void> {
   // As in production, the route source can refresh a token, so every request's body is kept for a
   // retry (BodyRecorder); the bench upstreams never answer 401, so it is never called.
-  const table = staticRoutes(JSON.parse(process.env.BENCH_ROUTES ?? '{}') as Record<string, Route>);
+  const table = staticRoutes(withDpopKeys(JSON.parse(process.env.BENCH_ROUTES ?? '{}') as Record<string, Route & { dpopKeyJwk?: string }>));
   const routes = new RouteCache({ ...table, refresh: (id) => table.get(id) });
   const metrics = process.env.BENCH_METRICS === '0' ? undefined : createProcessMetrics();
   const mongo = config.mongo.uri ? await openMongo(config.mongo.uri, config.mongo.database, config.callAudit.days) : null;
@@ -56,4 +58,10 @@ async function serve(): Promise<void> {
     const spaces = v8.getHeapSpaceStatistics().map((s) => `${s.space_name.replace(/_space$/, '')} ${mb(s.physical_space_size)}`).join(', ');
     process.stderr.write(`  after a forced full GC: proxy heap used ${mb(heapUsed)} MB of ${mb(heapTotal)} (resident by space: ${spaces}), external ${mb(external)} MB, RSS ${mb(rss)} MB\n`);
   });
+}
+
+function withDpopKeys(table: Record<string, Route & { dpopKeyJwk?: string }>): Record<string, Route> {
+  return Object.fromEntries(Object.entries(table).map(([id, { dpopKeyJwk, ...route }]) => [
+    id, dpopKeyJwk && route.kind === 'connected' ? { ...route, dpop: openDpopKey(dpopKeyJwk) } : route,
+  ]));
 }

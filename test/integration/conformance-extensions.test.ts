@@ -5,12 +5,18 @@
 // identity provider that exchanges the user's ID token for an ID-JAG besides, and an authorization
 // server that offers only the JWT bearer grant. It runs test/conformance/auth-driver.ts, which
 // connects a connector of a real embedded stack with the grant and the material the scenario
-// hands over, then lists and calls the tools through the connector's MCP path.
+// hands over, then lists and calls the tools through the connector's MCP path. DPoP (SEP-1932):
+// an authorization server that advertises ES256 proofs and issues DPoP-bound tokens, and an MCP
+// server that checks a fresh proof on every request (htm, htu, ath, the token's cnf.jkt); the
+// -nonce variant asks both the token request and the MCP requests for the server's nonce first.
+// These two go through the consent page like any code flow (the driver's default path).
 import test from 'ava';
 import { runAuthDriver } from '../conformance/suite-cli';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 
-const SCENARIOS = ['auth/client-credentials-basic', 'auth/client-credentials-jwt', 'auth/enterprise-managed-authorization'];
+const SCENARIOS = [
+  'auth/client-credentials-basic', 'auth/client-credentials-jwt', 'auth/enterprise-managed-authorization', 'auth/dpop', 'auth/dpop-nonce',
+];
 
 let stack: TestStack;
 
@@ -23,7 +29,7 @@ test.after.always(async () => {
 });
 
 for (const scenario of SCENARIOS) {
-  test.serial(`${scenario}: the service obtains and uses a token without a consent page`, async (t) => {
+  test.serial(`${scenario}: the service obtains and uses the token as the scenario's servers require`, async (t) => {
     t.timeout(4 * 60_000); // the driver's own limit, and the stack's start, beyond ava's 3 minutes
     const result = await runAuthDriver(['--scenario', scenario], stack.port);
     for (const [name, failed] of result.scenarios) if (failed.length > 0) t.log(`  ${name} fails ${[...new Set(failed)].join(', ')}`);

@@ -67,6 +67,8 @@ export async function authorize(
   serverUrl: string,
   http: OAuthHttp,
   identity: Partial<Pick<ResolveClientInput, 'given' | 'registration' | 'baseUrl' | 'redirectUri'>> = {},
+  /** The code is exchanged with a DPoP proof made with this key (JWK, JSON). */
+  dpopKey?: string,
 ): Promise<AuthorizedFlow> {
   const discovery = await discover(serverUrl, http);
   const redirectUri = identity.redirectUri ?? REDIRECT_URI;
@@ -84,7 +86,7 @@ export async function authorize(
   const callback = await createConsentAgent().authorize(start.authorizationUrl, { redirectUri });
   const tokens = await exchangeCode({
     authorizationServer: as, client: client.identity, callback: callback.href, expectedState: start.state,
-    codeVerifier: start.codeVerifier, redirectUri, resource: discovery.resource,
+    codeVerifier: start.codeVerifier, redirectUri, resource: discovery.resource, dpopKey,
   }, http);
   return { discovery, client, start, callback, tokens };
 }
