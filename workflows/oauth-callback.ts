@@ -22,7 +22,7 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
     entity.data.oauth.session = {
       context: pending.context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(),
     };
-    await job.commit('connect_succeeded', { actor: 'user', reason: 'authorization granted', protocolVersion: probed.protocolVersion });
+    await job.commit('connect_succeeded', { actor: 'user', reason: 'authorization granted', protocolVersion: probed.protocolVersion, authKind: 'authorization_code' });
     return { ...outcome, error: null, errorDescription: null };
   } catch (err) {
     if (isCancellation(err)) throw err;
