@@ -218,7 +218,7 @@ export const OPERATIONS = {
     method: 'get', path: '/api/v1/connectors/{id}/events', summary: 'Audit trail of the connector', servedBy: 'api', auth: 'caller',
     query: ListEventsQuerySchema,
     responses: {
-      200: ok('transitions, oldest first (time, actor, from, to, reason; `protocol_version` on a transition to `connected`)', EventListSchema),
+      200: ok('transitions, oldest first (time, actor, from, to, reason; `protocol_version` on a transition to `connected`, `auth_kind` on one a connect made)', EventListSchema),
       ...CONNECTOR_ANSWERS, 422: problem('Bad query'),
     },
   },
