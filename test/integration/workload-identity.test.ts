@@ -15,6 +15,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connectorWorkflowId } from '../../workflows/messages';
 import { JWT_BEARER_GRANT, startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
+import { historyPayloads } from '../helpers/history-values';
 import { eventually, filesContaining, startTestStack, type TestStack } from '../helpers/test-stack';
 
 const WORKLOAD_ISSUER = 'https://kubernetes.default.svc.cluster.local';
@@ -126,8 +127,8 @@ test.serial('connected with the workload token, renewed with the token the file 
 
   const record = await stack.api('GET', `/api/v1/connectors/${id}`);
   t.is(record.body.state, 'connected');
-  const handle = stack.temporal.workflow.getHandle(connectorWorkflowId(id));
-  const history = JSON.stringify(await handle.fetchHistory());
+  const history = JSON.stringify(await historyPayloads(stack.temporal, connectorWorkflowId(id)));
+  t.true(history.includes('"wif-svc"'), 'the history was read: the grant is there, by its client id');
   for (const token of [first, rotated, again]) {
     const signature = token.split('.')[2]!;
     t.false(record.text.includes(signature));
