@@ -80,6 +80,7 @@ function remotePreset(remote: Transport, metadata: Preset['metadata'], overlay: 
   const preset: Preset = {
     url, metadata,
     ...(overlay?.client_id ? { client_id: overlay.client_id } : {}), ...(overlay?.client_secret ? { client_secret: overlay.client_secret } : {}),
+    ...(overlay?.workload_identity ? { workload_identity: overlay.workload_identity } : {}),
     ...(inputs.headers.length ? { headers: inputs.headers } : {}), ...(Object.keys(inputs.variables).length ? { variables: inputs.variables } : {}),
   };
   return { kind, packageKind: null, url, preset, reason: null, fields };
