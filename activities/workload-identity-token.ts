@@ -5,8 +5,15 @@
 // is wrong with it, never its content.
 import { readFile } from 'node:fs/promises';
 import { decodeJwt } from 'jose';
+import { FAILURE, TypedFailure } from '../contract/failures';
 
-export class WorkloadTokenError extends Error {}
+/**
+ * Transient: whatever writes the file may put it right (the kubelet renews a projected token), so
+ * the activity is retried, and a renewal keeps trying as it does while a server is unreachable.
+ */
+export class WorkloadTokenError extends TypedFailure {
+  readonly failure = FAILURE.transient;
+}
 
 /** The token as the file holds it now; `now` (epoch ms) only for the expiry check. */
 export async function readWorkloadToken(file: string | null | undefined, now = Date.now()): Promise<string> {

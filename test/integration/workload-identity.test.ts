@@ -155,7 +155,8 @@ test.serial('an expired token in the file is refused before it is sent, naming t
   const before = presented.length;
   const { id } = await created();
   const res = await stack.api('POST', `/api/v1/connectors/${id}/connect`, { grant: 'workload_identity', client_id: 'wif-svc' });
-  t.not(res.status, 200, res.text);
+  t.is(res.status, 502, res.text);
+  t.regex(res.body.detail ?? '', /expired/);
   const record = (await stack.api('GET', `/api/v1/connectors/${id}`)).body;
   t.is(record.state, 'disconnected');
   t.regex(record.disconnect_reason ?? '', /expired/);
