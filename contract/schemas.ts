@@ -221,8 +221,22 @@ export const PresetSchema = z
     if (p.workload_identity && (stdioUrl || p.client_id)) {
       ctx.addIssue({ code: 'custom', path: ['workload_identity'], message: 'for a remote preset without a client of its own' });
     }
+    const open = p.workload_identity ? callerChosenVariables(p.url, p.variables) : [];
+    if (open.length) ctx.addIssue({ code: 'custom', path: ['workload_identity'], message: workloadIdentityRefusal(open) });
   });
 export type Preset = z.infer<typeof PresetSchema>;
+
+/**
+ * The URL's variables a connect could set to anything: with workload identity they would let a
+ * caller choose the server, and so the authorization server the service's own token goes to.
+ * A fixed value or a list of choices keeps that the operator's.
+ */
+export function callerChosenVariables(url: string, variables: Record<string, { value?: string; choices?: string[] }> | undefined): string[] {
+  return urlVariables(url).filter((name) => variables?.[name]?.value === undefined && !variables?.[name]?.choices?.length);
+}
+
+export const workloadIdentityRefusal = (open: string[]) =>
+  `not with URL variables a connect may set freely (${open.map((n) => `{${n}}`).join(', ')}): give them a value or choices`;
 
 /** Each header declared once (names compare without case), each variable one the URL names. */
 function checkInputDeclarations(p: { url: string; headers?: { name: string }[]; variables?: Record<string, unknown> }, ctx: z.RefinementCtx): void {
