@@ -8,6 +8,7 @@ import { OAuthSecrets } from './oauth-secrets';
 import { createOAuthBeginSteps } from './oauth-begin-steps';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import { createEnterpriseManagedSteps } from './enterprise-managed-steps';
+import { createWorkloadIdentitySteps } from './workload-identity-steps';
 import { countedRefresh, observeLag } from './refresh-metrics';
 import {
   clientCredentialsAuthMethod, exchangeCode, oauthCallbackUrl, refreshTokens, requestClientCredentialsToken, revokeTokens, selectScope,
@@ -28,6 +29,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
   return {
     ...createOAuthBeginSteps(deps, secrets),
     ...createEnterpriseManagedSteps(deps, secrets),
+    ...createWorkloadIdentitySteps(deps, secrets),
 
     /** Checks the callback (iss, state, error) and exchanges the code. */
     async oauthComplete(input: { connectorId: string; pending: PendingAuthorization; callback: Ciphertext }): Promise<SealedTokens> {

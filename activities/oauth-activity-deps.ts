@@ -19,6 +19,8 @@ export interface OAuthActivityDeps {
   addressPolicy: AddressPolicy;
   /** Where refreshes and their lag are counted. */
   metrics?: Pick<Metrics, 'tokenRefreshes' | 'tokenRefreshLag'>;
+  /** The service's workload identity token (CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE), read at each request; absent: none. */
+  workloadIdentityTokenFile?: string | null;
   /** How long the MCP handshake probe may take (CONNECTOR__CONNECT_TIMEOUT_MS). */
   connectTimeoutMs?: number;
 }

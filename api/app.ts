@@ -45,6 +45,8 @@ export interface ApiDeps extends OAuthRouteDeps {
   baseUrl: string;
   bodyLimit: string;
   allowedRedirectOrigins: string[] | null;
+  /** CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE is set (absent: no). */
+  workloadIdentity?: boolean;
   readiness: Record<string, ReadinessCheck>;
   logger: Logger;
   authenticator: Authenticator;

@@ -1,20 +1,23 @@
-// The grants of a connect body (client_credentials, enterprise_managed) checked where only the
-// service can check them, and sealed for the purposes the OAuth activities open them with: only
-// ciphertext reaches Temporal history.
+// The grants of a connect body (client_credentials, enterprise_managed, workload_identity) checked
+// where only the service can check them, and sealed for the purposes the OAuth activities open
+// them with: only ciphertext reaches Temporal history. A workload_identity grant holds no secret:
+// the worker reads the workload's token from its file at each request.
 import { createPrivateKey } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { ProblemError } from '../contract/problem';
 import type { ConnectRequest } from '../contract/schemas';
 import { secretContext, type SecretBox } from '../platform/secret-box';
-import type { ClientCredentialsGrant, EnterpriseManagedGrant } from '../workflows/messages';
+import type { ClientCredentialsGrant, EnterpriseManagedGrant, WorkloadIdentityGrant } from '../workflows/messages';
 
 export interface SealedGrants {
   clientCredentials?: ClientCredentialsGrant;
   enterpriseManaged?: EnterpriseManagedGrant;
+  workloadIdentity?: WorkloadIdentityGrant;
 }
 
 export function sealGrants(id: string, body: ConnectRequest, secrets: SecretBox): SealedGrants {
   if (!body.grant) return {};
+  if (body.grant === 'workload_identity') return { workloadIdentity: { clientId: body.client_id! } };
   const seal = (value: string, purpose: string) => secrets.seal(value, secretContext(id, purpose));
   if (body.private_key_pem) assertSigningKey(body.private_key_pem, body.signing_algorithm ?? 'ES256');
   const client: ClientCredentialsGrant = {

@@ -55,7 +55,10 @@ export const RegistryOverlaySchema = z.strictObject({
     .refine((h) => Object.keys(h).length <= MAX_INPUTS, `at most ${MAX_INPUTS} headers`).optional(),
   variables: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a plain identifier'), z.string().min(1).max(253))
     .refine((v) => Object.keys(v).length <= MAX_INPUTS, `at most ${MAX_INPUTS} variables`).optional(),
-}).refine((o) => !(o.client_secret && !o.client_id), { message: 'client_secret requires client_id', path: ['client_secret'] });
+  /** A remote's connects present the service's workload identity token as this client (docs/presets.md). */
+  workload_identity: z.strictObject({ client_id: z.string().min(1).max(512) }).optional(),
+}).refine((o) => !(o.client_secret && !o.client_id), { message: 'client_secret requires client_id', path: ['client_secret'] })
+  .refine((o) => !(o.workload_identity && o.client_id), { message: 'not with a client_id of its own', path: ['workload_identity'] });
 export type RegistryOverlay = z.infer<typeof RegistryOverlaySchema>;
 
 export const RegistryServerEntrySchema = z.strictObject({

@@ -97,6 +97,12 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   CONNECTOR__CONNECT_TIMEOUT_MS: { section: 'connectors', meaning: 'how long a probe of an MCP server may take before connect answers 504' },
   CONNECTOR__AUTH_TIMEOUT_SECONDS: { section: 'connectors', meaning: 'how long an authorization URL stays valid (`auth_required` → `disconnected`, "authorization timed out")' },
   CONNECTOR__REFRESH_SKEW_SECONDS: { section: 'connectors', meaning: "how long before a token's `expires_at` it is refreshed (a third of the lifetime for shorter-lived tokens)" },
+  CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE: {
+    section: 'connectors', default: 'unset: no connect uses workload identity', format: 'absolute path',
+    meaning: "the service's workload identity JWT (SEP-1933), e.g. a Kubernetes projected service-account token "
+      + '(`/var/run/secrets/tokens/<name>`, with the authorization server as its audience; not assumed when unset). Read anew at every token '
+      + 'request of a `workload_identity` connect (it rotates), never stored or logged; docs/presets.md',
+  },
 
   CONNECTOR__ROUTE_CACHE_TTL_MS: { section: 'proxy', meaning: 'how long a proxy in another process than the API trusts a cached route (and so an old token after a disconnect)' },
   CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: { section: 'proxy', meaning: "how long the proxy waits for the registry's answer about a connector before it answers 503" },

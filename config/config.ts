@@ -89,6 +89,7 @@ export const EnvSchema = z.object({
   CONNECTOR__CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   CONNECTOR__AUTH_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   CONNECTOR__REFRESH_SKEW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE: z.string().regex(/^\//, 'must be an absolute path').optional(),
   CONNECTOR__HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(10_000),
   CONNECTOR__ROUTE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
@@ -183,6 +184,8 @@ export interface Config {
   authTimeoutSeconds: number;
   /** How long before a token's expiry it is refreshed (shortened to a third of a short lifetime). */
   refreshSkewSeconds: number;
+  /** The service's workload identity token (SEP-1933), read at each token request; null: connects cannot use workload identity. */
+  workloadIdentityTokenFile: string | null;
   historyLimit: number;
   routeCacheTtlMs: number;
   /** How long the proxy waits for the registry's answer about a connector before it answers 503. */
@@ -358,6 +361,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     connectTimeoutMs: e.CONNECTOR__CONNECT_TIMEOUT_MS,
     authTimeoutSeconds: e.CONNECTOR__AUTH_TIMEOUT_SECONDS,
     refreshSkewSeconds: e.CONNECTOR__REFRESH_SKEW_SECONDS,
+    workloadIdentityTokenFile: e.CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE ?? null,
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
     routeLoadTimeoutMs: e.CONNECTOR__ROUTE_LOAD_TIMEOUT_MS,

@@ -29,10 +29,10 @@ export interface components {
             /** @description The MCP revision negotiated with the server at the last successful connect (2026-07-28, 2025-11-25, …). */
             protocol_version: string | null;
             /**
-             * @description client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046). enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990)
+             * @description How the last successful connect authenticates to the MCP server. none: it needs no authorization. bearer: the access_token the connect gave. authorization_code: the code flow a user authorized. client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046). enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990). workload_identity: with the service's own workload identity token (SEP-1933)
              * @enum {string}
              */
-            auth_kind?: "client_credentials" | "enterprise_managed";
+            auth_kind?: "none" | "bearer" | "authorization_code" | "client_credentials" | "enterprise_managed" | "workload_identity";
             /**
              * @description dpop: the connector's token is bound to a key of the connector's own (RFC 9449, SEP-1932); the service presents it with a proof on every request
              * @enum {string}
@@ -74,10 +74,10 @@ export interface components {
             /** Format: uri */
             redirect_url?: string;
             /**
-             * @description client_credentials: the service obtains its own token with the client credentials below (SEP-1046), no user involved. enterprise_managed: the service exchanges the user's id_token at the enterprise identity provider for an ID-JAG (RFC 8693) and presents it to the MCP server's authorization server (RFC 7523 JWT bearer grant; SEP-990), no consent page involved
+             * @description client_credentials: the service obtains its own token with the client credentials below (SEP-1046), no user involved. enterprise_managed: the service exchanges the user's id_token at the enterprise identity provider for an ID-JAG (RFC 8693) and presents it to the MCP server's authorization server (RFC 7523 JWT bearer grant; SEP-990), no consent page involved. workload_identity: the service presents its own workload identity token (the file CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE names, read anew at every token request) with the JWT bearer grant (SEP-1933); admins only, or a preset that asks for it
              * @enum {string}
              */
-            grant?: "client_credentials" | "enterprise_managed";
+            grant?: "client_credentials" | "enterprise_managed" | "workload_identity";
             /** @description With a grant: the service's client at the MCP server's authorization server */
             client_id?: string;
             /** @description With a grant: client_secret_basic or _post, as the authorization server offers; never returned */
@@ -118,6 +118,11 @@ export interface components {
             to: "created" | "connecting" | "auth_required" | "connected" | "disconnecting" | "disconnected" | "deleting";
             reason: string | null;
             protocol_version?: string;
+            /**
+             * @description How the last successful connect authenticates to the MCP server. none: it needs no authorization. bearer: the access_token the connect gave. authorization_code: the code flow a user authorized. client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046). enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990). workload_identity: with the service's own workload identity token (SEP-1933)
+             * @enum {string}
+             */
+            auth_kind?: "none" | "bearer" | "authorization_code" | "client_credentials" | "enterprise_managed" | "workload_identity";
         };
         ConnectorEventList: {
             items: components["schemas"]["ConnectorEvent"][];

@@ -6,6 +6,16 @@ import { STATES } from './connector-states';
 import { maskedUrl } from './display-url';
 import { mcpUrl } from './public-paths';
 
+/** How the service authenticates to the MCP server: one word, the same in the record, the audit and the console. */
+export const AUTH_KINDS = ['none', 'bearer', 'authorization_code', 'client_credentials', 'enterprise_managed', 'workload_identity'] as const;
+export type AuthKind = (typeof AUTH_KINDS)[number];
+
+const AUTH_KIND_DESCRIPTION = 'How the last successful connect authenticates to the MCP server. none: it needs no authorization. '
+  + 'bearer: the access_token the connect gave. authorization_code: the code flow a user authorized. '
+  + 'client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046). '
+  + "enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990). "
+  + "workload_identity: with the service's own workload identity token (SEP-1933)";
+
 export const AuthRequestSchema = z
   .object({
     type: z.literal('code'),
@@ -31,11 +41,8 @@ export const ConnectorRecordSchema = z.object({
   created_by_name: z.string().nullable().optional(),
   /** The MCP revision negotiated at the last successful connect (null: never connected, or a stdio workload). */
   protocol_version: z.string().nullable().meta({ description: 'The MCP revision negotiated with the server at the last successful connect (2026-07-28, 2025-11-25, …).' }),
-  /** Absent for the other ways of connecting; never accompanied by a secret. */
-  auth_kind: z.enum(['client_credentials', 'enterprise_managed']).optional().meta({
-    description: 'client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046). '
-      + "enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990)",
-  }),
+  /** Absent before the first connect, after a permanent disconnect, and in records projected before it existed; never a secret. */
+  auth_kind: z.enum(AUTH_KINDS).optional().meta({ description: AUTH_KIND_DESCRIPTION }),
   /** Absent: a Bearer token, or none. */
   token_binding: z.enum(['dpop']).optional().meta({
     description: "dpop: the connector's token is bound to a key of the connector's own (RFC 9449, SEP-1932); the service presents it with a proof on every request",
@@ -83,6 +90,8 @@ export const ConnectorEventSchema = z
     reason: z.string().nullable(),
     /** Set on a transition to `connected` that followed a handshake: the MCP revision negotiated. */
     protocol_version: z.string().optional(),
+    /** Set on a transition to `connected` by a connect: how it authenticates (never a secret). */
+    auth_kind: z.enum(AUTH_KINDS).optional().meta({ description: AUTH_KIND_DESCRIPTION }),
   })
   .meta({ id: 'ConnectorEvent' });
 export type ConnectorEventRecord = z.infer<typeof ConnectorEventSchema>;

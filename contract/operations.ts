@@ -200,6 +200,7 @@ export const OPERATIONS = {
       200: ok('`connected` or `auth_required`', ConnectorSchema),
       202: ok('with `Prefer: respond-async`: `connecting`', ConnectorSchema),
       ...CONNECTOR_ANSWERS,
+      403: problem("grant workload_identity from a caller who is not an admin, for a connector whose preset does not ask for it", 'forbidden'),
       409: problem('Wrong state, or a disconnect or delete overtook the connect', INVALID_STATE, FAILED_CONNECT('cancelled')),
       422: problem(
         'Invalid body, a plain-http URL a token may not be sent to, a server that needs a token and offers no OAuth (token-required), or a server or preset the service cannot connect (no client identity, no PKCE, no runtime for the preset)',
@@ -217,7 +218,7 @@ export const OPERATIONS = {
     method: 'get', path: '/api/v1/connectors/{id}/events', summary: 'Audit trail of the connector', servedBy: 'api', auth: 'caller',
     query: ListEventsQuerySchema,
     responses: {
-      200: ok('transitions, oldest first (time, actor, from, to, reason; `protocol_version` on a transition to `connected`)', EventListSchema),
+      200: ok('transitions, oldest first (time, actor, from, to, reason; `protocol_version` on a transition to `connected`, `auth_kind` on one a connect made)', EventListSchema),
       ...CONNECTOR_ANSWERS, 422: problem('Bad query'),
     },
   },

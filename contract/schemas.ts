@@ -50,7 +50,7 @@ export const SIGNING_ALGORITHMS = ['ES256', 'ES384', 'RS256', 'PS256'] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
 /** The grants with which the service obtains its own token, no consent page involved. */
-export const CONNECT_GRANTS = ['client_credentials', 'enterprise_managed'] as const;
+export const CONNECT_GRANTS = ['client_credentials', 'enterprise_managed', 'workload_identity'] as const;
 export type ConnectGrant = (typeof CONNECT_GRANTS)[number];
 
 /** An identity provider's token endpoint: a credential travels there, so https, or plain http to this machine only. */
@@ -66,7 +66,9 @@ export const ConnectRequestSchema = z
     grant: z.enum(CONNECT_GRANTS).optional().meta({
       description: 'client_credentials: the service obtains its own token with the client credentials below (SEP-1046), no user involved. '
         + "enterprise_managed: the service exchanges the user's id_token at the enterprise identity provider for an ID-JAG (RFC 8693) "
-        + "and presents it to the MCP server's authorization server (RFC 7523 JWT bearer grant; SEP-990), no consent page involved",
+        + "and presents it to the MCP server's authorization server (RFC 7523 JWT bearer grant; SEP-990), no consent page involved. "
+        + "workload_identity: the service presents its own workload identity token (the file CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE names, "
+        + 'read anew at every token request) with the JWT bearer grant (SEP-1933); admins only, or a preset that asks for it',
     }),
     client_id: z.string().min(1).max(512).optional().meta({ description: "With a grant: the service's client at the MCP server's authorization server" }),
     client_secret: z.string().min(1).max(2048).optional()
@@ -103,6 +105,11 @@ function checkGrant(b: ConnectFields, ctx: z.RefinementCtx): void {
   }
   if (b.access_token !== undefined) issue('access_token', 'not with a grant: the service obtains the token');
   if (!b.client_id) issue('client_id', `required with grant ${b.grant}`);
+  if (b.grant === 'workload_identity') {
+    // The workload's own token is the credential: nothing else travels with it.
+    for (const field of [...CLIENT_FIELDS, ...ENTERPRISE_FIELDS]) if (field !== 'client_id' && b[field] !== undefined) issue(field, 'not with grant workload_identity');
+    return;
+  }
   if (b.client_secret && b.private_key_pem) issue('private_key_pem', 'give either client_secret or private_key_pem, not both');
   if (!b.client_secret && !b.private_key_pem) issue('client_secret', `client_secret or private_key_pem is required with grant ${b.grant}`);
   if (b.signing_algorithm && !b.private_key_pem) issue('signing_algorithm', 'only with private_key_pem');
@@ -201,6 +208,8 @@ export const PresetSchema = z
     headers: z.array(HeaderDeclarationSchema).max(MAX_INPUTS).optional(),
     /** The URL's `{variables}`, bound at connect. */
     variables: VariablesDeclarationSchema.optional(),
+    /** Connects present the service's workload identity token (SEP-1933) as this client (docs/presets.md). */
+    workload_identity: z.strictObject({ client_id: z.string().min(1).max(512) }).optional(),
   })
   .superRefine((p, ctx) => {
     const stdioUrl = p.url.startsWith('mcp+stdio:');
@@ -209,8 +218,25 @@ export const PresetSchema = z
     if (stdioUrl && !p.stdio) ctx.addIssue({ code: 'custom', path: ['stdio'], message: 'required for an mcp+stdio:// preset' });
     if (!stdioUrl && p.stdio) ctx.addIssue({ code: 'custom', path: ['stdio'], message: 'only allowed for an mcp+stdio:// preset' });
     if (p.client_secret && !p.client_id) ctx.addIssue({ code: 'custom', path: ['client_secret'], message: 'requires client_id' });
+    if (p.workload_identity && (stdioUrl || p.client_id)) {
+      ctx.addIssue({ code: 'custom', path: ['workload_identity'], message: 'for a remote preset without a client of its own' });
+    }
+    const open = p.workload_identity ? callerChosenVariables(p.url, p.variables) : [];
+    if (open.length) ctx.addIssue({ code: 'custom', path: ['workload_identity'], message: workloadIdentityRefusal(open) });
   });
 export type Preset = z.infer<typeof PresetSchema>;
+
+/**
+ * The URL's variables a connect could set to anything: with workload identity they would let a
+ * caller choose the server, and so the authorization server the service's own token goes to.
+ * A fixed value or a list of choices keeps that the operator's.
+ */
+export function callerChosenVariables(url: string, variables: Record<string, { value?: string; choices?: string[] }> | undefined): string[] {
+  return urlVariables(url).filter((name) => variables?.[name]?.value === undefined && !variables?.[name]?.choices?.length);
+}
+
+export const workloadIdentityRefusal = (open: string[]) =>
+  `not with URL variables a connect may set freely (${open.map((n) => `{${n}}`).join(', ')}): give them a value or choices`;
 
 /** Each header declared once (names compare without case), each variable one the URL names. */
 function checkInputDeclarations(p: { url: string; headers?: { name: string }[]; variables?: Record<string, unknown> }, ctx: z.RefinementCtx): void {

@@ -87,6 +87,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       eventsRetentionDays: config.eventsRetentionDays,
       baseUrl: config.baseUrl,
       authTimeoutSeconds: config.authTimeoutSeconds,
+      workloadIdentityTokenFile: config.workloadIdentityTokenFile,
       // Connectors name their preset; its credentials and env values are read here, never from history.
       presets: catalog.presets,
       metrics: deps.metrics,
@@ -162,6 +163,7 @@ export function buildApi(deps: RoleDeps & {
     temporal: deps.temporal,
     secrets: deps.secrets,
     allowedRedirectOrigins: config.allowedRedirectOrigins,
+    workloadIdentity: config.workloadIdentityTokenFile !== null,
     presets: config.presets,
     catalog: catalogOf(config, new RegistryStore(deps.mongo.client.db(config.mongo.database))),
     stdioRuntime: () => resolvedRuntimeKind(config.stdio),

@@ -55,7 +55,7 @@ async function connectWithToken(job: ConnectJob): Promise<void> {
   });
   entity.data.secrets.accessToken = token;
   entity.data.oauth.session = null; // a given token replaces any grant
-  await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server', protocolVersion: probed.protocolVersion });
+  await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server', protocolVersion: probed.protocolVersion, authKind: 'bearer' });
 }
 
 async function connectWithOAuth(job: ConnectJob): Promise<void> {
@@ -64,7 +64,7 @@ async function connectWithOAuth(job: ConnectJob): Promise<void> {
   if (begin.kind === 'open') {
     entity.data.secrets.accessToken = null;
     await job.commit('connect_succeeded', {
-      actor: request.actor, reason: 'the MCP server answered without authorization', protocolVersion: begin.protocolVersion,
+      actor: request.actor, reason: 'the MCP server answered without authorization', protocolVersion: begin.protocolVersion, authKind: 'none',
     });
     return;
   }
@@ -82,7 +82,7 @@ async function connectStdio(job: ConnectJob): Promise<void> {
   const init = entity.data.init;
   entity.data.workload = await workloads(job.stdioReadyTimeoutMs).startWorkload(workloadInput(entity, request.accessToken ?? null));
   entity.data.secrets.accessToken = request.accessToken ?? null;
-  await job.commit('connect_succeeded', { actor: request.actor, reason: 'the stdio workload is ready' });
+  await job.commit('connect_succeeded', { actor: request.actor, reason: 'the stdio workload is ready', authKind: request.accessToken ? 'bearer' : 'none' });
 }
 
 /** What starting the connector's workload needs: its preset by reference (the worker has the config, env values included). */

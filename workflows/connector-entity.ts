@@ -1,6 +1,6 @@
 // The connector's state as plain JSON (it crosses continue-as-new) and the one way to change it:
 // `apply`, which asks the state machine and produces the audit event that goes with it.
-import type { AuditEvent, ConnectorRecord } from '../contract/connector-record';
+import type { AuditEvent, AuthKind, ConnectorRecord } from '../contract/connector-record';
 import { keepsAuthorizationRequest, transition, type ConnectorEvent, type ConnectorState } from '../contract/connector-states';
 import { isStdioUrl } from '../contract/connector-url';
 import type { Ciphertext } from '../contract/ciphertext';
@@ -31,6 +31,8 @@ export interface ConnectorData {
   protocolVersion: string | null;
   /** What the last connect bound for the upstream (absent in state from before it existed). */
   binding?: UpstreamBinding | null;
+  /** How the last successful connect authenticates (absent in state from before it existed). */
+  authKind?: AuthKind | null;
 }
 
 export interface ApplyOptions {
@@ -39,6 +41,8 @@ export interface ApplyOptions {
   permanent?: boolean;
   /** The MCP revision the connect that led here negotiated: kept on the record, and named in the audit event. */
   protocolVersion?: string | null;
+  /** How the connect that led here authenticates: kept on the record, and named in the audit event. */
+  authKind?: AuthKind;
 }
 
 export class InvalidTransition extends Error {}
@@ -98,6 +102,7 @@ export class ConnectorEntity {
       d.oauth.pending = null;
     }
     if (options.protocolVersion !== undefined) d.protocolVersion = options.protocolVersion;
+    if (options.authKind) d.authKind = options.authKind;
     if (t.to !== 'connected') d.workload = null;
     else d.oauth.challenge = null; // whatever the server asked for, it now has
     if (t.to === 'disconnected' || t.to === 'deleting') {
@@ -106,12 +111,14 @@ export class ConnectorEntity {
       if (options.permanent !== false) {
         d.oauth.session = null;
         d.binding = null; // its headers are credentials too
+        d.authKind = null;
       }
     }
     return {
       connectorId: d.init.id, seq: d.seq, time: now, actor: options.actor,
       from: t.from, to: t.to, reason: options.reason ?? event,
       ...(options.protocolVersion ? { protocol_version: options.protocolVersion } : {}),
+      ...(options.authKind ? { auth_kind: options.authKind } : {}),
     };
   }
 
@@ -131,12 +138,18 @@ export class ConnectorEntity {
       created_by: d.init.createdBy,
       created_by_name: d.init.createdByName,
       protocol_version: d.protocolVersion,
-      ...(d.oauth.session?.context.grant ? { auth_kind: d.oauth.session.context.grant } : {}),
+      ...this.authKindField(),
       ...(d.oauth.session?.dpop ? { token_binding: 'dpop' as const } : {}),
       ...(d.binding?.headers.length ? { headers: d.binding.headers.map((h) => h.name) } : {}),
       ...(d.binding && Object.keys(d.binding.variables).length ? { variables: { ...d.binding.variables } } : {}),
       version: d.seq,
     };
+  }
+
+  /** State from before authKind existed shows what its grant says, as it did then. */
+  private authKindField(): { auth_kind?: AuthKind } {
+    const kind = this.data.authKind === undefined ? this.data.oauth.session?.context.grant : this.data.authKind;
+    return kind ? { auth_kind: kind } : {};
   }
 
   route(): RouteView {

@@ -7,11 +7,11 @@ import type { ConnectorRecord } from '../contract/connector-record';
 import type { AuthChallenge } from '../contract/www-authenticate';
 import type { Ciphertext } from '../contract/ciphertext';
 import type { SealedHeader, UpstreamBinding } from '../contract/upstream-inputs';
-import type { ClientCredentialsGrant, EnterpriseManagedGrant } from '../activities/oauth/oauth-state';
+import type { ClientCredentialsGrant, EnterpriseManagedGrant, WorkloadIdentityGrant } from '../activities/oauth/oauth-state';
 
 export const connectorWorkflowId = (connectorId: string): string => `connector:${connectorId}`;
 
-export type { ClientCredentialsGrant, EnterpriseManagedGrant } from '../activities/oauth/oauth-state';
+export type { ClientCredentialsGrant, EnterpriseManagedGrant, WorkloadIdentityGrant } from '../activities/oauth/oauth-state';
 
 export interface ConnectorInit {
   id: string;
@@ -40,6 +40,8 @@ export interface ConnectInput extends Actor {
   clientCredentials?: ClientCredentialsGrant;
   /** grant enterprise_managed: the service obtains its own token from the user's identity assertion (SEP-990). */
   enterpriseManaged?: EnterpriseManagedGrant;
+  /** grant workload_identity: the service presents its own workload identity token (SEP-1933). */
+  workloadIdentity?: WorkloadIdentityGrant;
   redirectUrl?: string;
   /** The headers (sealed) and URL variables this connect gives for the upstream (absent: none). */
   binding?: UpstreamBinding;

@@ -26,7 +26,7 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
       context: pending.context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(), dpop: tokens.dpop,
     };
     const reason = tokens.dpop ? "authorization granted; the token is DPoP-bound to the connector's key" : 'authorization granted';
-    await job.commit('connect_succeeded', { actor: 'user', reason, protocolVersion: probed.protocolVersion });
+    await job.commit('connect_succeeded', { actor: 'user', reason, protocolVersion: probed.protocolVersion, authKind: 'authorization_code' });
     return { ...outcome, error: null, errorDescription: null };
   } catch (err) {
     if (isCancellation(err)) throw err;

@@ -17,6 +17,11 @@ export interface ReauthorizationContext {
   commit: (event: ConnectorEvent, options: ApplyOptions) => Promise<void>;
 }
 
+const MATERIAL: Record<string, string> = {
+  enterprise_managed: "the user's identity assertion obtains",
+  workload_identity: "the service's workload identity token obtains",
+};
+
 /** A refusal no refresh mends: auth_required with a new URL, or disconnected with the reason when none can be had. */
 export async function reauthorize({ entity, commit }: ReauthorizationContext, refusal: UpstreamRefusal): Promise<void> {
   entity.data.oauth.challenge = refusal.challenge ?? { resourceMetadata: null, scope: null };
@@ -25,7 +30,7 @@ export async function reauthorize({ entity, commit }: ReauthorizationContext, re
   if (session && renewsWithCredentials(session)) {
     // No user takes part in this grant: an authorization URL would have nobody to open it. The
     // caller connects again (with new credentials, or a new id_token).
-    const material = session.context.grant === 'enterprise_managed' ? "the user's identity assertion obtains" : 'the client credentials obtain';
+    const material = MATERIAL[session.context.grant!] ?? 'the client credentials obtain';
     await commit('connection_lost', { actor: 'service', reason: `${why}; ${material} no token the server accepts; connect again`, permanent: true });
     return;
   }

@@ -128,10 +128,11 @@ export async function refreshOnce(
   }
 }
 
-/** The activity that renews this grant: by refresh token, by the client's credentials, or either for an enterprise-managed one. */
+/** The activity that renews this grant: by refresh token, by the client's credentials or workload token, or either for an enterprise-managed one. */
 function renewal(session: Session, connectorId: string, scheduledAt: number | undefined): Promise<SealedTokens> {
   const { context, refreshToken } = session;
   if (context.grant === 'enterprise_managed') return refresher.oauthRenewEnterpriseManaged({ connectorId, context, refreshToken, scheduledAt });
+  if (context.grant === 'workload_identity') return refresher.oauthRenewWorkloadIdentity({ connectorId, context, scheduledAt });
   if (renewsWithCredentials(session)) return refresher.oauthRenewClientCredentials({ connectorId, context, scheduledAt });
   return refresher.oauthRefresh({ connectorId, context, refreshToken: refreshToken!, scheduledAt });
 }

@@ -24,9 +24,10 @@ export interface OAuthContext {
   /**
    * client_credentials: the token is requested again with the client's own credentials, not
    * refreshed. enterprise_managed: refreshed where the server gave a refresh token, else obtained
-   * again from the user's identity assertion while it is valid.
+   * again from the user's identity assertion while it is valid. workload_identity: requested
+   * again with the workload's token as it then reads (the file rotates), not refreshed.
    */
-  grant?: 'client_credentials' | 'enterprise_managed';
+  grant?: 'client_credentials' | 'enterprise_managed' | 'workload_identity';
   /** enterprise_managed: where and with what the identity assertion is exchanged. */
   enterprise?: EnterpriseAssertion;
   /**
@@ -62,6 +63,15 @@ export interface ClientCredentialsGrant {
 export interface EnterpriseManagedGrant {
   client: ClientCredentialsGrant;
   assertion: EnterpriseAssertion;
+}
+
+/**
+ * A workload_identity grant (SEP-1933): only who the service is at the authorization server. The
+ * assertion is the workload's own token, read by the worker from its file at each request, so
+ * nothing secret is kept here.
+ */
+export interface WorkloadIdentityGrant {
+  clientId: string;
 }
 
 /** An authorization URL was issued; waiting for the user's callback. */

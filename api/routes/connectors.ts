@@ -23,6 +23,7 @@ import { isConnectorId } from '../../contract/connector-id';
 import type { Logger } from '../../platform/logger';
 import type { OwnerSource, WorkflowOwner } from '../workflow-owners';
 import { withOwnerSlot } from '../owner-quota';
+import { withWorkloadIdentity } from '../workload-identity-connect';
 
 export interface ConnectorRouteDeps {
   commands: ConnectorCommands;
@@ -39,6 +40,8 @@ export interface ConnectorRouteDeps {
   callersAuthenticated: boolean;
   /** Whose each connector is, per its workflow: every ownership decision's source (workflow-owners.ts). */
   owners: OwnerSource;
+  /** CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE is set: connects may present the service's workload identity. */
+  workloadIdentity?: boolean;
   logger: Logger;
 }
 
@@ -89,8 +92,9 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
     async connectConnector(ctx, input) {
       // The record is read for admins too: its URL decides whether a token may travel there.
       const { id, url, preset: presetRef } = await existing(ctx, deps);
-      const body = input.body();
-      const inputs = await upstreamInputs(url, presetRef, body, deps);
+      const preset = presetRef ? findPreset(presetRef.url, await presetsOf(deps)) : undefined;
+      const body = withWorkloadIdentity(input.body(), preset, callerOf(ctx), deps.workloadIdentity ?? false);
+      const inputs = await upstreamInputs(url, preset, body, deps);
       // With callers authenticated, a redirect_url must be on the allow-list: anyone may otherwise
       // send a user's browser, and the connector's id, wherever they like.
       const allowed = deps.allowedRedirectOrigins ?? (deps.callersAuthenticated ? [] : null);
@@ -203,8 +207,7 @@ function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, 
  * The connect's headers and URL variables, checked against the connector's preset as the catalog
  * has it now; the URL the variables make passes the address guard like any connector URL.
  */
-async function upstreamInputs(url: string, presetRef: { url: string } | null, body: ConnectRequest, deps: ConnectorRouteDeps): Promise<ConnectInputs> {
-  const preset = presetRef ? findPreset(presetRef.url, await presetsOf(deps)) : undefined;
+async function upstreamInputs(url: string, preset: Preset | undefined, body: ConnectRequest, deps: ConnectorRouteDeps): Promise<ConnectInputs> {
   if (isStdioUrl(url) && (body.headers || body.variables)) throw unprocessable(body.headers ? 'headers' : 'variables', 'only for a remote MCP server');
   const inputs = connectInputs(url, preset, body);
   if (Array.isArray(inputs)) throw new ProblemError(422, 'the connect request is invalid', undefined, inputs);

@@ -3,7 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { connectorPath, type Api } from '../api';
 import type { ConnectorEvent, Page } from '../types';
-import { ErrorNote, StateBadge, shownTime } from './common';
+import { ErrorNote, StateBadge, authKindWords, shownTime } from './common';
 import { useCaller } from '../caller-context';
 import { reasonFor } from '../problem-words';
 
@@ -32,7 +32,7 @@ export function AuditTrail({ api, id, version, onEvents }: { api: Api; id: strin
               <tr key={e.seq}>
                 <td data-label="Time">{shownTime(e.time)}</td>
                 <td data-label="Actor">{e.actor}</td>
-                <td data-label="Transition">{e.from ? <StateBadge state={e.from} /> : '—'} → <StateBadge state={e.to} />{e.protocol_version ? ` (MCP ${e.protocol_version})` : ''}</td>
+                <td data-label="Transition">{e.from ? <StateBadge state={e.from} /> : '—'} → <StateBadge state={e.to} />{e.protocol_version ? ` (MCP ${e.protocol_version})` : ''}{e.auth_kind ? `, with ${authKindWords(e.auth_kind)}` : ''}</td>
                 <td data-label="Reason">{e.reason ? reasonFor(e.reason, caller.admin && caller.authenticated) : ''}</td>
               </tr>
             ))}

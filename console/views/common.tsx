@@ -1,11 +1,12 @@
 // Small pieces every view uses: a state badge, an error note that reads a problem's words and
-// field errors, times in the user's locale, and a heading that takes the focus when a view opens
+// field errors, times in the user's locale, how a connector authenticates in words, and a heading that takes the focus when a view opens
 // (so that a keyboard or screen-reader user hears where they are).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { ApiError } from '../api';
 import { useCaller } from '../caller-context';
 import { wordsFor } from '../problem-words';
+import type { Connector } from '../types';
 
 export function StateBadge({ state }: { state: string }) {
   return <span class={`state state-${state.replace(/[^a-z_]/g, '')}`}>{state}</span>;
@@ -49,3 +50,15 @@ export function Copyable({ label, value, multiline = false }: { label: string; v
     </div>
   );
 }
+
+/** How a connector authenticates to its MCP server, in words (the record's and the audit's auth_kind). */
+const AUTH_KIND_WORDS: Record<NonNullable<Connector['auth_kind']>, string> = {
+  none: 'none (the server asks for no authorization)',
+  bearer: 'a given token',
+  authorization_code: 'OAuth, authorized by a user',
+  client_credentials: 'OAuth client credentials',
+  enterprise_managed: 'enterprise-managed (identity assertion)',
+  workload_identity: "the service's workload identity",
+};
+
+export const authKindWords = (kind: Connector['auth_kind']) => (kind ? AUTH_KIND_WORDS[kind] : '—');

@@ -12,7 +12,7 @@ import { AuditTrail } from './audit-trail';
 import { TaskList } from './task-list';
 import { ClientConfig } from './client-config';
 import { ConnectForm } from './connect-form';
-import { ErrorNote, StateBadge, ViewHeading, connectorName, shownTime } from './common';
+import { ErrorNote, StateBadge, ViewHeading, authKindWords, connectorName, shownTime } from './common';
 import { ToolsPanel } from './tools-panel';
 import { useCaller } from '../caller-context';
 import { reasonFor } from '../problem-words';
@@ -55,6 +55,7 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
         {c.metadata.description && <><dt>Description</dt><dd>{c.metadata.description}</dd></>}
         {c.disconnect_reason && <><dt>Disconnect reason</dt><dd class="reason">{reasonFor(c.disconnect_reason, caller.admin && caller.authenticated)}{c.disconnect_permanent === false ? ' (the service retries by itself)' : ''}</dd></>}
         {c.protocol_version && <><dt>MCP revision</dt><dd>{c.protocol_version}</dd></>}
+        {c.auth_kind && <><dt>Authentication</dt><dd id="auth-kind" data-kind={c.auth_kind}>{authKindWords(c.auth_kind)}</dd></>}
         {c.preset && <><dt>Preset</dt><dd><code>{c.preset.url}</code></dd></>}
         {c.variables && <><dt>URL variables</dt><dd>{Object.entries(c.variables).map(([k, v]) => `${k}=${v}`).join(', ')}</dd></>}
         {c.headers && <><dt>Headers</dt><dd>{c.headers.join(', ')} <small>(values never shown)</small></dd></>}

@@ -9,10 +9,15 @@
 // driver connects with `grant: client_credentials`, and no consent page is involved. The
 // enterprise-managed scenario (SEP-990) passes the user's ID token and the identity provider's
 // token endpoint and client besides: the driver connects with `grant: enterprise_managed`.
+// The workload identity scenario (SEP-1933) mints the workload's JWT (its audience the scenario's
+// authorization server) when it starts: the driver writes it into the file the stack was started
+// to read (CONFORMANCE_WORKLOAD_TOKEN_FILE, the stack's CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE),
+// as a kubelet writes a projected token, and connects with `grant: workload_identity`.
 // The agent declares URL-mode elicitation: when the server asks for authorization or more scope
 // mid-way, the proxy answers -32042 (or problem details) with the authorization URL, which the
 // user follows, and the agent tries again (the service's way of doing what the SDK's own client
 // does in-process).
+import { writeFile } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
@@ -25,6 +30,7 @@ const api = apiClient(`http://127.0.0.1:${port}`);
 
 const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as ConformanceContext;
 console.log(`context keys: ${Object.keys(context).join(', ')}`);
+if (context.valid_jwt) await writeFile(process.env.CONFORMANCE_WORKLOAD_TOKEN_FILE!, context.valid_jwt);
 const { id, res } = serviceGrantScenario(context)
   ? await startFlow(api, { url: serverUrl, match_preset: false }, serviceGrantConnect(context))
   : await startFlow(api, { url: serverUrl, match_preset: false, ...givenClient(context) });
@@ -48,6 +54,8 @@ interface ConformanceContext {
   idp_client_id?: string;
   idp_id_token?: string;
   idp_token_endpoint?: string;
+  /** The workload's JWT (workload identity). */
+  valid_jwt?: string;
 }
 
 /**
@@ -56,10 +64,11 @@ interface ConformanceContext {
  * authorization-code scenarios too, so the scenario's name tells them apart.
  */
 function serviceGrantScenario(c: ConformanceContext): boolean {
-  return Boolean(c.client_id && (c.private_key_pem || c.idp_id_token || c.name?.startsWith('auth/client-credentials')));
+  return Boolean(c.client_id && (c.private_key_pem || c.idp_id_token || c.valid_jwt || c.name?.startsWith('auth/client-credentials')));
 }
 
 function serviceGrantConnect(c: ConformanceContext): Record<string, unknown> {
+  if (c.valid_jwt) return { grant: 'workload_identity', client_id: c.client_id };
   if (c.idp_id_token) {
     return {
       grant: 'enterprise_managed', client_id: c.client_id, client_secret: c.client_secret,

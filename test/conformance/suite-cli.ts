@@ -33,11 +33,11 @@ const AUTH_DRIVER = fileURLToPath(new URL('./auth-driver.ts', import.meta.url));
  * The suite's client scenarios (`args` after `client --command …`) with test/conformance/auth-driver.ts
  * as the client under test, connecting connectors of the stack listening on `stackPort`. Each
  * driver loads tsx and connects through Temporal: far longer than the suite's default 30 s on a
- * busy 2-core machine, hence its own timeout.
+ * busy 2-core machine, hence its own timeout. `env`: more for the driver.
  */
-export function runAuthDriver(args: string[], stackPort: number): Promise<SuiteResult> {
+export function runAuthDriver(args: string[], stackPort: number, env: Record<string, string> = {}): Promise<SuiteResult> {
   const command = `${process.execPath} --import tsx ${AUTH_DRIVER}`;
-  return runSuite(['client', '--command', command, ...args, '--timeout', '150000'], { CONFORMANCE_STACK_PORT: String(stackPort) });
+  return runSuite(['client', '--command', command, ...args, '--timeout', '150000'], { ...env, CONFORMANCE_STACK_PORT: String(stackPort) });
 }
 
 /** `args`: the CLI's arguments after the script; the output directory is added. */

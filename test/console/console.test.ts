@@ -1,7 +1,7 @@
 // The web console driven end to end in headless Chromium against the embedded stack, with caller
 // authentication on (API keys and oidc-provider as the platform's identity provider): the
 // signed-out page and the API reference; a sign-in with a key; a connector created from a preset,
-// connected with a token, its audit trail and its MCP calls; an OAuth connect through the
+// connected with a token, its audit trail and its MCP calls, how each connector authenticates; an OAuth connect through the
 // service's consent page and oidc-provider in the same browser; another owner who sees none of it;
 // an admin who sees every owner; a sign-in at the identity provider (authorization code + PKCE in
 // the browser); delete and sign-out. No page may report a CSP violation, and nothing is ever kept
@@ -110,10 +110,12 @@ test.serial('ann signs in with a key, creates a connector from a preset, connect
   await trail.nth(2).waitFor();
   t.regex(await trail.nth(0).textContent() ?? '', /key:ann.*created/);
   t.regex(await trail.nth(1).textContent() ?? '', /key:ann.*created → connecting.*connect requested/);
-  t.regex(await trail.nth(2).textContent() ?? '', /key:ann.*connecting → connected/);
+  t.regex(await trail.nth(2).textContent() ?? '', /key:ann.*connecting → connected.*with a given token/);
+  t.is(await page.locator('#auth-kind').getAttribute('data-kind'), 'bearer');
+  t.is(await page.locator('#auth-kind').textContent(), 'a given token', 'how it authenticates, in words');
   await screenshot(page, 'connector-connected');
   const record = await stack.api('GET', `/api/v1/connectors/${made.token}`, undefined, { authorization: `Bearer ${KEYS.ann}` });
-  t.like(record.body, { state: 'connected', created_by: 'key:ann', preset: { url: tokenServer.url } });
+  t.like(record.body, { state: 'connected', created_by: 'key:ann', preset: { url: tokenServer.url }, auth_kind: 'bearer' });
 });
 
 test.serial("the connector's MCP calls are listed and filtered", async (t) => {
@@ -177,6 +179,7 @@ test.serial('an OAuth connect: the authorization link opens the consent page, oi
   // The audit trail is a poll of its own: it may show the last transition a moment after the state.
   await page.locator('table.events', { hasText: /auth_required[\s\S]*→ connected/ }).waitFor({ timeout: 20_000 }).catch(() => undefined);
   t.regex(await page.locator('table.events').textContent() ?? '', /auth_required.*connected/s);
+  t.is(await page.locator('#auth-kind').textContent(), 'OAuth, authorized by a user');
   await page.goto(`${base}/#/`);
   await page.locator(`tr[data-connector-id="${made.oauth}"] .state-connected`).waitFor();
   await page.locator(`tr[data-connector-id="${made.token}"] .state-connected`).waitFor();

@@ -185,6 +185,29 @@ const egressTo = (policy: V1NetworkPolicy, port: number) =>
   policy.spec!.egress!.filter((r) => r.ports?.some((p) => p.port === port)).flatMap((r) => r.to ?? []);
 const internetRule = (policy: V1NetworkPolicy) => policy.spec!.egress!.find((r) => !r.ports && r.to?.some((p) => p.ipBlock?.cidr === '0.0.0.0/0'));
 
+test('workload identity: the worker alone gets a projected service-account token for the audience; every pod is told where it is', async (t) => {
+  for (const deployment of byKind(await render({}), 'Deployment')) {
+    t.is(envOf(containersOf(deployment)[0]!, 'CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE'), undefined, 'none without an audience');
+  }
+  const objects = await render({ connector: { workloadIdentity: { audience: 'https://as.example.com' } } });
+  const dir = '/var/run/secrets/connector-registry/workload-identity';
+  for (const deployment of byKind(objects, 'Deployment')) {
+    const role = deployment.metadata.name.replace('reg-connector-registry-', '');
+    const pod = (deployment as unknown as V1Deployment).spec!.template.spec!;
+    const [container] = pod.containers;
+    t.is(envOf(container!, 'CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE')?.value, `${dir}/token`, role);
+    const volume = pod.volumes?.find((v) => v.name === 'workload-identity');
+    const mounted = container!.volumeMounts?.some((m) => m.name === 'workload-identity' && m.mountPath === dir && m.readOnly);
+    if (role === 'worker') {
+      t.deepEqual(JSON.parse(JSON.stringify(volume?.projected?.sources)), [{ serviceAccountToken: { audience: 'https://as.example.com', expirationSeconds: 3600, path: 'token' } }]);
+      t.true(mounted);
+    } else {
+      t.is(volume, undefined, `${role} holds no token`);
+      t.falsy(mounted);
+    }
+  }
+});
+
 test('the workloads get a namespace of their own, labelled for the restricted Pod Security Standard, and a default deny there', async (t) => {
   const objects = await render({});
   const [namespace] = byKind(objects, 'Namespace') as unknown as V1Namespace[];

@@ -278,6 +278,51 @@ test.serial('the negotiated MCP revision is kept on the record and named in the 
   t.is(disconnected.protocol_version, '2026-07-28');
 });
 
+test.serial('auth_kind names how each connect authenticates, on the record and its connected event, and goes with a permanent disconnect', async (t) => {
+  const kindsOf = (id: string) => (h.stubs.events.get(id) ?? []).filter((e) => e.to === 'connected').map((e) => e.auth_kind);
+
+  const withToken = await h.start();
+  const tokenRecord = await withToken.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given' as never }] });
+  t.is(tokenRecord.auth_kind, 'bearer');
+  t.deepEqual(kindsOf(tokenRecord.id), ['bearer']);
+  const disconnected = await withToken.executeUpdate(disconnectUpdate, { args: [actor] });
+  t.is(disconnected.auth_kind, undefined, 'nothing authenticates a connector disconnected for good');
+
+  h.stubs.behaviour.oauthProbe = async () => ({ kind: 'open', protocolVersion: '2025-06-18' });
+  const open = await h.start();
+  t.is((await open.executeUpdate(connectUpdate, { args: [actor] })).auth_kind, 'none');
+  delete h.stubs.behaviour.oauthProbe;
+
+  const { id } = await authorized(3_600_000);
+  await until(inState(id, 'connected'), 'connected');
+  t.is(recordOf(id)!.auth_kind, 'authorization_code');
+  t.deepEqual(kindsOf(id), ['authorization_code']);
+});
+
+test.serial("workload identity: connected without a user or a secret, the workload's token asked again before expiry and on a 401", async (t) => {
+  const { context } = await (h.stubs.activities().oauthWorkloadIdentity as (i: unknown) => Promise<{ context: unknown }>)({});
+  h.stubs.calls = [];
+  h.stubs.behaviour.oauthWorkloadIdentity = async () => ({ context, tokens: tokens(3_000, false) }) as never;
+  h.stubs.behaviour.oauthRenewWorkloadIdentity = async () => tokens(3_000, false);
+  const handle = await h.start();
+  const grant = { clientId: 'svc' };
+  const record = await handle.executeUpdate(connectUpdate, { args: [{ ...actor, workloadIdentity: grant }] });
+  t.is(record.state, 'connected');
+  t.is(record.auth_kind, 'workload_identity');
+  t.deepEqual(h.stubs.events.get(record.id)!.filter((e) => e.to === 'connected').map((e) => e.auth_kind), ['workload_identity']);
+  t.is(h.stubs.called('oauthAuthorize').length, 0, 'no authorization URL');
+  t.deepEqual((h.stubs.called('oauthWorkloadIdentity')[0]!.input as { grant: unknown }).grant, grant, 'the grant, as given');
+  t.is((h.stubs.called('oauthDiscover')[0]!.input as { grant: string }).grant, 'jwt_bearer', 'discovery for the JWT bearer grant: no PKCE asked of the server');
+  await until(() => h.stubs.called('oauthRenewWorkloadIdentity')[0], 'a renewal before expiry');
+  const used = (await handle.query(routeQuery)).token;
+  const before = h.stubs.called('oauthRenewWorkloadIdentity').length;
+  const route = await handle.executeUpdate(refreshUpdate, { args: [{ usedToken: used }] });
+  t.true(h.stubs.called('oauthRenewWorkloadIdentity').length > before);
+  t.not(route.token, used);
+  t.is(h.stubs.called('oauthRefresh').length + h.stubs.called('oauthRenewClientCredentials').length, 0, 'neither a refresh token nor client credentials');
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
 test.serial('SEP-2352: the authorization server of the grant is kept, through a disconnect, and named to the next authorization; a move is on record', async (t) => {
   const { handle, id } = await authorized(3_600_000);
   await handle.executeUpdate(disconnectUpdate, { args: [actor] });

@@ -66,6 +66,8 @@ export class Stubs {
       forgetTask: async () => { throw new Error('no tool calls in connector workflow tests'); },
       oauthEnterpriseManaged: async () => ({ context: { ...OAUTH_CONTEXT, grant: 'enterprise_managed' as const }, tokens: tokens(3_600_000, false) }),
       oauthRenewEnterpriseManaged: async () => tokens(3_600_000, false),
+      oauthWorkloadIdentity: async () => ({ context: { ...OAUTH_CONTEXT, grant: 'workload_identity' as const }, tokens: tokens(3_600_000, false) }),
+      oauthRenewWorkloadIdentity: async () => tokens(3_600_000, false),
       startWorkload: async ({ connectorId }) => ({ target: `http://127.0.0.1:1/${connectorId}`, gatewaySecret: `sealed-gateway-${connectorId}` as never }),
       // Runs until cancelled, as a watch of a live workload does.
       watchWorkload: () => Context.current().cancelled as never,

@@ -54,6 +54,9 @@
 - { name: CONNECTOR__MAX_STREAMS_PER_OWNER, value: {{ .Values.callers.maxStreamsPerOwner | quote }} }
 - { name: CONNECTOR__BLOCK_PRIVATE_NETWORKS, value: {{ .Values.connector.blockPrivateNetworks | quote }} }
 - { name: CONNECTOR__ALLOWED_PRIVATE_NETWORKS, value: {{ join "," .Values.connector.allowedPrivateNetworks | quote }} }
+{{- if .Values.connector.workloadIdentity.audience }}
+- { name: CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE, value: {{ include "cr.workloadIdentityDir" . }}/token }
+{{- end }}
 {{- with .Values.registry.url }}
 - { name: CONNECTOR__REGISTRY_URL, value: {{ . | quote }} }
 {{- /* A Secret: the allow-list's overlays may carry OAuth client secrets. */}}

@@ -49,6 +49,9 @@ app.kubernetes.io/component: {{ .role }}
 {{- end -}}
 {{- define "cr.workerServiceAccount" -}}{{ include "cr.fullname" . }}-worker{{- end -}}
 
+{{/* Where the worker's projected workload identity token is mounted (connector.workloadIdentity). */}}
+{{- define "cr.workloadIdentityDir" -}}/var/run/secrets/connector-registry/workload-identity{{- end -}}
+
 {{/* Hardened container security context (non-root, read-only root, no capabilities). */}}
 {{- define "cr.containerSecurity" -}}
 runAsNonRoot: true
