@@ -27,6 +27,7 @@ import { presetHandlers } from './routes/presets';
 import { oauthHandlers, type OAuthRouteDeps } from './routes/oauth';
 import { protectedResourceHandlers } from './routes/protected-resource';
 import { toolsetHandlers } from './routes/toolsets';
+import { approvalHandlers } from './routes/approvals';
 import type { ToolsetStore } from '../store/toolset-store';
 import type { TaskStore } from '../store/task-store';
 import { workflowOwners, type OwnerSource } from './workflow-owners';
@@ -95,6 +96,7 @@ export function createApi(deps: ApiDeps): Koa {
     ...oauthHandlers({ ...deps, owners }),
     ...connectorHandlers({ ...deps, catalog, owners, callersAuthenticated: deps.authenticator.enabled }),
     ...toolsetHandlers({ ...deps, owners }),
+    ...approvalHandlers({ ...deps, owners }),
     ...callerHandlers(deps.authenticator.enabled),
     ...consoleHandlers(loadConsoleFiles(deps.consoleDir === undefined ? defaultConsoleDir() : deps.consoleDir), {
       signIn: deps.console ?? null,

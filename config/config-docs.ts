@@ -108,6 +108,8 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: { section: 'proxy', meaning: "how long the proxy waits for the registry's answer about a connector before it answers 503" },
   CONNECTOR__TASK_SYNC_WINDOW_MS: { section: 'proxy', meaning: "for MCP servers without task support, whose tasks the service runs: a declaring client's tools/call that ends within this is answered as a plain call, a longer one with a task" },
   CONNECTOR__TASK_TTL_SECONDS: { section: 'proxy', meaning: "how long a task the service owns keeps its outcome for its client (its `ttlMs`)" },
+  CONNECTOR__APPROVAL_TOOLS: { section: 'proxy', format: 'JSON `[{"tools":"glob","approvers":["key:…","oidc:…","role:…"],"timeout_seconds":n}]`', meaning: 'tools whose calls wait for a named approver on the console (first match wins); a client without the Tasks extension gets -32042 with the approval page' },
+  CONNECTOR__APPROVAL_TIMEOUT_SECONDS: { section: 'proxy', meaning: 'how long a call held for approval waits for a decision when its rule gives no `timeout_seconds`; then it fails' },
   CONNECTOR__TASK_TOOLS: { section: 'proxy', format: 'comma-separated `glob=forbidden|optional|required`', meaning: 'task support of tools whose MCP server has none: `required` refuses clients without the Tasks extension (-32021), `forbidden` never makes a task; unnamed tools are `optional`' },
   CONNECTOR__PROXY_PROCESSES: { section: 'proxy', meaning: 'processes `dist/proxy.mjs` runs as, on one port (`node:cluster`; a dead one is replaced); was `PROXY_PROCESSES`' },
 

@@ -10,6 +10,7 @@ import { parsePresets, PresetConfigError } from '../catalog/presets';
 import { parseRegistryConfig, RegistryConfigError, type RegistryConfig } from '../catalog/registry-config';
 import type { Preset } from '../contract/schemas';
 import type { TaskSupport } from '../contract/tool-tasks';
+import { ApprovalRulesSchema, type ApprovalRule } from '../contract/approvals';
 import { parseKey } from '../platform/secret-box';
 import { DEFAULT_GATEWAY_MAX_SESSIONS, type ServerLimits } from '../platform/server-limits';
 import {
@@ -95,6 +96,8 @@ export const EnvSchema = z.object({
   CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   CONNECTOR__TASK_SYNC_WINDOW_MS: z.coerce.number().int().min(0).max(60_000).default(300),
   CONNECTOR__TASK_TTL_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3_600),
+  CONNECTOR__APPROVAL_TOOLS: z.string().optional(),
+  CONNECTOR__APPROVAL_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(30 * 86_400).default(3 * 86_400),
   CONNECTOR__TASK_TOOLS: z.string().regex(/^\s*([^=,\s]+=(forbidden|optional|required)\s*(,\s*|$))*$/, 'must look like send_*=required,ping=forbidden').optional(),
   CONNECTOR__BODY_LIMIT: z.string().regex(/^\d+(b|kb|mb)$/i, 'must look like 1mb or 512kb').default('1mb'),
   CONNECTOR__ALLOWED_REDIRECT_ORIGINS: z.string().optional(),
@@ -191,7 +194,11 @@ export interface Config {
   /** How long the proxy waits for the registry's answer about a connector before it answers 503. */
   routeLoadTimeoutMs: number;
   /** The tasks the service owns for MCP servers without task support (proxy/tasks). */
-  tasks: { syncWindowMs: number; ttlMs: number; marks: Array<{ tools: string; support: TaskSupport }> };
+  tasks: {
+    syncWindowMs: number; ttlMs: number; marks: Array<{ tools: string; support: TaskSupport }>;
+    /** Tools whose calls wait for a named approver (CONNECTOR__APPROVAL_TOOLS), each with its wait in ms. */
+    approvals: Array<ApprovalRule & { timeoutMs: number }>;
+  };
   /** The proxy's sockets per upstream origin (open streams included); a connector may hold a quarter. */
   upstreamMaxSockets: number;
   /** Processes the proxy role runs as, on one port (`dist/proxy.mjs`). */
@@ -365,7 +372,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
     routeLoadTimeoutMs: e.CONNECTOR__ROUTE_LOAD_TIMEOUT_MS,
-    tasks: { syncWindowMs: e.CONNECTOR__TASK_SYNC_WINDOW_MS, ttlMs: e.CONNECTOR__TASK_TTL_SECONDS * 1000, marks: taskMarksOf(e.CONNECTOR__TASK_TOOLS) },
+    tasks: { syncWindowMs: e.CONNECTOR__TASK_SYNC_WINDOW_MS, ttlMs: e.CONNECTOR__TASK_TTL_SECONDS * 1000, marks: taskMarksOf(e.CONNECTOR__TASK_TOOLS), approvals: approvalRulesOf(e) },
     upstreamMaxSockets: e.CONNECTOR__UPSTREAM_MAX_SOCKETS,
     proxyProcesses: e.CONNECTOR__PROXY_PROCESSES,
     bodyLimit: e.CONNECTOR__BODY_LIMIT,
@@ -572,6 +579,13 @@ function parseOrigins(text: string): string[] {
 /** An empty variable means "not set", as in most deployment tools. */
 function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((kv): kv is [string, string] => kv[1] !== undefined && kv[1] !== ''));
+}
+
+/** CONNECTOR__APPROVAL_TOOLS: JSON rules, first match wins; a rule's own timeout, else the default. */
+function approvalRulesOf(e: Env): Array<ApprovalRule & { timeoutMs: number }> {
+  if (!e.CONNECTOR__APPROVAL_TOOLS) return [];
+  const rules = wrap('CONNECTOR__APPROVAL_TOOLS', () => ApprovalRulesSchema.parse(JSON.parse(e.CONNECTOR__APPROVAL_TOOLS!)));
+  return rules.map((rule) => ({ ...rule, timeoutMs: (rule.timeout_seconds ?? e.CONNECTOR__APPROVAL_TIMEOUT_SECONDS) * 1000 }));
 }
 
 /** `glob=support` pairs, in order: the first that names a tool decides. */

@@ -173,6 +173,13 @@ export interface components {
             updated_at: string;
             /** @description The toolset whose MCP path it was started on; null: the connector's own */
             toolset_id: string | null;
+            /** @description Present when a rule held the call for approval (CONNECTOR__APPROVAL_TOOLS): where it stands and who decided */
+            approval?: {
+                /** @enum {string} */
+                state: "pending" | "approved" | "denied" | "expired";
+                decided_by: string | null;
+                decided_at: string | null;
+            };
             /** @description failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown */
             unknown_outcome: boolean;
         };
@@ -180,6 +187,28 @@ export interface components {
             items: components["schemas"]["ConnectorTask"][];
             has_more: boolean;
             next_page_token: string | null;
+        };
+        ToolApproval: {
+            task_id: string;
+            connector_id: string;
+            tool: string;
+            /** @description The call's arguments, shown to its approvers only */
+            arguments: {
+                [key: string]: unknown;
+            };
+            /** @description Who made the call (the caller subject) */
+            requested_by: string | null;
+            requested_at: string;
+            /** @enum {string} */
+            state: "pending" | "approved" | "denied" | "expired";
+            expires_at: string;
+            decided_by: string | null;
+            decided_at: string | null;
+            approvers: string[];
+        };
+        ApprovalDecision: {
+            /** @enum {string} */
+            decision: "approve" | "deny";
         };
         Preset: {
             url: string;

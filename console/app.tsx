@@ -8,6 +8,7 @@ import { hrefOf, useRoute } from './route';
 import { forgetCredential, keepCredential, storedCredential } from './session';
 import type { CallerView, ConsoleSettings } from './types';
 import { CallAudit } from './views/call-audit';
+import { TaskApproval } from './views/task-approval';
 import { ConnectorDetail } from './views/connector-detail';
 import { ConnectorList } from './views/connector-list';
 import { CreateConnector } from './views/create-connector';
@@ -108,6 +109,7 @@ function SignedIn({ credential, caller, signOut }: { credential: Credential; cal
         {route.view === 'new' && <CreateConnector api={api} />}
         {route.view === 'connector' && <ConnectorDetail api={api} id={route.id} />}
         {route.view === 'calls' && <CallAudit api={api} id={route.id} />}
+        {route.view === 'task-approval' && <TaskApproval api={api} id={route.id} taskId={route.taskId} />}
         {route.view === 'toolsets' && <ToolsetList api={api} />}
         {route.view === 'new-toolset' && <NewToolset api={api} />}
         {route.view === 'toolset' && <ToolsetDetail api={api} id={route.id} />}

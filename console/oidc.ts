@@ -11,6 +11,8 @@ interface Pending {
   verifier: string;
   tokenEndpoint: string;
   redirectUri: string;
+  /** The console's address (#/…) when the sign-in began: a link followed signed out (an approval page) opens after it. */
+  returnTo?: string;
 }
 
 export interface SignedIn {
@@ -24,7 +26,7 @@ export async function startSignIn(settings: ConsoleSettings): Promise<void> {
   const metadata = await discover(issuer);
   if (!(metadata.code_challenge_methods_supported ?? ['S256']).includes('S256')) throw new Error('the identity provider does not support PKCE with S256');
   const verifier = randomToken(32);
-  const pending: Pending = { state: randomToken(16), verifier, tokenEndpoint: metadata.token_endpoint, redirectUri: `${location.origin}/` };
+  const pending: Pending = { state: randomToken(16), verifier, tokenEndpoint: metadata.token_endpoint, redirectUri: `${location.origin}/`, returnTo: location.hash };
   sessionStorage.setItem(PENDING, JSON.stringify(pending));
   const url = new URL(metadata.authorization_endpoint);
   const params: Record<string, string> = {
@@ -46,6 +48,7 @@ export async function completeSignIn(settings: ConsoleSettings, search: URLSearc
   const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null') as Pending | null;
   sessionStorage.removeItem(PENDING);
   if (!pending || search.get('state') !== pending.state) throw new Error('this sign-in was not started in this tab; sign in again');
+  if (pending.returnTo?.startsWith('#/')) history.replaceState(null, '', `/${pending.returnTo}`);
   const error = search.get('error');
   if (error) throw new Error(`the identity provider refused the sign-in: ${search.get('error_description') ?? error}`);
   // RFC 9207: where the provider names itself, it must be the one the sign-in went to.

@@ -8,6 +8,7 @@ export type Route =
   | { view: 'approvals' }
   | { view: 'connector'; id: string }
   | { view: 'calls'; id: string }
+  | { view: 'task-approval'; id: string; taskId: string }
   | { view: 'toolsets' }
   | { view: 'new-toolset' }
   | { view: 'toolset'; id: string };
@@ -17,6 +18,7 @@ export function parseRoute(hash: string): Route {
   if (parts[0] === 'new') return { view: 'new' };
   if (parts[0] === 'approvals') return { view: 'approvals' };
   if (parts[0] === 'toolsets') return parts[1] === 'new' ? { view: 'new-toolset' } : parts[1] ? { view: 'toolset', id: parts[1] } : { view: 'toolsets' };
+  if (parts[0] === 'connectors' && parts[1] && parts[2] === 'tasks' && parts[3] && parts[4] === 'approval') return { view: 'task-approval', id: parts[1], taskId: parts[3] };
   if (parts[0] === 'connectors' && parts[1]) return parts[2] === 'calls' ? { view: 'calls', id: parts[1] } : { view: 'connector', id: parts[1] };
   return { view: 'list' };
 }
@@ -28,6 +30,7 @@ export const hrefOf = (route: Route): string => {
     case 'approvals': return '#/approvals';
     case 'connector': return `#/connectors/${encodeURIComponent(route.id)}`;
     case 'calls': return `#/connectors/${encodeURIComponent(route.id)}/calls`;
+    case 'task-approval': return `#/connectors/${encodeURIComponent(route.id)}/tasks/${encodeURIComponent(route.taskId)}/approval`;
     case 'toolsets': return '#/toolsets';
     case 'new-toolset': return '#/toolsets/new';
     case 'toolset': return `#/toolsets/${encodeURIComponent(route.id)}`;

@@ -11,6 +11,7 @@ export type PresetRun = NonNullable<Preset['run']>;
 export type ConnectorEvent = Schemas['ConnectorEvent'];
 export type Call = Schemas['ConnectorCall'];
 export type ConnectorTask = Schemas['ConnectorTask'];
+export type ToolApproval = Schemas['ToolApproval'];
 export type CallerView = Schemas['Caller'];
 export type Toolset = Schemas['Toolset'];
 export type ToolsetMember = Toolset['members'][number];

@@ -24,6 +24,7 @@
 import type { z } from 'zod';
 import { AuthRequestSchema, ConnectorEventSchema, ConnectorListSchema, ConnectorSchema, EventListSchema } from './connector-record';
 import { TaskListSchema, TaskSummarySchema } from './task-record';
+import { ApprovalDecisionSchema, ToolApprovalSchema } from './approvals';
 import { CallListSchema, CallSchema } from './call-record';
 import { CallerSchema } from './caller-record';
 import { FAILURE, FAILURE_HTTP } from './failures';
@@ -80,6 +81,7 @@ export const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   Connector: ConnectorSchema, ConnectorList: ConnectorListSchema, CreateConnectorRequest: CreateConnectorSchema,
   ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
   ConnectorCall: CallSchema, ConnectorCallList: CallListSchema, ConnectorTask: TaskSummarySchema, ConnectorTaskList: TaskListSchema,
+  ToolApproval: ToolApprovalSchema, ApprovalDecision: ApprovalDecisionSchema,
   Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
   Caller: CallerSchema, Toolset: ToolsetSchema, ToolsetList: ToolsetListSchema, CreateToolsetRequest: CreateToolsetSchema, PatchToolsetRequest: PatchToolsetSchema,
 };
@@ -100,6 +102,11 @@ export const BODY_ANSWERS: Readonly<Record<number, Answer>> = {
 };
 
 const CONNECTOR_ANSWERS = { 404: problem('Unknown connector, or another owner\'s') };
+/** Who may see and decide a held call: its approvers; the connector's owner is refused, anyone else told nothing. */
+const APPROVAL_ANSWERS = {
+  403: problem('Not named as an approver of this call (the connector\'s owner included)'),
+  404: problem('Unknown connector or task, a task no rule held, or another owner\'s that does not name the caller'),
+};
 const FAILED_CONNECT = (type: keyof typeof FAILURE) => FAILURE_HTTP[FAILURE[type]].slug;
 const INVALID_STATE = FAILED_CONNECT('invalidTransition');
 const TOOLSET_ANSWERS = { 404: problem('Unknown toolset, or another owner\'s') };
@@ -118,7 +125,7 @@ const TOOLSET_MCP_ANSWERS: Readonly<Record<number, Answer>> = {
 };
 
 const MCP_ANSWERS: Readonly<Record<number, Answer>> = {
-  200: ok('relayed from the MCP server (application/json or text/event-stream), streamed; or JSON-RPC error -32042 carrying the authorization URL when the MCP server asked for authorization and the client declared URL-mode elicitation. Errors of the service to a JSON-RPC request are JSON-RPC errors whose data is the problem (docs/mcp-errors.md)'),
+  200: ok('relayed from the MCP server (application/json or text/event-stream), streamed; or JSON-RPC error -32042 carrying the authorization URL when the MCP server asked for authorization and the client declared URL-mode elicitation, or carrying the approval page when a rule holds the tool for approval and the client did not declare the Tasks extension. Errors of the service to a JSON-RPC request are JSON-RPC errors whose data is the problem (docs/mcp-errors.md)'),
   202: ok('relayed from the MCP server: a notification or response accepted'),
   400: problem('Ambiguous framing, a GET or DELETE with a body (JSON-RPC -32600), or Mcp-Method/Mcp-Name headers that disagree with the body (-32020)', 'ambiguous-framing', 'header-mismatch'),
   401: problem('No or a bad credential (JSON-RPC -31001): WWW-Authenticate: Bearer with resource_metadata pointing at the RFC 9728 document of this path'),
@@ -233,6 +240,25 @@ export const OPERATIONS = {
     summary: "Tasks the service runs for the connector's callers (MCP Tasks; never arguments or results)",
     query: ListEventsQuerySchema,
     responses: { 200: ok('`{items,has_more,next_page_token}`: tasks within their TTL, newest first', TaskListSchema), ...CONNECTOR_ANSWERS, 422: problem('Bad query') },
+  },
+  getToolApproval: {
+    method: 'get', path: '/api/v1/connectors/{id}/tasks/{taskId}/approval', servedBy: 'api', auth: 'caller',
+    summary: 'A call held for approval (CONNECTOR__APPROVAL_TOOLS), for its approvers: the tool, its arguments, who asks, where it stands',
+    responses: {
+      200: ok('the approval', ToolApprovalSchema),
+      ...APPROVAL_ANSWERS,
+    },
+  },
+  decideToolApproval: {
+    method: 'post', path: '/api/v1/connectors/{id}/tasks/{taskId}/approval', servedBy: 'api', auth: 'caller',
+    summary: 'Approve or deny a call held for approval: the call then runs, or ends failed; who decided is kept with the task',
+    body: { schema: ApprovalDecisionSchema, required: true },
+    responses: {
+      200: ok('the approval as decided', ToolApprovalSchema),
+      ...APPROVAL_ANSWERS,
+      409: problem('Decided already, expired, or cancelled'),
+      422: problem('Invalid body'),
+    },
   },
   postMcp: {
     method: 'post', path: CONNECTOR_MCP_PATH, summary: 'MCP request (JSON-RPC), relayed and streamed', servedBy: 'proxy', auth: 'caller',

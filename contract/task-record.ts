@@ -2,6 +2,7 @@
 // /api/v1/connectors/{id}/tasks, and /api/v1/toolsets/{id}/tasks for those started through a toolset): who asked, which tool, where it stands — never its arguments,
 // answers or result, which are its caller's alone and are read through MCP's tasks/get.
 import { z } from 'zod';
+import { APPROVAL_STATES } from './approvals';
 
 export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 
@@ -14,6 +15,11 @@ export const TaskSummarySchema = z
     created_at: z.string(),
     updated_at: z.string(),
     toolset_id: z.string().nullable().meta({ description: "The toolset whose MCP path it was started on; null: the connector's own" }),
+    approval: z.object({
+      state: z.enum(APPROVAL_STATES),
+      decided_by: z.string().nullable(),
+      decided_at: z.string().nullable(),
+    }).optional().meta({ description: 'Present when a rule held the call for approval (CONNECTOR__APPROVAL_TOOLS): where it stands and who decided' }),
     unknown_outcome: z.boolean().meta({ description: 'failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown' }),
   })
   .meta({ id: 'ConnectorTask' });

@@ -15,7 +15,7 @@ export const TOOL_SEPARATOR = '__';
 
 const starsWithinCap = (pattern: string) => globStars(pattern) <= MAX_GLOB_STARS;
 const STARS_MESSAGE = `may hold at most ${MAX_GLOB_STARS} * (runs of * count as one)`;
-const GlobSchema = z.string().min(1).max(256).refine(starsWithinCap, STARS_MESSAGE);
+export const GlobSchema = z.string().min(1).max(256).refine(starsWithinCap, STARS_MESSAGE);
 const GlobListSchema = z.array(GlobSchema).max(256);
 
 export const ToolFilterSchema = z
@@ -32,7 +32,7 @@ export const ToolsetMemberInputSchema = z.strictObject({
 });
 
 /** Callers: `key:<subject>`, `oidc:<subject>`, `role:<role>`; `*` and `?` glob within each. */
-const CallerPatternSchema = z.string().min(1).max(256).regex(/^(key|oidc|role):.+$/, 'must be key:<subject>, oidc:<subject> or role:<role> (globs allowed)')
+export const CallerPatternSchema = z.string().min(1).max(256).regex(/^(key|oidc|role):.+$/, 'must be key:<subject>, oidc:<subject> or role:<role> (globs allowed)')
   .refine(starsWithinCap, STARS_MESSAGE);
 
 export const AccessRuleSchema = z

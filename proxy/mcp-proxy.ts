@@ -100,6 +100,8 @@ export interface McpProxy {
 // entries outlived young-generation GCs, so every request's objects were promoted and GC cost
 // per request tripled (seen in bench/proxy.ts profiles).
 const EXCHANGE = Symbol('relay-exchange');
+const NO_HEADERS = { method: null, name: null };
+const batchedHeldCall = () => new ProblemError(403, 'A batch may not call a tool held for approval: send that call on its own. Nothing of the batch was relayed.');
 type WithExchange = IncomingMessage & { [EXCHANGE]?: RelayExchange };
 const exchangeOf = (req: IncomingMessage) => (req as WithExchange)[EXCHANGE];
 const TRACE = Symbol('mcp-trace');
@@ -213,7 +215,10 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       return refused(req, res, connectorId, target);
     }
     const mirrored = rpcHeadersOf(req);
-    if (mirrored === null) return start(req, res, connectorId, route, target, observed, length);
+    // A request without them (a 2025 client's) is streamed unread, unless tools are held for
+    // approval: then it is read too, so that no call of a held tool is ever relayed unapproved.
+    const unmirroredPost = mirrored === null && req.method === 'POST' && tasks?.holdsTools === true;
+    if (mirrored === null && !unmirroredPost) return start(req, res, connectorId, route, target, observed, length);
     // Headers that name the method and the name: the whole body is read and checked first.
     readBody(req, checkedBodyLimit).then((body) => {
       if (res.destroyed) return;
@@ -221,9 +226,10 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         const problem = new ProblemError(413, `A request that carries Mcp-Method or Mcp-Name is read whole before it is relayed, and this body is over ${checkedBodyLimit} bytes.`);
         return sendMcpProblem(res, problem, { connection: 'close' }, unreadRpcRequest(req));
       }
-      const { facts, mismatch } = checkRpcHeaders(body, mirrored);
+      const { facts, mismatch } = checkRpcHeaders(body, mirrored ?? NO_HEADERS);
       observed?.readWhole(body, facts);
-      if (mismatch) return sendMcpProblem(res, mismatch, {}, rpcRequestOf(body));
+      if (mismatch && mirrored) return sendMcpProblem(res, mismatch, {}, rpcRequestOf(body));
+      if (!mirrored && tasks?.batchCallsHeld(body)) return sendMcpProblem(res, batchedHeldCall(), {}, null);
       const relayIt = () => start(req, res, connectorId, route, target, observed, body.length, body);
       if (req.method === 'POST' && tasks?.take({ res, connectorId, route, caller, body, method: facts.method, relay: relayIt })) return;
       relayIt();

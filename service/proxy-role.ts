@@ -113,12 +113,12 @@ export function buildProxy(deps: ProxyRoleDeps): ProxyRole {
   const { tasks: taskSettings, temporal: { taskQueue } } = deps.config;
   const tasks = (upstream: UpstreamClient) => new GatewayTasks({
     temporal: deps.temporal, taskQueue, secrets: deps.secrets, upstream, logger: deps.logger,
-    settings: { ...taskSettings, pollIntervalMs: TASK_POLL_INTERVAL_MS },
+    settings: { ...taskSettings, pollIntervalMs: TASK_POLL_INTERVAL_MS, baseUrl: deps.config.baseUrl },
   });
   const proxy = createMcpProxy({ ...options, tracer: deps.tracing?.tracer, audit, tasks });
   // The toolsets' MCP path: the same routes (and so the same invalidations), caller gate, audit and upstream client.
   const toolsets = deps.toolsetSource && lazyToolsetEndpoint({
-    routes, source: deps.toolsetSource, callers: options.callers, policy: options.policy, logger: deps.logger, upstream: proxy.upstream, audit, metrics: deps.metrics,
+    routes, source: deps.toolsetSource, approvals: taskSettings.approvals, callers: options.callers, policy: options.policy, logger: deps.logger, upstream: proxy.upstream, audit, metrics: deps.metrics,
     tasks: proxy.tasks && { gateway: proxy.tasks, secrets: deps.secrets }, secrets: deps.secrets,
   });
   return {

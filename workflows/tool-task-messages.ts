@@ -5,6 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Ciphertext } from '../contract/ciphertext';
 import type { TaskStatus } from '../contract/tool-tasks';
+import type { ApprovalState } from '../contract/approvals';
 export type { RoundOutcome } from '../contract/tool-tasks';
 
 export const TOOL_TASK_WORKFLOW = 'toolTaskWorkflow';
@@ -24,6 +25,33 @@ export interface ToolTaskInput {
   idempotent: boolean;
   ttlMs: number;
   pollIntervalMs: number;
+  /** A rule holds the call for approval (contract/approvals.ts): no round runs before an approver says yes. */
+  approval?: ApprovalInput;
+}
+
+export interface ApprovalInput {
+  /** Caller patterns (key:…, oidc:…, role:…) who may decide, as the rule said when the call came. */
+  approvers: string[];
+  timeoutMs: number;
+  /** The inputRequests of the wait (a URL-mode elicitation pointing at the approval page), sealed. */
+  request: Ciphertext;
+}
+
+export interface ApprovalView {
+  state: ApprovalState;
+  approvers: string[];
+  expiresAt: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  /** The call's params, sealed: the approval page opens them for its approvers, no one else. */
+  call: Ciphertext;
+}
+
+export interface ApprovalDecision {
+  /** The approver's subject (key:…, oidc:…) and roles, as authenticated by the API. */
+  subject: string;
+  roles: string[];
+  approve: boolean;
 }
 
 export interface ToolTaskView {
@@ -46,6 +74,8 @@ export interface ToolTaskView {
   gone: boolean;
   /** The call's outcome is not known: its worker died mid-call and the tool is not idempotent. */
   unknownOutcome: boolean;
+  /** Absent for a call no approval rule held (and for tasks started before approvals existed). */
+  approval?: ApprovalView | null;
 }
 
 export interface TaskAnswers {
@@ -59,5 +89,7 @@ export const toolTaskQuery = defineQuery<ToolTaskView>('toolTask');
 export const firstRoundUpdate = defineUpdate<ToolTaskView, [number]>('firstRound');
 export const answerUpdate = defineUpdate<void, [TaskAnswers]>('answer');
 export const cancelTaskUpdate = defineUpdate<void, [string]>('cancelTask');
+/** An approver's decision; refused (validator) unless the approval is pending and the approver named by it. */
+export const decideApprovalUpdate = defineUpdate<ApprovalView, [ApprovalDecision]>('decideApproval');
 /** The caller was answered without a task (a quick result, or input asked before one): nothing to keep. */
 export const releaseSignal = defineSignal('release');

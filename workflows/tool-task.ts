@@ -12,9 +12,11 @@ import {
 import type { createToolTaskActivities } from '../activities/tool-task-activities';
 import type { Ciphertext } from '../contract/ciphertext';
 import { TERMINAL_STATUSES, type TaskStatus } from '../contract/tool-tasks';
+import { APPROVAL_INPUT_KEY, isApprover } from '../contract/approvals';
 import type { RoundOutcome } from '../contract/tool-tasks';
 import {
-  answerUpdate, cancelTaskUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery, type ToolTaskInput, type ToolTaskView,
+  answerUpdate, cancelTaskUpdate, decideApprovalUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery,
+  type ApprovalView, type ToolTaskInput, type ToolTaskView,
 } from './tool-task-messages';
 
 type Activities = ReturnType<typeof createToolTaskActivities>;
@@ -30,8 +32,17 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   const view: ToolTaskView = {
     taskId: input.taskId, connectorId: input.connectorId, caller: input.caller, tool: input.tool,
     status: 'working', createdAt, lastUpdatedAt: createdAt, ttlMs: input.ttlMs, pollIntervalMs: input.pollIntervalMs,
-    outcome: null, pending: [], rounds: 0, gone: false, unknownOutcome: false,
+    outcome: null, pending: [], rounds: 0, gone: false, unknownOutcome: false, approval: null,
   };
+  // Held for approval: the caller sees input_required with the elicitation that leads to the page.
+  if (input.approval) {
+    Object.assign(view, { status: 'input_required', outcome: input.approval.request, pending: [APPROVAL_INPUT_KEY] });
+    view.approval = {
+      state: 'pending', approvers: input.approval.approvers, decidedBy: null, decidedAt: null, call: input.call,
+      expiresAt: new Date(Date.now() + input.approval.timeoutMs).toISOString(),
+    };
+  }
+  const awaitingApproval = () => view.approval?.state === 'pending' && !terminal();
   let answers: Ciphertext[] = [];
   let released = false;
   let cancelled = false;
@@ -48,12 +59,13 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   // The caller gets the task only when the first round outlasts the window (else a plain answer).
   let exposed = false;
   setHandler(firstRoundUpdate, async (withinMs) => {
-    await condition(() => view.rounds > 0 || terminal(), withinMs);
+    await condition(() => view.rounds > 0 || terminal() || awaitingApproval(), withinMs);
     exposed ||= view.rounds === 0 && !terminal();
     return view;
   });
   setHandler(answerUpdate, ({ sealed, keys }) => {
-    if (view.status !== 'input_required') return; // answered already, or over: nothing to do
+    // Answered already, or over; or the approval's elicitation (a client's accept only says its user saw the page).
+    if (view.status !== 'input_required' || awaitingApproval()) return;
     const known = keys.filter((key) => view.pending.includes(key));
     if (known.length === 0) return;
     answers = [...answers, sealed];
@@ -66,12 +78,25 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
     set('cancelled', null);
     round?.cancel();
   });
+  setHandler(decideApprovalUpdate, ({ subject, approve }) => {
+    const approval = view.approval!;
+    Object.assign(approval, { state: approve ? 'approved' : 'denied', decidedBy: subject, decidedAt: new Date().toISOString() });
+    return approval;
+  }, {
+    // Refused before history: only a pending approval, only by a caller its rule names.
+    validator: ({ subject, roles }) => {
+      if (!awaitingApproval()) throw new Error(`this call is not waiting for approval (${view.approval ? (terminal() ? view.status : view.approval.state) : 'none asked'})`);
+      if (!isApprover(view.approval!.approvers, { subject, roles })) throw new Error('not named as an approver of this call');
+    },
+  });
   setHandler(releaseSignal, () => {
     released = true;
   });
 
   let ending = false;
   const listed = recordChanges(input, view, () => seq, () => ending, () => exposed);
+
+  if (view.approval) await awaitDecision(view.approval, input.approval!.timeoutMs);
 
   const stub = input.idempotent ? again : once;
   let requestState: Ciphertext | null = null;
@@ -102,6 +127,18 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   await listed;
   if (exposed) await sealer.forgetTask({ connectorId: input.connectorId, taskId: input.taskId });
 
+  /** Waits (durably: days if need be) for an approver; a call denied or left undecided fails, never runs. */
+  async function awaitDecision(approval: ApprovalView, timeoutMs: number): Promise<void> {
+    const decided = await condition(() => approval.state !== 'pending' || cancelled, timeoutMs);
+    if (cancelled) return;
+    if (!decided) approval.state = 'expired';
+    if (approval.state === 'approved') return set('working', null);
+    const message = approval.state === 'denied'
+      ? `the call was denied by ${approval.decidedBy}`
+      : 'the approval expired: no approver decided in time, so the call was not made';
+    set('failed', await sealer.sealTaskError({ connectorId: input.connectorId, taskId: input.taskId, message }));
+  }
+
   async function runRound(call: () => Promise<RoundOutcome>): Promise<RoundOutcome | { failure: string; unknown: boolean }> {
     round = new CancellationScope();
     try {
@@ -131,6 +168,7 @@ async function recordChanges(input: ToolTaskInput, view: ToolTaskView, seq: () =
         task_id: view.taskId, tool: view.tool, caller: view.caller, status: view.status,
         created_at: view.createdAt, updated_at: view.lastUpdatedAt, unknown_outcome: view.unknownOutcome,
         toolset_id: input.toolsetId ?? null,
+        ...(view.approval ? { approval: { state: view.approval.state, decided_by: view.approval.decidedBy, decided_at: view.approval.decidedAt } } : {}),
       },
     });
     recorded = at;

@@ -83,7 +83,7 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
       </section>
       <ClientConfig mcpUrl={c.mcp_url} name={connectorName(c)} />
       <ToolsPanel mcpUrl={c.mcp_url} authorization={api.authorization} ready={c.state === 'connected'} />
-      <TaskList api={api} path={connectorPath(id, '/tasks')} version={c.updated_at} />
+      <TaskList api={api} path={connectorPath(id, '/tasks')} version={c.updated_at} connectorId={id} />
       <AuditTrail api={api} id={id} version={c.updated_at} onEvents={(events) => setOauth(events.some((e) => e.to === 'auth_required'))} />
     </main>
   );

@@ -3,6 +3,7 @@
 // Read again when the record changes and on "Refresh"; shown only once there is a task to show.
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from '../api';
+import { hrefOf } from '../route';
 import type { ConnectorTask, Page } from '../types';
 import { ErrorNote, shownTime } from './common';
 
@@ -10,8 +11,16 @@ const STATUS_WORDS: Record<ConnectorTask['status'], string> = {
   working: 'working', input_required: 'waiting for its client', completed: 'completed', failed: 'failed', cancelled: 'cancelled',
 };
 
-/** `path`: the list's path (`connectorPath(id, '/tasks')` or `toolsetPath(id, '/tasks')`). */
-export function TaskList({ api, path, version }: { api: Api; path: string; version: string }) {
+/** A held call waits for its approver, not its client; who decided stays beside the status. */
+function statusWords(task: ConnectorTask): string {
+  const { approval } = task;
+  if (approval?.state === 'pending' && task.status === 'input_required') return 'waiting for approval';
+  const words = STATUS_WORDS[task.status];
+  return approval?.decided_by ? `${words} (${approval.state} by ${approval.decided_by})` : approval?.state === 'expired' ? `${words} (approval expired)` : words;
+}
+
+/** `path`: the list's path (`connectorPath(id, '/tasks')` or `toolsetPath(id, '/tasks')`); `connectorId` on a connector's page (its held calls link their approval page). */
+export function TaskList({ api, path, version, connectorId }: { api: Api; path: string; version: string; connectorId?: string }) {
   const [tasks, setTasks] = useState<ConnectorTask[] | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const [reads, setReads] = useState(0);
@@ -39,7 +48,10 @@ export function TaskList({ api, path, version }: { api: Api; path: string; versi
                 <td data-label="Started">{shownTime(task.created_at)}</td>
                 <td data-label="Caller">{task.caller ?? '—'}</td>
                 <td data-label="Tool"><code>{task.tool}</code>{task.toolset_id ? <> (through a toolset)</> : null}</td>
-                <td data-label="Status">{STATUS_WORDS[task.status]}{task.unknown_outcome ? ' (outcome unknown: its worker stopped mid-call)' : ''}</td>
+                <td data-label="Status">
+                  {statusWords(task)}{task.unknown_outcome ? ' (outcome unknown: its worker stopped mid-call)' : ''}
+                  {connectorId && task.approval?.state === 'pending' && <> (<a href={hrefOf({ view: 'task-approval', id: connectorId, taskId: task.task_id })}>approval page</a>)</>}
+                </td>
                 <td data-label="Updated">{shownTime(task.updated_at)}</td>
               </tr>
             ))}

@@ -6,6 +6,12 @@
 // lets the server choose); a longer one is answered with the task. The server's server/discover
 // answer gains the extension, since the connector's MCP path now offers it.
 //
+// A tool an approval rule names (CONNECTOR__APPROVAL_TOOLS) always runs as such a task, for a
+// server with task support too: it waits in input_required, with a URL-mode elicitation to the
+// console's approval page, until an approver named by the rule decides. A client without the
+// extension is answered -32042 (URL elicitation required) with that page; the call still waits
+// there, and runs once approved, its outcome kept as a task's (listed with the connector's tasks).
+//
 // A task is its caller's: another caller of the same connector asking for it is told it does
 // not exist, as for any unknown id.
 import { randomUUID } from 'node:crypto';
@@ -22,8 +28,11 @@ import { isWorkflowGone } from '../../platform/workflow-gone';
 import type { Ciphertext } from '../../contract/ciphertext';
 import {
   TOOL_TASK_WORKFLOW, answerUpdate, cancelTaskUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery, toolTaskWorkflowId,
-  type ToolTaskInput, type ToolTaskView,
+  type ApprovalInput, type ToolTaskInput, type ToolTaskView,
 } from '../../workflows/tool-task-messages';
+import {
+  APPROVAL_INPUT_KEY, URL_ELICITATION_REQUIRED, approvalElicitation, approvalPageUrl, approvalRuleOf, type ApprovalRule,
+} from '../../contract/approvals';
 import type { ConnectedRoute } from '../route';
 import type { UpstreamClient } from '../upstream-client';
 import { createTaskResult, detailedTask, directAnswer } from './task-wire';
@@ -37,6 +46,10 @@ export interface GatewayTaskSettings {
   /** How long an outcome is kept: the operator's limit, and what a task gets unless its client asks for less. */
   ttlMs: number;
   pollIntervalMs: number;
+  /** Tools held for approval, first match wins, each with its wait. */
+  approvals: Array<ApprovalRule & { timeoutMs: number }>;
+  /** The service's public base URL: the approval page is under it. */
+  baseUrl: string;
 }
 
 export interface GatewayTasksOptions {
@@ -107,6 +120,23 @@ export class GatewayTasks {
     return true;
   }
 
+  /** Whether any tool is held for approval: requests the relay would stream unread are then read first. */
+  get holdsTools(): boolean {
+    return this.o.settings.approvals.length > 0;
+  }
+
+  /** Whether a batch (2025-03-26) calls a held tool: it is refused whole, never split. */
+  batchCallsHeld(body: Buffer): boolean {
+    let value: unknown;
+    try {
+      value = JSON.parse(body.toString('utf8'));
+    } catch {
+      return false;
+    }
+    return Array.isArray(value) && value.some((message: Rpc | null) => message?.method === 'tools/call'
+      && approvalRuleOf(this.o.settings.approvals, String(message.params?.name ?? '')) !== undefined);
+  }
+
   forget(connectorId: string): void {
     this.support.forget(connectorId);
     this.idempotentTools.delete(connectorId);
@@ -114,7 +144,10 @@ export class GatewayTasks {
 
   private async serve(request: TaskRequest, rpc: Rpc): Promise<void> {
     if (rpc.method === 'server/discover') return this.discover(request, rpc);
-    if (await this.supportOf(request.connectorId, request.route) !== 'plain') return request.relay();
+    const kind = await this.supportOf(request.connectorId, request.route);
+    const rule = rpc.method === 'tools/call' ? approvalRuleOf(this.o.settings.approvals, String(rpc.params?.name ?? '')) : undefined;
+    if (rule) return send(request.res, rpc, await this.held(request, rpc.params ?? {}, rule, kind !== 'other'));
+    if (kind !== 'plain' && !(await this.asksHeldTask(request, rpc))) return request.relay();
     const payload = rpc.method === 'tools/call' ? await this.callAsTask(request, rpc.params ?? {}) : await this.taskMethod(request, rpc.method, rpc.params);
     if (payload === null) return request.relay();
     send(request.res, rpc, payload);
@@ -167,14 +200,36 @@ export class GatewayTasks {
     request.res.writeHead(answer.statusCode ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
   }
 
-  private async start(request: TaskCaller, tool: string, params: Record<string, any>): Promise<ToolTaskView> {
+  /**
+   * A call an approval rule holds: a task waiting for an approver. The service makes the call
+   * itself in 2026-07-28 terms, so a server at another revision cannot be held (refused, never relayed).
+   */
+  private async held(request: TaskCaller, params: Record<string, any>, rule: ApprovalRule & { timeoutMs: number }, speaks2026: boolean): Promise<TaskPayload> {
+    const tool = String(params.name ?? '');
+    if (!speaks2026) throw new TaskRpcFailure(TASK_RPC.internal, `${tool} needs an approval, which the service can hold only for MCP servers at revision 2026-07-28: the call was not made`);
+    let url = '';
+    const view = await this.start(request, tool, params, (taskId, seal): ApprovalInput => {
+      url = approvalPageUrl(this.o.settings.baseUrl, request.connectorId, taskId);
+      const asked = { method: 'elicitation/create', params: approvalElicitation(url, taskId, tool) };
+      return { approvers: rule.approvers, timeoutMs: rule.timeoutMs, request: seal({ inputRequests: { [APPROVAL_INPUT_KEY]: asked } }) };
+    });
+    if (declaresTasks(params)) return { result: createTaskResult(view) };
+    throw new TaskRpcFailure(URL_ELICITATION_REQUIRED, `${tool} needs an approval: open the page to ask for it; the call runs once an approver approves it`, {
+      elicitations: [approvalElicitation(url, view.taskId, tool)],
+    });
+  }
+
+  private async start(request: TaskCaller, tool: string, params: Record<string, any>, approval?: (taskId: string, seal: (value: unknown) => Ciphertext) => ApprovalInput): Promise<ToolTaskView> {
     const taskId = randomUUID();
     const { _meta: _dropped, task: requested, ...call } = params;
+    const context = secretContext(request.connectorId, toolTaskSecretPurpose(taskId));
+    const seal = (value: unknown) => this.o.secrets.seal(JSON.stringify(value), context);
     const input: ToolTaskInput = {
       taskId, connectorId: request.connectorId, caller: request.caller.subject, tool, ...(request.toolsetId ? { toolsetId: request.toolsetId } : {}),
-      call: this.o.secrets.seal(JSON.stringify(call), secretContext(request.connectorId, toolTaskSecretPurpose(taskId))),
+      call: seal(call),
       idempotent: await this.idempotent(request, tool),
       ttlMs: ttlFor(requested, this.o.settings.ttlMs), pollIntervalMs: this.o.settings.pollIntervalMs,
+      ...(approval ? { approval: approval(taskId, seal) } : {}),
     };
     // One request starts the workflow and waits for its first round: the start is durable before any answer.
     const startWorkflowOperation = new WithStartWorkflowOperation(TOOL_TASK_WORKFLOW, {
@@ -202,13 +257,23 @@ export class GatewayTasks {
     }, () => new Set<string>()));
   }
 
-  private async taskOf(request: TaskCaller, taskId: string): Promise<ToolTaskView> {
-    let view: ToolTaskView | null = null;
+  /** A tasks/* request about a held call, on a server that runs (or knows nothing of) tasks itself: the service's to answer. */
+  private async asksHeldTask(request: TaskRequest, rpc: Rpc): Promise<boolean> {
+    if (!TASK_METHODS.has(rpc.method) || !this.holdsTools) return false;
+    return Boolean((await this.viewOf(request.connectorId, String(rpc.params?.taskId ?? '')))?.approval);
+  }
+
+  private async viewOf(connectorId: string, taskId: string): Promise<ToolTaskView | null> {
     try {
-      view = await this.o.temporal.workflow.getHandle(toolTaskWorkflowId(request.connectorId, taskId)).query(toolTaskQuery);
+      return await this.o.temporal.workflow.getHandle(toolTaskWorkflowId(connectorId, taskId)).query(toolTaskQuery);
     } catch (err) {
       if (!isWorkflowGone(err)) throw err;
+      return null;
     }
+  }
+
+  private async taskOf(request: TaskCaller, taskId: string): Promise<ToolTaskView> {
+    const view = await this.viewOf(request.connectorId, taskId);
     // Another caller's task is answered exactly as one that does not exist.
     if (!view || view.gone || view.caller !== request.caller.subject) throw new TaskRpcFailure(TASK_RPC.invalidParams, 'Failed to retrieve task: Task not found');
     return view;

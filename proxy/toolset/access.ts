@@ -13,20 +13,16 @@
 // caller one who may use the member anyway (its owner, an admin).
 import { mayAccess, type Caller } from '../../callers/caller';
 import { anyGlobMatches, globMatches } from '../../contract/glob';
+import { callerNamed } from '../../contract/approvals';
 import { TOOL_SEPARATOR, type ToolsetMember, type ToolsetRecord } from '../../contract/toolset-record';
 import type { ConnectedRoute, Route } from '../route';
 
 export type Grant = { all: true } | { all: false; patterns: readonly string[] };
 
-function callerMatches(pattern: string, caller: Caller): boolean {
-  if (pattern.startsWith('role:')) return (caller.roles ?? []).some((role) => globMatches(pattern.slice(5), role));
-  return caller.subject !== null && globMatches(pattern, caller.subject);
-}
-
 /** What the caller may use of the toolset; null when nothing (the toolset is then unknown to it). */
 export function grantOf(caller: Caller, toolset: ToolsetRecord): Grant | null {
   if (mayAccess(caller, toolset.created_by)) return { all: true };
-  const patterns = toolset.access.filter((rule) => rule.callers.some((p) => callerMatches(p, caller))).flatMap((rule) => rule.allow);
+  const patterns = toolset.access.filter((rule) => rule.callers.some((p) => callerNamed(p, caller))).flatMap((rule) => rule.allow);
   return patterns.length > 0 ? { all: false, patterns } : null;
 }
 

@@ -5,6 +5,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Caller } from '../../callers/caller';
 import type { Logger } from '../../platform/logger';
 import type { ToolsetRecord } from '../../contract/toolset-record';
+import type { ApprovalRule } from '../../contract/approvals';
 import type { RouteSource } from '../route';
 import type { Grant } from './access';
 import type { MemberLink, MemberSessions } from './member-link';
@@ -45,6 +46,8 @@ export interface ToolsetDeps {
   tasks?: ToolsetTaskDeps;
   /** Where a 2025 client's answers to a 2026 member's questions meet the call (absent: such members are not let ask). */
   inputBridge?: InputBridgeDeps;
+  /** Tools held for approval, by the member's own names: never relayed from a toolset. */
+  approvals: readonly ApprovalRule[];
 }
 
 export interface ToolsetContext {

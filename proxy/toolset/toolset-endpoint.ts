@@ -12,6 +12,7 @@ import { OPEN_CALLER, type Caller } from '../../callers/caller';
 import type { AddressPolicy } from '../../platform/address-guard';
 import type { Logger } from '../../platform/logger';
 import { ProblemError } from '../../contract/problem';
+import type { ApprovalRule } from '../../contract/approvals';
 import { GateRefusal, type CallerGate } from '../caller-gate';
 import { rpcRequestIn, sendMcpProblem, sendProblem, unreadRpcRequest, type RpcRequest } from '../problem-response';
 import { FramingRefusal, requestBodyLength } from '../request-framing';
@@ -48,6 +49,8 @@ export interface ToolsetEndpointOptions {
   pool?: UpstreamPoolOptions;
   /** Tools per tools/list page (default 100). */
   pageSize?: number;
+  /** Tools held for approval (CONNECTOR__APPROVAL_TOOLS): refused here, since only a connector's path holds them. */
+  approvals?: readonly ApprovalRule[];
   /** How long a member's tool list is reused (default 30 s). */
   listTtlMs?: number;
   /** Sessions per caller and their idle timeout (DEFAULT_SESSION_LIMITS). */
@@ -105,7 +108,7 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
     if (route.kind === 'connected') return link.close({ connectorId, route }, session);
   }, () => undefined));
   const deps: ToolsetDeps = { routes, source: options.source, link, catalog, logger, pageSize: options.pageSize ?? 100, tasks: options.tasks,
-    inputBridge: options.secrets && { answers: options.source.answers ?? memoryAnswerStore(), secrets: options.secrets },
+    inputBridge: options.secrets && { answers: options.source.answers ?? memoryAnswerStore(), secrets: options.secrets }, approvals: options.approvals ?? [],
   };
   const sweeping = setInterval(() => {
     void sessions.sweep().catch((err: unknown) => logger.warn({ err }, 'expired toolset sessions could not be removed'));

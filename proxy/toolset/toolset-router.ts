@@ -5,6 +5,7 @@
 // progressToken, its capabilities (2026 `_meta`) and its retries with inputResponses reach the
 // member as they came.
 import type { ServerResponse } from 'node:http';
+import { approvalRuleOf } from '../../contract/approvals';
 import { grants, memberNamed, memberOffers } from './access';
 import { relayToMember, unknownName } from './member-relay';
 import { memberUri, toolsetUri } from './resource-uris';
@@ -74,6 +75,10 @@ async function callTool(ctx: ToolsetContext, res: ServerResponse, message: Reque
   // A tool the caller may not use is as unknown as one that does not exist.
   if (!named || !grants(ctx.grant, named.member, named.own) || !memberOffers(named.member, named.own)) {
     return sendMessage(res, 200, errorMessage(message.id, unknownName(message)));
+  }
+  // A held tool waits for its approver only on its connector's path: here it is refused, never made unapproved.
+  if (approvalRuleOf(ctx.deps.approvals, named.own)) {
+    return sendMessage(res, 200, errorMessage(message.id, { code: -32603, message: `${String(params.name)} needs an approval, which toolsets do not hold yet: call it on its connector's MCP path` }));
   }
   const forwarded = { ...message, params: { ...params, name: named.own } };
   if (await callAsMemberTask(ctx, res, named.member, forwarded)) return;

@@ -246,6 +246,26 @@ test.serial('a sign-in at the identity provider: authorization code + PKCE in th
   t.deepEqual(csp, []);
 });
 
+test.serial('a link followed signed out (an approval page, the toolsets) opens after the sign-in at the identity provider', async (t) => {
+  const context = await browser.newContext();
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  await page.goto(`${base}/#/toolsets`);
+  await page.getByRole('button', { name: 'Sign in with the identity provider' }).click();
+  await page.waitForURL((url) => url.href.startsWith(as.issuer) && url.pathname.includes('/interaction/'));
+  await page.fill('input[name="login"]', 'carol');
+  await page.fill('input[name="password"]', 'any password');
+  await page.click('button[type="submit"]');
+  // Carol consented in the test before: the provider may remember it and skip the question.
+  const consent = page.locator('input[name="prompt"][value="consent"]');
+  await Promise.race([consent.waitFor({ state: 'attached' }), page.locator('#signed-in-as').waitFor()]);
+  if (await consent.count()) await page.click('button[type="submit"]');
+  await page.locator('#signed-in-as').waitFor();
+  await page.getByRole('heading', { name: 'Toolsets' }).waitFor();
+  t.is(new URL(page.url()).hash, '#/toolsets');
+  t.false(page.url().includes('code='));
+});
+
 test.serial('ann deletes a connector and signs out; nothing was ever kept in localStorage', async (t) => {
   const { page } = ann;
   await page.goto(`${base}/#/connectors/${made.token}`);
