@@ -74,10 +74,10 @@ export function createActivities(deps: ActivityDeps) {
      * regular one after an OAuth callback, where it heartbeats like the other remote calls: the
      * handshake may take several requests (server/discover, then initialize and its notification).
      */
-    async probeServer(input: { connectorId: string; url: string; token: Ciphertext | null; headers?: SealedHeader[] }): Promise<ProbeResult> {
+    async probeServer(input: { connectorId: string; url: string; token: Ciphertext | null; headers?: SealedHeader[]; transport?: 'sse' }): Promise<ProbeResult> {
       const token = input.token ? deps.secrets.open(input.token, secretContext(input.connectorId, 'access_token')) : null;
       const headers = openHeaders(deps.secrets, input.connectorId, input.headers);
-      const probe = () => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch, headers);
+      const probe = () => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch, headers, input.transport);
       return Context.current().info.isLocal ? probe() : withHeartbeat(probe);
     },
 

@@ -36,6 +36,10 @@ export const ConnectorRecordSchema = z.object({
     description: 'client_credentials: the service obtains its own tokens with the client credentials the connect gave (SEP-1046). '
       + "enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990)",
   }),
+  /** Absent: streamable-http. */
+  transport: z.literal('sse').optional().meta({
+    description: 'sse: the MCP server speaks the HTTP+SSE transport of 2024-11-05; the proxy serves it to clients as Streamable HTTP (absent: Streamable HTTP)',
+  }),
   /** Absent: the last connect bound none. */
   headers: z.array(z.string()).optional()
     .meta({ description: 'The names of the headers the last connect gave for the MCP server (their values are never shown)' }),

@@ -21,12 +21,13 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
     const { owner } = view;
     if (view.state === 'deleting') return { kind: 'not_found' };
     if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner, authorizationUrl: view.authorizationUrl };
-    const { managed } = view;
+    const managed = view.managed;
+    const { transport } = view;
     const gateway = view.gatewaySecret ? { gatewaySecret: secrets.open(view.gatewaySecret, secretContext(connectorId, GATEWAY_SECRET_FIELD)) } : {};
     const headers = view.headers?.length ? { headers: openHeaders(secrets, connectorId, view.headers) } : {};
-    if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway, ...headers };
+    if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway, ...headers, ...(transport ? { transport } : {}) };
     const token = secrets.open(view.token, secretContext(connectorId, 'access_token'));
-    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...gateway, ...headers };
+    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...gateway, ...headers, ...(transport ? { transport } : {}) };
   }
 
   return {

@@ -68,6 +68,11 @@ export class ConnectorEntity {
     return this.data.binding?.headers ?? [];
   }
 
+  /** What the probes need to speak to the upstream: its transport, when not Streamable HTTP. */
+  get upstreamTransport(): { transport?: 'sse' } {
+    return this.data.init.transport ? { transport: this.data.init.transport } : {};
+  }
+
   /** A managed stdio connector. */
   get runsWorkload(): boolean {
     return isStdioUrl(this.data.init.url);
@@ -126,6 +131,7 @@ export class ConnectorEntity {
       created_by: d.init.createdBy,
       created_by_name: d.init.createdByName,
       protocol_version: d.protocolVersion,
+      ...(d.init.transport ? { transport: d.init.transport } : {}),
       ...(d.oauth.session?.context.grant ? { auth_kind: d.oauth.session.context.grant } : {}),
       ...(d.binding?.headers.length ? { headers: d.binding.headers.map((h) => h.name) } : {}),
       ...(d.binding && Object.keys(d.binding.variables).length ? { variables: { ...d.binding.variables } } : {}),
@@ -142,6 +148,7 @@ export class ConnectorEntity {
       token: connected ? this.data.secrets.accessToken : null,
       gatewaySecret: connected ? (this.data.workload?.gatewaySecret ?? null) : null,
       managed: connected && this.data.workload !== null,
+      ...this.upstreamTransport,
       ...(connected && this.upstreamHeaders.length ? { headers: this.upstreamHeaders } : {}),
       // auth_required, or connected with a step-up on offer: where the user authorizes
       authorizationUrl: this.data.authRequest?.authorization_endpoint ?? null,

@@ -15,7 +15,7 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
   const calls = remote(init.settings.connectTimeoutMs);
   try {
     const tokens = await calls.oauthComplete({ connectorId: init.id, pending, callback: input.callback });
-    const probed = await calls.probeServer({ connectorId: init.id, url: entity.upstreamUrl, token: tokens.accessToken, headers: entity.upstreamHeaders });
+    const probed = await calls.probeServer({ connectorId: init.id, url: entity.upstreamUrl, token: tokens.accessToken, headers: entity.upstreamHeaders, ...entity.upstreamTransport });
     entity.data.secrets.accessToken = tokens.accessToken;
     entity.data.oauth.boundIssuer = pending.context.authorizationServer.issuer;
     entity.data.oauth.grantedScopes = (tokens.scope ?? pending.context.scope ?? '').split(' ').filter(Boolean).slice(0, 50);
