@@ -18,6 +18,9 @@
 // answered by a refresh through the route source and one retry; a 401 no refresh cures, and a 403
 // asking for more scope, are reported to it, and the request is answered with the authorization
 // URL the registry then offers (upstream-auth.ts, relay-exchange.ts, url-elicitation.ts).
+//
+// A connector whose server speaks the HTTP+SSE transport of 2024-11-05 is not relayed but bridged
+// (legacy-sse/): the caller still speaks Streamable HTTP.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { context, type Tracer } from '@opentelemetry/api';
@@ -46,6 +49,7 @@ import { upstreamRequestHeaders } from './forward-headers';
 import type { UpstreamTarget } from './upstream-target';
 import { ElicitingSessions } from './url-elicitation';
 import type { GatewayTasks } from './tasks/gateway-tasks';
+import { SseBridge } from './legacy-sse/sse-bridge';
 
 export interface McpProxyOptions {
   routes: RouteSource;
@@ -119,6 +123,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
   const elicitation = new ElicitingSessions();
   const sinks = { metrics: options.metrics && mcpSeriesOf(options.metrics), audit: options.audit };
+  // A server of the HTTP+SSE transport (2024-11-05) is bridged, not relayed.
+  const legacySse = new SseBridge({ upstream, logger, bodyLimitBytes: checkedBodyLimit });
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
@@ -210,6 +216,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       trace?.routed(connectorId, 'refused');
       return refused(req, res, connectorId, target);
     }
+    if (route.transport === 'sse') return legacySse.handle(req, res, connectorId, route, caller);
     const mirrored = rpcHeadersOf(req);
     if (mirrored === null) return start(req, res, connectorId, route, target, observed, length);
     // Headers that name the method and the name: the whole body is read and checked first.
@@ -272,9 +279,11 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     invalidate: (connectorId) => {
       routes.invalidate?.(connectorId);
       tasks?.forget(connectorId);
+      legacySse.forget(connectorId);
     },
     close() {
       server.close();
+      legacySse.close();
       upstream.destroy();
     },
   };

@@ -1,0 +1,161 @@
+// A connector whose server speaks the HTTP+SSE transport of 2024-11-05 (the SDK v1's own
+// SSEServerTransport, behind a bearer token) is served at the proxy's MCP path as Streamable HTTP:
+// SDK v1 and v2 clients list and call its tools, with progress; the connector's token goes on the
+// SSE stream's GET and on every POST to the endpoint, the caller's credentials never; two proxy
+// replicas behind a balancer without affinity serve one client session; an endpoint announced on
+// another origin is refused unsent; a refused token is refreshed once and the stream opened again.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import test from 'ava';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import type { Route, RouteSource } from '../../proxy/route';
+import { startLegacySseMcpServer, type LegacySseMcpServer } from '../fixtures/legacy-sse-mcp-server';
+import { connectClient, startProxy } from './proxy-harness';
+
+const CALLER = { authorization: 'Bearer caller-key-must-not-leave', cookie: 'session=caller' };
+const textOf = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text;
+
+function staticRoutes(server: LegacySseMcpServer, token: string): RouteSource {
+  const route: Route = { kind: 'connected', target: server.url, token, sealedToken: `sealed-${token}`, transport: 'sse' };
+  return { get: async () => route };
+}
+
+async function setup(t: { teardown(fn: () => Promise<void>): void }, token = 'conn-token') {
+  const upstream = await startLegacySseMcpServer({ token });
+  const proxy = await startProxy(staticRoutes(upstream, token));
+  t.teardown(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+  return { upstream, proxy };
+}
+
+test('an SDK v1 client lists and calls the tools of an SSE server through the proxy, with the connector\'s token only', async (t) => {
+  const { upstream, proxy } = await setup(t);
+  const { client } = await connectClient(proxy.mcpUrl('conn'), { requestInit: { headers: CALLER } });
+  t.is(client.getServerVersion()?.name, 'legacy-sse-test-server');
+  t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count']);
+  t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'hello' } })), 'sse: hello');
+  const progress: number[] = [];
+  const counted = await client.callTool({ name: 'count', arguments: { to: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+  t.is(textOf(counted), 'counted to 3');
+  t.deepEqual(progress, [1, 2, 3], 'progress reached the call that asked for it');
+  await client.close();
+  t.true(upstream.seen.some((s) => s.method === 'GET' && s.path === '/sse'), 'the stream was opened');
+  t.true(upstream.seen.filter((s) => s.method === 'POST' && s.path === '/messages').length >= 4, 'messages went to the endpoint the server named');
+  for (const seen of upstream.seen) t.is(seen.authorization, 'Bearer conn-token', `${seen.method} ${seen.path} carried the connector's token`);
+});
+
+test('an SDK v2 client lists and calls the tools of an SSE server through the proxy', async (t) => {
+  const { upstream, proxy } = await setup(t);
+  const client = new ClientV2({ name: 'sse-v2', version: '1' });
+  await client.connect(new TransportV2(new URL(proxy.mcpUrl('conn')), { requestInit: { headers: CALLER } }));
+  t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count']);
+  t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'v2' } })), 'sse: v2');
+  await client.close();
+  t.false(upstream.seen.some((s) => s.authorization?.includes('caller-key')), 'the caller\'s key never crossed');
+});
+
+test('two proxy replicas behind a balancer without affinity serve one session, each with an upstream session of its own', async (t) => {
+  const upstream = await startLegacySseMcpServer({ token: 'conn-token' });
+  const replicas = [await startProxy(staticRoutes(upstream, 'conn-token')), await startProxy(staticRoutes(upstream, 'conn-token'))];
+  const front = await balancer(replicas.map((r) => Number(new URL(r.baseUrl).port)));
+  t.teardown(async () => {
+    await front.close();
+    for (const replica of replicas) await replica.close();
+    await upstream.close();
+  });
+  const { client } = await connectClient(`${front.url}/api/v1/connectors/conn/mcp`);
+  for (const text of ['one', 'two', 'three']) t.is(textOf(await client.callTool({ name: 'echo', arguments: { text } })), `sse: ${text}`);
+  t.true(front.served.every((n) => n > 1), `each replica served requests (${front.served})`);
+  t.is(upstream.seen.filter((s) => s.method === 'GET').length, 2, 'one upstream stream per replica');
+  await client.close();
+});
+
+test('an endpoint announced on another origin is refused: nothing is sent there', async (t) => {
+  const { upstream, proxy } = await setup(t);
+  const elsewhere = await recorder();
+  t.teardown(() => elsewhere.close());
+  upstream.setHostileEndpoint(`${elsewhere.url}/messages`);
+  const answer = await fetch(proxy.mcpUrl('conn'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+  });
+  t.is(answer.status, 502);
+  t.regex((await answer.json() as { error: { message: string } }).error.message, /another origin/);
+  t.is(elsewhere.requests(), 0);
+});
+
+test('a refused token is refreshed once and the stream opened again with the new one', async (t) => {
+  const upstream = await startLegacySseMcpServer({ token: 'new-token' });
+  const refreshed: string[] = [];
+  const route = (token: string): Route => ({ kind: 'connected', target: upstream.url, token, sealedToken: `sealed-${token}`, transport: 'sse' });
+  let current = route('old-token');
+  const proxy = await startProxy({
+    get: async () => current,
+    refresh: async (_id, sealed) => {
+      refreshed.push(sealed);
+      current = route('new-token');
+      return current;
+    },
+  });
+  t.teardown(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+  const { client } = await connectClient(proxy.mcpUrl('conn'));
+  t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'again' } })), 'sse: again');
+  await client.close();
+  t.deepEqual(refreshed, ['sealed-old-token']);
+  t.deepEqual(upstream.seen.slice(0, 2).map((s) => s.authorization), ['Bearer old-token', 'Bearer new-token']);
+});
+
+test('DELETE ends the upstream session; an unknown session id is 404', async (t) => {
+  const { upstream, proxy } = await setup(t);
+  const { client, transport } = await connectClient(proxy.mcpUrl('conn'));
+  t.is(upstream.sessions(), 1);
+  await transport.terminateSession();
+  await client.close();
+  for (let i = 0; upstream.sessions() > 0 && i < 100; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.is(upstream.sessions(), 0);
+  const unknown = await fetch(proxy.mcpUrl('conn'), { headers: { accept: 'text/event-stream', 'mcp-session-id': 'not-ours' } });
+  t.is(unknown.status, 404);
+});
+
+/** Each request to the next replica, on a connection of its own. */
+async function balancer(ports: number[]) {
+  const served = ports.map(() => 0);
+  let next = 0;
+  const server = http.createServer((req, res) => {
+    const index = next++ % ports.length;
+    served[index]! += 1;
+    const upstream = http.request({ host: '127.0.0.1', port: ports[index], path: req.url, method: req.method, headers: req.headers, agent: false }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    served,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+async function recorder() {
+  let count = 0;
+  const server = http.createServer((_req, res) => {
+    count += 1;
+    res.writeHead(202).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => count,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
