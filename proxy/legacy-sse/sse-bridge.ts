@@ -6,7 +6,7 @@
 // requests a balancer spreads over replicas is served by each, at the price of one upstream
 // session (and handshake) per replica. What the server keeps per session (subscriptions, log
 // level) is therefore per replica, and a server request is answered on the replica that asked it
-// only (docs/legacy-sse.md).
+// only (docs/architecture.md, "Legacy HTTP+SSE servers").
 //
 // Requests are answered with the server's answer as JSON, or as an SSE stream when the client
 // accepts one: then what the server says meanwhile (progress for the call, and, with no GET stream

@@ -44,7 +44,10 @@ export function readSse(stream: Readable, onEvent: (event: SseEvent) => void, ma
       buffered += chunk;
       const lines = buffered.split(/\r\n|\r|\n/);
       buffered = lines.pop()!;
-      for (const text of lines) line(text);
+      for (const text of lines) {
+        line(text);
+        if (size > maxEventBytes) break;
+      }
       if (buffered.length + size > maxEventBytes) stream.destroy(new SseEventTooLarge(`an SSE event over ${maxEventBytes} bytes`));
     });
     stream.once('end', () => resolve());
