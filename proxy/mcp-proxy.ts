@@ -216,7 +216,12 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       trace?.routed(connectorId, 'refused');
       return refused(req, res, connectorId, target);
     }
-    if (route.transport === 'sse') return legacySse.handle(req, res, connectorId, route, caller);
+    if (route.transport === 'sse') {
+      // The body is read by the bridge; the observer takes its first bytes beside it, for the audit.
+      observed?.watchRequest(req);
+      observed?.relaying(res);
+      return legacySse.handle(req, res, connectorId, route, caller);
+    }
     const mirrored = rpcHeadersOf(req);
     if (mirrored === null) return start(req, res, connectorId, route, target, observed, length);
     // Headers that name the method and the name: the whole body is read and checked first.

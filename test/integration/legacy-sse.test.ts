@@ -76,6 +76,11 @@ test.serial('SDK v1 and v2 clients list and call the tools through the proxy; th
   t.true(proxied.filter((s) => s.method === 'POST' && s.path === '/messages').length >= 6, 'and posted to the endpoint');
   for (const seen of upstream.seen) t.is(seen.authorization, `Bearer ${TOKEN}`, `${seen.method} ${seen.path}`);
   t.false(upstream.seen.some((s) => s.authorization?.includes(CALLER_KEY)), 'the caller\'s key never crossed');
+  const calls = await eventually(async () => {
+    const items = (await stack.api('GET', `/api/v1/connectors/${connector.id}/calls?limit=100`, undefined, as)).body.items as { rpc_method: string; rpc_name: string }[];
+    return items.filter((c) => c.rpc_method === 'tools/call').length === 2 ? items : undefined;
+  }, 20_000, 'the calls in the audit');
+  t.deepEqual(calls.filter((c) => c.rpc_method === 'tools/call').map((c) => c.rpc_name), ['echo', 'echo'], 'the per-call audit holds them as for any connector');
 });
 
 test.serial('a connector to an SSE server without transport sse does not connect: the transport is the connector\'s word', async (t) => {
