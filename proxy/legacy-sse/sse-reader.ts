@@ -44,9 +44,13 @@ export function readSse(stream: Readable, onEvent: (event: SseEvent) => void, ma
       buffered += chunk;
       const lines = buffered.split(/\r\n|\r|\n/);
       buffered = lines.pop()!;
-      for (const text of lines) {
-        line(text);
-        if (size > maxEventBytes) break;
+      try {
+        for (const text of lines) {
+          line(text);
+          if (size > maxEventBytes) break;
+        }
+      } catch (err) {
+        return void stream.destroy(err as Error); // a listener's failure ends the stream, not the process
       }
       if (buffered.length + size > maxEventBytes) stream.destroy(new SseEventTooLarge(`an SSE event over ${maxEventBytes} bytes`));
     });

@@ -113,8 +113,8 @@ export class UpstreamSseSession {
     await new Promise<void>((resolve, reject) => {
       readSse(answer, (event) => {
         if (event.event === 'endpoint' && !this.endpointPath) {
-          const endpoint = new URL(event.data, route.target);
-          if (endpoint.origin !== origin) {
+          const endpoint = URL.canParse(event.data, route.target) ? new URL(event.data, route.target) : null;
+          if (!endpoint || endpoint.origin !== origin) {
             reject(new ProblemError(502, "The MCP server announced a message endpoint on another origin than the connector's URL."));
             return this.close();
           }

@@ -76,14 +76,16 @@ test('an endpoint announced on another origin is refused: nothing is sent there'
   const { upstream, proxy } = await setup(t);
   const elsewhere = await recorder();
   t.teardown(() => elsewhere.close());
-  upstream.setHostileEndpoint(`${elsewhere.url}/messages`);
-  const answer = await fetch(proxy.mcpUrl('conn'), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
-  });
-  t.is(answer.status, 502);
-  t.regex((await answer.json() as { error: { message: string } }).error.message, /another origin/);
+  for (const endpoint of [`${elsewhere.url}/messages`, `//127.0.0.1:${new URL(elsewhere.url).port}/messages`, 'http://[::1']) {
+    upstream.setHostileEndpoint(endpoint);
+    const answer = await fetch(proxy.mcpUrl('conn'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+    });
+    t.is(answer.status, 502, endpoint);
+    t.regex((await answer.json() as { error: { message: string } }).error.message, /another origin/);
+  }
   t.is(elsewhere.requests(), 0);
 });
 
