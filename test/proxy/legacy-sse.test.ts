@@ -10,6 +10,7 @@ import test from 'ava';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import type { Route, RouteSource } from '../../proxy/route';
 import { startLegacySseMcpServer, type LegacySseMcpServer } from '../fixtures/legacy-sse-mcp-server';
+import { startBalancer } from '../helpers/round-robin-balancer';
 import { connectClient, startProxy } from './proxy-harness';
 
 const CALLER = { authorization: 'Bearer caller-key-must-not-leave', cookie: 'session=caller' };
@@ -46,20 +47,24 @@ test('an SDK v1 client lists and calls the tools of an SSE server through the pr
   for (const seen of upstream.seen) t.is(seen.authorization, 'Bearer conn-token', `${seen.method} ${seen.path} carried the connector's token`);
 });
 
-test('an SDK v2 client lists and calls the tools of an SSE server through the proxy', async (t) => {
-  const { upstream, proxy } = await setup(t);
-  const client = new ClientV2({ name: 'sse-v2', version: '1' });
-  await client.connect(new TransportV2(new URL(proxy.mcpUrl('conn')), { requestInit: { headers: CALLER } }));
-  t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count']);
-  t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'v2' } })), 'sse: v2');
-  await client.close();
-  t.false(upstream.seen.some((s) => s.authorization?.includes('caller-key')), 'the caller\'s key never crossed');
-});
+for (const mode of ['legacy', 'auto'] as const) {
+  test(`an SDK v2 client (version negotiation ${mode}) lists and calls the tools of an SSE server through the proxy`, async (t) => {
+    const { upstream, proxy } = await setup(t);
+    const client = new ClientV2({ name: 'sse-v2', version: '1' }, { versionNegotiation: { mode } });
+    await client.connect(new TransportV2(new URL(proxy.mcpUrl('conn')), { requestInit: { headers: CALLER } }));
+    t.is(client.getNegotiatedProtocolVersion(), '2025-11-25', 'a 2024-11-05 server is spoken to in the 2025 era');
+    t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count']);
+    t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'v2' } })), 'sse: v2');
+    await client.close();
+    t.false(upstream.seen.some((s) => s.authorization?.includes('caller-key')), 'the caller\'s key never crossed');
+  });
+}
 
 test('two proxy replicas behind a balancer without affinity serve one session, each with an upstream session of its own', async (t) => {
   const upstream = await startLegacySseMcpServer({ token: 'conn-token' });
   const replicas = [await startProxy(staticRoutes(upstream, 'conn-token')), await startProxy(staticRoutes(upstream, 'conn-token'))];
-  const front = await balancer(replicas.map((r) => Number(new URL(r.baseUrl).port)));
+  const ports = replicas.map((r) => Number(new URL(r.baseUrl).port));
+  const front = await startBalancer({ api: [], proxy: ports });
   t.teardown(async () => {
     await front.close();
     for (const replica of replicas) await replica.close();
@@ -67,7 +72,8 @@ test('two proxy replicas behind a balancer without affinity serve one session, e
   });
   const { client } = await connectClient(`${front.url}/api/v1/connectors/conn/mcp`);
   for (const text of ['one', 'two', 'three']) t.is(textOf(await client.callTool({ name: 'echo', arguments: { text } })), `sse: ${text}`);
-  t.true(front.served.every((n) => n > 1), `each replica served requests (${front.served})`);
+  const served = ports.map((port) => front.served.get(port) ?? 0);
+  t.true(served.every((n) => n > 1), `each replica served requests (${served})`);
   t.is(upstream.seen.filter((s) => s.method === 'GET').length, 2, 'one upstream stream per replica');
   await client.close();
 });
@@ -124,29 +130,6 @@ test('DELETE ends the upstream session; an unknown session id is 404', async (t)
   const unknown = await fetch(proxy.mcpUrl('conn'), { headers: { accept: 'text/event-stream', 'mcp-session-id': 'not-ours' } });
   t.is(unknown.status, 404);
 });
-
-/** Each request to the next replica, on a connection of its own. */
-async function balancer(ports: number[]) {
-  const served = ports.map(() => 0);
-  let next = 0;
-  const server = http.createServer((req, res) => {
-    const index = next++ % ports.length;
-    served[index]! += 1;
-    const upstream = http.request({ host: '127.0.0.1', port: ports[index], path: req.url, method: req.method, headers: req.headers, agent: false }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => (res.headersSent ? res.destroy() : res.writeHead(502).end()));
-    res.on('close', () => upstream.destroy());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    served,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-  };
-}
 
 async function recorder() {
   let count = 0;
