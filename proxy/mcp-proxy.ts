@@ -49,7 +49,7 @@ import { upstreamRequestHeaders } from './forward-headers';
 import type { UpstreamTarget } from './upstream-target';
 import { ElicitingSessions } from './url-elicitation';
 import type { GatewayTasks } from './tasks/gateway-tasks';
-import { SseBridge } from './legacy-sse/sse-bridge';
+import { SseBridge, type SseBridgeOptions } from './legacy-sse/sse-bridge';
 
 export interface McpProxyOptions {
   routes: RouteSource;
@@ -85,6 +85,8 @@ export interface McpProxyOptions {
   tracer?: Tracer | null;
   /** Where each call to a connector the caller sees is recorded (the per-call audit). */
   audit?: CallSink;
+  /** Bounds of the upstream sessions kept for legacy SSE servers (legacy-sse/sse-bridge.ts). */
+  legacySse?: Pick<SseBridgeOptions, 'idleMs' | 'maxSessions' | 'maxPerCaller'>;
   /** The tasks the service owns for servers without task support; absent: task requests are relayed. */
   tasks?: (upstream: UpstreamClient) => GatewayTasks;
 }
@@ -124,7 +126,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const elicitation = new ElicitingSessions();
   const sinks = { metrics: options.metrics && mcpSeriesOf(options.metrics), audit: options.audit };
   // A server of the HTTP+SSE transport (2024-11-05) is bridged, not relayed.
-  const legacySse = new SseBridge({ upstream, logger, bodyLimitBytes: checkedBodyLimit });
+  const legacySse = new SseBridge({ ...options.legacySse, upstream, logger, bodyLimitBytes: checkedBodyLimit });
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));

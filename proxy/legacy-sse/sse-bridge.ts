@@ -29,8 +29,10 @@ export interface SseBridgeOptions {
   bodyLimitBytes: number;
   /** An upstream session unused this long, with no stream open, is closed (default 10 min). */
   idleMs?: number;
-  /** Upstream sessions this process holds at most; the one unused longest goes first (default 1000). */
+  /** Upstream sessions this process holds at most; the one opened first goes first (default 1000). */
   maxSessions?: number;
+  /** Of those, one caller's on one connector (default 100): a caller churning ids closes its own first. */
+  maxPerCaller?: number;
 }
 
 /** A client's stream on which the server's own messages are relayed. */
@@ -173,7 +175,7 @@ export class SseBridge {
     const held: Held = { session: null, listeners: new Set(), calls: [], opening: null as unknown as Promise<UpstreamSseSession> };
     held.opening = UpstreamSseSession.open({ upstream: this.o.upstream, logger: this.o.logger, connectorId, maxEventBytes: MAX_EVENT_BYTES }, route, params);
     this.held.set(key, held);
-    this.evictOverflow();
+    this.evictOverflow(key);
     return held.opening.then((session) => {
       held.session = session;
       session.onMessage = (m) => this.relay(held, session, route, m);
@@ -235,12 +237,12 @@ export class SseBridge {
     }
   }
 
-  private evictOverflow(): void {
-    const max = this.o.maxSessions ?? 1000;
-    if (this.held.size <= max) return;
+  private evictOverflow(opened: string): void {
     // Map order is insertion order: the oldest opened goes (a session in use is opened again on its next request).
-    const oldest = this.held.keys().next().value;
-    if (oldest !== undefined) this.drop(oldest);
+    const callerPrefix = opened.slice(0, opened.lastIndexOf('\n') + 1);
+    const callers = [...this.held.keys()].filter((key) => key.startsWith(callerPrefix));
+    if (callers.length > (this.o.maxPerCaller ?? 100)) this.drop(callers[0]!);
+    if (this.held.size > (this.o.maxSessions ?? 1000)) this.drop(this.held.keys().next().value!);
   }
 }
 

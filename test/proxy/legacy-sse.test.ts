@@ -2,7 +2,8 @@
 // SSEServerTransport, behind a bearer token) is served at the proxy's MCP path as Streamable HTTP:
 // SDK v1 and v2 clients list and call its tools, with progress; the connector's token goes on the
 // SSE stream's GET and on every POST to the endpoint, the caller's credentials never; two proxy
-// replicas behind a balancer without affinity serve one client session; an endpoint announced on
+// replicas behind a balancer without affinity serve one client session; a caller's upstream sessions
+// are bounded and closed when idle; an endpoint announced on
 // another origin is refused unsent; a refused token is refreshed once and the stream opened again.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -125,11 +126,39 @@ test('DELETE ends the upstream session; an unknown session id is 404', async (t)
   t.is(upstream.sessions(), 1);
   await transport.terminateSession();
   await client.close();
-  for (let i = 0; upstream.sessions() > 0 && i < 100; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  await until(() => upstream.sessions() === 0);
   t.is(upstream.sessions(), 0);
   const unknown = await fetch(proxy.mcpUrl('conn'), { headers: { accept: 'text/event-stream', 'mcp-session-id': 'not-ours' } });
   t.is(unknown.status, 404);
 });
+
+test('a caller\'s upstream sessions are bounded, and an idle one is closed', async (t) => {
+  const upstream = await startLegacySseMcpServer({ token: 'conn-token' });
+  const proxy = await startProxy(staticRoutes(upstream, 'conn-token'), { legacySse: { maxPerCaller: 2, idleMs: 300 } });
+  t.teardown(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const answer = await fetch(proxy.mcpUrl('conn'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `c${i}`, version: '1' } } }),
+    });
+    t.is(answer.status, 200);
+    ids.push(answer.headers.get('mcp-session-id')!);
+  }
+  t.is(new Set(ids).size, 3);
+  await until(() => upstream.sessions() === 2);
+  t.is(upstream.sessions(), 2, 'the third session closed the caller\'s first');
+  await until(() => upstream.sessions() === 0);
+  t.is(upstream.sessions(), 0, 'idle sessions are closed');
+});
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; !check() && i < 250; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 async function recorder() {
   let count = 0;
