@@ -2,9 +2,9 @@
 // SSEServerTransport, behind a bearer token) is served at the proxy's MCP path as Streamable HTTP:
 // SDK v1 and v2 clients list and call its tools, with progress; the connector's token goes on the
 // SSE stream's GET and on every POST to the endpoint, the caller's credentials never; two proxy
-// replicas behind a balancer without affinity serve one client session; a caller's upstream sessions
-// are bounded and closed when idle; an endpoint announced on
-// another origin is refused unsent; a refused token is refreshed once and the stream opened again.
+// replicas behind a balancer without affinity serve one client session; a caller's upstream
+// sessions are bounded and closed when idle; an endpoint announced on another origin is refused
+// unsent; a refused token is refreshed once and the stream opened again.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
