@@ -69,7 +69,7 @@ export class SseBridge {
       readBody(req, this.o.bodyLimitBytes).then(
         (body) => this.post(res, { connectorId, route, caller, sessionId, accept: headerOf(req, 'accept') ?? '' }, body),
         () => undefined, // the caller went away
-      );
+      ).catch((err: unknown) => this.failed(res, connectorId, err, null));
       return;
     }
     const params = sessionId ? paramsOf(sessionId) : null;
@@ -194,7 +194,9 @@ export class SseBridge {
   private relay(held: Held, session: UpstreamSseSession, route: ConnectedRoute, message: RpcMessage): void {
     const token = message.method === 'notifications/progress' ? message.params?.progressToken : undefined;
     const call = token !== undefined ? held.calls.find((c) => c.progressToken === token) : undefined;
-    const targets = call ? [call] : held.listeners.size ? [...held.listeners] : held.calls.slice(-1);
+    const live = (streams: Iterable<ClientStream>) => [...streams].filter(({ res }) => !res.destroyed && !res.writableEnded);
+    const listeners = live(held.listeners);
+    const targets = call ? live([call]) : listeners.length ? listeners : live(held.calls).slice(-1);
     const isRequest = message.id != null;
     if (!targets.length) {
       if (isRequest) {

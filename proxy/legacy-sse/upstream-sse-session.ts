@@ -47,12 +47,18 @@ export class UpstreamSseSession {
   private endpointPath: string | null = null;
   private readonly waiters = new Map<string, { resolve(message: RpcMessage): void; reject(err: Error): void }>();
   private readonly stream = new AbortController();
+  /** While the stream is opening: fails the opening. */
+  private ending?: (why: Error) => void;
 
   private constructor(private readonly o: SessionOptions) {}
 
   /** Opens the stream, waits for the endpoint and initializes; rejects with what the client is to hear. */
   static async open(o: SessionOptions, route: ConnectedRoute, params: InitializeParams): Promise<UpstreamSseSession> {
     const session = new UpstreamSseSession(o);
+    // The stream's status line is held to the upstream client's headers timeout; the endpoint and
+    // the answer to initialize to as long again, so that a server that says nothing is not waited on for ever.
+    const late = new ProblemError(504, 'The MCP server did not name its message endpoint and initialize in time.');
+    const timer = setTimeout(() => session.close(late), o.upstream.timeouts.headersMs);
     try {
       await session.listen(route);
       const answer = await session.request(route, { jsonrpc: '2.0', id: INITIALIZE_ID, method: 'initialize', params: { ...params } });
@@ -63,6 +69,8 @@ export class UpstreamSseSession {
     } catch (err) {
       session.close();
       throw err;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -72,7 +80,10 @@ export class UpstreamSseSession {
     if (this.waiters.has(key)) return Promise.reject(new ProblemError(400, 'A request with this id is already under way in this session.'));
     const answered = new Promise<RpcMessage>((resolve, reject) => this.waiters.set(key, { resolve, reject }));
     const forget = () => this.waiters.delete(key);
-    signal?.addEventListener('abort', forget, { once: true });
+    signal?.addEventListener('abort', () => {
+      this.waiters.get(key)?.reject(new Error('the client went away'));
+      forget();
+    }, { once: true });
     this.post(route, message, signal).catch((err: Error) => {
       this.waiters.get(key)?.reject(err);
       forget();
@@ -91,12 +102,13 @@ export class UpstreamSseSession {
     if (status < 200 || status >= 300) throw new ProblemError(502, `The MCP server refused a message with HTTP ${status}.`);
   }
 
-  close(): void {
+  /** `why`: what requests still waiting are told. */
+  close(why = new ProblemError(502, 'The MCP server closed its SSE stream.')): void {
     if (this.closed) return;
     this.closed = true;
     this.stream.abort();
-    const gone = new ProblemError(502, 'The MCP server closed its SSE stream.');
-    for (const waiter of this.waiters.values()) waiter.reject(gone);
+    this.ending?.(why);
+    for (const waiter of this.waiters.values()) waiter.reject(why);
     this.waiters.clear();
     this.onClose();
   }
@@ -111,6 +123,7 @@ export class UpstreamSseSession {
     }
     const origin = new URL(route.target).origin;
     await new Promise<void>((resolve, reject) => {
+      this.ending = reject;
       readSse(answer, (event) => {
         if (event.event === 'endpoint' && !this.endpointPath) {
           const endpoint = URL.canParse(event.data, route.target) ? new URL(event.data, route.target) : null;

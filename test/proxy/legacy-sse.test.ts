@@ -96,6 +96,23 @@ test('an endpoint announced on another origin is refused: nothing is sent there'
   t.is(elsewhere.requests(), 0);
 });
 
+test('a server that names no endpoint is answered 504 once the wait is over', async (t) => {
+  const upstream = await startLegacySseMcpServer({ token: 'conn-token' });
+  const proxy = await startProxy(staticRoutes(upstream, 'conn-token'), { headersTimeoutMs: 300 });
+  t.teardown(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+  upstream.setHostileEndpoint('');
+  const answer = await fetch(proxy.mcpUrl('conn'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }),
+  });
+  t.is(answer.status, 504);
+  t.regex((await answer.json() as { error: { message: string } }).error.message, /did not name its message endpoint/);
+});
+
 test('a refused token is refreshed once and the stream opened again with the new one', async (t) => {
   const upstream = await startLegacySseMcpServer({ token: 'new-token' });
   const refreshed: string[] = [];
@@ -132,32 +149,44 @@ test('DELETE ends the upstream session; an unknown session id is 404', async (t)
   t.is(unknown.status, 404);
 });
 
-test('a caller\'s upstream sessions are bounded, and an idle one is closed', async (t) => {
+test('a caller\'s upstream sessions on a connector are bounded: a new one closes the oldest', async (t) => {
   const upstream = await startLegacySseMcpServer({ token: 'conn-token' });
-  const proxy = await startProxy(staticRoutes(upstream, 'conn-token'), { legacySse: { maxPerCaller: 2, idleMs: 300 } });
+  const proxy = await startProxy(staticRoutes(upstream, 'conn-token'), { legacySse: { maxPerCaller: 2 } });
   t.teardown(async () => {
     await proxy.close();
     await upstream.close();
   });
   const ids: string[] = [];
-  for (let i = 0; i < 3; i++) {
-    const answer = await fetch(proxy.mcpUrl('conn'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `c${i}`, version: '1' } } }),
-    });
-    t.is(answer.status, 200);
-    ids.push(answer.headers.get('mcp-session-id')!);
-  }
+  for (let i = 0; i < 3; i++) ids.push(await initialize(proxy.mcpUrl('conn'), `c${i}`));
   t.is(new Set(ids).size, 3);
   await until(() => upstream.sessions() === 2);
   t.is(upstream.sessions(), 2, 'the third session closed the caller\'s first');
-  await until(() => upstream.sessions() === 0);
-  t.is(upstream.sessions(), 0, 'idle sessions are closed');
 });
 
+test('an upstream session unused for the idle time is closed', async (t) => {
+  const upstream = await startLegacySseMcpServer({ token: 'conn-token' });
+  const proxy = await startProxy(staticRoutes(upstream, 'conn-token'), { legacySse: { idleMs: 300 } });
+  t.teardown(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+  await initialize(proxy.mcpUrl('conn'), 'idle');
+  await until(() => upstream.sessions() === 0);
+  t.is(upstream.sessions(), 0);
+});
+
+async function initialize(url: string, name: string): Promise<string> {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name, version: '1' } } }),
+  });
+  if (answer.status !== 200) throw new Error(`initialize: ${answer.status} ${await answer.text()}`);
+  return answer.headers.get('mcp-session-id')!;
+}
+
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; !check() && i < 250; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let i = 0; !check() && i < 1500; i++) await new Promise((resolve) => setTimeout(resolve, 20));
 }
 
 async function recorder() {
