@@ -286,7 +286,10 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     invalidate: (connectorId) => {
       routes.invalidate?.(connectorId);
       tasks?.forget(connectorId);
-      legacySse.forget(connectorId);
+      // Told of every transition: upstream SSE sessions go only when the connector left the server they were opened on.
+      if (legacySse.holds(connectorId)) {
+        routes.get(connectorId).then((route) => legacySse.settle(connectorId, route), () => legacySse.forget(connectorId));
+      }
     },
     close() {
       server.close();

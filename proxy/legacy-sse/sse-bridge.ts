@@ -16,7 +16,7 @@ import type { Logger } from '../../platform/logger';
 import type { Caller } from '../../callers/caller';
 import { ProblemError } from '../../contract/problem';
 import { refusalProblem, rpcRequestIn, sendMcpProblem, sendProblem, stepUpProblem, type RpcRequest } from '../problem-response';
-import type { ConnectedRoute } from '../route';
+import type { ConnectedRoute, Route } from '../route';
 import { readBody } from '../rpc-headers';
 import { UpstreamRefused, UpstreamScope, type UpstreamClient } from '../upstream-client';
 import { isInitializeParams, paramsOf, sessionIdOf, type InitializeParams } from './bridge-session-id';
@@ -43,6 +43,8 @@ interface ClientStream {
 }
 
 interface Held {
+  /** The URL the stream was opened on. */
+  target: string;
   opening: Promise<UpstreamSseSession>;
   session: UpstreamSseSession | null;
   listeners: Set<ClientStream>;
@@ -83,7 +85,24 @@ export class SseBridge {
     this.session(key, connectorId, route, params).then((held) => this.listen(held, res), (err) => this.failed(res, connectorId, err, null));
   }
 
-  /** Closes a connector's upstream sessions (its route changed); clients' next requests open new ones. */
+  /** Whether this process holds upstream sessions for the connector. */
+  holds(connectorId: string): boolean {
+    for (const key of this.held.keys()) if (key.startsWith(`${connectorId}\n`)) return true;
+    return false;
+  }
+
+  /**
+   * The connector's route as it now is: its upstream sessions are closed unless it is still
+   * connected to the same server over SSE (a token refreshed keeps them: the next POST carries it).
+   */
+  settle(connectorId: string, route: Route): void {
+    const same = route.kind === 'connected' && route.transport === 'sse';
+    for (const [key, held] of this.held) {
+      if (key.startsWith(`${connectorId}\n`) && !(same && held.target === route.target)) this.drop(key);
+    }
+  }
+
+  /** Closes a connector's upstream sessions; clients' next requests open new ones. */
   forget(connectorId: string): void {
     for (const key of this.held.keys()) if (key.startsWith(`${connectorId}\n`)) this.drop(key);
   }
@@ -172,7 +191,7 @@ export class SseBridge {
   private session(key: string, connectorId: string, route: ConnectedRoute, params: InitializeParams): Promise<Held> {
     const known = this.held.get(key);
     if (known && !known.session?.closed) return known.opening.then(() => known);
-    const held: Held = { session: null, listeners: new Set(), calls: [], opening: null as unknown as Promise<UpstreamSseSession> };
+    const held: Held = { target: route.target, session: null, listeners: new Set(), calls: [], opening: null as unknown as Promise<UpstreamSseSession> };
     held.opening = UpstreamSseSession.open({ upstream: this.o.upstream, logger: this.o.logger, connectorId, maxEventBytes: MAX_EVENT_BYTES }, route, params);
     this.held.set(key, held);
     this.evictOverflow(key);

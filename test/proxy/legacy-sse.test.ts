@@ -175,6 +175,36 @@ test('an upstream session unused for the idle time is closed', async (t) => {
   t.is(upstream.sessions(), 0);
 });
 
+test('a transition closes the upstream sessions only when the connector left the server', async (t) => {
+  const upstream = await startLegacySseMcpServer({ token: 'conn-token' });
+  let route: Route = { kind: 'connected', target: upstream.url, token: 'conn-token', sealedToken: 'sealed-1', transport: 'sse' };
+  let asked = 0;
+  const proxy = await startProxy({ get: async () => (asked++, route) });
+  t.teardown(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+  const sessionId = await initialize(proxy.mcpUrl('conn'), 'kept');
+  const streams = () => upstream.seen.filter((s) => s.method === 'GET').length;
+  route = { ...route, sealedToken: 'sealed-2' }; // a token renewed: the same server
+  const before = asked;
+  proxy.invalidate('conn');
+  await until(() => asked > before);
+  await new Promise((resolve) => setImmediate(resolve)); // the answer is acted on
+  t.is(asked, before + 1, 'the proxy asked for the route after the transition');
+  const listed = await fetch(proxy.mcpUrl('conn'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', 'mcp-session-id': sessionId },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+  });
+  t.is(listed.status, 200);
+  t.is(streams(), 1, 'the session was kept: no stream opened again');
+  route = { kind: 'not_connected', state: 'disconnected' };
+  proxy.invalidate('conn');
+  await until(() => upstream.sessions() === 0);
+  t.is(upstream.sessions(), 0, 'closed once the connector is disconnected');
+});
+
 async function initialize(url: string, name: string): Promise<string> {
   const answer = await fetch(url, {
     method: 'POST',
