@@ -63,12 +63,12 @@ test.serial('SDK v1 and v2 clients list and call the tools through the proxy; th
   const before = upstream.seen.length;
   const v1 = new ClientV1({ name: 'legacy-sse-v1', version: '1' });
   await v1.connect(new TransportV1(new URL(connector.mcp_url), { requestInit: { headers: as } }));
-  t.deepEqual((await v1.listTools()).tools.map((tool) => tool.name), ['echo', 'count']);
+  t.deepEqual((await v1.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait']);
   t.is(textOf(await v1.callTool({ name: 'echo', arguments: { text: 'v1' } })), 'sse: v1');
   await v1.close();
   const v2 = new ClientV2({ name: 'legacy-sse-v2', version: '1' });
   await v2.connect(new TransportV2(new URL(connector.mcp_url), { requestInit: { headers: as } }));
-  t.deepEqual((await v2.listTools()).tools.map((tool) => tool.name), ['echo', 'count']);
+  t.deepEqual((await v2.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait']);
   t.is(textOf(await v2.callTool({ name: 'echo', arguments: { text: 'v2' } })), 'sse: v2');
   await v2.close();
   const proxied = upstream.seen.slice(before);

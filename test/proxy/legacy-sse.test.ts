@@ -1,10 +1,12 @@
 // A connector whose server speaks the HTTP+SSE transport of 2024-11-05 (the SDK v1's own
 // SSEServerTransport, behind a bearer token) is served at the proxy's MCP path as Streamable HTTP:
-// SDK v1 and v2 clients list and call its tools, with progress; the connector's token goes on the
-// SSE stream's GET and on every POST to the endpoint, the caller's credentials never; two proxy
-// replicas behind a balancer without affinity serve one client session; a caller's upstream
-// sessions are bounded and closed when idle; an endpoint announced on another origin is refused
-// unsent; a refused token is refreshed once and the stream opened again.
+// SDK v1 and v2 clients list and call its tools, with progress, and a client that leaves mid-call
+// has the call cancelled; the connector's token goes on the SSE stream's GET and on every POST to
+// the endpoint, the caller's credentials never; two proxy replicas behind a balancer without
+// affinity serve one client session; a caller's upstream sessions are bounded, closed when idle or
+// when the connector leaves the server; an endpoint announced on another origin is refused unsent,
+// a server that names none is answered 504; a refused token is refreshed once and the stream
+// opened again.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test from 'ava';
@@ -36,7 +38,7 @@ test('an SDK v1 client lists and calls the tools of an SSE server through the pr
   const { upstream, proxy } = await setup(t);
   const { client } = await connectClient(proxy.mcpUrl('conn'), { requestInit: { headers: CALLER } });
   t.is(client.getServerVersion()?.name, 'legacy-sse-test-server');
-  t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count']);
+  t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait']);
   t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'hello' } })), 'sse: hello');
   const progress: number[] = [];
   const counted = await client.callTool({ name: 'count', arguments: { to: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
@@ -54,12 +56,23 @@ for (const mode of ['legacy', 'auto'] as const) {
     const client = new ClientV2({ name: 'sse-v2', version: '1' }, { versionNegotiation: { mode } });
     await client.connect(new TransportV2(new URL(proxy.mcpUrl('conn')), { requestInit: { headers: CALLER } }));
     t.is(client.getNegotiatedProtocolVersion(), '2025-11-25', 'a 2024-11-05 server is spoken to in the 2025 era');
-    t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count']);
+    t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait']);
     t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'v2' } })), 'sse: v2');
     await client.close();
     t.false(upstream.seen.some((s) => s.authorization?.includes('caller-key')), 'the caller\'s key never crossed');
   });
 }
+
+test('a client that leaves mid-call has the call cancelled on the server', async (t) => {
+  const { upstream, proxy } = await setup(t);
+  const { client } = await connectClient(proxy.mcpUrl('conn'));
+  const call = client.callTool({ name: 'wait', arguments: {} });
+  await until(() => upstream.waits.started === 1);
+  await client.close(); // the request is cut, as by a client that goes away: no cancellation of its own
+  await t.throwsAsync(call);
+  await until(() => upstream.waits.cancelled === 1);
+  t.is(upstream.waits.cancelled, 1, 'notifications/cancelled reached the server');
+});
 
 test('two proxy replicas behind a balancer without affinity serve one session, each with an upstream session of its own', async (t) => {
   const upstream = await startLegacySseMcpServer({ token: 'conn-token' });
