@@ -84,14 +84,15 @@ export function createActivities(deps: ActivityDeps) {
       connectorId: string; url: string; token: Ciphertext | null; headers?: SealedHeader[];
       /** The token is DPoP-bound to this key (sealed): presented with proofs made with it. */
       dpopKey?: Ciphertext | null;
+      transport?: 'sse';
     }): Promise<ProbeResult> {
       const token = input.token ? deps.secrets.open(input.token, secretContext(input.connectorId, 'access_token')) : null;
       const headers = openHeaders(deps.secrets, input.connectorId, input.headers);
       const dpop = token && input.dpopKey ? openDpopKey(deps.secrets.open(input.dpopKey, secretContext(input.connectorId, DPOP_KEY_PURPOSE))) : null;
       // A bound token goes in the DPoP wrapper's Authorization header, not as a Bearer one.
       const probe = dpop && token
-        ? () => probeMcpServer(input.url, null, deps.connectTimeoutMs, dpopFetch(deps.fetch, dpop, token, probeNonces), headers)
-        : () => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch, headers);
+        ? () => probeMcpServer(input.url, null, deps.connectTimeoutMs, dpopFetch(deps.fetch, dpop, token, probeNonces), headers, input.transport)
+        : () => probeMcpServer(input.url, token, deps.connectTimeoutMs, deps.fetch, headers, input.transport);
       return Context.current().info.isLocal ? probe() : withHeartbeat(probe);
     },
 

@@ -4,7 +4,7 @@
 // servers that do not know it, and moving to the version a `-32022` answer names. The SDK's
 // negotiation is used rather than copied, so both probes (connect with a token, and the
 // unauthenticated probe that looks for a challenge) speak exactly what a v2 client speaks.
-import { Client, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, SdkHttpError, SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { FetchLike } from './oauth/http';
 
 export interface HandshakeAccepted {
@@ -32,15 +32,17 @@ const CLIENT_INFO = { name: 'connector-registry', version: '1.0.0' };
  * with `handshakeFailure`. `fetch` is the guarded fetch: every request passes the address guard.
  */
 export async function mcpHandshake(
-  input: { url: string; token: string | null; timeoutMs: number; headers?: Record<string, string> },
+  input: { url: string; token: string | null; timeoutMs: number; headers?: Record<string, string>; transport?: 'sse' },
   fetch: FetchLike,
 ): Promise<HandshakeOutcome> {
   const deadline = AbortSignal.timeout(input.timeoutMs);
+  const sse = input.transport === 'sse';
   let refusal: HandshakeRefused | null = null;
   const probeFetch: FetchLike = async (url, init = {}) => {
     // After `notifications/initialized` the SDK opens the standalone GET stream: the probe has no
     // use for it, and it would only hold a connection of the server's until the probe closes.
-    if ((init.method ?? 'GET').toUpperCase() === 'GET') return new Response(null, { status: 405 });
+    // An SSE server's GET stream is where its answers come, though.
+    if (!sse && (init.method ?? 'GET').toUpperCase() === 'GET') return new Response(null, { status: 405 });
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     const response = await fetch(url, { ...init, signal });
     if (response.status === 401 || response.status === 403) {
@@ -48,16 +50,16 @@ export async function mcpHandshake(
     }
     return response;
   };
-  const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: 'auto', probe: { timeoutMs: input.timeoutMs } } });
-  const transport = new StreamableHTTPClientTransport(new URL(input.url), {
-    fetch: probeFetch,
-    requestInit: requestInitOf(input.token, input.headers),
-  });
+  // An SSE server predates server/discover (2024-11-05): it is asked to initialize only.
+  const client = new Client(CLIENT_INFO, sse ? {} : { versionNegotiation: { mode: 'auto', probe: { timeoutMs: input.timeoutMs } } });
+  const options = { fetch: probeFetch, requestInit: requestInitOf(input.token, input.headers) };
+  // The SSE transport takes the endpoint the server announces only on the stream's own origin.
+  const transport = sse ? new SSEClientTransport(new URL(input.url), options) : new StreamableHTTPClientTransport(new URL(input.url), options);
   try {
     await client.connect(transport, { timeout: input.timeoutMs, signal: deadline });
     const protocolVersion = client.getNegotiatedProtocolVersion();
     if (!protocolVersion) throw new Error('the MCP server completed no handshake');
-    await transport.terminateSession().catch(() => undefined);
+    if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession().catch(() => undefined);
     return { kind: 'accepted', protocolVersion, serverName: client.getServerVersion()?.name ?? null };
   } catch (err) {
     // A 401 or 403 on any request of the handshake ends it: the credential decides, not the era.

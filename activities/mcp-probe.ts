@@ -28,13 +28,16 @@ export interface ProbeResult {
 
 /**
  * Throws an ApplicationFailure of the failure's type when the probe fails. `headers`: the
- * connect's headers for the server (opened, in memory only), sent with every request.
+ * connect's headers for the server (opened, in memory only), sent with every request;
+ * `transport`: sse for a server of the HTTP+SSE transport (2024-11-05).
  */
-export function probeMcpServer(url: string, token: string | null, timeoutMs: number, fetch: FetchLike, headers?: Record<string, string>): Promise<ProbeResult> {
-  return withTypedFailures(() => probe({ url, token, headers, timeoutMs }, fetch));
+export function probeMcpServer(
+  url: string, token: string | null, timeoutMs: number, fetch: FetchLike, headers?: Record<string, string>, transport?: 'sse',
+): Promise<ProbeResult> {
+  return withTypedFailures(() => probe({ url, token, headers, transport, timeoutMs }, fetch));
 }
 
-async function probe(input: { url: string; token: string | null; headers?: Record<string, string>; timeoutMs: number }, fetch: FetchLike): Promise<ProbeResult> {
+async function probe(input: { url: string; token: string | null; headers?: Record<string, string>; transport?: 'sse'; timeoutMs: number }, fetch: FetchLike): Promise<ProbeResult> {
   const { url } = input;
   let outcome;
   try {

@@ -52,10 +52,10 @@ export function createOAuthBeginSteps(deps: OAuthActivityDeps, secrets: OAuthSec
   const redirectUri = oauthCallbackUrl(deps.baseUrl);
   return {
     /** Step 1: the handshake any client makes, without credentials. */
-    async oauthProbe(input: { connectorId: string; url: string; headers?: SealedHeader[] }): Promise<ProbeStep> {
+    async oauthProbe(input: { connectorId: string; url: string; headers?: SealedHeader[]; transport?: 'sse' }): Promise<ProbeStep> {
       return withTypedFailures(async () => {
         const headers = openHeaders(deps.secrets, input.connectorId, input.headers);
-        const probe = await probeForChallenge({ serverUrl: input.url, timeoutMs: deps.connectTimeoutMs, headers }, deps.http);
+        const probe = await probeForChallenge({ serverUrl: input.url, timeoutMs: deps.connectTimeoutMs, headers, transport: input.transport }, deps.http);
         if (probe.kind === 'accepted') return { kind: 'open', protocolVersion: probe.protocolVersion };
         const challenge = probe.challenge && { resourceMetadata: probe.challenge.resourceMetadata, scope: probe.challenge.scope };
         return { kind: 'challenge', challenge };

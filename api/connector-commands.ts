@@ -4,7 +4,7 @@ import type { ConnectorRecord } from '../contract/connector-record';
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../platform/secret-box';
-import type { ConnectRequest, Preset } from '../contract/schemas';
+import type { ConnectRequest, Preset, UpstreamTransport } from '../contract/schemas';
 import type { connectorWorkflow } from '../workflows/connector-workflow';
 import { connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ConnectorInit } from '../workflows/messages';
 import { toProblemError } from './temporal-errors';
@@ -29,6 +29,8 @@ export interface CreateInput {
   clientId?: string;
   clientSecret?: string;
   preset?: Preset;
+  /** The body's transport; absent: the preset's, else Streamable HTTP. */
+  transport?: UpstreamTransport;
   createdBy: string | null;
   createdByName: string | null;
 }
@@ -53,6 +55,7 @@ export class ConnectorCommands {
       createdByName: input.createdByName,
       clientId: input.clientId ?? null,
       clientSecret: clientSecret ? this.deps.secrets.seal(clientSecret, secretContext(id, 'client_secret')) : null,
+      ...((input.transport ?? preset?.transport) === 'sse' ? { transport: 'sse' as const } : {}),
       settings: this.deps.settings,
     };
     const start = new WithStartWorkflowOperation<typeof connectorWorkflow>('connectorWorkflow', {

@@ -38,7 +38,9 @@ const MAX_DESCRIPTION = 512;
 export function registryPreset(entry: RegistryEntry, overlay: RegistryOverlay | undefined): RegistryPreset {
   const metadata = metadataOf(entry, overlay);
   const base = { name: entry.name, version: entry.version, deprecated: entry.status === 'deprecated', metadata, run: null, digest: null };
-  const remote = (entry.server.remotes ?? []).find((r) => r.type === 'streamable-http');
+  // A Streamable HTTP remote first; an SSE one (2024-11-05) only when it is the only remote to run.
+  const remotes = entry.server.remotes ?? [];
+  const remote = remotes.find((r) => r.type === 'streamable-http') ?? remotes.find((r) => r.type === 'sse');
   if (remote) return { ...base, ...remotePreset(remote, metadata, overlay) };
   const packages = entry.server.packages ?? [];
   const mapped = packages.map((p) => mapPackage(p, overlay));
@@ -52,13 +54,11 @@ export function registryPreset(entry: RegistryEntry, overlay: RegistryOverlay | 
     return { ...base, ...pinned, kind: 'stdio', packageKind: runnable.kind, url, preset: { url, metadata, stdio: runnable.stdio }, reason: null, fields };
   }
   const why = mapped.map((m) => (m.ok ? '' : m.reason)).filter(Boolean);
-  const sse = (entry.server.remotes ?? []).some((r) => r.type === 'sse');
-  const reasons = [...(sse ? ['its remote speaks the SSE transport, which this service does not proxy (only streamable-http)'] : []), ...why];
-  const otherRemotes = (entry.server.remotes ?? []).filter((r) => r.type !== 'sse').map((r) => r.type);
-  if (otherRemotes.length) reasons.push(`its remote transport ${otherRemotes[0]} is not supported`);
+  const reasons = [...why];
+  if (remotes.length) reasons.push(`its remote transport ${remotes[0]!.type} is not supported`);
   return {
     ...base, ...pinned, kind: mapped.length ? 'stdio' : 'remote', packageKind: null, url, preset: null,
-    reason: reasons.length ? reasons.join('; ') : 'it names neither a streamable-http remote nor a package', fields: [],
+    reason: reasons.length ? reasons.join('; ') : 'it names neither a streamable-http or sse remote nor a package', fields: [],
   };
 }
 
@@ -84,6 +84,7 @@ function remotePreset(remote: Transport, metadata: Preset['metadata'], overlay: 
     ...(overlay?.client_id ? { client_id: overlay.client_id } : {}), ...(overlay?.client_secret ? { client_secret: overlay.client_secret } : {}),
     ...(overlay?.workload_identity ? { workload_identity: overlay.workload_identity } : {}),
     ...(inputs.headers.length ? { headers: inputs.headers } : {}), ...(Object.keys(inputs.variables).length ? { variables: inputs.variables } : {}),
+    ...(remote.type === 'sse' ? { transport: 'sse' as const } : {}),
   };
   return { kind, packageKind: null, url, preset, reason: null, fields };
 }

@@ -38,6 +38,11 @@ export interface components {
              * @enum {string}
              */
             token_binding?: "dpop";
+            /**
+             * @description sse: the MCP server speaks the HTTP+SSE transport of 2024-11-05; the proxy serves it to clients as Streamable HTTP (absent: Streamable HTTP)
+             * @constant
+             */
+            transport?: "sse";
             /** @description The names of the headers the last connect gave for the MCP server (their values are never shown) */
             headers?: string[];
             /** @description The URL variables the last connect bound: url keeps the template, the server is reached with these filled in */
@@ -68,6 +73,11 @@ export interface components {
             };
             /** @default true */
             match_preset: boolean;
+            /**
+             * @description The MCP server's transport: streamable-http (the default, or the matched preset's), or sse for a server that still speaks the HTTP+SSE transport of 2024-11-05 (clients reach it through the proxy as Streamable HTTP)
+             * @enum {string}
+             */
+            transport?: "streamable-http" | "sse";
         };
         ConnectRequest: {
             access_token?: string;

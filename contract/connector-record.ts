@@ -47,6 +47,10 @@ export const ConnectorRecordSchema = z.object({
   token_binding: z.enum(['dpop']).optional().meta({
     description: "dpop: the connector's token is bound to a key of the connector's own (RFC 9449, SEP-1932); the service presents it with a proof on every request",
   }),
+  /** Absent: streamable-http. */
+  transport: z.literal('sse').optional().meta({
+    description: 'sse: the MCP server speaks the HTTP+SSE transport of 2024-11-05; the proxy serves it to clients as Streamable HTTP (absent: Streamable HTTP)',
+  }),
   /** Absent: the last connect bound none. */
   headers: z.array(z.string()).optional()
     .meta({ description: 'The names of the headers the last connect gave for the MCP server (their values are never shown)' }),

@@ -127,10 +127,10 @@ const TOOLSET_MCP_ANSWERS: Readonly<Record<number, Answer>> = {
 const MCP_ANSWERS: Readonly<Record<number, Answer>> = {
   200: ok('relayed from the MCP server (application/json or text/event-stream), streamed; or JSON-RPC error -32042 carrying the authorization URL when the MCP server asked for authorization and the client declared URL-mode elicitation, or carrying the approval page when a rule holds the tool for approval and the client did not declare the Tasks extension. Errors of the service to a JSON-RPC request are JSON-RPC errors whose data is the problem (docs/mcp-errors.md)'),
   202: ok('relayed from the MCP server: a notification or response accepted'),
-  400: problem('Ambiguous framing, a GET or DELETE with a body (JSON-RPC -32600), or Mcp-Method/Mcp-Name headers that disagree with the body (-32020)', 'ambiguous-framing', 'header-mismatch'),
+  400: problem('Ambiguous framing, a GET or DELETE with a body (JSON-RPC -32600), Mcp-Method/Mcp-Name headers that disagree with the body (-32020), or, to a legacy SSE server\'s connector, a request without the Mcp-Session-Id of its initialize', 'ambiguous-framing', 'header-mismatch'),
   401: problem('No or a bad credential (JSON-RPC -31001): WWW-Authenticate: Bearer with resource_metadata pointing at the RFC 9728 document of this path'),
   403: problem('A foreign Origin, or the MCP server asks for more scope (JSON-RPC -31007; authorization_url holds the step-up URL)'),
-  404: problem('Unknown connector, or another owner\'s (JSON-RPC -31002)'),
+  404: problem('Unknown connector, or another owner\'s (JSON-RPC -31002); for a legacy SSE server\'s connector, a session id the service did not give', 'not-found', 'session-not-found'),
   405: problem('A method other than POST, GET and DELETE'),
   409: problem('Not connected (connector_state says what it is); after the MCP server refused the token for good, `auth_required` with authorization_url to authorize it again (JSON-RPC -32010)', 'not-connected'),
   413: problem('A body carrying Mcp-Method or Mcp-Name over the limit read before relaying (JSON-RPC -32600)'),

@@ -31,6 +31,11 @@ export const ConnectorUrlSchema = z
   })
   .meta({ description: 'MCP server URL: http://, https:// or mcp+stdio://', example: 'https://mcp.example.com/mcp' });
 
+/** How the service speaks to a remote MCP server; `sse` is the HTTP+SSE transport of 2024-11-05. */
+export const UPSTREAM_TRANSPORTS = ['streamable-http', 'sse'] as const;
+export type UpstreamTransport = (typeof UPSTREAM_TRANSPORTS)[number];
+const TransportSchema = z.enum(UPSTREAM_TRANSPORTS);
+
 export const CreateConnectorSchema = z
   .strictObject({
     url: ConnectorUrlSchema,
@@ -38,8 +43,13 @@ export const CreateConnectorSchema = z
     client_secret: z.string().min(1).max(2048).optional(),
     metadata: MetadataSchema.optional(),
     match_preset: z.boolean().default(true),
+    transport: TransportSchema.optional().meta({
+      description: "The MCP server's transport: streamable-http (the default, or the matched preset's), or sse for a server that still speaks "
+        + "the HTTP+SSE transport of 2024-11-05 (clients reach it through the proxy as Streamable HTTP)",
+    }),
   })
   .refine((b) => !(b.client_secret && !b.client_id), { message: 'client_secret requires client_id', path: ['client_secret'] })
+  .refine((b) => !(b.transport && b.url.startsWith('mcp+stdio:')), { message: 'only for an http or https URL', path: ['transport'] })
   .meta({ id: 'CreateConnectorRequest' });
 export type CreateConnectorRequest = z.infer<typeof CreateConnectorSchema>;
 
@@ -210,10 +220,13 @@ export const PresetSchema = z
     variables: VariablesDeclarationSchema.optional(),
     /** Connects present the service's workload identity token (SEP-1933) as this client (docs/presets.md). */
     workload_identity: z.strictObject({ client_id: z.string().min(1).max(512) }).optional(),
+    /** The server's transport (absent: streamable-http). */
+    transport: TransportSchema.optional(),
   })
   .superRefine((p, ctx) => {
     const stdioUrl = p.url.startsWith('mcp+stdio:');
     if (stdioUrl && (p.headers || p.variables)) ctx.addIssue({ code: 'custom', path: ['headers'], message: 'headers and variables are for remote presets' });
+    if (stdioUrl && p.transport) ctx.addIssue({ code: 'custom', path: ['transport'], message: 'only for a remote preset' });
     checkInputDeclarations(p, ctx);
     if (stdioUrl && !p.stdio) ctx.addIssue({ code: 'custom', path: ['stdio'], message: 'required for an mcp+stdio:// preset' });
     if (!stdioUrl && p.stdio) ctx.addIssue({ code: 'custom', path: ['stdio'], message: 'only allowed for an mcp+stdio:// preset' });

@@ -18,6 +18,9 @@
 // answered by a refresh through the route source and one retry; a 401 no refresh cures, and a 403
 // asking for more scope, are reported to it, and the request is answered with the authorization
 // URL the registry then offers (upstream-auth.ts, relay-exchange.ts, url-elicitation.ts).
+//
+// A connector whose server speaks the HTTP+SSE transport of 2024-11-05 is not relayed but bridged
+// (legacy-sse/): the caller still speaks Streamable HTTP.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { context, type Tracer } from '@opentelemetry/api';
@@ -46,6 +49,7 @@ import { upstreamRequestHeaders } from './forward-headers';
 import type { UpstreamTarget } from './upstream-target';
 import { ElicitingSessions } from './url-elicitation';
 import type { GatewayTasks } from './tasks/gateway-tasks';
+import { SseBridge, type SseBridgeOptions } from './legacy-sse/sse-bridge';
 
 export interface McpProxyOptions {
   routes: RouteSource;
@@ -81,6 +85,8 @@ export interface McpProxyOptions {
   tracer?: Tracer | null;
   /** Where each call to a connector the caller sees is recorded (the per-call audit). */
   audit?: CallSink;
+  /** Bounds of the upstream sessions kept for legacy SSE servers (legacy-sse/sse-bridge.ts). */
+  legacySse?: Pick<SseBridgeOptions, 'idleMs' | 'maxSessions' | 'maxPerCaller'>;
   /** The tasks the service owns for servers without task support; absent: task requests are relayed. */
   tasks?: (upstream: UpstreamClient) => GatewayTasks;
 }
@@ -123,6 +129,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const checkedBodyLimit = options.checkedBodyLimitBytes ?? 4 * 1024 * 1024;
   const elicitation = new ElicitingSessions();
   const sinks = { metrics: options.metrics && mcpSeriesOf(options.metrics), audit: options.audit };
+  // A server of the HTTP+SSE transport (2024-11-05) is bridged, not relayed.
+  const legacySse = new SseBridge({ ...options.legacySse, upstream, logger, bodyLimitBytes: checkedBodyLimit });
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
@@ -214,6 +222,12 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       trace?.routed(connectorId, 'refused');
       return refused(req, res, connectorId, target);
     }
+    if (route.transport === 'sse') {
+      // The body is read by the bridge; the observer takes its first bytes beside it, for the audit.
+      observed?.watchRequest(req);
+      observed?.relaying(res);
+      return legacySse.handle(req, res, connectorId, route, caller);
+    }
     const mirrored = rpcHeadersOf(req);
     // A request without them (a 2025 client's) is streamed unread, unless tools are held for
     // approval: then it is read too, so that no call of a held tool is ever relayed unapproved.
@@ -282,9 +296,14 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     invalidate: (connectorId) => {
       routes.invalidate?.(connectorId);
       tasks?.forget(connectorId);
+      // Told of every transition: upstream SSE sessions go only when the connector left the server they were opened on.
+      if (legacySse.holds(connectorId)) {
+        routes.get(connectorId).then((route) => legacySse.settle(connectorId, route), () => legacySse.forget(connectorId));
+      }
     },
     close() {
       server.close();
+      legacySse.close();
       upstream.destroy();
     },
   };

@@ -28,6 +28,8 @@ export interface ConnectedRoute {
   gatewaySecret?: string;
   /** The connect's headers (lower-case names), in plaintext: sent on every request to the upstream. */
   headers?: Record<string, string>;
+  /** The upstream speaks the HTTP+SSE transport of 2024-11-05: the proxy bridges it (legacy-sse/). */
+  transport?: 'sse';
 }
 
 export type Route =

@@ -46,6 +46,11 @@ export interface UpstreamCall {
   body?: Buffer;
   /** Aborts the request (the caller went away). */
   signal?: AbortSignal;
+  /**
+   * Path and query on the target's origin in place of the target's own: a legacy SSE server's
+   * message endpoint (checked to be on that origin by whoever names it).
+   */
+  path?: string;
 }
 
 export interface UpstreamReply {
@@ -139,8 +144,9 @@ export class UpstreamClient {
   }
 
   private request(connectorId: string, route: ConnectedRoute, call: UpstreamCall): Promise<IncomingMessage> {
-    const target = this.target(connectorId, route, '');
-    if (target instanceof ProblemError) return Promise.reject(target);
+    const routed = this.target(connectorId, route, '');
+    if (routed instanceof ProblemError) return Promise.reject(routed);
+    const target = call.path ? { ...routed, path: call.path } : routed;
     const length = call.body ? call.body.length : call.method === 'POST' ? 0 : undefined;
     const headers = upstreamRequestHeaders(
       call.headers, target.host, length, route.token, route.gatewaySecret, route.headers, this.dpop.proof(route, call.method, target),

@@ -23,14 +23,15 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
     const { owner } = view;
     if (view.state === 'deleting') return { kind: 'not_found' };
     if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner, authorizationUrl: view.authorizationUrl };
-    const { managed } = view;
+    const managed = view.managed;
+    const { transport } = view;
     const gateway = view.gatewaySecret ? { gatewaySecret: secrets.open(view.gatewaySecret, secretContext(connectorId, GATEWAY_SECRET_FIELD)) } : {};
     const headers = view.headers?.length ? { headers: openHeaders(secrets, connectorId, view.headers) } : {};
-    if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway, ...headers };
+    if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway, ...headers, ...(transport ? { transport } : {}) };
     const token = secrets.open(view.token, secretContext(connectorId, 'access_token'));
     // Imported once per route: the cached route signs every request's proof with it.
     const dpop = view.dpopKey ? { dpop: openDpopKey(secrets.open(view.dpopKey, secretContext(connectorId, DPOP_KEY_PURPOSE))) } : {};
-    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...dpop, ...gateway, ...headers };
+    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...dpop, ...gateway, ...headers, ...(transport ? { transport } : {}) };
   }
 
   return {

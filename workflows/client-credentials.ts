@@ -35,7 +35,7 @@ export async function connectWithServiceGrant(job: ServiceGrantJob): Promise<voi
   const headers = entity.upstreamHeaders;
   const { enterpriseManaged: enterprise, workloadIdentity: workload } = request;
   const steps = remote(settings.connectTimeoutMs);
-  const probed = await steps.oauthProbe({ connectorId, url, headers });
+  const probed = await steps.oauthProbe({ connectorId, url, headers, ...entity.upstreamTransport });
   const challenge = (probed.kind === 'challenge' ? probed.challenge : null) ?? entity.data.oauth.challenge;
   const found = await steps.oauthDiscover({ connectorId, url, challenge, grant: enterprise || workload ? 'jwt_bearer' : 'client_credentials' });
   const at = {
@@ -45,7 +45,7 @@ export async function connectWithServiceGrant(job: ServiceGrantJob): Promise<voi
   const { context, tokens } = enterprise ? await steps.oauthEnterpriseManaged({ ...at, grant: enterprise })
     : workload ? await steps.oauthWorkloadIdentity({ ...at, grant: workload })
     : await steps.oauthClientCredentials({ ...at, grant: request.clientCredentials! });
-  const checked = await steps.probeServer({ connectorId, url, token: tokens.accessToken, headers, dpopKey: boundKey(context, tokens) });
+  const checked = await steps.probeServer({ connectorId, url, token: tokens.accessToken, headers, dpopKey: boundKey(context, tokens), ...entity.upstreamTransport });
   entity.data.secrets.accessToken = tokens.accessToken;
   entity.data.oauth.boundIssuer = context.authorizationServer.issuer;
   entity.data.oauth.session = { context, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt, obtainedAt: new Date().toISOString(), dpop: tokens.dpop };

@@ -51,7 +51,7 @@ async function connectWithToken(job: ConnectJob): Promise<void> {
   const { entity, request } = job;
   const token = request.accessToken!;
   const probed = await probe(entity.data.init.settings.connectTimeoutMs).probeServer({
-    connectorId: entity.data.init.id, url: entity.upstreamUrl, token, headers: entity.upstreamHeaders,
+    connectorId: entity.data.init.id, url: entity.upstreamUrl, token, headers: entity.upstreamHeaders, ...entity.upstreamTransport,
   });
   entity.data.secrets.accessToken = token;
   entity.data.oauth.session = null; // a given token replaces any grant

@@ -77,6 +77,11 @@ export class ConnectorEntity {
     return this.data.binding?.headers ?? [];
   }
 
+  /** What the probes need to speak to the upstream: its transport, when not Streamable HTTP. */
+  get upstreamTransport(): { transport?: 'sse' } {
+    return this.data.init.transport ? { transport: this.data.init.transport } : {};
+  }
+
   /** A managed stdio connector. */
   get runsWorkload(): boolean {
     return isStdioUrl(this.data.init.url);
@@ -138,6 +143,7 @@ export class ConnectorEntity {
       created_by: d.init.createdBy,
       created_by_name: d.init.createdByName,
       protocol_version: d.protocolVersion,
+      ...(d.init.transport ? { transport: d.init.transport } : {}),
       ...this.authKindField(),
       ...(d.oauth.session?.dpop ? { token_binding: 'dpop' as const } : {}),
       ...(d.binding?.headers.length ? { headers: d.binding.headers.map((h) => h.name) } : {}),
@@ -162,6 +168,7 @@ export class ConnectorEntity {
       dpopKey: connected && this.data.secrets.accessToken && this.data.oauth.session ? boundKey(this.data.oauth.session.context, this.data.oauth.session) : null,
       gatewaySecret: connected ? (this.data.workload?.gatewaySecret ?? null) : null,
       managed: connected && this.data.workload !== null,
+      ...this.upstreamTransport,
       ...(connected && this.upstreamHeaders.length ? { headers: this.upstreamHeaders } : {}),
       // auth_required, or connected with a step-up on offer: where the user authorizes
       authorizationUrl: this.data.authRequest?.authorization_endpoint ?? null,

@@ -27,6 +27,8 @@ export interface ConnectorInit {
   /** Client credentials given in the create request. */
   clientId: string | null;
   clientSecret: Ciphertext | null;
+  /** The server speaks the HTTP+SSE transport of 2024-11-05 (absent: Streamable HTTP). */
+  transport?: 'sse';
   settings: { historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs: number; refreshSkewSeconds: number };
 }
 
@@ -64,6 +66,8 @@ export interface RouteView {
   headers?: SealedHeader[];
   /** The target is the workload the service started (mcp+stdio): reached whatever its address. */
   managed: boolean;
+  /** The target speaks the HTTP+SSE transport of 2024-11-05 (absent: Streamable HTTP). */
+  transport?: 'sse';
   /** The authorization URL on offer (auth_required, or a step-up while connected). */
   authorizationUrl: string | null;
 }

@@ -28,7 +28,7 @@ export async function beginAuthorization(
   const steps = remote(init.settings.connectTimeoutMs);
   const connectorId = init.id;
   const url = entity.upstreamUrl;
-  const probed = await steps.oauthProbe({ connectorId, url, headers: entity.upstreamHeaders });
+  const probed = await steps.oauthProbe({ connectorId, url, headers: entity.upstreamHeaders, ...entity.upstreamTransport });
   if (probed.kind === 'open' && !known) return { kind: 'open', protocolVersion: probed.protocolVersion };
   const challenge = (probed.kind === 'challenge' ? probed.challenge : null) ?? known;
   const found = await steps.oauthDiscover({ connectorId, url, challenge });

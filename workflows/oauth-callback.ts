@@ -17,7 +17,7 @@ export async function completeAuthorization(job: Omit<ConnectJob, 'request' | 's
   try {
     const tokens = await calls.oauthComplete({ connectorId: init.id, pending, callback: input.callback });
     const probed = await calls.probeServer({
-      connectorId: init.id, url: entity.upstreamUrl, token: tokens.accessToken, headers: entity.upstreamHeaders, dpopKey: boundKey(pending.context, tokens),
+      connectorId: init.id, url: entity.upstreamUrl, token: tokens.accessToken, headers: entity.upstreamHeaders, dpopKey: boundKey(pending.context, tokens), ...entity.upstreamTransport,
     });
     entity.data.secrets.accessToken = tokens.accessToken;
     entity.data.oauth.boundIssuer = pending.context.authorizationServer.issuer;

@@ -26,14 +26,14 @@ export type AuthProbeResult =
 const STEP = 'the MCP handshake probe';
 
 export async function probeForChallenge(
-  input: { serverUrl: string; accessToken?: string; timeoutMs?: number; headers?: Record<string, string> },
+  input: { serverUrl: string; accessToken?: string; timeoutMs?: number; headers?: Record<string, string>; transport?: 'sse' },
   http: OAuthHttp,
 ): Promise<AuthProbeResult> {
   const url = canonicalServerUri(input.serverUrl);
   return inStep(STEP, http.logger, async () => {
     let outcome;
     try {
-      outcome = await mcpHandshake({ url, token: input.accessToken ?? null, timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers: input.headers }, http.fetch);
+      outcome = await mcpHandshake({ url, token: input.accessToken ?? null, timeoutMs: input.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers: input.headers, transport: input.transport }, http.fetch);
     } catch (err) {
       // A server that refuses both eras' handshake with 400 and never says 401 may still publish
       // RFC 9728 metadata at its well-known location: a bad request must not hide that it is protected.

@@ -63,7 +63,7 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
       const id = randomUUID();
       const view = await withQuotaSlot(caller, id, deps, () => deps.commands.create({
         id, url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
-        preset, createdBy: caller.subject, createdByName: caller.displayName,
+        preset, transport: body.transport, createdBy: caller.subject, createdByName: caller.displayName,
       }));
       ctx.status = 201;
       ctx.set('Location', `/api/v1/connectors/${view.id}`);

@@ -95,10 +95,19 @@ test('URL template variables are fields a connect supplies, and the preset keeps
   t.deepEqual(p.fields, [{ name: 'tenant', in: 'url', secret: false, required: true, description: 'Your tenant' }]);
 });
 
-test('an SSE-only remote and an unsupported package are listed with the reason', (t) => {
+test('an SSE-only remote becomes a remote preset that speaks SSE; a Streamable HTTP remote is chosen over it', (t) => {
   const sseOnly = map({ ...real['acme-analytics'], remotes: [{ type: 'sse', url: 'https://analytics.example.com/sse' }] });
-  t.is(sseOnly.preset, null);
-  t.regex(sseOnly.reason!, /SSE transport/);
+  t.is(sseOnly.reason, null);
+  t.like(sseOnly.preset, { url: 'https://analytics.example.com/sse', transport: 'sse' });
+  const both = map(real['hybrid-mcp']);
+  t.is(both.preset?.url, 'https://mcp.anonymous.modelcontextprotocol.io/http');
+  t.is(both.preset?.transport, undefined);
+});
+
+test('an unsupported remote transport and package are listed with the reason', (t) => {
+  const websocket = map({ ...real['acme-analytics'], remotes: [{ type: 'websocket', url: 'https://analytics.example.com/ws' }] });
+  t.is(websocket.preset, null);
+  t.regex(websocket.reason!, /remote transport websocket is not supported/);
   const mcpb = map(real['text-editor']);
   t.is(mcpb.preset, null);
   t.regex(mcpb.reason!, /mcpb packages are not supported/);

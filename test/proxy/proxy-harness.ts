@@ -32,6 +32,8 @@ function watchDeclared(req: http.IncomingMessage, res: http.ServerResponse, unde
 export interface ProxyHarness {
   baseUrl: string;
   mcpUrl(connectorId: string, query?: string): string;
+  /** What the change feed does on a connector's transition. */
+  invalidate(connectorId: string): void;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startProxy(
   return {
     baseUrl,
     mcpUrl: (id, query = '') => `${baseUrl}/api/v1/connectors/${id}/mcp${query}`,
+    invalidate: (id) => proxy.invalidate(id),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

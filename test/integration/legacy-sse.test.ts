@@ -1,0 +1,94 @@
+// A legacy HTTP+SSE server (2024-11-05) on the real stack (issue 41 item 6): a registry entry
+// whose only remote is `sse` is a runnable preset; its connector (and one created with
+// "transport": "sse") connects with a token, the connect's probe speaking SSE; SDK v1 and v2
+// clients list and call its tools at the proxy's MCP path; the server saw the connector's token on
+// the stream and on every POST, never the caller's key.
+import test from 'ava';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
+import { sha256Hex } from '../../callers/api-keys';
+import { startLegacySseMcpServer, type LegacySseMcpServer } from '../fixtures/legacy-sse-mcp-server';
+import { realServers, startRegistryServer, type RegistryServer } from '../fixtures/registry/registry-server';
+import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
+
+const TOKEN = `sse-token-${crypto.randomUUID()}`;
+const CALLER_KEY = `caller-key-${crypto.randomUUID()}`;
+const as = { authorization: `Bearer ${CALLER_KEY}` };
+const NAME = 'com.example/legacy-sse';
+const textOf = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text;
+
+let stack: TestStack;
+let registry: RegistryServer;
+let upstream: LegacySseMcpServer;
+
+test.before(async () => {
+  upstream = await startLegacySseMcpServer({ token: TOKEN });
+  registry = await startRegistryServer();
+  registry.publish({ ...realServers()['acme-analytics']!, name: NAME, packages: undefined, remotes: [{ type: 'sse', url: upstream.url }] });
+  stack = await startTestStack({
+    CONNECTOR__API_KEYS: JSON.stringify([{ subject: 'alice', sha256: sha256Hex(CALLER_KEY) }]),
+    CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8',
+    CONNECTOR__REGISTRY_URL: registry.url,
+    CONNECTOR__REGISTRY_SERVERS: JSON.stringify([{ name: NAME }]),
+  });
+  await stack.temporal.workflow.execute('registrySyncWorkflow', { taskQueue: stack.config.temporal.taskQueue, workflowId: 'registry-sync-legacy-sse-test' });
+});
+
+test.after.always(async () => {
+  await stack?.stop();
+  await registry?.close();
+  await upstream?.close();
+});
+
+async function connected(body: Record<string, unknown>): Promise<{ id: string; mcp_url: string }> {
+  const created = await stack.api('POST', '/api/v1/connectors', body, as);
+  if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+  const connect = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: TOKEN }, as);
+  if (connect.body?.state !== 'connected') throw new Error(`connect: ${connect.status} ${connect.text}`);
+  return connect.body;
+}
+
+test.serial('a registry sse remote is a runnable preset, and its connector speaks SSE and connects with a token', async (t) => {
+  const preset = await eventually(async () => (await stack.api('GET', '/api/v1/connectors/presets', undefined, as)).body.items.find((p: any) => p.name === NAME), 60_000, 'the registry preset');
+  t.like(preset, { source: 'registry', runnable: true, url: upstream.url });
+  const connector = await connected({ url: preset.url });
+  t.like(connector, { transport: 'sse', state: 'connected', preset: { url: upstream.url } });
+  t.truthy((connector as { protocol_version?: string }).protocol_version, 'the probe completed a handshake over SSE');
+});
+
+test.serial('SDK v1 and v2 clients list and call the tools through the proxy; the server sees the connector\'s token only', async (t) => {
+  const connector = await connected({ url: upstream.url, transport: 'sse', match_preset: false });
+  t.like(connector, { transport: 'sse' });
+  const before = upstream.seen.length;
+  const v1 = new ClientV1({ name: 'legacy-sse-v1', version: '1' });
+  await v1.connect(new TransportV1(new URL(connector.mcp_url), { requestInit: { headers: as } }));
+  t.deepEqual((await v1.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait']);
+  t.is(textOf(await v1.callTool({ name: 'echo', arguments: { text: 'v1' } })), 'sse: v1');
+  await v1.close();
+  const v2 = new ClientV2({ name: 'legacy-sse-v2', version: '1' });
+  await v2.connect(new TransportV2(new URL(connector.mcp_url), { requestInit: { headers: as } }));
+  t.deepEqual((await v2.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait']);
+  t.is(textOf(await v2.callTool({ name: 'echo', arguments: { text: 'v2' } })), 'sse: v2');
+  await v2.close();
+  const proxied = upstream.seen.slice(before);
+  t.true(proxied.some((s) => s.method === 'GET' && s.path === '/sse'), 'the proxy opened the stream');
+  t.true(proxied.filter((s) => s.method === 'POST' && s.path === '/messages').length >= 6, 'and posted to the endpoint');
+  for (const seen of upstream.seen) t.is(seen.authorization, `Bearer ${TOKEN}`, `${seen.method} ${seen.path}`);
+  t.false(upstream.seen.some((s) => s.authorization?.includes(CALLER_KEY)), 'the caller\'s key never crossed');
+  const calls = await eventually(async () => {
+    const items = (await stack.api('GET', `/api/v1/connectors/${connector.id}/calls?limit=100`, undefined, as)).body.items as { rpc_method: string; rpc_name: string }[];
+    return items.filter((c) => c.rpc_method === 'tools/call').length === 2 ? items : undefined;
+  }, 20_000, 'the calls in the audit');
+  t.deepEqual(calls.filter((c) => c.rpc_method === 'tools/call').map((c) => c.rpc_name), ['echo', 'echo'], 'the per-call audit holds them as for any connector');
+});
+
+test.serial('a connector to an SSE server without transport sse does not connect: the transport is the connector\'s word', async (t) => {
+  const created = await stack.api('POST', '/api/v1/connectors', { url: upstream.url, match_preset: false }, as);
+  t.is(created.status, 201);
+  t.is(created.body.transport, undefined);
+  const connect = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: TOKEN }, as);
+  t.not(connect.body?.state, 'connected', connect.text);
+  const refused = await stack.api('POST', '/api/v1/connectors', { url: 'mcp+stdio://x', transport: 'sse' }, as);
+  t.is(refused.status, 422);
+});
