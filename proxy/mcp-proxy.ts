@@ -130,7 +130,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const elicitation = new ElicitingSessions();
   const sinks = { metrics: options.metrics && mcpSeriesOf(options.metrics), audit: options.audit };
   // A server of the HTTP+SSE transport (2024-11-05) is bridged, not relayed.
-  const legacySse = new SseBridge({ ...options.legacySse, upstream, logger, bodyLimitBytes: checkedBodyLimit });
+  const legacySse = new SseBridge({ ...options.legacySse, upstream, logger, bodyLimitBytes: checkedBodyLimit, heldTool: tasks && ((tool) => tasks.holds(tool)) });
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));

@@ -125,6 +125,11 @@ export class GatewayTasks {
     return this.o.settings.approvals.length > 0;
   }
 
+  /** Whether calls of `tool` wait for an approver. */
+  holds(tool: string): boolean {
+    return approvalRuleOf(this.o.settings.approvals, tool) !== undefined;
+  }
+
   /** Whether a batch (2025-03-26) calls a held tool: it is refused whole, never split. */
   batchCallsHeld(body: Buffer): boolean {
     let value: unknown;

@@ -31,6 +31,8 @@ test.before(async () => {
     CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8',
     CONNECTOR__REGISTRY_URL: registry.url,
     CONNECTOR__REGISTRY_SERVERS: JSON.stringify([{ name: NAME }]),
+    // `count` waits for an approver: an SSE server cannot hold a call, so it is refused, never made.
+    CONNECTOR__APPROVAL_TOOLS: JSON.stringify([{ tools: 'count', approvers: ['key:alice'] }]),
   });
   await stack.temporal.workflow.execute('registrySyncWorkflow', { taskQueue: stack.config.temporal.taskQueue, workflowId: 'registry-sync-legacy-sse-test' });
 });
@@ -81,6 +83,18 @@ test.serial('SDK v1 and v2 clients list and call the tools through the proxy; th
     return items.filter((c) => c.rpc_method === 'tools/call').length === 2 ? items : undefined;
   }, 20_000, 'the calls in the audit');
   t.deepEqual(calls.filter((c) => c.rpc_method === 'tools/call').map((c) => c.rpc_name), ['echo', 'echo'], 'the per-call audit holds them as for any connector');
+});
+
+test.serial('a tool held for approval is refused on an SSE connector, and the server never sees the call', async (t) => {
+  const connector = await connected({ url: upstream.url, transport: 'sse', match_preset: false });
+  const client = new ClientV2({ name: 'legacy-sse-held', version: '1' });
+  await client.connect(new TransportV2(new URL(connector.mcp_url), { requestInit: { headers: as } }));
+  const before = upstream.seen.length;
+  const refused = await t.throwsAsync(client.callTool({ name: 'count', arguments: {} }));
+  t.regex(String(refused?.message), /held for approval/);
+  t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'free' } })), 'sse: free', 'other tools still run');
+  t.is(upstream.seen.slice(before).filter((s) => s.method === 'POST').length, 1, 'only the echo reached the server');
+  await client.close();
 });
 
 test.serial('a connector to an SSE server without transport sse does not connect: the transport is the connector\'s word', async (t) => {
