@@ -3,7 +3,7 @@
 // server.json cannot carry (the overlay). Validated at start-up like CONNECTOR__PRESETS.
 import { z } from 'zod';
 import { parseWorkloadNetworks } from '../platform/workload-egress';
-import { METADATA_MAX_KEYS, MetadataSchema, StdioResourcesSchema } from '../contract/schemas';
+import { METADATA_MAX_KEYS, MetadataSchema, StdioResourcesSchema, PresetClientCredentialsSchema } from '../contract/schemas';
 import { MAX_HEADER_VALUE, MAX_INPUTS } from '../contract/upstream-inputs';
 
 /** The registry's own rule for server names (reverse-DNS namespace, one slash). */
@@ -57,6 +57,8 @@ export const RegistryOverlaySchema = z.strictObject({
     .refine((v) => Object.keys(v).length <= MAX_INPUTS, `at most ${MAX_INPUTS} variables`).optional(),
   /** A remote's connects present the service's workload identity token as this client (docs/presets.md). */
   workload_identity: z.strictObject({ client_id: z.string().min(1).max(512) }).optional(),
+  /** A remote's connects use the client credentials grant as the overlay's client (docs/presets.md). */
+  client_credentials: PresetClientCredentialsSchema.optional(),
 }).refine((o) => !(o.client_secret && !o.client_id), { message: 'client_secret requires client_id', path: ['client_secret'] })
   .refine((o) => !(o.workload_identity && o.client_id), { message: 'not with a client_id of its own', path: ['workload_identity'] });
 export type RegistryOverlay = z.infer<typeof RegistryOverlaySchema>;

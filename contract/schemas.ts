@@ -207,6 +207,34 @@ export const StdioConfigSchema = z.strictObject({
 });
 export type StdioConfig = z.infer<typeof StdioConfigSchema>;
 
+/**
+ * A preset's own client credentials grant: the client is the preset's (`client_id`, and
+ * `client_secret` or this `private_key_pem`), so an empty connect needs no credential of the caller's.
+ */
+export const PresetClientCredentialsSchema = z.strictObject({
+  private_key_pem: z.string().min(1).max(16384).optional(),
+  signing_algorithm: z.enum(SIGNING_ALGORITHMS).optional(),
+});
+
+/** Why a preset's (or an overlay's) client_credentials cannot stand: the grant sends its secret where the URL points. */
+export function presetClientCredentialsIssues(p: {
+  url: string; client_id?: string; client_secret?: string; workload_identity?: unknown; variables?: Record<string, { value?: string; choices?: string[] }>;
+  client_credentials?: { private_key_pem?: string; signing_algorithm?: string };
+}): string[] {
+  const grant = p.client_credentials;
+  if (!grant) return [];
+  const issues: string[] = [];
+  if (p.url.startsWith('mcp+stdio:')) issues.push('only for a remote preset');
+  if (!p.client_id) issues.push('requires client_id');
+  if (Boolean(p.client_secret) === Boolean(grant.private_key_pem)) issues.push('give the client either client_secret or client_credentials.private_key_pem');
+  if (grant.signing_algorithm && !grant.private_key_pem) issues.push('signing_algorithm is for private_key_pem');
+  if (p.workload_identity) issues.push('not with workload_identity');
+  const open = callerChosenVariables(p.url, p.variables);
+  // A caller choosing the host would choose where the preset's client secret is presented.
+  if (open.length) issues.push(`needs the URL's variables fixed or chosen from a list (${open.join(', ')} may be set to anything)`);
+  return issues;
+}
+
 export const PresetSchema = z
   .strictObject({
     url: ConnectorUrlSchema,
@@ -220,6 +248,8 @@ export const PresetSchema = z
     variables: VariablesDeclarationSchema.optional(),
     /** Connects present the service's workload identity token (SEP-1933) as this client (docs/presets.md). */
     workload_identity: z.strictObject({ client_id: z.string().min(1).max(512) }).optional(),
+    /** Connects obtain the token with the client credentials grant (SEP-1046) as this preset's client: its secret, or this key (docs/presets.md). */
+    client_credentials: PresetClientCredentialsSchema.optional(),
     /** The server's transport (absent: streamable-http). */
     transport: TransportSchema.optional(),
   })
@@ -236,6 +266,7 @@ export const PresetSchema = z
     }
     const open = p.workload_identity ? callerChosenVariables(p.url, p.variables) : [];
     if (open.length) ctx.addIssue({ code: 'custom', path: ['workload_identity'], message: workloadIdentityRefusal(open) });
+    for (const issue of presetClientCredentialsIssues(p)) ctx.addIssue({ code: 'custom', path: ['client_credentials'], message: issue });
   });
 export type Preset = z.infer<typeof PresetSchema>;
 

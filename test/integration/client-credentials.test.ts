@@ -32,7 +32,10 @@ test.before(async () => {
     ],
   });
   mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri, scopesSupported: ['mcp:read'] });
-  stack = await startTestStack();
+  // The operator's preset for the server carries the client and its grant: callers connect with an empty body.
+  stack = await startTestStack({
+    CONNECTOR__PRESETS: JSON.stringify([{ url: mcp.url, metadata: { name: 'Machine API' }, client_id: 'cc-basic', client_secret: SECRET, client_credentials: {} }]),
+  });
 });
 
 test.after.always(async () => {
@@ -104,6 +107,19 @@ test.serial('client_secret_basic: connected at once, usable, renewed before expi
   t.false(record.text.includes(SECRET));
   t.deepEqual(filesContaining(stack.dataDir, SECRET), [], 'the client secret in the data directory, logs included');
   for (const token of mcp.seenTokens) t.deepEqual(filesContaining(stack.dataDir, token.slice(-43)), [], 'an access token');
+});
+
+test.serial("a preset's own client credentials: an empty connect obtains the token as the preset's client; the secret is never shown", async (t) => {
+  const created = await stack.api('POST', '/api/v1/connectors', { url: mcp.url });
+  t.is(created.status, 201, created.text);
+  t.like(created.body, { preset: { url: mcp.url } });
+  const connect = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, {});
+  t.is(connect.status, 200, connect.text);
+  t.like(connect.body, { state: 'connected', auth_kind: 'client_credentials' });
+  t.regex(await callTool(created.body.mcp_url), /mcp:read/, "the token works through the proxy");
+  const presets = await stack.api('GET', '/api/v1/connectors/presets');
+  for (const answer of [created, connect, presets]) t.false(answer.text.includes(SECRET), 'the secret in an answer');
+  t.deepEqual(filesContaining(stack.dataDir, SECRET), [], 'the client secret in the data directory, logs included');
 });
 
 test.serial('private_key_jwt: connected with a signed client assertion; the key is never shown', async (t) => {
