@@ -28,6 +28,7 @@ const SLUG_WORDS: Record<string, Worded> = {
   unauthorized: { sentence: 'Your sign-in was refused or has expired.', next: 'Sign in again.' },
   forbidden: { sentence: 'You may not do this here.', next: 'Ask an admin of the service if you need it.', showDetail: true },
   'not-found': { sentence: 'This is not there: it was deleted, or it is not yours.', next: 'Go back to the list.' },
+  'session-not-found': { sentence: 'The MCP session is not known here (it expired, or the service restarted).', next: 'Start a new session: the MCP client connects again.' },
   'method-not-allowed': { sentence: 'This action is not offered here.' },
   conflict: { sentence: 'This cannot be done in the current state.', next: 'Wait a moment and try again.', showDetail: true },
   'invalid-state': { sentence: 'The connector is not in a state that allows this.', next: 'Wait until its state settles, then try again.', showDetail: true },

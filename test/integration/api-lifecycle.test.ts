@@ -261,7 +261,7 @@ test('openapi.json is an OpenAPI 3.1 document of the endpoints, generated from t
   t.deepEqual(Object.keys(res.body.paths).sort(), [
     '/', '/api/v1/caller', '/console/config.json', '/console/{file}', '/reference',
     '/.well-known/oauth-protected-resource/api/v1/connectors/{id}/mcp', '/api/v1/connectors', '/api/v1/connectors/oauth/authorize', '/api/v1/connectors/oauth/callback', '/api/v1/connectors/presets', '/api/v1/connectors/presets/{name}/approve', '/api/v1/connectors/{id}',
-    '/api/v1/connectors/{id}/calls', '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/{id}/events', '/api/v1/connectors/{id}/tasks',
+    '/api/v1/connectors/{id}/calls', '/api/v1/connectors/{id}/connect', '/api/v1/connectors/{id}/disconnect', '/api/v1/connectors/{id}/events', '/api/v1/connectors/{id}/tasks', '/api/v1/connectors/{id}/tasks/{taskId}/approval',
     '/api/v1/connectors/{id}/mcp', '/api/v1/oauth/client-metadata.json', '/api/v1/openapi.json', '/healthz', '/metrics', '/readyz',
     '/.well-known/oauth-protected-resource/api/v1/toolsets/{id}/mcp', '/api/v1/toolsets', '/api/v1/toolsets/{id}', '/api/v1/toolsets/{id}/calls', '/api/v1/toolsets/{id}/tasks', '/api/v1/toolsets/{id}/mcp',
   ].sort(), 'every path the service answers, and nothing else');
