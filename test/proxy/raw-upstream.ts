@@ -33,7 +33,8 @@ export interface RawUpstream {
 
 const HEAD_END = Buffer.from('\r\n\r\n');
 
-export async function startRawUpstream(): Promise<RawUpstream> {
+/** `answerDelayMs`: how long each answer waits after its request is whole (default: none). */
+export async function startRawUpstream(options: { answerDelayMs?: number } = {}): Promise<RawUpstream> {
   const requests: ParsedRequest[] = [];
   const received: Buffer[] = [];
   const pending: Buffer[] = [];
@@ -63,7 +64,9 @@ export async function startRawUpstream(): Promise<RawUpstream> {
         requests.push(parsed);
         pending[connection] = pending[connection]!.subarray(parsed.raw.length);
         const body = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { seen: requests.length } });
-        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+        const answer = `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+        if (options.answerDelayMs) setTimeout(() => socket.destroyed || socket.write(answer), options.answerDelayMs);
+        else socket.write(answer);
       }
     });
   });

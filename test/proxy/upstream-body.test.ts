@@ -9,8 +9,8 @@ import { BodyLengthMismatch, framedBody } from '../../proxy/upstream-body';
 import { eventually } from '../helpers/test-stack';
 import { startRawUpstream, type RawUpstream } from './raw-upstream';
 
-async function upstream(t: ExecutionContext): Promise<RawUpstream> {
-  const started = await startRawUpstream();
+async function upstream(t: ExecutionContext, options: { answerDelayMs?: number } = {}): Promise<RawUpstream> {
+  const started = await startRawUpstream(options);
   t.teardown(() => started.close());
   return started;
 }
@@ -34,7 +34,8 @@ function send(url: string, pieces: string[], declared: number | null | undefined
 }
 
 test('a body longer than declared: the bytes past the length never reach the socket', async (t) => {
-  const u = await upstream(t);
+  // The answer waits: one sent before the stray chunk comes would end the exchange first (it raced on a busy machine).
+  const u = await upstream(t, { answerDelayMs: 1000 });
   const err = await send(u.url, ['{"a":1}', 'POST /capture HTTP/1.1\r\n\r\n'], 7);
   t.true(err instanceof BodyLengthMismatch);
   await eventually(async () => (u.closed.every(Boolean) && u.closed.length > 0 ? true : undefined), 20_000, 'the upstream connection closed');
