@@ -16,7 +16,7 @@ import {
 } from './oauth';
 
 export function createOAuthActivities(deps: OAuthActivityDeps) {
-  const secrets = new OAuthSecrets(deps.secrets, deps.presets);
+  const secrets = new OAuthSecrets(deps.secrets, deps.presets, deps.upstreamDpop ?? true);
 
   const clientCredentialsToken = async (id: string, context: OAuthContext): Promise<SealedTokens> => {
     const tokens = await requestClientCredentialsToken({

@@ -21,6 +21,8 @@ export interface OAuthActivityDeps {
   metrics?: Pick<Metrics, 'tokenRefreshes' | 'tokenRefreshLag'>;
   /** The service's workload identity token (CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE), read at each request; absent: none. */
   workloadIdentityTokenFile?: string | null;
+  /** False: no grant is DPoP-bound, whatever the authorization server offers (CONNECTOR__UPSTREAM_DPOP=off). Absent: true. */
+  upstreamDpop?: boolean;
   /** How long the MCP handshake probe may take (CONNECTOR__CONNECT_TIMEOUT_MS). */
   connectTimeoutMs?: number;
 }

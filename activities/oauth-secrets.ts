@@ -12,7 +12,8 @@ import { DPOP_KEY_PURPOSE } from '../contract/dpop-key';
 import type { StoredRegistration } from '../store/oauth-store';
 
 export class OAuthSecrets {
-  constructor(private readonly secrets: SecretBox, private readonly presets: readonly Preset[]) {}
+  /** `dpop`: grants are bound where the authorization server offers it (CONNECTOR__UPSTREAM_DPOP). */
+  constructor(private readonly secrets: SecretBox, private readonly presets: readonly Preset[], private readonly dpop = true) {}
 
   seal(connectorId: string, purpose: string, value: string): Ciphertext {
     return this.secrets.seal(value, secretContext(connectorId, purpose));
@@ -59,7 +60,7 @@ export class OAuthSecrets {
 
   /** A new DPoP key for a grant at `as`, sealed; none where the server does not advertise DPoP. */
   newDpopKey(connectorId: string, as: AuthorizationServerMetadata): { dpopKey?: Ciphertext } {
-    return offersDpop(as) ? { dpopKey: this.seal(connectorId, DPOP_KEY_PURPOSE, generateDpopKeyJwk()) } : {};
+    return this.dpop && offersDpop(as) ? { dpopKey: this.seal(connectorId, DPOP_KEY_PURPOSE, generateDpopKeyJwk()) } : {};
   }
 
   /** The grant's DPoP key (JWK, JSON), opened for one step; null when the grant has none. */

@@ -97,6 +97,11 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   CONNECTOR__CONNECT_TIMEOUT_MS: { section: 'connectors', meaning: 'how long a probe of an MCP server may take before connect answers 504' },
   CONNECTOR__AUTH_TIMEOUT_SECONDS: { section: 'connectors', meaning: 'how long an authorization URL stays valid (`auth_required` → `disconnected`, "authorization timed out")' },
   CONNECTOR__REFRESH_SKEW_SECONDS: { section: 'connectors', meaning: "how long before a token's `expires_at` it is refreshed (a third of the lifetime for shorter-lived tokens)" },
+  CONNECTOR__UPSTREAM_DPOP: {
+    section: 'connectors', default: 'auto', format: '`auto` or `off`',
+    meaning: "`auto`: a grant is DPoP-bound (SEP-1932) where the authorization server lists ES256 in `dpop_signing_alg_values_supported`; "
+      + '`off`: never, for MCP servers that take only Bearer tokens behind an authorization server that offers DPoP. Applies to grants started after the change',
+  },
   CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE: {
     section: 'connectors', default: 'unset: no connect uses workload identity', format: 'absolute path',
     meaning: "the service's workload identity JWT (SEP-1933), e.g. a Kubernetes projected service-account token "

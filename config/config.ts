@@ -91,6 +91,7 @@ export const EnvSchema = z.object({
   CONNECTOR__AUTH_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
   CONNECTOR__REFRESH_SKEW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE: z.string().regex(/^\//, 'must be an absolute path').optional(),
+  CONNECTOR__UPSTREAM_DPOP: z.enum(['auto', 'off']).default('auto'),
   CONNECTOR__HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(10_000),
   CONNECTOR__ROUTE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
@@ -189,6 +190,8 @@ export interface Config {
   refreshSkewSeconds: number;
   /** The service's workload identity token (SEP-1933), read at each token request; null: connects cannot use workload identity. */
   workloadIdentityTokenFile: string | null;
+  /** Whether grants are DPoP-bound where the authorization server offers it (CONNECTOR__UPSTREAM_DPOP=auto), or never (off). */
+  upstreamDpop: boolean;
   historyLimit: number;
   routeCacheTtlMs: number;
   /** How long the proxy waits for the registry's answer about a connector before it answers 503. */
@@ -369,6 +372,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     authTimeoutSeconds: e.CONNECTOR__AUTH_TIMEOUT_SECONDS,
     refreshSkewSeconds: e.CONNECTOR__REFRESH_SKEW_SECONDS,
     workloadIdentityTokenFile: e.CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE ?? null,
+    upstreamDpop: e.CONNECTOR__UPSTREAM_DPOP === 'auto',
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
     routeLoadTimeoutMs: e.CONNECTOR__ROUTE_LOAD_TIMEOUT_MS,

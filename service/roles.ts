@@ -88,6 +88,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       baseUrl: config.baseUrl,
       authTimeoutSeconds: config.authTimeoutSeconds,
       workloadIdentityTokenFile: config.workloadIdentityTokenFile,
+      upstreamDpop: config.upstreamDpop,
       // Connectors name their preset; its credentials and env values are read here, never from history.
       presets: catalog.presets,
       metrics: deps.metrics,
