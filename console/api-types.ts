@@ -190,6 +190,14 @@ export interface components {
                 decided_by: string | null;
                 decided_at: string | null;
             };
+            /** @description Its statuses in order, from its creation (at most 32: the first, then the latest) */
+            history?: {
+                /** @enum {string} */
+                status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+                at: string;
+                /** @description Who made the change, where someone did: the approver who decided, the caller who cancelled */
+                by?: string;
+            }[];
             /** @description failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown */
             unknown_outcome: boolean;
         };

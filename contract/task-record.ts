@@ -6,6 +6,9 @@ import { APPROVAL_STATES } from './approvals';
 
 export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 
+/** The most status changes a task's listing keeps: its first, and the latest after it. */
+export const MAX_TASK_HISTORY = 32;
+
 export const TaskSummarySchema = z
   .object({
     task_id: z.string(),
@@ -20,10 +23,16 @@ export const TaskSummarySchema = z
       decided_by: z.string().nullable(),
       decided_at: z.string().nullable(),
     }).optional().meta({ description: 'Present when a rule held the call for approval (CONNECTOR__APPROVAL_TOOLS): where it stands and who decided' }),
+    history: z.array(z.object({
+      status: z.enum(TASK_STATUSES),
+      at: z.string(),
+      by: z.string().optional().meta({ description: 'Who made the change, where someone did: the approver who decided, the caller who cancelled' }),
+    })).optional().meta({ description: `Its statuses in order, from its creation (at most ${MAX_TASK_HISTORY}: the first, then the latest)` }),
     unknown_outcome: z.boolean().meta({ description: 'failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown' }),
   })
   .meta({ id: 'ConnectorTask' });
 export type TaskSummary = z.infer<typeof TaskSummarySchema>;
+export type TaskChange = NonNullable<TaskSummary['history']>[number];
 
 export const TaskListSchema = z
   .object({

@@ -14,6 +14,7 @@ import type { Ciphertext } from '../contract/ciphertext';
 import { TERMINAL_STATUSES, type TaskStatus } from '../contract/tool-tasks';
 import { APPROVAL_INPUT_KEY, isApprover } from '../contract/approvals';
 import type { RoundOutcome } from '../contract/tool-tasks';
+import { MAX_TASK_HISTORY, type TaskChange } from '../contract/task-record';
 import {
   answerUpdate, cancelTaskUpdate, decideApprovalUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery,
   type ApprovalView, type ToolTaskInput, type ToolTaskView,
@@ -49,8 +50,11 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   let round: CancellationScope | null = null;
   // Every change is numbered; the listing's copy follows in order, never ahead of history.
   let seq = 1;
-  const set = (status: TaskStatus, outcome: Ciphertext | null, pending: string[] = []) => {
+  const changes: TaskChange[] = [{ status: view.status, at: createdAt }];
+  const set = (status: TaskStatus, outcome: Ciphertext | null, pending: string[] = [], by?: string | null) => {
     Object.assign(view, { status, outcome, pending, lastUpdatedAt: new Date().toISOString() });
+    changes.push({ status, at: view.lastUpdatedAt, ...(by ? { by } : {}) });
+    if (changes.length > MAX_TASK_HISTORY) changes.splice(1, 1);
     seq += 1;
   };
   const terminal = () => TERMINAL_STATUSES.has(view.status);
@@ -75,7 +79,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   setHandler(cancelTaskUpdate, () => {
     if (terminal()) return;
     cancelled = true;
-    set('cancelled', null);
+    set('cancelled', null, [], view.caller);
     round?.cancel();
   });
   setHandler(decideApprovalUpdate, ({ subject, approve }) => {
@@ -94,7 +98,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   });
 
   let ending = false;
-  const listed = recordChanges(input, view, () => seq, () => ending, () => exposed);
+  const listed = recordChanges(input, view, changes, () => seq, () => ending, () => exposed);
 
   if (view.approval) await awaitDecision(view.approval, input.approval!.timeoutMs);
 
@@ -132,11 +136,11 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
     const decided = await condition(() => approval.state !== 'pending' || cancelled, timeoutMs);
     if (cancelled) return;
     if (!decided) approval.state = 'expired';
-    if (approval.state === 'approved') return set('working', null);
+    if (approval.state === 'approved') return set('working', null, [], approval.decidedBy);
     const message = approval.state === 'denied'
       ? `the call was denied by ${approval.decidedBy}`
       : 'the approval expired: no approver decided in time, so the call was not made';
-    set('failed', await sealer.sealTaskError({ connectorId: input.connectorId, taskId: input.taskId, message }));
+    set('failed', await sealer.sealTaskError({ connectorId: input.connectorId, taskId: input.taskId, message }), [], approval.decidedBy);
   }
 
   async function runRound(call: () => Promise<RoundOutcome>): Promise<RoundOutcome | { failure: string; unknown: boolean }> {
@@ -153,7 +157,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
 }
 
 /** Copies the task, as its owner lists it, after each change, in order, until it ends. */
-async function recordChanges(input: ToolTaskInput, view: ToolTaskView, seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
+async function recordChanges(input: ToolTaskInput, view: ToolTaskView, changes: readonly TaskChange[], seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
   // A call answered without a task is never listed: nothing is written for it.
   await condition(() => exposed() || ending());
   if (!exposed()) return;
@@ -167,7 +171,7 @@ async function recordChanges(input: ToolTaskInput, view: ToolTaskView, seq: () =
       task: {
         task_id: view.taskId, tool: view.tool, caller: view.caller, status: view.status,
         created_at: view.createdAt, updated_at: view.lastUpdatedAt, unknown_outcome: view.unknownOutcome,
-        toolset_id: input.toolsetId ?? null,
+        toolset_id: input.toolsetId ?? null, history: [...changes],
         ...(view.approval ? { approval: { state: view.approval.state, decided_by: view.approval.decidedBy, decided_at: view.approval.decidedAt } } : {}),
       },
     });

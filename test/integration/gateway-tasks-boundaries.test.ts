@@ -73,7 +73,9 @@ test.serial("a task is its caller's: the admin is told it does not exist, anothe
     const page = await stack.api('GET', `/api/v1/connectors/${connectorId}/tasks`, undefined, { authorization: `Bearer ${KEYS.alice}` });
     return page.body.items?.find((task: { task_id: string; status: string }) => task.task_id === taskId && task.status === 'completed') ? page : undefined;
   }, 30_000, 'the task to be listed as completed');
-  t.like(listed.body.items.find((task: { task_id: string }) => task.task_id === taskId), { tool: 'slow_compute', caller: 'key:alice', unknown_outcome: false });
+  const item = listed.body.items.find((task: { task_id: string }) => task.task_id === taskId);
+  t.like(item, { tool: 'slow_compute', caller: 'key:alice', unknown_outcome: false });
+  t.deepEqual(item.history.map((change: { status: string }) => change.status), ['working', 'completed'], 'its statuses in order');
   t.false(listed.text.includes(MARKER), 'no argument or result in the listing');
   t.is((await stack.api('GET', `/api/v1/connectors/${connectorId}/tasks`, undefined, { authorization: `Bearer ${KEYS.bob}` })).status, 404);
 });

@@ -130,6 +130,8 @@ test.serial('approved by a named approver, the call is made then, once, and the 
     return page.body.items?.find((task: { task_id: string; status: string }) => task.task_id === taskId && task.status === 'completed');
   }, 30_000, 'the task to be listed as completed');
   t.like(listed, { approval: { state: 'approved', decided_by: 'key:ann' } });
+  // Its statuses in order: held, let go by the approver, done.
+  t.deepEqual(listed.history.map(({ status, by }: { status: string; by?: string }) => [status, by ?? null]), [['input_required', null], ['working', 'key:ann'], ['completed', null]]);
 });
 
 test.serial('denied, the task fails saying who denied it, and the server never sees the call', async (t) => {
