@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../platform/logger';
-import { freePort } from '../../service/free-port';
+import { freePort, retryOnPortConflict } from '../../service/free-port';
 import { startEmbeddedStack, type EmbeddedStack } from '../../stack/embedded-stack';
 import { SERVICE_TEST_ENV } from './service-env';
 
@@ -26,15 +26,20 @@ export interface ApiAnswer {
 
 export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-test-'));
-  const port = await freePort();
   const logFile = path.join(dataDir, 'logs', 'service.log');
-  const fullEnv = {
-    DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'info', ...SERVICE_TEST_ENV, ...env,
-  };
-  const logger = createLogger('test-stack', fullEnv.LOG_LEVEL, logFile);
-  const stack = await startEmbeddedStack({ env: fullEnv, logger, headless: true, temporalPort: 0, mongoPort: 0 });
-  return { ...stack, dataDir, logFile, api: apiClient(`http://127.0.0.1:${stack.port}`) };
+  // The port is free when asked for and bound only once the stack is up: another process may take
+  // it in between (seen in CI, dozens of test processes at once). The stack stops what it started
+  // when its listen fails, so it is started again on another port.
+  return retryOnPortConflict(async () => {
+    const port = await freePort();
+    const fullEnv = {
+      DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'info', ...SERVICE_TEST_ENV, ...env,
+    };
+    const logger = createLogger('test-stack', fullEnv.LOG_LEVEL, logFile);
+    const stack = await startEmbeddedStack({ env: fullEnv, logger, headless: true, temporalPort: 0, mongoPort: 0 });
+    return { ...stack, dataDir, logFile, api: apiClient(`http://127.0.0.1:${stack.port}`) };
+  });
 }
 
 /** `timeoutMs`: each call fails after that long rather than waiting for ever (benchmarks under overload). */
