@@ -4,8 +4,9 @@
 // kept sealed in the answer store under its session; this replica, which holds the stream,
 // collects the answers and the member is called again with them and its requestState.
 //
-// The nonce is random per round and the store is keyed by the session (which only its caller can
-// use), so nobody else's response can answer the question. A client that goes away, or does not
+// The nonce is random per round, the id carries a tag binding it and the question's key to the
+// session, and the store is keyed by the session (which only its caller can use): nobody else's
+// response can answer the question, and only answers to questions asked are ever stored. A client that goes away, or does not
 // answer within the wait, ends the call.
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -30,9 +31,24 @@ export const isInputRequestId = (id: unknown): id is string => typeof id === 'st
 
 const sealContext = (session: string) => secretContext(session, 'toolset-input');
 
+/** `toolset-input:<nonce>.<tag>:<key>`: the tag binds the nonce and the key to the session. */
+export function questionId(deps: InputBridgeDeps, session: string, nonce: string, key: string): string {
+  return `${PREFIX}${nonce}.${deps.secrets.tag(`${nonce}:${key}`, sealContext(session))}:${key}`;
+}
+
+/** Whether `id` is one questionId made for this session. */
+export function askedHere(deps: InputBridgeDeps, session: string, id: string): boolean {
+  const rest = id.slice(PREFIX.length);
+  const colon = rest.indexOf(':');
+  const dot = rest.indexOf('.');
+  if (colon < 0 || dot < 0 || dot > colon) return false;
+  return questionId(deps, session, rest.slice(0, dot), rest.slice(colon + 1)) === id;
+}
+
 /** A client's response to one of the bridge's questions, kept for the replica waiting on it. */
 export async function keepAnswer(deps: InputBridgeDeps, session: string, message: RpcMessage): Promise<void> {
-  if (!isInputRequestId(message.id)) return;
+  // Only an answer to a question this service asked in this session is kept: nothing else can fill the store.
+  if (!isInputRequestId(message.id) || !askedHere(deps, session, message.id)) return;
   const answer = message.error !== undefined ? { error: message.error } : { result: message.result };
   await deps.answers.put(session, message.id, deps.secrets.seal(JSON.stringify(answer), sealContext(session)));
 }
@@ -54,7 +70,7 @@ export async function askClient(ctx: ToolsetContext, res: ServerResponse, inputR
   if (requests.length === 0) throw new InputFailure({ code: -32603, message: 'The MCP server asked for input without a request the client could answer.' });
   if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }).flushHeaders();
   const nonce = randomBytes(12).toString('base64url');
-  const idOf = (key: string) => `${PREFIX}${nonce}:${key}`;
+  const idOf = (key: string) => questionId(bridge, session, nonce, key);
   const writer = new EventWriter(res);
   for (const [key, request] of requests) {
     const { method, params } = request as { method: string; params?: unknown };
