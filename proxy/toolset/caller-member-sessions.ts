@@ -2,7 +2,8 @@
 // member sessions of its own (per toolset and member), never one shared between callers, kept in
 // this process and bounded (`maxEntries`, the one unused longest closed first). Another replica
 // opens its own for the same caller: nothing of a 2026 request depends on which one it reaches.
-// Members are told of no client capability: such a client cannot answer a member's request.
+// Members are told of no client capability, unless the toolset puts members' requests to 2026
+// clients as input_required (member-continuations.ts): then elicitation and sampling.
 import { LEGACY_VERSIONS } from './rpc';
 import { TOOLSET_CLIENT_INFO, type MemberSession } from './member-wire';
 import type { MemberSessions } from './member-link';
@@ -14,12 +15,12 @@ export class CallerMemberSessions {
 
   constructor(private readonly onEvict: Evicted, private readonly maxEntries = 10_000) {}
 
-  /** The caller's member sessions on a toolset. */
-  of(toolsetId: string, caller: string): MemberSessions {
+  /** The caller's member sessions on a toolset; `capabilities`: what members are told the client can answer (member-continuations.ts). */
+  of(toolsetId: string, caller: string, capabilities: Record<string, unknown> = {}): MemberSessions {
     const keyOf = (connectorId: string) => `${toolsetId}\n${caller}\n${connectorId}`;
     return {
       protocolVersion: LEGACY_VERSIONS[0]!,
-      clientCapabilities: {},
+      clientCapabilities: capabilities,
       clientInfo: TOOLSET_CLIENT_INFO,
       get: (connectorId) => this.get(keyOf(connectorId)),
       keep: async (connectorId, fresh, replacing) => {

@@ -20,6 +20,7 @@ import { toolsetUri } from './resource-uris';
 import { META, errorMessage, isNotification, isObject, isRequest, isResponse, paramsOf, type RpcError, type RpcId, type RpcMessage } from './rpc';
 import { declaresUrlElicitation, serverInfoOf, type ToolsetContext } from './toolset-context';
 import { InputFailure, MAX_INPUT_ROUNDS, askClient } from './input-bridge';
+import { park, parkable, resume, type ParkedCall } from './member-continuations';
 import { toolsetTaskId } from './task-ids';
 import { sendMessage } from './toolset-answers';
 
@@ -32,6 +33,9 @@ export async function relayToMember(ctx: ToolsetContext, res: ServerResponse, me
   const route = await ctx.deps.routes.get(member.connector_id);
   if (route.kind !== 'connected') return sendMessage(res, 200, errorMessage(forwarded.id, await memberUnavailableError(member, route, ctx.deps.source, asker)));
   if (!mayUse(ctx.toolset, ctx.caller, route)) return sendMessage(res, 200, errorMessage(forwarded.id, unknownName(forwarded)));
+  // A 2026 client's retry of a call its 2025 member asked it something during (member-continuations.ts).
+  const toCaller = (message: RpcMessage) => sendMessage(res, 200, isObject(message.result) ? { ...message, result: asToolsets(ctx, rewrite(message.result)) } : message);
+  if (ctx.era === 'modern' && (await resume(ctx, res, member, forwarded, toCaller))) return;
   // A 2025 client answers a member's input_required on its stream (input-bridge.ts), round after round.
   const bridged = ctx.era === 'legacy' && ctx.deps.inputBridge !== undefined && ctx.answerSession !== undefined;
   for (let round = 0; ; round++) {
@@ -43,14 +47,15 @@ export async function relayToMember(ctx: ToolsetContext, res: ServerResponse, me
       return answerError(res, forwarded.id, await memberErrorOf(err, member, route, ctx.deps.source, asker, ctx.deps.logger));
     }
     const toClient = fromMember(ctx, member, reply.route, forwarded.id, rewrite);
-    let asked: Record<string, unknown> | null;
+    let asked: Record<string, unknown> | ParkedCall | null;
     try {
-      asked = await pipeAnswer(res, reply, forwarded.id, toClient, bridged && round < MAX_INPUT_ROUNDS);
+      asked = await pipeAnswer(res, reply, forwarded.id, toClient, bridged && round < MAX_INPUT_ROUNDS, parkable(ctx));
     } catch (err) {
       if (ctx.signal.aborted || (res.headersSent && !bridged)) return void res.destroy();
       return answerError(res, forwarded.id, await memberErrorOf(err, member, route, ctx.deps.source, asker, ctx.deps.logger));
     }
     if (!asked) return;
+    if ('parked' in asked) return answerOnce(res, 200, { jsonrpc: '2.0', id: forwarded.id, result: asToolsets(ctx, park(ctx, member, reply.route, asked as ParkedCall, forwarded.id, answerMember)) });
     try {
       const inputResponses = await askClient(ctx, res, asked.inputRequests);
       const params = paramsOf(forwarded);
@@ -68,6 +73,9 @@ function answerError(res: ServerResponse, id: RpcId, error: RpcError): void {
   void new EventWriter(res).write(errorMessage(id, error)).then(() => res.end());
 }
 
+/** Whether a member's request is to be put to the client as input_required (member-continuations.ts). */
+type ParkWhen = (message: RpcMessage) => boolean;
+
 export function unknownName(message: RpcMessage): RpcError {
   const params = isObject(message.params) ? message.params : {};
   return { code: -32602, message: `Unknown ${message.method === 'tools/call' ? 'tool' : 'name'}: ${String(params.name ?? params.uri ?? '')}` };
@@ -78,13 +86,17 @@ export function unknownName(message: RpcMessage): RpcError {
  * response to `id` went. With `holdInput`, an input_required result is not sent: it is returned
  * (the response stays open) for the client to be asked.
  */
-async function pipeAnswer(res: ServerResponse, { answer }: UpstreamReply, id: RpcId, toClient: (m: RpcMessage) => RpcMessage | null, holdInput = false): Promise<Record<string, unknown> | null> {
+async function pipeAnswer(res: ServerResponse, { answer }: UpstreamReply, id: RpcId, toClient: (m: RpcMessage) => RpcMessage | null, holdInput = false, parkWhen?: ParkWhen): Promise<Record<string, unknown> | ParkedCall | null> {
   const held = (out: RpcMessage) => (holdInput && isObject(out.result) && out.result.resultType === 'input_required' ? out.result : null);
   if (isEventStream(answer)) {
     if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }).flushHeaders();
     const writer = new EventWriter(res);
     let answered = false;
-    for await (const message of messagesOf(answer)) {
+    // Iterated by hand: a parked call's stream is read on by its continuation, not closed here.
+    const rest = messagesOf(answer);
+    for (let next = await rest.next(); !next.done; next = await rest.next()) {
+      const message = next.value;
+      if (parkWhen?.(message)) return { parked: message as ParkedCall['parked'], rest, answer };
       const out = toClient(message);
       const asked = out && isResponse(out) ? held(out) : null;
       if (asked || (out && !(await writer.write(out)))) {
@@ -96,6 +108,7 @@ async function pipeAnswer(res: ServerResponse, { answer }: UpstreamReply, id: Rp
         break;
       }
     }
+    if (answered) await rest.return(undefined);
     if (!answered) await writer.write(errorMessage(id, brokeOff(answer.statusCode)));
     res.end();
     return null;

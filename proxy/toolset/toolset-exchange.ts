@@ -38,6 +38,9 @@ const CLIENT_LIMIT_BYTES = 64 * 1024;
 /** Client notifications members get too (in their sessions of this toolset session). */
 const FOR_MEMBERS = new Set(['notifications/cancelled', 'notifications/roots/list_changed']);
 
+/** What a 2025 member may ask a 2026 client through a continuation (member-continuations.ts). */
+const CONTINUABLE = Object.freeze({ elicitation: {}, sampling: {} });
+
 export class ToolsetExchange {
   private readonly signal: AbortSignal;
 
@@ -64,7 +67,7 @@ export class ToolsetExchange {
     if (isNotification(message)) return sendAccepted(this.res); // none is defined over HTTP at 2026-07-28
     if (!isRequest(message)) return sendMessage(this.res, 400, errorMessage(null, { code: -32600, message: 'JSON-RPC responses are not posted at 2026-07-28.' }));
     if (message.method === 'subscriptions/listen') return serveListen(this.res, message, this.toolset.id, this.x.watch);
-    const sessions = this.x.callerSessions.of(this.toolset.id, ownerKey(this.caller));
+    const sessions = this.x.callerSessions.of(this.toolset.id, ownerKey(this.caller), this.x.deps.inputBridge ? CONTINUABLE : {});
     await routeRequest(this.context('modern', capabilities, sessions), this.res, message);
   }
 

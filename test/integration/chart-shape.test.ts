@@ -12,6 +12,8 @@ import { createConsentAgent, startOidcServer, startProtectedMcpServer, type Oidc
 import { startBothErasMcpServer, type BothErasMcpServer } from '../fixtures/both-eras-mcp-server';
 import { startRecordingMcpServer, type RecordingMcpServer } from '../fixtures/recording-mcp-server';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
+import { startElicitingLegacyServer, type ElicitingLegacyServer } from '../fixtures/eliciting-legacy-server';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { mcpRpc } from '../helpers/tasks-rpc';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -39,6 +41,7 @@ let modern: BothErasMcpServer;
 let as: OidcServer;
 let protectedServer: ProtectedMcpServer;
 let plainTasks: TasksMcpServer;
+let eliciting: ElicitingLegacyServer;
 const teardowns: (() => Promise<void> | void)[] = [];
 
 test.before(async () => {
@@ -48,6 +51,7 @@ test.before(async () => {
   protectedServer = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
   // It works a second before it asks: longer than the sync window, so its calls become tasks first.
   plainTasks = await startTasksMcpServer({ tasks: false, workBeforeAskingMs: 1000 });
+  eliciting = await startElicitingLegacyServer();
   // The cluster lives for the whole file: its teardowns run after the last test, not after this hook.
   const hooks = { teardown: (fn: () => Promise<void> | void) => teardowns.push(fn) } as unknown as ExecutionContext;
   cluster = await startChartCluster(hooks, Object.fromEntries(Object.entries(KEYS).map(([name, key]) => [key, `chart-${name}`])), {
@@ -59,7 +63,7 @@ test.before(async () => {
 
 test.after.always(async () => {
   for (const teardown of teardowns.reverse()) await teardown();
-  await Promise.all([legacy?.close(), modern?.close(), protectedServer?.close(), plainTasks?.close()]);
+  await Promise.all([legacy?.close(), modern?.close(), protectedServer?.close(), plainTasks?.close(), eliciting?.close()]);
   await as?.close();
 });
 
@@ -283,6 +287,25 @@ test.serial("a 2026 member's question to a 2025 client of a toolset, answered on
   t.log(`the calls and their answers, by proxy replica: ${after.join(' and ')}`);
   t.deepEqual(asked, ['Delete a.txt?', 'Delete b.txt?', 'Delete c.txt?']);
   t.true(after.every((n) => n >= 3), 'both replicas took calls or answers');
+  await client.close();
+});
+
+test.serial("a 2025 member's question to a 2026 client of a toolset: the client's retry, on whichever proxy replica, resumes the call the other holds", async (t) => {
+  const connector = await connected(KEYS.tasks, eliciting.url);
+  const toolset = await cluster.api(KEYS.tasks)('POST', '/api/v1/toolsets', { name: 'chart continuation', members: [{ connector_id: connector.id, prefix: 'old' }] });
+  t.is(toolset.status, 201, toolset.text);
+  const client = new ModernClient({ name: 'chart-continuation', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' }, capabilities: { elicitation: { form: {} } } });
+  const colours = ['red', 'green', 'blue', 'amber'];
+  let asked = 0;
+  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { colour: colours[asked++ % colours.length]! } }));
+  await client.connect(new ModernTransport(new URL(toolset.body.mcp_url), { requestInit: { headers: cluster.auth(KEYS.tasks) } }));
+  const before = cluster.balancer.pools.proxy.map((port) => cluster.balancer.served.get(port) ?? 0);
+  const texts: string[] = [];
+  for (let i = 0; i < 2; i++) texts.push(((await client.callTool({ name: 'old__ask_twice', arguments: {} })) as { content: Array<{ text: string }> }).content[0]!.text);
+  const after = cluster.balancer.pools.proxy.map((port, i) => (cluster.balancer.served.get(port) ?? 0) - before[i]!);
+  t.log(`two calls of two questions each, by proxy replica: ${after.join(' and ')}`);
+  t.deepEqual(texts, ['you chose red then green', 'you chose blue then amber']);
+  t.true(after.every((n) => n >= 2), 'both replicas took calls or retries');
   await client.close();
 });
 
