@@ -76,7 +76,9 @@ export async function askClient(ctx: ToolsetContext, res: ServerResponse, inputR
     const { method, params } = request as { method: string; params?: unknown };
     if (!(await writer.write({ jsonrpc: '2.0', id: idOf(key), method, ...(isObject(params) ? { params } : {}) }))) throw new InputFailure({ code: -32603, message: 'The client went away.' });
   }
-  const answers = await collect(bridge, session, requests.map(([key]) => idOf(key)), ctx.signal);
+  const answers = await awaitAnswers(bridge, session, requests.map(([key]) => idOf(key)), ctx.signal);
+  if (ctx.signal.aborted) throw new InputFailure({ code: -32603, message: 'The client went away.' });
+  if (!answers) throw new InputFailure({ code: -32603, message: 'The client did not answer the MCP server\'s request in time.' });
   return Object.fromEntries(requests.map(([key]) => {
     const answer = JSON.parse(bridge.secrets.open(answers.get(idOf(key))!, sealContext(session))) as { result?: unknown; error?: RpcError };
     if (answer.error) throw new InputFailure({ code: -32603, message: `The client could not answer the MCP server's request: ${answer.error.message}` });
@@ -84,12 +86,15 @@ export async function askClient(ctx: ToolsetContext, res: ServerResponse, inputR
   }));
 }
 
-async function collect(bridge: InputBridgeDeps, session: string, ids: string[], signal: AbortSignal): Promise<Map<string, string>> {
+/**
+ * Every one of `ids` from the store, sealed, as they arrive (another replica may put them there);
+ * null when the wait (`waitMs`, 10 minutes) ends or `signal` aborts first. The continuations wait here too.
+ */
+export async function awaitAnswers(bridge: InputBridgeDeps, session: string, ids: readonly string[], signal?: AbortSignal): Promise<Map<string, string> | null> {
   const found = new Map<string, string>();
   const deadline = Date.now() + (bridge.waitMs ?? 600_000);
   while (found.size < ids.length) {
-    if (signal.aborted) throw new InputFailure({ code: -32603, message: 'The client went away.' });
-    if (Date.now() > deadline) throw new InputFailure({ code: -32603, message: 'The client did not answer the MCP server\'s request in time.' });
+    if (signal?.aborted || Date.now() > deadline) return null;
     for (const [id, sealed] of await bridge.answers.take(session, ids.filter((id) => !found.has(id)))) found.set(id, sealed);
     if (found.size < ids.length) await new Promise((resolve) => setTimeout(resolve, bridge.pollMs ?? 250));
   }

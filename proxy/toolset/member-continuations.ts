@@ -15,6 +15,7 @@ import type { ToolsetMember } from '../../contract/toolset-record';
 import { secretContext } from '../../platform/secret-box';
 import type { ConnectedRoute } from '../route';
 import { isRequest, isResponse, paramsOf, type RpcError, type RpcId, type RpcMessage } from './rpc';
+import { awaitAnswers } from './input-bridge';
 import type { InputBridgeDeps, ToolsetContext } from './toolset-context';
 
 /** A member's request the call stopped at, and the rest of the member's stream. */
@@ -26,8 +27,6 @@ export interface ParkedCall {
 
 const STATE_PREFIX = 'toolset-continuation:';
 const INPUT_KEY = 'member_request';
-const WAIT_MS = 600_000;
-const POLL_MS = 250;
 
 /** What the client is told at each step: the member's response, or its next request. */
 type Outcome = { response: RpcMessage } | { asked: RpcMessage & { id: RpcId; method: string } } | { error: RpcError };
@@ -133,11 +132,5 @@ function openState(ctx: ToolsetContext, member: ToolsetMember, text: string): St
 }
 
 async function waitFor(bridge: InputBridgeDeps, session: string, key: string, signal?: AbortSignal): Promise<string | null> {
-  const deadline = Date.now() + (bridge.waitMs ?? WAIT_MS);
-  while (Date.now() < deadline && !signal?.aborted) {
-    const found = (await bridge.answers.take(session, [key])).get(key);
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, bridge.pollMs ?? POLL_MS));
-  }
-  return null;
+  return (await awaitAnswers(bridge, session, [key], signal))?.get(key) ?? null;
 }
