@@ -26,7 +26,7 @@
 // limits on, per process or shared through the database), BENCH_OWNERS=1 (8 connectors of one owner vs of 8 owners:
 // the per-owner pools' cost), BENCH_PROCESSES=1 (PROXY_PROCESSES=2 against one process),
 // BENCH_GO_RELAY=0 (no Go relay), BENCH_GO_RELAY_GOMAXPROCS (1, as nginx has one worker),
-// BENCH_EMBEDDED=1 (the embedded stack as npm start runs it, beside the role: run npm run build
+// BENCH_PATHS (only the paths named, e.g. "direct,proxy-key,floor"), BENCH_EMBEDDED=1 (the embedded stack as npm start runs it, beside the role: run npm run build
 // first; bench/proxy/embedded.ts; BENCH_EMBEDDED_NODE_ARGS gives its node flags, e.g. --cpu-prof), BENCH_BASELINE=<another checkout> (its proxy role beside this one's, same rounds: before/after).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -343,7 +343,9 @@ function buildTargets(kind: UpstreamKind, session: { sessionId: string; protocol
     targets.push({ name: 'owners-1', pool: pool(servers.proxy.port), path: mcpPath, paths: paths('one'), headers, authorizations: [jwt!], cpuPids: [servers.proxy.pid] });
     targets.push({ name: `owners-${OWNER_COUNT}`, pool: pool(servers.proxy.port), path: mcpPath, paths: paths('many'), headers, authorizations: [jwt!], cpuPids: [servers.proxy.pid] });
   }
-  return targets;
+  // BENCH_PATHS: only these paths (say, for a CPU profile of one credential's traffic alone).
+  const only = (process.env.BENCH_PATHS ?? '').split(',').filter(Boolean);
+  return only.length ? targets.filter((t) => only.includes(t.name)) : targets;
 }
 
 function sseTargetsOf(source: number, proxy: number, nginx: number | undefined) {

@@ -29,6 +29,7 @@ import type { RefreshableRoute, UpstreamAuth } from './upstream-auth';
 import { UpstreamTimeoutError, errorCode, problemForUpstreamError } from './upstream-errors';
 import type { UpstreamTarget } from './upstream-target';
 import type { UpstreamDpop } from './upstream-dpop';
+import type { Deadline, DeadlineSweep } from './deadline-sweep';
 
 export interface ExchangeOptions {
   connectorId: string;
@@ -38,6 +39,8 @@ export interface ExchangeOptions {
   res: ServerResponse;
   logger: Logger;
   timeouts: { connectMs: number; headersMs: number };
+  /** Where the wait for the upstream's headers is timed (one sweep per process, not a timer per request). */
+  headersDeadlines: DeadlineSweep;
   auth: UpstreamAuth;
   /** Proofs for a connector whose token is DPoP-bound, and the upstreams' nonces. */
   dpop: UpstreamDpop;
@@ -64,10 +67,11 @@ function onResponseClose(this: WithExchange): void {
   this[EXCHANGE]?.onClientClose();
 }
 
-export class RelayExchange {
+export class RelayExchange implements Deadline {
   private upstreamReq?: ClientRequest;
-  private headersTimer?: NodeJS.Timeout;
   private connectTimer?: NodeJS.Timeout;
+  /** When the upstream's headers are due (DeadlineSweep). */
+  dueAt = 0;
   private clientGone = false;
   /** A response, the upstream's or a problem of ours, has begun. */
   private answered = false;
@@ -303,7 +307,7 @@ export class RelayExchange {
   private send(body: Buffer | undefined): void {
     const attempt = ++this.attempts;
     this.upstreamReq = undefined;
-    this.headersTimer = setTimeout(() => this.onHeadersTimeout(), this.o.timeouts.headersMs);
+    this.o.headersDeadlines.arm(this);
     // Errors of an attempt whose answer is held or was dropped (its socket, cut off) are not
     // the exchange's: only the attempt whose answer is relayed can fail it.
     this.o.dispatch(this, body, (err) => {
@@ -339,7 +343,8 @@ export class RelayExchange {
     void this.answerProblem(problem);
   }
 
-  private onHeadersTimeout(): void {
+  /** The upstream's headers did not come in time. */
+  onDue(): void {
     const err = new UpstreamTimeoutError('headers', this.o.timeouts.headersMs);
     if (this.upstreamReq) this.upstreamReq.destroy(err); // comes back through onError
     else this.onError(err); // still waiting for a pooled socket
@@ -355,7 +360,7 @@ export class RelayExchange {
   }
 
   private clearTimers(): void {
-    clearTimeout(this.headersTimer);
+    this.o.headersDeadlines.disarm(this);
     clearTimeout(this.connectTimer);
   }
 
