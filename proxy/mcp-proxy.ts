@@ -260,7 +260,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     req.headers = upstreamRequestHeaders(req.headers, target.host, bodyLength, route.token, route.gatewaySecret, route.headers, proof);
     (tracer ? (req as WithTrace)[TRACE] : undefined)?.upstream(req.headers, target, req.method!);
     const exchange = new RelayExchange({
-      connectorId, route, target, req, res, logger, timeouts: upstream.timeouts, headersDeadlines: upstream.headersDeadlines, auth: upstream.auth, dpop: upstream.dpop, retryBodyLimit, dispatch,
+      connectorId, route, target, req, res, logger, timeouts: upstream.timeouts, auth: upstream.auth, dpop: upstream.dpop, retryBodyLimit, dispatch,
       onUnauthorized, observer: observed ?? undefined, bodyLength, body, elicitation,
     });
     (req as WithExchange)[EXCHANGE] = exchange;

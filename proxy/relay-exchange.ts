@@ -29,7 +29,6 @@ import type { RefreshableRoute, UpstreamAuth } from './upstream-auth';
 import { UpstreamTimeoutError, errorCode, problemForUpstreamError } from './upstream-errors';
 import type { UpstreamTarget } from './upstream-target';
 import type { UpstreamDpop } from './upstream-dpop';
-import type { Deadline, DeadlineSweep } from './deadline-sweep';
 
 export interface ExchangeOptions {
   connectorId: string;
@@ -39,8 +38,6 @@ export interface ExchangeOptions {
   res: ServerResponse;
   logger: Logger;
   timeouts: { connectMs: number; headersMs: number };
-  /** Where the wait for the upstream's headers is timed (one sweep per process, not a timer per request). */
-  headersDeadlines: DeadlineSweep;
   auth: UpstreamAuth;
   /** Proofs for a connector whose token is DPoP-bound, and the upstreams' nonces. */
   dpop: UpstreamDpop;
@@ -67,11 +64,10 @@ function onResponseClose(this: WithExchange): void {
   this[EXCHANGE]?.onClientClose();
 }
 
-export class RelayExchange implements Deadline {
+export class RelayExchange {
   private upstreamReq?: ClientRequest;
+  private headersTimer?: NodeJS.Timeout;
   private connectTimer?: NodeJS.Timeout;
-  /** When the upstream's headers are due (DeadlineSweep). */
-  dueAt = 0;
   private clientGone = false;
   /** A response, the upstream's or a problem of ours, has begun. */
   private answered = false;
@@ -307,7 +303,7 @@ export class RelayExchange implements Deadline {
   private send(body: Buffer | undefined): void {
     const attempt = ++this.attempts;
     this.upstreamReq = undefined;
-    this.o.headersDeadlines.arm(this);
+    this.headersTimer = setTimeout(() => this.onHeadersTimeout(), this.o.timeouts.headersMs);
     // Errors of an attempt whose answer is held or was dropped (its socket, cut off) are not
     // the exchange's: only the attempt whose answer is relayed can fail it.
     this.o.dispatch(this, body, (err) => {
@@ -343,8 +339,7 @@ export class RelayExchange implements Deadline {
     void this.answerProblem(problem);
   }
 
-  /** The upstream's headers did not come in time. */
-  onDue(): void {
+  private onHeadersTimeout(): void {
     const err = new UpstreamTimeoutError('headers', this.o.timeouts.headersMs);
     if (this.upstreamReq) this.upstreamReq.destroy(err); // comes back through onError
     else this.onError(err); // still waiting for a pooled socket
@@ -360,7 +355,7 @@ export class RelayExchange implements Deadline {
   }
 
   private clearTimers(): void {
-    this.o.headersDeadlines.disarm(this);
+    clearTimeout(this.headersTimer);
     clearTimeout(this.connectTimer);
   }
 

@@ -23,7 +23,6 @@ import { UpstreamTimeoutError, problemForUpstreamError } from './upstream-errors
 import { TargetPolicy, type TargetRefusal } from './upstream-policy';
 import { upstreamTarget, type UpstreamTarget } from './upstream-target';
 import { UpstreamDpop } from './upstream-dpop';
-import { DeadlineSweep, type Deadline } from './deadline-sweep';
 
 export interface UpstreamClientOptions {
   routes: RouteSource;
@@ -81,15 +80,12 @@ export class UpstreamClient {
   /** DPoP proofs and the upstreams' nonces, shared by every request of the process. */
   readonly dpop = new UpstreamDpop();
   readonly timeouts: { connectMs: number; headersMs: number };
-  /** The upstream requests waiting for their headers, timed together (deadline-sweep.ts). */
-  readonly headersDeadlines: DeadlineSweep;
 
   constructor(private readonly o: UpstreamClientOptions) {
     this.agents = createUpstreamAgents(o.policy, o.pool);
     this.targets = new TargetPolicy(o.policy);
     this.auth = new UpstreamAuth(o.routes, o.logger, o.auth);
     this.timeouts = { connectMs: o.connectTimeoutMs ?? 5000, headersMs: o.headersTimeoutMs ?? 60_000 };
-    this.headersDeadlines = new DeadlineSweep(this.timeouts.headersMs);
   }
 
   /** Where a request for `route` goes (the caller's query merged in), or the problem refusing it unsent. */
@@ -161,8 +157,7 @@ export class UpstreamClient {
     });
     return new Promise((resolve, reject) => {
       const { connectMs, headersMs } = this.timeouts;
-      const headers: Deadline = { dueAt: 0, onDue: () => request.destroy(new UpstreamTimeoutError('headers', headersMs)) };
-      this.headersDeadlines.arm(headers);
+      const headersTimer = setTimeout(() => request.destroy(new UpstreamTimeoutError('headers', headersMs)), headersMs);
       request.once('socket', (socket) => {
         if (!socket.connecting) return;
         const connectTimer = setTimeout(() => request.destroy(new UpstreamTimeoutError('connect', connectMs)), connectMs);
@@ -170,11 +165,11 @@ export class UpstreamClient {
         request.once('close', () => clearTimeout(connectTimer));
       });
       request.once('error', (err) => {
-        this.headersDeadlines.disarm(headers);
+        clearTimeout(headersTimer);
         reject(call.signal?.aborted ? err : problemForUpstreamError(err));
       });
       request.once('response', (answer) => {
-        this.headersDeadlines.disarm(headers);
+        clearTimeout(headersTimer);
         resolve(answer);
       });
       request.end(call.body);
