@@ -15,6 +15,7 @@ const CARL_HOLDS = [{ tools: 'slow_*', approvers: ['key:carl'] }, { tools: 'gree
 
 let stack: TestStack;
 let upstream: TasksMcpServer;
+let native: TasksMcpServer;
 
 test.before(async () => {
   stack = await startTestStack({
@@ -23,11 +24,13 @@ test.before(async () => {
     CONNECTOR__APPROVAL_TOOLS: JSON.stringify([{ tools: 'greet', approvers: ['key:ann'] }]),
   });
   upstream = await startTasksMcpServer({ tasks: false });
+  native = await startTasksMcpServer({ tasks: true });
 });
 
 test.after.always(async () => {
   await stack?.stop();
   await upstream?.close();
+  await native?.close();
 });
 
 const asKey = (key: string) => ({ authorization: `Bearer ${key}` });
@@ -37,8 +40,8 @@ const seen = (label: string) => upstream.calls.filter((c) => c.args.label === la
 const call = (id: string, key: string, tool: string, args: Record<string, unknown>, declared = true) =>
   mcpRpc(mcpUrl(id), 'tools/call', { name: tool, arguments: args }, tool, { headers: asKey(key), declared });
 
-async function connectorOf(key: string, approvalRules?: unknown): Promise<Record<string, any>> {
-  const body = { url: upstream.url, match_preset: false, ...(approvalRules ? { approval_rules: approvalRules } : {}) };
+async function connectorOf(key: string, approvalRules?: unknown, server = upstream): Promise<Record<string, any>> {
+  const body = { url: server.url, match_preset: false, ...(approvalRules ? { approval_rules: approvalRules } : {}) };
   const created = await stack.api('POST', '/api/v1/connectors', body, asKey(key));
   if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
   const connected = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: 'owner-rules-token' }, asKey(key));
@@ -169,4 +172,25 @@ test.serial("a toolset's rule holds its prefixed tool: the call becomes a task o
   // Unnamed by the toolset's rules, the same tool on the member's own path is not held.
   const direct = await call(member.id, KEYS.alice, 'slow_compute', { seconds: 0, label: 'member-direct' }, false);
   t.deepEqual(direct.body.result?.content, [{ type: 'text', text: 'computed member-direct after 0s' }]);
+});
+
+test.serial("through a toolset, the member connector's own rule holds its tool, for a server that runs tasks itself too: tasks/get is the service's", async (t) => {
+  const member = await connectorOf(KEYS.alice, CARL_HOLDS, native);
+  const toolset = await stack.api('POST', '/api/v1/toolsets', { name: 'native-held', members: [{ connector_id: member.id, prefix: 'n' }] }, asKey(KEYS.alice));
+  t.is(toolset.status, 201, toolset.text);
+  const rpc = (method: string, params: Record<string, unknown>, name: string) =>
+    mcpRpc(String(toolset.body.mcp_url), method, params, name, { headers: asKey(KEYS.alice), toolset: true });
+  const created = await rpc('tools/call', { name: 'n__slow_compute', arguments: { seconds: 0, label: 'native-member' } }, 'n__slow_compute');
+  t.like(created.body.result, { resultType: 'task', status: 'input_required' }, JSON.stringify(created.body));
+  const taskId = String(created.body.result?.taskId);
+  const page = String((await rpc('tasks/get', { taskId }, taskId)).body.result?.inputRequests?.approval?.params?.url);
+  const memberTaskId = /\/tasks\/([0-9a-f-]+)\/approval$/.exec(page)?.[1];
+  t.is(native.calls.filter((c) => c.args.label === 'native-member').length, 0);
+  t.is((await stack.api('POST', approvalPath(member.id, memberTaskId!), { decision: 'approve' }, asKey(KEYS.carl))).status, 200);
+  const done = await eventually(async () => {
+    const task = (await rpc('tasks/get', { taskId }, taskId)).body.result;
+    return task?.status === 'completed' || task?.status === 'failed' ? task : undefined;
+  }, 30_000, 'the toolset task to end');
+  t.deepEqual(done.result?.content, [{ type: 'text', text: 'computed native-member after 0s' }]);
+  t.is(native.calls.filter((c) => c.args.label === 'native-member').length, 1);
 });
