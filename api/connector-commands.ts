@@ -6,7 +6,10 @@ import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { secretContext, type SecretBox } from '../platform/secret-box';
 import type { ConnectRequest, Preset, UpstreamTransport } from '../contract/schemas';
 import type { connectorWorkflow } from '../workflows/connector-workflow';
-import { connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ConnectorInit } from '../workflows/messages';
+import {
+  approvalRulesUpdate, connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ConnectorInit,
+} from '../workflows/messages';
+import type { ApprovalRule } from '../contract/approvals';
 import { toProblemError } from './temporal-errors';
 import { headerPurpose, type UpstreamBinding } from '../contract/upstream-inputs';
 import type { ConnectInputs } from '../catalog/connect-inputs';
@@ -33,6 +36,8 @@ export interface CreateInput {
   transport?: UpstreamTransport;
   createdBy: string | null;
   createdByName: string | null;
+  /** The owner's approval rules (absent or empty: none). */
+  approvalRules?: ApprovalRule[];
 }
 
 export class ConnectorCommands {
@@ -56,6 +61,7 @@ export class ConnectorCommands {
       clientId: input.clientId ?? null,
       clientSecret: clientSecret ? this.deps.secrets.seal(clientSecret, secretContext(id, 'client_secret')) : null,
       ...((input.transport ?? preset?.transport) === 'sse' ? { transport: 'sse' as const } : {}),
+      ...(input.approvalRules?.length ? { approvalRules: input.approvalRules } : {}),
       settings: this.deps.settings,
     };
     const start = new WithStartWorkflowOperation<typeof connectorWorkflow>('connectorWorkflow', {
@@ -96,6 +102,11 @@ export class ConnectorCommands {
 
   disconnect(id: string, actor: string) {
     return this.change(id, () => this.handle(id).executeUpdate(disconnectUpdate, { args: [{ actor }] }));
+  }
+
+  /** Replaces the owner's approval rules; the proxies' routes carry them, so they hear of it. */
+  setApprovalRules(id: string, rules: ApprovalRule[], actor: string) {
+    return this.change(id, () => this.handle(id).executeUpdate(approvalRulesUpdate, { args: [{ actor, rules }] }));
   }
 
   delete(id: string, actor: string) {

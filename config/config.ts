@@ -201,6 +201,8 @@ export interface Config {
     syncWindowMs: number; ttlMs: number; marks: Array<{ tools: string; support: TaskSupport }>;
     /** Tools whose calls wait for a named approver (CONNECTOR__APPROVAL_TOOLS), each with its wait in ms. */
     approvals: Array<ApprovalRule & { timeoutMs: number }>;
+    /** How long a call an owner's rule holds waits, when the rule names no timeout (CONNECTOR__APPROVAL_TIMEOUT_SECONDS). */
+    approvalTimeoutMs: number;
   };
   /** The proxy's sockets per upstream origin (open streams included); a connector may hold a quarter. */
   upstreamMaxSockets: number;
@@ -376,7 +378,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,
     routeCacheTtlMs: e.CONNECTOR__ROUTE_CACHE_TTL_MS,
     routeLoadTimeoutMs: e.CONNECTOR__ROUTE_LOAD_TIMEOUT_MS,
-    tasks: { syncWindowMs: e.CONNECTOR__TASK_SYNC_WINDOW_MS, ttlMs: e.CONNECTOR__TASK_TTL_SECONDS * 1000, marks: taskMarksOf(e.CONNECTOR__TASK_TOOLS), approvals: approvalRulesOf(e) },
+    tasks: { syncWindowMs: e.CONNECTOR__TASK_SYNC_WINDOW_MS, ttlMs: e.CONNECTOR__TASK_TTL_SECONDS * 1000, marks: taskMarksOf(e.CONNECTOR__TASK_TOOLS), approvals: approvalRulesOf(e),
+      approvalTimeoutMs: e.CONNECTOR__APPROVAL_TIMEOUT_SECONDS * 1000 },
     upstreamMaxSockets: e.CONNECTOR__UPSTREAM_MAX_SOCKETS,
     proxyProcesses: e.CONNECTOR__PROXY_PROCESSES,
     bodyLimit: e.CONNECTOR__BODY_LIMIT,

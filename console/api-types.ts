@@ -49,6 +49,15 @@ export interface components {
             variables?: {
                 [key: string]: string;
             };
+            /** @description The owner's rules: tools (globs over the server's tool names) whose calls wait for an approver the rule names. The operator's rules (CONNECTOR__APPROVAL_TOOLS) match first, so these can only add to them; first match wins */
+            approval_rules: {
+                /** @description Glob over the tool names the rule holds for approval */
+                tools: string;
+                /** @description Who may approve: key:<subject>, oidc:<subject>, role:<role> (globs allowed) */
+                approvers: string[];
+                /** @description How long a call waits for a decision before it fails (default CONNECTOR__APPROVAL_TIMEOUT_SECONDS) */
+                timeout_seconds?: number;
+            }[];
             mcp_url: string;
         };
         ConnectorList: {
@@ -73,6 +82,15 @@ export interface components {
             };
             /** @default true */
             match_preset: boolean;
+            /** @description Tools (globs over the server's tool names) whose calls wait for an approver the rule names; after the operator's rules, first match wins */
+            approval_rules?: {
+                /** @description Glob over the tool names the rule holds for approval */
+                tools: string;
+                /** @description Who may approve: key:<subject>, oidc:<subject>, role:<role> (globs allowed) */
+                approvers: string[];
+                /** @description How long a call waits for a decision before it fails (default CONNECTOR__APPROVAL_TIMEOUT_SECONDS) */
+                timeout_seconds?: number;
+            }[];
             /**
              * @description The MCP server's transport: streamable-http (the default, or the matched preset's), or sse for a server that still speaks the HTTP+SSE transport of 2024-11-05 (clients reach it through the proxy as Streamable HTTP)
              * @enum {string}
@@ -326,6 +344,15 @@ export interface components {
                 };
             }[];
             access: components["schemas"]["ToolsetAccessRule"][];
+            /** @description Tools (globs over the prefixed names, <prefix>__<tool>) whose calls through the toolset wait for a named approver; the operator's rules and the member connector's own rules apply too, before these */
+            approval_rules: {
+                /** @description Glob over the tool names the rule holds for approval */
+                tools: string;
+                /** @description Who may approve: key:<subject>, oidc:<subject>, role:<role> (globs allowed) */
+                approvers: string[];
+                /** @description How long a call waits for a decision before it fails (default CONNECTOR__APPROVAL_TIMEOUT_SECONDS) */
+                timeout_seconds?: number;
+            }[];
             /** @description The owner: key:<subject> or oidc:<subject> */
             created_by: string | null;
             created_at: string;
@@ -353,6 +380,15 @@ export interface components {
                 };
             }[];
             access?: components["schemas"]["ToolsetAccessRule"][];
+            /** @description Tools (globs over the prefixed names, <prefix>__<tool>) whose calls through the toolset wait for a named approver; the operator's rules and the member connector's own rules apply too, before these */
+            approval_rules?: {
+                /** @description Glob over the tool names the rule holds for approval */
+                tools: string;
+                /** @description Who may approve: key:<subject>, oidc:<subject>, role:<role> (globs allowed) */
+                approvers: string[];
+                /** @description How long a call waits for a decision before it fails (default CONNECTOR__APPROVAL_TIMEOUT_SECONDS) */
+                timeout_seconds?: number;
+            }[];
         };
         PatchToolsetRequest: {
             name?: string;
@@ -369,6 +405,14 @@ export interface components {
                 };
             }[];
             access?: components["schemas"]["ToolsetAccessRule"][] | null;
+            approval_rules?: {
+                /** @description Glob over the tool names the rule holds for approval */
+                tools: string;
+                /** @description Who may approve: key:<subject>, oidc:<subject>, role:<role> (globs allowed) */
+                approvers: string[];
+                /** @description How long a call waits for a decision before it fails (default CONNECTOR__APPROVAL_TIMEOUT_SECONDS) */
+                timeout_seconds?: number;
+            }[] | null;
         };
         ToolsetAccessRule: {
             callers: string[];

@@ -5,7 +5,7 @@
 // and a call nobody decides within the rule's time ends failed. One shape for the configuration,
 // the workflow, the proxy and the REST API.
 import { z } from 'zod';
-import { CallerPatternSchema, GlobSchema } from './toolset-record';
+import { CallerPatternSchema, GlobSchema } from './caller-patterns';
 import { globMatches } from './glob';
 
 export const ApprovalRuleSchema = z.strictObject({
@@ -15,7 +15,30 @@ export const ApprovalRuleSchema = z.strictObject({
 });
 export type ApprovalRule = z.infer<typeof ApprovalRuleSchema>;
 export const ApprovalRulesSchema = z.array(ApprovalRuleSchema).max(256);
+/** The rules an owner sets on a connector or a toolset: they add to the operator's, which match first. */
+export const OwnerApprovalRulesSchema = z.array(ApprovalRuleSchema).max(64);
 
+/** An approval rule with its wait in milliseconds, the default filled in. */
+export type TimedApprovalRule = ApprovalRule & { timeoutMs: number };
+
+/** Rules, and the name the call's tool has where they were written (a toolset's rules use its prefixed names). */
+export interface RuleSource {
+  rules: readonly (ApprovalRule & { timeoutMs?: number })[] | undefined;
+  tool: string;
+}
+
+/**
+ * The rule that holds a call, from its sources in order: the operator's first (an owner's rule
+ * cannot loosen them), then the connector's own, then those of the toolset the call came
+ * through. First match wins; a rule without a timeout waits `defaultTimeoutMs`.
+ */
+export function heldBy(sources: readonly RuleSource[], defaultTimeoutMs: number): TimedApprovalRule | undefined {
+  for (const { rules, tool } of sources) {
+    const found = rules && approvalRuleOf(rules, tool);
+    if (found) return { ...found, timeoutMs: found.timeoutMs ?? (found.timeout_seconds ? found.timeout_seconds * 1000 : defaultTimeoutMs) };
+  }
+  return undefined;
+}
 /** The first rule that names the tool: it decides who approves the call and how long it may wait. */
 export function approvalRuleOf<R extends ApprovalRule>(rules: readonly R[], tool: string): R | undefined {
   return rules.find((rule) => globMatches(rule.tools, tool));

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { STATES } from './connector-states';
 import { maskedUrl } from './display-url';
 import { mcpUrl } from './public-paths';
+import { ApprovalRuleSchema } from './approvals';
 
 /** How the service authenticates to the MCP server: one word, the same in the record, the audit and the console. */
 export const AUTH_KINDS = ['none', 'bearer', 'authorization_code', 'client_credentials', 'enterprise_managed', 'workload_identity'] as const;
@@ -23,6 +24,9 @@ export const AuthRequestSchema = z
     expires_at: z.string(),
   })
   .meta({ id: 'AuthRequest', description: 'The authorization on offer: while auth_required, or while connected when the MCP server asked for more scope (a step-up)' });
+
+const APPROVAL_RULES_DESCRIPTION = "The owner's rules: tools (globs over the server's tool names) whose calls wait for an approver the rule names. "
+  + "The operator's rules (CONNECTOR__APPROVAL_TOOLS) match first, so these can only add to them; first match wins";
 
 /** What the workflow projects: the connector as of its transition number `version`. */
 export const ConnectorRecordSchema = z.object({
@@ -56,6 +60,8 @@ export const ConnectorRecordSchema = z.object({
     .meta({ description: 'The names of the headers the last connect gave for the MCP server (their values are never shown)' }),
   variables: z.record(z.string(), z.string()).optional()
     .meta({ description: 'The URL variables the last connect bound: url keeps the template, the server is reached with these filled in' }),
+  /** Absent: none (and in records projected before it existed). */
+  approval_rules: z.array(ApprovalRuleSchema).optional(),
   version: z.number().int(),
 });
 export type ConnectorRecord = z.infer<typeof ConnectorRecordSchema>;
@@ -64,6 +70,7 @@ export type ConnectorRecord = z.infer<typeof ConnectorRecordSchema>;
 export const ConnectorSchema = ConnectorRecordSchema.omit({ version: true })
   .extend({
     created_by_name: z.string().nullable().meta({ description: "The owner's readable name, captured at creation (the token's email or name claim, else the key's subject)" }),
+    approval_rules: z.array(ApprovalRuleSchema).meta({ description: APPROVAL_RULES_DESCRIPTION }),
     mcp_url: z.string(),
   })
   .meta({ id: 'Connector' });
@@ -78,6 +85,7 @@ export function presentConnector(record: ConnectorRecord, baseUrl: string): Conn
   return {
     ...rest,
     created_by_name: rest.created_by_name ?? null,
+    approval_rules: rest.approval_rules ?? [],
     url: maskedUrl(record.url),
     preset: record.preset && { ...record.preset, url: maskedUrl(record.preset.url) },
     mcp_url: mcpUrl(baseUrl, 'connectors', record.id),

@@ -33,7 +33,7 @@ import { slugFor } from './problem';
 import { CONNECTOR_MCP_PATH, PROTECTED_RESOURCE_PREFIX, TOOLSET_MCP_PATH } from './public-paths';
 import {
   ApprovePresetSchema, ConnectRequestSchema, CreateConnectorSchema, ListCallsQuerySchema, ListConnectorsQuerySchema, ListEventsQuerySchema,
-  PresetListSchema, ProblemSchema, PublicPresetSchema,
+  PatchConnectorSchema, PresetListSchema, ProblemSchema, PublicPresetSchema,
 } from './schemas';
 import { CreateToolsetSchema, ListToolsetsQuerySchema, PatchToolsetSchema, ToolsetListSchema, ToolsetSchema } from './toolset-record';
 
@@ -194,6 +194,12 @@ export const OPERATIONS = {
   getConnector: {
     method: 'get', path: '/api/v1/connectors/{id}', summary: 'Get a connector', servedBy: 'api', auth: 'caller',
     responses: { 200: ok('record', ConnectorSchema), ...CONNECTOR_ANSWERS },
+  },
+  patchConnector: {
+    method: 'patch', path: '/api/v1/connectors/{id}', servedBy: 'api', auth: 'caller',
+    summary: "Change a connector's approval rules (RFC 7396 JSON merge patch, application/merge-patch+json or application/json)",
+    body: { schema: PatchConnectorSchema, required: true },
+    responses: { 200: ok('record', ConnectorSchema), ...CONNECTOR_ANSWERS, 409: problem('The connector is being deleted', INVALID_STATE), 422: problem('Invalid body') },
   },
   deleteConnector: {
     method: 'delete', path: '/api/v1/connectors/{id}', summary: 'Delete a connector', servedBy: 'api', auth: 'caller',

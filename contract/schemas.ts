@@ -6,6 +6,7 @@ import { normaliseUrl, InvalidUrlError } from './connector-url';
 import { isLoopbackHost } from './loopback-host';
 import { CPU_QUANTITY, MEMORY_QUANTITY, quantityValue, type ResourceName } from './kube-quantity';
 import { ConnectHeadersSchema, ConnectVariablesSchema, HeaderDeclarationSchema, MAX_INPUTS, VariablesDeclarationSchema, urlVariables } from './upstream-inputs';
+import { OwnerApprovalRulesSchema } from './approvals';
 
 export const METADATA_MAX_KEYS = 16;
 
@@ -43,6 +44,9 @@ export const CreateConnectorSchema = z
     client_secret: z.string().min(1).max(2048).optional(),
     metadata: MetadataSchema.optional(),
     match_preset: z.boolean().default(true),
+    approval_rules: OwnerApprovalRulesSchema.optional().meta({
+      description: "Tools (globs over the server's tool names) whose calls wait for an approver the rule names; after the operator's rules, first match wins",
+    }),
     transport: TransportSchema.optional().meta({
       description: "The MCP server's transport: streamable-http (the default, or the matched preset's), or sse for a server that still speaks "
         + "the HTTP+SSE transport of 2024-11-05 (clients reach it through the proxy as Streamable HTTP)",
@@ -52,6 +56,15 @@ export const CreateConnectorSchema = z
   .refine((b) => !(b.transport && b.url.startsWith('mcp+stdio:')), { message: 'only for an http or https URL', path: ['transport'] })
   .meta({ id: 'CreateConnectorRequest' });
 export type CreateConnectorRequest = z.infer<typeof CreateConnectorSchema>;
+
+/** RFC 7396: a field left out stays as it is; approval_rules is replaced whole, null removes them. */
+export const PatchConnectorSchema = z
+  .strictObject({
+    approval_rules: OwnerApprovalRulesSchema.nullable().optional().meta({
+      description: "Replaces the connector's approval rules (null or []: none); after the operator's rules, first match wins",
+    }),
+  })
+  .meta({ id: 'PatchConnectorRequest' });
 
 const HttpUrlSchema = z.url({ protocol: /^https?$/ }).max(2048);
 

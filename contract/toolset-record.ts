@@ -1,8 +1,11 @@
 // The toolset: several connectors served as one MCP server. One shape for the request bodies,
 // the stored record and the answer, so that the API, the store and the OpenAPI document agree.
 import { z } from 'zod';
-import { MAX_GLOB_STARS, globStars } from './glob';
 import { mcpUrl } from './public-paths';
+import { CallerPatternSchema, GlobSchema } from './caller-patterns';
+import { ApprovalRuleSchema, OwnerApprovalRulesSchema } from './approvals';
+
+export { CallerPatternSchema, GlobSchema } from './caller-patterns';
 
 /**
  * A member's prefix: its tools are named `<prefix>__<tool>`. No `__` in it and no `_` at its end,
@@ -13,9 +16,6 @@ export const PREFIX = /^(?!.*__)(?!.*_$)[a-z0-9_-]{1,32}$/;
 export const PREFIX_RULE = 'must match [a-z0-9_-]{1,32}, without __ and not ending in _';
 export const TOOL_SEPARATOR = '__';
 
-const starsWithinCap = (pattern: string) => globStars(pattern) <= MAX_GLOB_STARS;
-const STARS_MESSAGE = `may hold at most ${MAX_GLOB_STARS} * (runs of * count as one)`;
-export const GlobSchema = z.string().min(1).max(256).refine(starsWithinCap, STARS_MESSAGE);
 const GlobListSchema = z.array(GlobSchema).max(256);
 
 export const ToolFilterSchema = z
@@ -31,10 +31,6 @@ export const ToolsetMemberInputSchema = z.strictObject({
   tools: ToolFilterSchema.optional(),
 });
 
-/** Callers: `key:<subject>`, `oidc:<subject>`, `role:<role>`; `*` and `?` glob within each. */
-export const CallerPatternSchema = z.string().min(1).max(256).regex(/^(key|oidc|role):.+$/, 'must be key:<subject>, oidc:<subject> or role:<role> (globs allowed)')
-  .refine(starsWithinCap, STARS_MESSAGE);
-
 export const AccessRuleSchema = z
   .strictObject({
     callers: z.array(CallerPatternSchema).min(1).max(64),
@@ -47,6 +43,9 @@ const NameSchema = z.string().min(1).max(128);
 const DescriptionSchema = z.string().max(2048);
 const MembersSchema = z.array(ToolsetMemberInputSchema).max(64);
 const AccessSchema = z.array(AccessRuleSchema).max(64);
+const ToolsetApprovalRulesSchema = OwnerApprovalRulesSchema.meta({
+  description: "Tools (globs over the prefixed names, <prefix>__<tool>) whose calls through the toolset wait for a named approver; the operator's rules and the member connector's own rules apply too, before these",
+});
 
 export const CreateToolsetSchema = z
   .strictObject({
@@ -54,6 +53,7 @@ export const CreateToolsetSchema = z
     description: DescriptionSchema.optional(),
     members: MembersSchema,
     access: AccessSchema.optional(),
+    approval_rules: ToolsetApprovalRulesSchema.optional(),
   })
   .meta({ id: 'CreateToolsetRequest' });
 export type CreateToolsetRequest = z.infer<typeof CreateToolsetSchema>;
@@ -65,6 +65,7 @@ export const PatchToolsetSchema = z
     description: DescriptionSchema.nullable().optional(),
     members: MembersSchema.optional(),
     access: AccessSchema.nullable().optional(),
+    approval_rules: ToolsetApprovalRulesSchema.nullable().optional(),
   })
   .meta({ id: 'PatchToolsetRequest' });
 export type PatchToolsetRequest = z.infer<typeof PatchToolsetSchema>;
@@ -83,13 +84,15 @@ export const ToolsetRecordSchema = z.object({
   description: z.string(),
   members: z.array(ToolsetMemberSchema),
   access: z.array(AccessRuleSchema),
+  /** Absent in records stored before it existed: none. */
+  approval_rules: z.array(ApprovalRuleSchema).optional(),
   created_by: z.string().nullable().meta({ description: 'The owner: key:<subject> or oidc:<subject>' }),
   created_at: z.string(),
   updated_at: z.string(),
 });
 export type ToolsetRecord = z.infer<typeof ToolsetRecordSchema>;
 
-export const ToolsetSchema = ToolsetRecordSchema.extend({ mcp_url: z.string() }).meta({ id: 'Toolset' });
+export const ToolsetSchema = ToolsetRecordSchema.extend({ approval_rules: ToolsetApprovalRulesSchema, mcp_url: z.string() }).meta({ id: 'Toolset' });
 export type Toolset = z.infer<typeof ToolsetSchema>;
 
 export const ToolsetListSchema = z
@@ -105,7 +108,7 @@ export const ListToolsetsQuerySchema = z
   .meta({ id: 'ListToolsetsQuery' });
 
 export function presentToolset(record: ToolsetRecord, baseUrl: string): Toolset {
-  return { ...record, mcp_url: mcpUrl(baseUrl, 'toolsets', record.id) };
+  return { ...record, approval_rules: record.approval_rules ?? [], mcp_url: mcpUrl(baseUrl, 'toolsets', record.id) };
 }
 
 /**

@@ -130,7 +130,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const elicitation = new ElicitingSessions();
   const sinks = { metrics: options.metrics && mcpSeriesOf(options.metrics), audit: options.audit };
   // A server of the HTTP+SSE transport (2024-11-05) is bridged, not relayed.
-  const legacySse = new SseBridge({ ...options.legacySse, upstream, logger, bodyLimitBytes: checkedBodyLimit, heldTool: tasks && ((tool) => tasks.holds(tool)) });
+  const legacySse = new SseBridge({ ...options.legacySse, upstream, logger, bodyLimitBytes: checkedBodyLimit, heldTool: tasks && ((route, tool) => tasks.holds(route, tool)) });
   const perConnector = new OpenExchanges(options.pool?.maxSocketsPerConnector ?? Math.ceil((options.pool?.maxSockets ?? 512) / 4));
 
   server.on('proxyReq', (proxyReq, req) => exchangeOf(req)?.onUpstreamRequest(proxyReq));
@@ -231,7 +231,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const mirrored = rpcHeadersOf(req);
     // A request without them (a 2025 client's) is streamed unread, unless tools are held for
     // approval: then it is read too, so that no call of a held tool is ever relayed unapproved.
-    const unmirroredPost = mirrored === null && req.method === 'POST' && tasks?.holdsTools === true;
+    const unmirroredPost = mirrored === null && req.method === 'POST' && tasks?.holdsTools(route) === true;
     if (mirrored === null && !unmirroredPost) return start(req, res, connectorId, route, target, observed, length);
     // Headers that name the method and the name: the whole body is read and checked first.
     readBody(req, checkedBodyLimit).then((body) => {
@@ -243,7 +243,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       const { facts, mismatch } = checkRpcHeaders(body, mirrored ?? NO_HEADERS);
       observed?.readWhole(body, facts);
       if (mismatch && mirrored) return sendMcpProblem(res, mismatch, {}, rpcRequestOf(body));
-      if (!mirrored && tasks?.batchCallsHeld(body)) return sendMcpProblem(res, batchedHeldCall(), {}, null);
+      if (!mirrored && tasks?.batchCallsHeld(route, body)) return sendMcpProblem(res, batchedHeldCall(), {}, null);
       const relayIt = () => start(req, res, connectorId, route, target, observed, body.length, body);
       if (req.method === 'POST' && tasks?.take({ res, connectorId, route, caller, body, method: facts.method, relay: relayIt })) return;
       relayIt();

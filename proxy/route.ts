@@ -3,6 +3,7 @@
 // usually wrapped in the in-memory RouteCache so the hot path makes no network call.
 import type { AuthChallenge } from '../contract/www-authenticate';
 import type { DpopKey } from '../platform/dpop-proof';
+import type { ApprovalRule } from '../contract/approvals';
 
 export interface ConnectedRoute {
   kind: 'connected';
@@ -30,6 +31,8 @@ export interface ConnectedRoute {
   headers?: Record<string, string>;
   /** The upstream speaks the HTTP+SSE transport of 2024-11-05: the proxy bridges it (legacy-sse/). */
   transport?: 'sse';
+  /** The connector's own approval rules (its owner's), matched after the operator's: carried here so a call needs no other lookup. */
+  approvals?: readonly ApprovalRule[];
 }
 
 export type Route =

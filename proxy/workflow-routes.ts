@@ -25,13 +25,14 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
     if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner, authorizationUrl: view.authorizationUrl };
     const managed = view.managed;
     const { transport } = view;
+    const approvals = view.approvalRules?.length ? { approvals: view.approvalRules } : {};
     const gateway = view.gatewaySecret ? { gatewaySecret: secrets.open(view.gatewaySecret, secretContext(connectorId, GATEWAY_SECRET_FIELD)) } : {};
     const headers = view.headers?.length ? { headers: openHeaders(secrets, connectorId, view.headers) } : {};
-    if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway, ...headers, ...(transport ? { transport } : {}) };
+    if (!view.token) return { kind: 'connected', target: view.target, owner, managed, ...gateway, ...headers, ...(transport ? { transport } : {}), ...approvals };
     const token = secrets.open(view.token, secretContext(connectorId, 'access_token'));
     // Imported once per route: the cached route signs every request's proof with it.
     const dpop = view.dpopKey ? { dpop: openDpopKey(secrets.open(view.dpopKey, secretContext(connectorId, DPOP_KEY_PURPOSE))) } : {};
-    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...dpop, ...gateway, ...headers, ...(transport ? { transport } : {}) };
+    return { kind: 'connected', target: view.target, owner, managed, token, sealedToken: view.token, ...dpop, ...gateway, ...headers, ...(transport ? { transport } : {}), ...approvals };
   }
 
   return {

@@ -6,6 +6,7 @@ import { isStdioUrl } from '../contract/connector-url';
 import type { Ciphertext } from '../contract/ciphertext';
 import type { SealedHeader, UpstreamBinding } from '../contract/upstream-inputs';
 import type { ConnectorInit, RouteView } from './messages';
+import type { ApprovalRule } from '../contract/approvals';
 import type { OAuthContext, OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
 
 /** The key a token is bound to (DPoP), sealed; null for a Bearer token. */
@@ -33,6 +34,8 @@ export interface ConnectorData {
   binding?: UpstreamBinding | null;
   /** How the last successful connect authenticates (absent in state from before it existed). */
   authKind?: AuthKind | null;
+  /** The owner's approval rules, as last set (absent: those given at creation, if any). */
+  approvalRules?: ApprovalRule[];
 }
 
 export interface ApplyOptions {
@@ -80,6 +83,24 @@ export class ConnectorEntity {
   /** What the probes need to speak to the upstream: its transport, when not Streamable HTTP. */
   get upstreamTransport(): { transport?: 'sse' } {
     return this.data.init.transport ? { transport: this.data.init.transport } : {};
+  }
+
+  /** The connector's own approval rules. */
+  get approvalRules(): ApprovalRule[] {
+    return this.data.approvalRules ?? this.data.init.approvalRules ?? [];
+  }
+
+  /**
+   * Replaces the owner's approval rules. Not a transition, but on record like one: the version
+   * moves on (so the projection is written and every proxy hears of it) and the audit trail says who.
+   */
+  setApprovalRules(rules: ApprovalRule[], now: string, actor: string): AuditEvent {
+    const d = this.data;
+    d.approvalRules = rules;
+    d.seq += 1;
+    d.updatedAt = now;
+    const reason = rules.length ? `approval rules set (${rules.length})` : 'approval rules removed';
+    return { connectorId: d.init.id, seq: d.seq, time: now, actor, from: d.state, to: d.state, reason };
   }
 
   /** A managed stdio connector. */
@@ -148,6 +169,7 @@ export class ConnectorEntity {
       ...(d.oauth.session?.dpop ? { token_binding: 'dpop' as const } : {}),
       ...(d.binding?.headers.length ? { headers: d.binding.headers.map((h) => h.name) } : {}),
       ...(d.binding && Object.keys(d.binding.variables).length ? { variables: { ...d.binding.variables } } : {}),
+      ...(this.approvalRules.length ? { approval_rules: this.approvalRules } : {}),
       version: d.seq,
     };
   }
@@ -172,6 +194,7 @@ export class ConnectorEntity {
       ...(connected && this.upstreamHeaders.length ? { headers: this.upstreamHeaders } : {}),
       // auth_required, or connected with a step-up on offer: where the user authorizes
       authorizationUrl: this.data.authRequest?.authorization_endpoint ?? null,
+      ...(this.approvalRules.length ? { approvalRules: this.approvalRules } : {}),
     };
   }
 }

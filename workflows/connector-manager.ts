@@ -17,7 +17,7 @@ import { ConnectorEntity, type ConnectorData } from './connector-entity';
 import { connectFailure, recordsConnectingWithOutcome, runConnect } from './connect-job';
 import type { UpstreamBinding } from '../contract/upstream-inputs';
 import type {
-  Actor, CallbackInput, CallbackOutcome, ConnectInput, ConnectorInit, RouteView, StepUpRequest, StepUpView, UpstreamRefusal,
+  Actor, ApprovalRulesInput, CallbackInput, CallbackOutcome, ConnectInput, ConnectorInit, RouteView, StepUpRequest, StepUpView, UpstreamRefusal,
 } from './messages';
 import { authorizationOpen, offerStepUp, reauthorize } from './reauthorization';
 import { completeAuthorization } from './oauth-callback';
@@ -68,6 +68,10 @@ export class ConnectorManager {
   validateCaller(event: CallerEvent): void {
     const reason = refusal(this.entity.state, event);
     if (reason) throw ApplicationFailure.create({ type: FAILURE.invalidTransition, message: reason, nonRetryable: true });
+  }
+
+  validateRulesChange(): void {
+    if (this.deleteRequested) throw ApplicationFailure.create({ type: FAILURE.invalidTransition, message: 'the connector is being deleted', nonRetryable: true });
   }
 
   validateCallback(input: CallbackInput): void {
@@ -155,6 +159,16 @@ export class ConnectorManager {
           await this.commit('disconnect_finished', { actor, reason, permanent: true });
         }
       }
+      return this.record();
+    });
+  }
+
+  /** The owner replaced the approval rules: on record (projection and audit) before the answer. */
+  async setApprovalRules({ actor, rules }: ApprovalRulesInput): Promise<ConnectorRecord> {
+    return this.lock.runExclusive(async () => {
+      await this.projection.untilProjected(1);
+      this.validateRulesChange();
+      await this.projection.write([this.entity.setApprovalRules(rules, new Date().toISOString(), actor)]);
       return this.record();
     });
   }

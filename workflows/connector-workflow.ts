@@ -2,7 +2,7 @@
 import { setHandler } from '@temporalio/workflow';
 import { ConnectorManager, type ConnectorWorkflowInput } from './connector-manager';
 import {
-  callbackUpdate, connectUpdate, createdUpdate, deleteUpdate, disconnectUpdate, refreshUpdate,
+  approvalRulesUpdate, callbackUpdate, connectUpdate, createdUpdate, deleteUpdate, disconnectUpdate, refreshUpdate,
   presetWithdrawnSignal, routeQuery, stepUpUpdate, upstreamRefusedUpdate, viewQuery,
 } from './messages';
 
@@ -15,6 +15,7 @@ export async function connectorWorkflow(input: ConnectorWorkflowInput): Promise<
   setHandler(createdUpdate, () => manager.created());
   setHandler(connectUpdate, (request) => manager.connect(request), { validator: (_request) => manager.validateCaller('connect') });
   setHandler(disconnectUpdate, (actor) => manager.disconnect(actor), { validator: (_actor) => manager.validateCaller('disconnect') });
+  setHandler(approvalRulesUpdate, (input) => manager.setApprovalRules(input), { validator: (_input) => manager.validateRulesChange() });
   setHandler(deleteUpdate, (actor) => manager.delete(actor), { validator: (_actor) => manager.validateCaller('delete') });
   setHandler(callbackUpdate, (input) => manager.callback(input), { validator: (input) => manager.validateCallback(input) });
   setHandler(refreshUpdate, (report) => manager.refresh(report), { validator: (_report) => manager.validateRefresh() });

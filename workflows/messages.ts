@@ -7,6 +7,7 @@ import type { ConnectorRecord } from '../contract/connector-record';
 import type { AuthChallenge } from '../contract/www-authenticate';
 import type { Ciphertext } from '../contract/ciphertext';
 import type { SealedHeader, UpstreamBinding } from '../contract/upstream-inputs';
+import type { ApprovalRule } from '../contract/approvals';
 import type { ClientCredentialsGrant, EnterpriseManagedGrant, WorkloadIdentityGrant } from '../activities/oauth/oauth-state';
 
 export const connectorWorkflowId = (connectorId: string): string => `connector:${connectorId}`;
@@ -29,6 +30,8 @@ export interface ConnectorInit {
   clientSecret: Ciphertext | null;
   /** The server speaks the HTTP+SSE transport of 2024-11-05 (absent: Streamable HTTP). */
   transport?: 'sse';
+  /** The owner's approval rules given at creation (absent: none). */
+  approvalRules?: ApprovalRule[];
   settings: { historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs: number; refreshSkewSeconds: number };
 }
 
@@ -70,6 +73,13 @@ export interface RouteView {
   transport?: 'sse';
   /** The authorization URL on offer (auth_required, or a step-up while connected). */
   authorizationUrl: string | null;
+  /** The connector's own approval rules (absent: none). */
+  approvalRules?: ApprovalRule[];
+}
+
+/** The owner replaces the connector's approval rules (an empty list removes them). */
+export interface ApprovalRulesInput extends Actor {
+  rules: ApprovalRule[];
 }
 
 /** The upstream answered 403 insufficient_scope to a request that carried `usedToken`. */
@@ -115,6 +125,7 @@ export const createdUpdate = defineUpdate<ConnectorRecord>('created');
 export const connectUpdate = defineUpdate<ConnectorRecord, [ConnectInput]>('connect');
 export const disconnectUpdate = defineUpdate<ConnectorRecord, [Actor]>('disconnect');
 export const deleteUpdate = defineUpdate<ConnectorRecord, [Actor]>('delete');
+export const approvalRulesUpdate = defineUpdate<ConnectorRecord, [ApprovalRulesInput]>('setApprovalRules');
 export const callbackUpdate = defineUpdate<CallbackOutcome, [CallbackInput]>('authorizationCallback');
 /** The proxy saw the upstream refuse `usedToken` (401): refresh it once, shared by every caller. */
 export const refreshUpdate = defineUpdate<RouteView, [{ usedToken: Ciphertext | null }]>('refreshToken');

@@ -1,4 +1,4 @@
-// /api/v1/connectors: create, list, get, delete, connect, disconnect, events, calls (their methods,
+// /api/v1/connectors: create, list, get, patch (approval rules), delete, connect, disconnect, events, calls (their methods,
 // paths, schemas and statuses are declared in contract/operations.ts).
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
@@ -8,7 +8,7 @@ import { BlockedAddressError, checkHost, type AddressPolicy } from '../../platfo
 import { isStdioUrl } from '../../contract/connector-url';
 import { clearTextRefusal, urlTokenTransportRefusal } from '../../platform/token-transport';
 import { findPreset } from '../../catalog/presets';
-import type { ConnectRequest, Preset } from '../../contract/schemas';
+import { PatchConnectorSchema, type ConnectRequest, type Preset } from '../../contract/schemas';
 import { connectInputs, type ConnectInputs } from '../../catalog/connect-inputs';
 import type { ConnectorStore } from '../../store/connector-store';
 import type { CallAuditStore } from '../../store/call-audit-store';
@@ -18,6 +18,8 @@ import type { LiveCatalog } from '../../store/live-catalog';
 import type { ConnectorCommands } from '../connector-commands';
 import { actorOf, mayAccess, type Caller } from '../../callers/caller';
 import { callerOf } from '../caller-middleware';
+import { parseWith } from '../parse';
+import { mergePatchBody } from '../merge-patch-body';
 import type { Handler } from '../router';
 import { isConnectorId } from '../../contract/connector-id';
 import type { Logger } from '../../platform/logger';
@@ -46,7 +48,7 @@ export interface ConnectorRouteDeps {
   logger: Logger;
 }
 
-type ConnectorOperation = 'createConnector' | 'listConnectors' | 'getConnector' | 'deleteConnector' | 'connectConnector'
+type ConnectorOperation = 'createConnector' | 'listConnectors' | 'getConnector' | 'patchConnector' | 'deleteConnector' | 'connectConnector'
   | 'disconnectConnector' | 'listConnectorEvents' | 'listConnectorCalls' | 'listConnectorTasks';
 
 /** The handlers of the connector operations (declared in contract/operations.ts). */
@@ -64,7 +66,7 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
       const id = randomUUID();
       const view = await withQuotaSlot(caller, id, deps, () => deps.commands.create({
         id, url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
-        preset, transport: body.transport, createdBy: caller.subject, createdByName: caller.displayName,
+        preset, transport: body.transport, createdBy: caller.subject, createdByName: caller.displayName, approvalRules: body.approval_rules,
       }));
       ctx.status = 201;
       ctx.set('Location', `/api/v1/connectors/${view.id}`);
@@ -82,6 +84,15 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
 
     async getConnector(ctx) {
       ctx.body = present(await existing(ctx, deps));
+    },
+
+    // Only the owner (or an admin) changes the rules: they decide who may approve calls of its connector.
+    // The body is read here, not through input.body(): a merge patch comes as application/merge-patch+json.
+    async patchConnector(ctx) {
+      const body = parseWith(PatchConnectorSchema, await mergePatchBody(ctx), 'request body');
+      const id = await ownedId(ctx, deps);
+      if (body.approval_rules === undefined) return void (ctx.body = present(await existing(ctx, deps)));
+      ctx.body = present(await deps.commands.setApprovalRules(id, body.approval_rules ?? [], actorOf(callerOf(ctx))));
     },
 
     async deleteConnector(ctx) {

@@ -53,6 +53,7 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
       const record: ToolsetRecord = {
         id: randomUUID(), name: body.name, description: body.description ?? '',
         members: await resolveMembers(body.members, caller, deps.store, deps.owners), access: body.access ?? [],
+        ...(body.approval_rules?.length ? { approval_rules: body.approval_rules } : {}),
         created_by: caller.subject, created_at: now, updated_at: now,
       };
       refuseOversize(record);
@@ -89,6 +90,7 @@ export function toolsetHandlers(deps: ToolsetRouteDeps): { [K in ToolsetOperatio
           description: patch.description === undefined ? before.description : patch.description ?? '',
           members: patch.members === undefined ? before.members : await resolveMembers(patch.members, caller, deps.store, deps.owners),
           access: patch.access === undefined ? before.access : patch.access ?? [],
+          approval_rules: patch.approval_rules === undefined ? before.approval_rules ?? [] : patch.approval_rules ?? [],
           updated_at: laterThan(before.updated_at),
         };
         refuseOversize(after);

@@ -34,7 +34,7 @@ export interface SseBridgeOptions {
   /** Of those, one caller's on one connector (default 100): a caller churning ids closes its own first. */
   maxPerCaller?: number;
   /** Whether a tools/call names a tool held for approval: such a server cannot run a task, so the call is refused, never made. */
-  heldTool?: (tool: string) => boolean;
+  heldTool?: (route: ConnectedRoute, tool: string) => boolean;
 }
 
 /** A client's stream on which the server's own messages are relayed. */
@@ -126,7 +126,7 @@ export class SseBridge {
       return sendRpcError(res, 400, null, -32600, 'The body is not one JSON-RPC message (batches are not relayed to an SSE server).');
     }
     const rpc = rpcRequestIn(message);
-    if (message.method === 'tools/call' && this.o.heldTool?.(String((message.params as { name?: unknown } | undefined)?.name ?? ''))) {
+    if (message.method === 'tools/call' && this.o.heldTool?.(at.route, String((message.params as { name?: unknown } | undefined)?.name ?? ''))) {
       return sendProblem(res, new ProblemError(403, 'This tool is held for approval, and a server of the HTTP+SSE transport (2024-11-05) cannot wait for one: the call was not made.'));
     }
     try {

@@ -6,7 +6,8 @@
 // lets the server choose); a longer one is answered with the task. The server's server/discover
 // answer gains the extension, since the connector's MCP path now offers it.
 //
-// A tool an approval rule names (CONNECTOR__APPROVAL_TOOLS) always runs as such a task, for a
+// A tool an approval rule names (the operator's CONNECTOR__APPROVAL_TOOLS first, then the
+// connector's own approval_rules, which its route carries) always runs as such a task, for a
 // server with task support too: it waits in input_required, with a URL-mode elicitation to the
 // console's approval page, until an approver named by the rule decides. A client without the
 // extension is answered -32042 (URL elicitation required) with that page; the call still waits
@@ -31,7 +32,8 @@ import {
   type ApprovalInput, type ToolTaskInput, type ToolTaskView,
 } from '../../workflows/tool-task-messages';
 import {
-  APPROVAL_INPUT_KEY, URL_ELICITATION_REQUIRED, approvalElicitation, approvalPageUrl, approvalRuleOf, type ApprovalRule,
+  APPROVAL_INPUT_KEY, URL_ELICITATION_REQUIRED, approvalElicitation, approvalPageUrl, heldBy, type ApprovalRule, type RuleSource,
+  type TimedApprovalRule,
 } from '../../contract/approvals';
 import type { ConnectedRoute } from '../route';
 import type { UpstreamClient } from '../upstream-client';
@@ -46,8 +48,10 @@ export interface GatewayTaskSettings {
   /** How long an outcome is kept: the operator's limit, and what a task gets unless its client asks for less. */
   ttlMs: number;
   pollIntervalMs: number;
-  /** Tools held for approval, first match wins, each with its wait. */
+  /** Tools the operator holds for approval, first match wins, each with its wait. */
   approvals: Array<ApprovalRule & { timeoutMs: number }>;
+  /** The wait of a call an owner's rule holds, when the rule names none (default three days). */
+  approvalTimeoutMs?: number;
   /** The service's public base URL: the approval page is under it. */
   baseUrl: string;
 }
@@ -87,6 +91,7 @@ interface Rpc {
 }
 
 const IDEMPOTENT_LIST_MS = 60_000;
+const DEFAULT_APPROVAL_TIMEOUT_MS = 3 * 86_400_000;
 const CLAIMED = new Set(['tools/call', 'server/discover', ...TASK_METHODS, ...REMOVED_TASK_METHODS]);
 
 /** What a task request is answered with instead, as a JSON-RPC error. */
@@ -120,18 +125,27 @@ export class GatewayTasks {
     return true;
   }
 
-  /** Whether any tool is held for approval: requests the relay would stream unread are then read first. */
-  get holdsTools(): boolean {
-    return this.o.settings.approvals.length > 0;
+  /** Whether any tool of the connector is held for approval: requests the relay would stream unread are then read first. */
+  holdsTools(route: ConnectedRoute): boolean {
+    return this.o.settings.approvals.length > 0 || (route.approvals?.length ?? 0) > 0;
   }
 
-  /** Whether calls of `tool` wait for an approver. */
-  holds(tool: string): boolean {
-    return approvalRuleOf(this.o.settings.approvals, tool) !== undefined;
+  /** Whether calls of the connector's `tool` wait for an approver. */
+  holds(route: ConnectedRoute, tool: string): boolean {
+    return this.ruleFor(route, tool) !== undefined;
+  }
+
+  /**
+   * The rule that holds a call of the connector's `tool`: the operator's rules, then the
+   * connector's, then `more` (a toolset's, over its own names for the tool). First match wins.
+   */
+  ruleFor(route: ConnectedRoute, tool: string, ...more: RuleSource[]): TimedApprovalRule | undefined {
+    const sources = [{ rules: this.o.settings.approvals, tool }, { rules: route.approvals, tool }, ...more];
+    return heldBy(sources, this.o.settings.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS);
   }
 
   /** Whether a batch (2025-03-26) calls a held tool: it is refused whole, never split. */
-  batchCallsHeld(body: Buffer): boolean {
+  batchCallsHeld(route: ConnectedRoute, body: Buffer): boolean {
     let value: unknown;
     try {
       value = JSON.parse(body.toString('utf8'));
@@ -139,7 +153,7 @@ export class GatewayTasks {
       return false;
     }
     return Array.isArray(value) && value.some((message: Rpc | null) => message?.method === 'tools/call'
-      && approvalRuleOf(this.o.settings.approvals, String(message.params?.name ?? '')) !== undefined);
+      && this.holds(route, String(message.params?.name ?? '')));
   }
 
   forget(connectorId: string): void {
@@ -150,8 +164,8 @@ export class GatewayTasks {
   private async serve(request: TaskRequest, rpc: Rpc): Promise<void> {
     if (rpc.method === 'server/discover') return this.discover(request, rpc);
     const kind = await this.supportOf(request.connectorId, request.route);
-    const rule = rpc.method === 'tools/call' ? approvalRuleOf(this.o.settings.approvals, String(rpc.params?.name ?? '')) : undefined;
-    if (rule) return send(request.res, rpc, await this.held(request, rpc.params ?? {}, rule, kind !== 'other'));
+    const rule = rpc.method === 'tools/call' ? this.ruleFor(request.route, String(rpc.params?.name ?? '')) : undefined;
+    if (rule) return send(request.res, rpc, await this.held(request, rpc.params ?? {}, rule));
     if (kind !== 'plain' && !(await this.asksHeldTask(request, rpc))) return request.relay();
     const payload = rpc.method === 'tools/call' ? await this.callAsTask(request, rpc.params ?? {}) : await this.taskMethod(request, rpc.method, rpc.params);
     if (payload === null) return request.relay();
@@ -209,9 +223,9 @@ export class GatewayTasks {
    * A call an approval rule holds: a task waiting for an approver. The service makes the call
    * itself in 2026-07-28 terms, so a server at another revision cannot be held (refused, never relayed).
    */
-  private async held(request: TaskCaller, params: Record<string, any>, rule: ApprovalRule & { timeoutMs: number }, speaks2026: boolean): Promise<TaskPayload> {
+  async held(request: TaskCaller, params: Record<string, any>, rule: TimedApprovalRule): Promise<TaskPayload> {
     const tool = String(params.name ?? '');
-    if (!speaks2026) throw new TaskRpcFailure(TASK_RPC.internal, `${tool} needs an approval, which the service can hold only for MCP servers at revision 2026-07-28: the call was not made`);
+    if ((await this.supportOf(request.connectorId, request.route)) === 'other') throw new TaskRpcFailure(TASK_RPC.internal, `${tool} needs an approval, which the service can hold only for MCP servers at revision 2026-07-28: the call was not made`);
     let url = '';
     const view = await this.start(request, tool, params, (taskId, seal): ApprovalInput => {
       url = approvalPageUrl(this.o.settings.baseUrl, request.connectorId, taskId);
@@ -264,8 +278,13 @@ export class GatewayTasks {
 
   /** A tasks/* request about a held call, on a server that runs (or knows nothing of) tasks itself: the service's to answer. */
   private async asksHeldTask(request: TaskRequest, rpc: Rpc): Promise<boolean> {
-    if (!TASK_METHODS.has(rpc.method) || !this.holdsTools) return false;
-    return Boolean((await this.viewOf(request.connectorId, String(rpc.params?.taskId ?? '')))?.approval);
+    if (!TASK_METHODS.has(rpc.method) || !this.holdsTools(request.route)) return false;
+    return this.ownsHeldTask(request.connectorId, String(rpc.params?.taskId ?? ''));
+  }
+
+  /** Whether the task is a call the service holds (or held) for approval: the service answers for it, whatever the server's task support. */
+  async ownsHeldTask(connectorId: string, taskId: string): Promise<boolean> {
+    return Boolean((await this.viewOf(connectorId, taskId))?.approval);
   }
 
   private async viewOf(connectorId: string, taskId: string): Promise<ToolTaskView | null> {

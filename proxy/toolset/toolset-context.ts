@@ -46,7 +46,7 @@ export interface ToolsetDeps {
   tasks?: ToolsetTaskDeps;
   /** Where a 2025 client's answers to a 2026 member's questions meet the call (absent: such members are not let ask). */
   inputBridge?: InputBridgeDeps;
-  /** Tools held for approval, by the member's own names: never relayed from a toolset. */
+  /** The operator's approval rules, by the member's own names: a call they hold is never relayed unapproved (toolset-approvals.ts). */
   approvals: readonly ApprovalRule[];
 }
 

@@ -5,7 +5,6 @@
 // progressToken, its capabilities (2026 `_meta`) and its retries with inputResponses reach the
 // member as they came.
 import type { ServerResponse } from 'node:http';
-import { approvalRuleOf } from '../../contract/approvals';
 import { grants, memberNamed, memberOffers } from './access';
 import { relayToMember, unknownName } from './member-relay';
 import { memberUri, toolsetUri } from './resource-uris';
@@ -14,6 +13,7 @@ import { sendMessage } from './toolset-answers';
 import { TOOLSET_CAPABILITIES, serverInfoOf, type ToolsetContext } from './toolset-context';
 import { listPrompts, listResources, listTools, resourcesOf } from './toolset-lists';
 import { callAsMemberTask, memberTaskRequest, taskExtension } from './toolset-tasks';
+import { callHeld } from './toolset-approvals';
 
 type Request = RpcMessage & { id: RpcId; method: string };
 
@@ -76,11 +76,8 @@ async function callTool(ctx: ToolsetContext, res: ServerResponse, message: Reque
   if (!named || !grants(ctx.grant, named.member, named.own) || !memberOffers(named.member, named.own)) {
     return sendMessage(res, 200, errorMessage(message.id, unknownName(message)));
   }
-  // A held tool waits for its approver only on its connector's path: here it is refused, never made unapproved.
-  if (approvalRuleOf(ctx.deps.approvals, named.own)) {
-    return sendMessage(res, 200, errorMessage(message.id, { code: -32603, message: `${String(params.name)} needs an approval, which toolsets do not hold yet: call it on its connector's MCP path` }));
-  }
   const forwarded = { ...message, params: { ...params, name: named.own } };
+  if (await callHeld(ctx, res, named.member, forwarded, String(params.name))) return;
   if (await callAsMemberTask(ctx, res, named.member, forwarded)) return;
   await relayToMember(ctx, res, named.member, forwarded);
 }

@@ -1,7 +1,8 @@
 // The Tasks extension (SEP-2663) on a toolset's MCP path, for 2026-07-28 clients that declare it:
 // a tools/call becomes the member's task — relayed to a member whose server runs tasks itself, or
 // owned by the service on the member's connector (gateway-tasks.ts) for one without — and
-// tasks/get, tasks/update and tasks/cancel reach that member with its own task id.
+// tasks/get, tasks/update and tasks/cancel reach that member with its own task id (the service
+// answers for a call it holds for approval, toolset-approvals.ts, whatever the member's server).
 // Task ids name the member and are bound to the caller (task-ids.ts).
 import type { ServerResponse } from 'node:http';
 import { TASKS_EXTENSION, TASK_RPC, declaresTasks, missingTasksCapability } from '../../contract/tool-tasks';
@@ -56,7 +57,10 @@ export async function memberTaskRequest(ctx: ToolsetContext, res: ServerResponse
   const route = opened && (await usableRoute(ctx, opened.member));
   if (!opened || !route) return sendPayload(ctx, res, message.id, UNKNOWN_TASK.payload);
   const forwarded = { ...message, params: { ...params, taskId: opened.memberTaskId } };
-  const kind = await tasks.gateway.supportOf(opened.member.connector_id, route);
+  // A call held for approval is the service's task, whatever the member's server can do itself.
+  const mayHold = tasks.gateway.holdsTools(route) || Boolean(ctx.toolset.approval_rules?.length);
+  const held = mayHold && (await tasks.gateway.ownsHeldTask(opened.member.connector_id, opened.memberTaskId));
+  const kind = held ? 'plain' : await tasks.gateway.supportOf(opened.member.connector_id, route);
   if (kind === 'native') return relayToMember(ctx, res, opened.member, forwarded, (result) => withTaskId(result, () => clientId));
   if (kind !== 'plain') return sendPayload(ctx, res, message.id, UNKNOWN_TASK.payload);
   const payload = await answered(tasks.gateway.taskMethod({ connectorId: opened.member.connector_id, route, caller: ctx.caller }, message.method, forwarded.params));
@@ -79,7 +83,7 @@ async function answered(pending: Promise<TaskPayload | null>): Promise<TaskPaylo
   }
 }
 
-function sendPayload(ctx: ToolsetContext, res: ServerResponse, id: RpcId, payload: TaskPayload, mapId: (memberTaskId: string) => string = (x) => x): void {
+export function sendPayload(ctx: ToolsetContext, res: ServerResponse, id: RpcId, payload: TaskPayload, mapId: (memberTaskId: string) => string = (x) => x): void {
   if ('error' in payload) return sendMessage(res, 200, errorMessage(id, payload.error as RpcMessage['error'] & object));
   const result = withTaskId(isObject(payload.result) ? payload.result : {}, mapId);
   const meta = isObject(result._meta) ? result._meta : {};

@@ -2,7 +2,7 @@
 // tool holds it; approvers are named by key:, oidc: or role: (globs allowed), never by a bare
 // subject; a rule's own timeout wins over the default; a malformed value stops start-up.
 import test from 'ava';
-import { approvalRuleOf, isApprover } from '../../contract/approvals';
+import { approvalRuleOf, heldBy, isApprover } from '../../contract/approvals';
 import { loadConfig } from '../../config/config';
 
 test('the first rule naming the tool holds it; an unnamed tool is not held', (t) => {
@@ -32,4 +32,16 @@ test('a malformed CONNECTOR__APPROVAL_TOOLS stops start-up naming it', (t) => {
   for (const value of ['not json', '[{"tools":"a","approvers":["ann"]}]', '[{"tools":"a","approvers":[]}]', '[{"tools":"a"}]']) {
     t.throws(() => loadConfig({ CONNECTOR__APPROVAL_TOOLS: value }), { message: /CONNECTOR__APPROVAL_TOOLS/ }, value);
   }
+});
+
+test("heldBy: the operator's rules first, then the connector's, then a toolset's over its own names; an owner's rule waits its own time, else the default", (t) => {
+  const operator = [{ tools: 'delete_*', approvers: ['key:ann'], timeoutMs: 5000 }];
+  const connector = [{ tools: 'delete_*', approvers: ['key:carl'] }, { tools: 'send', approvers: ['key:carl'], timeout_seconds: 60 }];
+  const toolset = [{ tools: 'm__read', approvers: ['role:ops'] }];
+  const sources = (tool: string) => [{ rules: operator, tool }, { rules: connector, tool }, { rules: toolset, tool: `m__${tool}` }];
+  t.like(heldBy(sources('delete_repo'), 1000), { approvers: ['key:ann'], timeoutMs: 5000 }, 'an owner cannot loosen the operator');
+  t.like(heldBy(sources('send'), 1000), { approvers: ['key:carl'], timeoutMs: 60_000 });
+  t.like(heldBy(sources('read'), 1000), { approvers: ['role:ops'], timeoutMs: 1000 });
+  t.is(heldBy(sources('list'), 1000), undefined);
+  t.is(heldBy([{ rules: undefined, tool: 'send' }], 1000), undefined, 'a connector without rules holds nothing');
 });

@@ -5,7 +5,7 @@
 // not named, is refused with 403; another owner is told nothing exists); who decided is kept in
 // the workflow's history and in the connector's task list. A client without the Tasks extension
 // is answered -32042 with the page, and the call runs once approved. A 2025 batch that calls a
-// held tool is refused whole.
+// held tool is refused whole. Through a toolset the operator's rules hold a member's tools too.
 import test from 'ava';
 import proto from '@temporalio/proto';
 import { sha256Hex } from '../../callers/api-keys';
@@ -189,12 +189,13 @@ test.serial('a 2025 request without Mcp-Method headers is read before it is rela
   t.is(seen('headerless').length, 0);
 });
 
-test.serial('a toolset refuses a held tool of its member: toolsets do not hold approvals, and never relay one unapproved', async (t) => {
+test.serial("an operator's rule holds a member's tool through a toolset too: a client without the extension gets -32042, the server nothing", async (t) => {
   const created = await stack.api('POST', '/api/v1/toolsets', { name: 'held', members: [{ connector_id: connectorId, prefix: 'm' }] }, asKey(KEYS.alice));
   t.is(created.status, 201, created.text);
   const url = `http://127.0.0.1:${stack.port}/api/v1/toolsets/${created.body.id}/mcp`;
   const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' } };
   const answer = await mcpRpc(url, 'tools/call', { name: 'm__slow_compute', arguments: { seconds: 0, label: 'via-toolset' }, _meta }, 'm__slow_compute', { headers: asKey(KEYS.alice), declared: false });
+  t.is(answer.body.error?.code, -32042);
   t.regex(String(answer.body.error?.message), /needs an approval/);
   t.is(seen('via-toolset').length, 0);
 });
