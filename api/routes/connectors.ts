@@ -25,6 +25,7 @@ import type { OwnerSource, WorkflowOwner } from '../workflow-owners';
 import { withOwnerSlot } from '../owner-quota';
 import { withWorkloadIdentity } from '../workload-identity-connect';
 import { withPresetClientCredentials } from '../preset-client-credentials';
+import { checkSignInAssertion, type SignInVerifier } from '../sign-in-assertion';
 
 export interface ConnectorRouteDeps {
   commands: ConnectorCommands;
@@ -38,6 +39,8 @@ export interface ConnectorRouteDeps {
   baseUrl: string;
   allowedRedirectOrigins: string[] | null;
   maxConnectorsPerOwner: number;
+  /** Verifies an enterprise-managed connect's id_token when the platform's identity provider issued it. */
+  authenticator?: SignInVerifier;
   callersAuthenticated: boolean;
   /** Whose each connector is, per its workflow: every ownership decision's source (workflow-owners.ts). */
   owners: OwnerSource;
@@ -104,6 +107,7 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
       }
       const upstream = inputs.boundUrl ?? url;
       if (body.access_token || inputs.headers.length) await refuseTokenOverPlainHttp(upstream, deps.addressPolicy);
+      await checkSignInAssertion(body, callerOf(ctx), deps.authenticator);
       // The identity provider is contacted on the caller's word, like the connector's own URL.
       if (body.idp_token_endpoint) await refuseForbiddenHost(body.idp_token_endpoint, deps.addressPolicy, 'idp_token_endpoint');
       const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));

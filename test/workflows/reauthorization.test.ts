@@ -60,7 +60,7 @@ test.serial('a revoked grant met by the proxy: the refresh fails, the refusal is
   const discovery = h.stubs.called('oauthDiscover').at(-1)!.input as { challenge: unknown };
   t.deepEqual(discovery.challenge, challenge, 'the server\'s challenge starts the new authorization');
   const record = await until(inState(id, 'auth_required'), 'auth_required on record');
-  t.is(record.auth_request?.authorization_endpoint, 'https://as.invalid/authorize?state=opaque');
+  t.like(record.auth_request, { type: 'code', authorization_endpoint: 'https://as.invalid/authorize?state=opaque' });
   t.like(lastEvent(id), { from: 'connected', to: 'auth_required', actor: 'service' });
   t.regex(lastEvent(id).reason ?? '', /refused the access token \(HTTP 401\) and a refresh did not help; authorization URL issued/);
 
