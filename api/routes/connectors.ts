@@ -25,6 +25,7 @@ import type { OwnerSource, WorkflowOwner } from '../workflow-owners';
 import { withOwnerSlot } from '../owner-quota';
 import { withWorkloadIdentity } from '../workload-identity-connect';
 import { withPresetClientCredentials } from '../preset-client-credentials';
+import { withPresetEnterpriseManaged } from '../preset-enterprise-managed';
 import { checkSignInAssertion, type SignInVerifier } from '../sign-in-assertion';
 
 export interface ConnectorRouteDeps {
@@ -97,7 +98,8 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
       // The record is read for admins too: its URL decides whether a token may travel there.
       const { id, url, preset: presetRef } = await existing(ctx, deps);
       const preset = presetRef ? findPreset(presetRef.url, await presetsOf(deps)) : undefined;
-      const body = withPresetClientCredentials(withWorkloadIdentity(input.body(), preset, callerOf(ctx), deps.workloadIdentity ?? false), preset);
+      const given = withWorkloadIdentity(input.body(), preset, callerOf(ctx), deps.workloadIdentity ?? false);
+      const body = withPresetEnterpriseManaged(withPresetClientCredentials(given, preset), preset);
       const inputs = await upstreamInputs(url, preset, body, deps);
       // With callers authenticated, a redirect_url must be on the allow-list: anyone may otherwise
       // send a user's browser, and the connector's id, wherever they like.
