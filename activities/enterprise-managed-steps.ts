@@ -2,7 +2,6 @@
 // renewal. Each activity makes the token exchange at the identity provider and the JWT bearer
 // grant together: an ID-JAG is short-lived and meant for one use, so a retry must ask for a new
 // one rather than present the old one again, and it never leaves the activity (nor reaches history).
-import { heartbeat } from '@temporalio/activity';
 import type { Ciphertext } from '../platform/secret-box';
 import { withTypedFailures } from './typed-failure';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
@@ -84,7 +83,6 @@ export function createEnterpriseManagedSteps(deps: OAuthActivityDeps, secrets: O
     async oauthRenewEnterpriseManaged(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext | null; scheduledAt?: number }): Promise<SealedTokens> {
       observeLag(deps.metrics, input.scheduledAt);
       return countedRefresh(deps.metrics, () => withTypedFailures(async () => {
-        heartbeat();
         const id = input.connectorId;
         const viaRefresh = input.refreshToken ? await refreshed(id, input.context, input.refreshToken) : null;
         return viaRefresh ?? assertionTokens(id, input.context);

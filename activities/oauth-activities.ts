@@ -1,6 +1,5 @@
 // The OAuth steps as Temporal activities, one per step: each opens the secrets it needs, runs one
 // step of activities/oauth, and seals what it returns, so that only ciphertext reaches history.
-import { heartbeat } from '@temporalio/activity';
 import type { Ciphertext } from '../platform/secret-box';
 import { withTypedFailures } from './typed-failure';
 import type { ClientCredentialsGrant, OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
@@ -50,7 +49,6 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
     async oauthRefresh(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext; scheduledAt?: number }): Promise<SealedTokens> {
       observeLag(deps.metrics, input.scheduledAt);
       return countedRefresh(deps.metrics, () => withTypedFailures(async () => {
-        heartbeat();
         const id = input.connectorId;
         const previous = secrets.open(id, 'refresh_token', input.refreshToken);
         const tokens = await refreshTokens({
@@ -87,7 +85,6 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
     async oauthRenewClientCredentials(input: { connectorId: string; context: OAuthContext; scheduledAt?: number }): Promise<SealedTokens> {
       observeLag(deps.metrics, input.scheduledAt);
       return countedRefresh(deps.metrics, () => withTypedFailures(() => {
-        heartbeat();
         return clientCredentialsToken(input.connectorId, input.context);
       }));
     },

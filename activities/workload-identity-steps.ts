@@ -3,7 +3,6 @@
 // and presented with the JWT bearer grant (RFC 7523 section 2.1) as the client the connect or the
 // preset names; the token never leaves the activity. There is no refresh token to keep: the
 // renewal reads the file again and asks again, as the client credentials grant does.
-import { heartbeat } from '@temporalio/activity';
 import { withTypedFailures } from './typed-failure';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';
@@ -50,7 +49,6 @@ export function createWorkloadIdentitySteps(deps: OAuthActivityDeps, secrets: OA
     async oauthRenewWorkloadIdentity(input: { connectorId: string; context: OAuthContext; scheduledAt?: number }): Promise<SealedTokens> {
       observeLag(deps.metrics, input.scheduledAt);
       return countedRefresh(deps.metrics, () => withTypedFailures(() => {
-        heartbeat();
         return workloadTokens(input.connectorId, input.context);
       }));
     },

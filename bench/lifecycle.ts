@@ -11,13 +11,18 @@
 // and rotate which loop goes first, so that drift on the machine hits all alike. CPU per item is
 // read from /proc for every process taking part. Traffic stays on 127.0.0.1.
 //
+// Issue 42's target 3 (bench/targets.ts) is printed last: create + connect against the floor at
+// 50 concurrent, connect one at a time, and a new token reaching every proxy (lifecycle/token-reach.ts).
+//
 // Env: BENCH_ROUNDS (3), BENCH_CONNECTORS per round (50), BENCH_CONCURRENCY ("10,50"),
+// BENCH_ONE_AT_A_TIME (20: connectors created and connected one at a time after the rounds; 0: none),
+// BENCH_TOKEN_SWAPS (5: new tokens sent to a connector called through two proxies; 0: none),
 // BENCH_TEMPORAL_ADDRESS (host:port of a Temporal server to use instead of the embedded dev
 // server, e.g. one started with other dynamic config, to compare server settings).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { Pool } from 'undici';
 import { createLogger } from '../platform/logger';
@@ -28,6 +33,8 @@ import { startBareWorker } from './lifecycle/bare-worker';
 import { percentile, runRound, throughput, type ItemTiming, type RoundResult } from './lifecycle/rounds';
 import { startUpstreamProcess } from './lifecycle/upstream-process';
 import { addSpent, cpuMeter, type CpuSample } from './lifecycle/cpu-meter';
+import { measureTokenReach, type TokenReach } from './lifecycle/token-reach';
+import { benchTargetLines, type Figure } from './targets';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const COUNT = Number(process.env.BENCH_CONNECTORS ?? 50);
@@ -36,6 +43,10 @@ const TOKEN = 'bench-lifecycle-token';
 const TARGET_RATIO = 0.6;
 const CONNECT_P50_MS = 1_000;
 const CONNECT_P99_MS = 2_000;
+const ONE_AT_A_TIME = Number(process.env.BENCH_ONE_AT_A_TIME ?? 20);
+const TOKEN_SWAPS = Number(process.env.BENCH_TOKEN_SWAPS ?? 5);
+/** The concurrency target 42.3a is about. */
+const ISSUE_CONCURRENCY = 50;
 
 type Loop = (index: number) => Promise<ItemTiming>;
 
@@ -46,8 +57,10 @@ async function main(): Promise<void> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-bench-'));
     const port = await freePort();
     const logFile = path.join(dataDir, 'service.log');
+    // Given, not generated under DATA_DIR: the proxy role of the token-reach part opens the same secrets.
+    const encryptionKey = randomBytes(32).toString('hex');
     const env = {
-      DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn',
+      CONNECTOR__ENCRYPTION_KEY: encryptionKey, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn',
       ...(process.env.BENCH_TEMPORAL_ADDRESS ? { TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL_ADDRESS } : {}),
     };
     const stack = await startEmbeddedStack({ env, logger: createLogger('bench', 'warn', logFile), headless: true, temporalPort: 0, mongoPort: 0 });
@@ -125,6 +138,8 @@ async function main(): Promise<void> {
     for (const loop of names) await runRound(10, 5, loops[loop]); // warm-up: JIT, pools, the workflow caches
 
     const summary: string[] = [];
+    /** Items per second of each loop at the issue's concurrency, when the run had it. */
+    const atIssueConcurrency = new Map<string, number>();
     for (const concurrency of CONCURRENCIES) {
       const results: Record<LoopName, RoundResult[]> = { api: [], bare: [], shape: [], floor: [] };
       const cpu: Record<LoopName, CpuSample> = { api: {}, bare: {}, shape: {}, floor: {} };
@@ -144,6 +159,7 @@ async function main(): Promise<void> {
       const twoSteps = describe(results.shape);
       const durable = describe(results.floor);
       const ratio = api.perSecond / twoSteps.perSecond;
+      if (concurrency === ISSUE_CONCURRENCY) for (const [name, d] of [['connectors', api], ['floor', durable]] as const) atIssueConcurrency.set(name, d.perSecond);
       summary.push(
         `concurrency ${concurrency}:`,
         `  connectors (API)   ${api.perSecond.toFixed(1).padStart(6)} /s   connect p50 ${ms(api.p50)} p99 ${ms(api.p99)}   (create p50 ${ms(api.beforeP50)})   failed ${api.failed}`,
@@ -159,10 +175,35 @@ async function main(): Promise<void> {
       );
     }
     console.log(`\n${summary.join('\n')}`);
+
+    const oneAtATime = ONE_AT_A_TIME > 0 ? describe([await runRound(ONE_AT_A_TIME, 1, connectors)]) : null;
+    if (oneAtATime) console.log(`\none at a time (${ONE_AT_A_TIME} connectors): connect p50 ${ms(oneAtATime.p50)} p99 ${ms(oneAtATime.p99)}   (create p50 ${ms(oneAtATime.beforeP50)})   failed ${oneAtATime.failed}`);
+    const reach = TOKEN_SWAPS > 0
+      ? await measureTokenReach({
+          apiPort: stack.port, temporalAddress: stack.temporalAddress, mongoUri: stack.mongoUri, mongoDatabase: stack.config.mongo.database,
+          encryptionKey, dataDir, swaps: TOKEN_SWAPS,
+        })
+      : null;
+    if (reach) {
+      stops.push(() => reach.stop());
+      printReach(reach);
+    }
+    console.log(`\nissue 42's target 3:`);
+    const figures = (name: string, figure: Figure): number | undefined => {
+      if (figure === 'items/s') return atIssueConcurrency.get(name);
+      if (name === 'connect') return oneAtATime?.failed === 0 ? oneAtATime.p50 : undefined;
+      return reach ? Math.max(...reach.swaps.flat().map((s) => s.seconds)) : undefined;
+    };
+    for (const text of benchTargetLines('lifecycle', figures)) console.log(`  ${text}`);
     for (const [loop, reason] of firstErrors) console.log(`first failure (${loop}): ${reason}`);
   } finally {
     for (const stop of stops.reverse()) await stop().catch((err) => console.error('stop failed:', err));
   }
+}
+
+function printReach(reach: TokenReach): void {
+  console.log(`\na new token through two proxies (seconds from the connect's answer to the first call carrying it; calls carrying the old one after it):`);
+  reach.swaps.forEach((swap, i) => console.log(`  swap ${i + 1}: ${swap.map((s) => `${s.proxy} ${s.seconds.toFixed(3)} s (stale after: ${s.staleAfter})`).join(', ')}`));
 }
 
 /** A target line: a ratio that must reach `limit`, or a time that must stay within it. */

@@ -54,6 +54,21 @@ export const refresher = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m', nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
+/**
+ * A renewal in the workflow task that its timer wakes (issue 42: a refresh that changes nothing a
+ * reader of the record sees costs one workflow task and one activity, not three tasks). It writes
+ * nothing anywhere: its sealed tokens reach history in that task's marker, as a regular
+ * activity's reach it in its completion, so nothing is seen before Temporal has it. A worker
+ * that dies mid-renewal is noticed by the workflow task timeout, as for the probe. An
+ * authorization server that stays down is retried past the threshold on durable timers, with the
+ * same backoff as `refresher`.
+ */
+export const inTaskRefresher = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '60s',
+  localRetryThreshold: '10s',
+  retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m', nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
 /** Tear-down work (revocation, workload removal): best effort, bounded. */
 export const cleanup = proxyActivities<Activities>({
   startToCloseTimeout: '60s',

@@ -2,12 +2,12 @@
 // deadline, the token's refresh time, the stdio workload's life. Each is a loop of durable timers
 // and activities that the workflow runs in its own cancellation scope and replaces whenever the
 // state changes.
-import { isCancellation, sleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, sleep } from '@temporalio/workflow';
 import { authExpiryEvent, isAllowed, refreshOutcomeEvent, watchNeeded, type ConnectorEvent, type WatchKind } from '../contract/connector-states';
 import { FAILURE } from '../contract/failures';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType, workloadInput } from './connect-job';
-import { cleanup, refresher, watcher, workloads } from './activity-proxies';
+import { cleanup, inTaskRefresher, refresher as regularRefresher, watcher, workloads } from './activity-proxies';
 import { renewable, renewsWithCredentials } from './client-credentials';
 import { askForAssertion, renewsFromAssertion } from './assertion-request';
 import type { OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
@@ -97,11 +97,15 @@ export async function refreshOnce(
 ): Promise<boolean> {
   const session = entity.data.oauth.session!;
   const id = entity.data.init.id;
-  const refreshing = renewal(session, id, scheduledAt);
+  const inTask = patched(IN_TASK_REFRESH);
+  const refreshing = renewal(session, id, scheduledAt, inTask);
   const expiry = session.expiresAt ? Date.parse(session.expiresAt) - Date.now() : null;
   if (expiry !== null && entity.state === 'connected') {
-    const expired = sleep(Math.max(0, expiry)).then(() => 'expired' as const);
+    // The expiry's timer goes once the renewal is done: left running, it woke the workflow for nothing.
+    const race = new CancellationScope();
+    const expired = race.run(() => sleep(Math.max(0, expiry))).then(() => 'expired' as const, () => 'cancelled' as const);
     const first = await Promise.race([refreshing.then(() => 'done' as const, () => 'done' as const), expired]);
+    if (first === 'done' && inTask) race.cancel();
     if (first === 'expired' && isAllowed(entity.state, 'connection_lost')) {
       await commit('connection_lost', { actor: 'service', reason: 'the access token expired while the authorization server was unreachable; retrying', permanent: false });
     }
@@ -135,9 +139,16 @@ export async function refreshOnce(
   }
 }
 
+/**
+ * Histories written before renewals ran in the timer's workflow task (a regular activity, and an
+ * expiry timer left to fire) replay as they were written; every renewal since runs in the task.
+ */
+const IN_TASK_REFRESH = 'refresh-in-workflow-task';
+
 /** The activity that renews this grant: by refresh token, by the client's credentials or workload token, or either for an enterprise-managed one. */
-function renewal(session: Session, connectorId: string, scheduledAt: number | undefined): Promise<SealedTokens> {
+function renewal(session: Session, connectorId: string, scheduledAt: number | undefined, inTask: boolean): Promise<SealedTokens> {
   const { context, refreshToken } = session;
+  const refresher = inTask ? inTaskRefresher : regularRefresher;
   if (context.grant === 'enterprise_managed') return refresher.oauthRenewEnterpriseManaged({ connectorId, context, refreshToken, scheduledAt });
   if (context.grant === 'workload_identity') return refresher.oauthRenewWorkloadIdentity({ connectorId, context, scheduledAt });
   if (renewsWithCredentials(session)) return refresher.oauthRenewClientCredentials({ connectorId, context, scheduledAt });

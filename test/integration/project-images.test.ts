@@ -42,11 +42,30 @@ async function runContainer(t: ExecutionContext, args: { image: string; env: Rec
   t.teardown(() => exec(program, ['rm', '--force', name]).then(() => undefined, () => undefined));
   // Values through the engine's own environment (`--env NAME`), so that no secret is in its argv.
   const envNames = Object.keys(args.env).flatMap((key) => ['--env', key]);
-  await exec(program, [
+  const run = () => exec(program, [
     'run', '--detach', '--pull=never', '--name', name, '--read-only', '--tmpfs', '/tmp',
     '--cap-drop', 'all', '--security-opt', 'no-new-privileges', ...envNames, ...args.options, args.image, ...(args.command ?? []),
   ], { env: { ...process.env, ...args.env } });
-  return name;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await run();
+      return name;
+    } catch (error) {
+      if (attempt >= 3 || !runtimeStartFailed(error)) throw error;
+      t.log(`${program} run: the runtime failed to start the container (attempt ${attempt}), trying again`);
+      await exec(program, ['rm', '--force', name]).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * runc, under load, sometimes fails to start a container it was given correctly ("can't get
+ * final child's PID from pipe: EOF", exit 126): the engine's fault, not the image's, so it is
+ * tried again; any other failure is the test's answer.
+ */
+function runtimeStartFailed(error: unknown): boolean {
+  const { code, stderr } = error as { code?: number; stderr?: string };
+  return code === 126 && /runc create failed|OCI runtime/i.test(stderr ?? '');
 }
 
 /** Ready when `path` answers 200; a container that stops fails at once, its own output saying why. */

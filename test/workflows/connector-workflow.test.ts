@@ -65,6 +65,41 @@ test.serial('the refresh timer: a short-lived token is refreshed a third of its 
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
+test.serial('a quiet refresh costs one workflow task: the renewal runs in the task its timer wakes, and no expiry timer wakes the workflow after it', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => tokens(1_500);
+  const before = h.stubs.called('oauthRefresh').length;
+  const { handle } = await authorized(1_500);
+  await until(() => (h.stubs.called('oauthRefresh').length >= before + 4 ? true : undefined), 'four refreshes');
+  const { events } = await handle.fetchHistory();
+  const tasksBetween = refreshIntervals(events ?? []);
+  t.log(`workflow tasks completed between consecutive refreshes: ${tasksBetween.join(', ')}`);
+  t.true(tasksBetween.length >= 2, 'the history holds at least three refreshes');
+  t.true(tasksBetween.every((n) => n === 1), `one workflow task per refresh (${tasksBetween.join(', ')})`);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+/** How many workflow tasks completed between each refresh in the history and the next. */
+function refreshIntervals(events: ReadonlyArray<Record<string, any>>): number[] {
+  const intervals: number[] = [];
+  let completed: number | null = null;
+  for (const event of events) {
+    if (event.workflowTaskCompletedEventAttributes && completed !== null) completed += 1;
+    if (!isRefresh(event)) continue;
+    if (completed !== null) intervals.push(completed);
+    completed = 0;
+  }
+  return intervals;
+}
+
+/** A renewal: a regular activity scheduled, or a local activity's marker, of type oauthRefresh. */
+function isRefresh(event: Record<string, any>): boolean {
+  if (event.activityTaskScheduledEventAttributes) return event.activityTaskScheduledEventAttributes.activityType?.name === 'oauthRefresh';
+  const marker = event.markerRecordedEventAttributes;
+  if (!marker) return false;
+  const data = marker.details?.data?.payloads?.[0]?.data as Uint8Array | undefined;
+  return data !== undefined && Buffer.from(data).toString('utf8').includes('"oauthRefresh"');
+}
+
 test.serial('an hour-long token is not refreshed before the skew: no refresh while it is fresh', async (t) => {
   const { handle } = await authorized(3_600_000, { refreshSkewSeconds: 60 });
   const before = h.stubs.called('oauthRefresh').length;

@@ -1,5 +1,5 @@
 // Records the histories that test/workflows/replay.test.ts replays on every `npm test`. Run it
-// (`npx tsx test/workflows/record-histories.ts`) only when a change to the workflow is meant to
+// (`npx tsx test/workflows/record-histories.ts [scenario…]`) only when a change to the workflow is meant to
 // change its commands, together with a patched() or a new workflow type (docs/development.md, "Versioning"),
 // and keep the old files next to the new ones: running workflows still have the old histories.
 import fs from 'node:fs';
@@ -40,6 +40,8 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
     await handle.executeUpdate(deleteUpdate, { args: [actor] });
     return handle;
   },
+  // The same story since renewals run in the timer's workflow task (patched 'refresh-in-workflow-task').
+  'oauth-refresh-in-task': (h) => SCENARIOS['oauth-connect-refresh']!(h),
   async 'stdio-connect'(h) {
     let watches = 0;
     h.stubs.behaviour.watchWorkload = async () => (++watches === 1 ? sleep(500).then(() => ({ kind: 'exited', reason: 'the stdio server exited with code 1' }) as never) : Context.current().cancelled as never);
@@ -75,7 +77,9 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
 const h = await startHarness();
 try {
   fs.mkdirSync(OUT, { recursive: true });
-  for (const [name, run] of Object.entries(SCENARIOS)) {
+  // Names on the command line record those alone: files recorded before a patch stay as they were.
+  const only = process.argv.slice(2);
+  for (const [name, run] of Object.entries(SCENARIOS).filter(([name]) => only.length === 0 || only.includes(name))) {
     const handle = await run(h);
     h.stubs.behaviour = {};
     if (name !== 'continue-as-new') await handle.result();

@@ -14,7 +14,7 @@ const { History } = proto.temporal.api.history.v1;
 const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.binpb')).sort();
 
 test('the recorded histories cover a token connect, an OAuth connect with refresh, a stdio connect, deletes and continue-as-new', (t) => {
-  t.deepEqual(files, ['continue-as-new.binpb', 'delete-while-connecting.binpb', 'oauth-connect-refresh.binpb', 'stdio-connect.binpb', 'token-connect.binpb']);
+  t.deepEqual(files, ['continue-as-new.binpb', 'delete-while-connecting.binpb', 'oauth-connect-refresh.binpb', 'oauth-refresh-in-task.binpb', 'stdio-connect.binpb', 'token-connect.binpb']);
 });
 
 test('every recorded history replays against the current workflow code', async (t) => {
