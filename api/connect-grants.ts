@@ -3,7 +3,7 @@
 // them with: only ciphertext reaches Temporal history. A workload_identity grant holds no secret:
 // the worker reads the workload's token from its file at each request.
 import { createPrivateKey } from 'node:crypto';
-import { decodeJwt } from 'jose';
+import { decodeJwt, type JWTPayload } from 'jose';
 import { ProblemError } from '../contract/problem';
 import type { ConnectRequest } from '../contract/schemas';
 import { secretContext, type SecretBox } from '../platform/secret-box';
@@ -26,34 +26,36 @@ export function sealGrants(id: string, body: ConnectRequest, secrets: SecretBox)
     privateKey: body.private_key_pem ? { pem: seal(body.private_key_pem, 'oauth_private_key'), algorithm: body.signing_algorithm ?? 'ES256' } : null,
   };
   if (body.grant === 'client_credentials') return { clientCredentials: client };
-  const idTokenExpiresAt = idTokenExpiry(body.id_token!);
+  const { idTokenExpiresAt, issuer } = idTokenClaims(body.id_token!);
   return {
     enterpriseManaged: {
       client,
       assertion: {
         idpTokenEndpoint: body.idp_token_endpoint!, idpClientId: body.idp_client_id!,
         idpClientSecret: body.idp_client_secret ? seal(body.idp_client_secret, 'idp_client_secret') : null,
-        idToken: seal(body.id_token!, 'id_token'), idTokenExpiresAt,
+        idToken: seal(body.id_token!, 'id_token'), idTokenExpiresAt, issuer,
       },
     },
   };
 }
 
 /**
- * When the ID token stops being of use (its exp), read without verifying it: the identity
- * provider verifies it at the exchange. One that is no JWT, or already expired, could only fail
- * there, as a 502 long after the caller left: refused here, naming the field.
+ * When the ID token stops being of use (its exp) and who issued it (where a fresh one comes from),
+ * read without verifying it: the identity provider verifies it at the exchange. One that is no
+ * JWT, or already expired, could only fail there, as a 502 long after the caller left: refused
+ * here, naming the field.
  */
-function idTokenExpiry(idToken: string): string | null {
-  let exp: number | undefined;
+function idTokenClaims(idToken: string): { idTokenExpiresAt: string | null; issuer: string | null } {
+  let claims: JWTPayload;
   try {
-    exp = decodeJwt(idToken).exp;
+    claims = decodeJwt(idToken);
   } catch {
     throw invalid('id_token', 'not a JWT (an OpenID Connect ID token is one)');
   }
-  if (exp === undefined) return null;
-  if (exp * 1000 <= Date.now()) throw invalid('id_token', 'has expired (its exp is past)');
-  return new Date(exp * 1000).toISOString();
+  const issuer = typeof claims.iss === 'string' ? claims.iss.slice(0, 2048) : null;
+  if (claims.exp === undefined) return { idTokenExpiresAt: null, issuer };
+  if (claims.exp * 1000 <= Date.now()) throw invalid('id_token', 'has expired (its exp is past)');
+  return { idTokenExpiresAt: new Date(claims.exp * 1000).toISOString(), issuer };
 }
 
 /**

@@ -23,6 +23,12 @@ export interface Authenticator {
    * else null, and `authenticate` decides (it also gives the reason for a refusal).
    */
   known(authorization: string | undefined, extraAudiences?: readonly string[]): Caller | null;
+  /**
+   * The owner a sign-in ID token of the platform's identity provider names, verified (throws
+   * InvalidSignIn, IdentityProviderUnavailable); null for a token of another issuer, or with no
+   * identity provider configured (whoever issued it verifies it).
+   */
+  signInOwner(idToken: string): Promise<string | null>;
 }
 
 // RFC 6750 b64token, one credential, nothing else in the header.
@@ -44,7 +50,7 @@ export function authorizationOf(rawHeaders: readonly string[]): string | undefin
 }
 
 export function createAuthenticator(settings: CallerAuthSettings, fetch: FetchLike): Authenticator {
-  if (!settings.enabled) return { enabled: false, authenticate: async () => OPEN_CALLER, known: () => OPEN_CALLER };
+  if (!settings.enabled) return { enabled: false, authenticate: async () => OPEN_CALLER, known: () => OPEN_CALLER, signInOwner: async () => null };
   const keys = new ApiKeys(settings.apiKeys);
   const jwt = settings.jwt ? new JwtVerifier(settings.jwt, fetch) : null;
   return {
@@ -64,6 +70,9 @@ export function createAuthenticator(settings: CallerAuthSettings, fetch: FetchLi
       if (keyCaller) return keyCaller;
       if (jwt && JWT_SHAPE.test(credential)) return jwt.verify(credential, extraAudiences);
       throw new Unauthenticated(true, 'the credential is not valid');
+    },
+    async signInOwner(idToken) {
+      return jwt?.issues(idToken) ? jwt.signInOwner(idToken) : null;
     },
   };
 }

@@ -3,10 +3,13 @@
 // and cached; a token signed with a key not yet seen refetches the set, at most once per cooldown.
 // Only asymmetric algorithms are accepted (never `none`, never HMAC, so a public key cannot be
 // used as a shared secret), `exp` is required, `nbf` and `exp` get a small leeway.
-import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, decodeJwt, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Caller } from './caller';
 import { IdentityProviderUnavailable, Unauthenticated, oidcOwner } from './caller';
 import { VerifiedTokens } from './verified-tokens';
+
+/** A sign-in ID token of the platform's issuer that does not verify. */
+export class InvalidSignIn extends Error {}
 
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -81,6 +84,39 @@ export class JwtVerifier {
     const validUntilMs = Math.min(payload.exp! * 1000, Date.now() + KEYS_MAX_AGE_MS);
     this.verified.remember(key, { caller, audiences, validUntilMs });
     return caller;
+  }
+
+  /**
+   * The owner (oidc:<subject>) a sign-in ID token of this issuer names, its signature, issuer and
+   * expiry checked with the same keys as access tokens. Its audience is the client it was issued
+   * to (the console), not this service, so it is not checked: what matters is whose it is.
+   * Throws InvalidSignIn when it does not verify.
+   */
+  async signInOwner(idToken: string): Promise<string> {
+    if (idToken.length > MAX_TOKEN_BYTES) throw new InvalidSignIn('the ID token is too large');
+    const keys = await this.keys();
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(idToken, keys, {
+        issuer: this.settings.issuer, algorithms: ALGORITHMS, clockTolerance: CLOCK_TOLERANCE_SECONDS, requiredClaims: ['exp'],
+      }));
+    } catch (err) {
+      const why = refusal(err);
+      if (why instanceof IdentityProviderUnavailable) throw why;
+      throw new InvalidSignIn(err instanceof errors.JWTExpired ? 'has expired' : "does not verify with the identity provider's keys");
+    }
+    const subject = payload[this.settings.subjectClaim];
+    if (typeof subject !== 'string' || subject.length === 0 || subject.length > 256) throw new InvalidSignIn(`has no usable ${this.settings.subjectClaim} claim`);
+    return oidcOwner(subject);
+  }
+
+  /** Whether a token names this verifier's issuer (unverified: which keys to check it with). */
+  issues(token: string): boolean {
+    try {
+      return decodeJwt(token).iss === this.settings.issuer;
+    } catch {
+      return false;
+    }
   }
 
   private accepted(extraAudiences: readonly string[]): string[] {

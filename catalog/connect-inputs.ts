@@ -108,14 +108,18 @@ function noVariables(given: Record<string, string>, errors: FieldError[]): Recor
 }
 
 /** What a preset asks a connect for, as GET /presets lists it (never a secret's default). */
-export function presetInputFields(preset: Pick<Preset, 'url' | 'headers' | 'variables'>): PresetField[] {
+export function presetInputFields(preset: Pick<Preset, 'url' | 'headers' | 'variables' | 'enterprise_managed'>): PresetField[] {
   const variables = urlVariables(preset.url).flatMap((name): PresetField[] => {
     const v = preset.variables?.[name];
     if (v?.value !== undefined) return [];
     return [{ name, in: 'url', secret: false, required: (v?.required ?? true) && v?.default === undefined, ...describe(v?.description), ...(v?.default !== undefined ? { default: v.default } : {}) }];
   });
   const headers = (preset.headers ?? []).flatMap((h): PresetField[] => (h.value !== undefined ? [] : [headerField(h)]));
-  return [...variables, ...headers];
+  // Enterprise-managed: the one credential a connect gives is the user's ID token (the console sends its sign-in's).
+  const assertion: PresetField[] = preset.enterprise_managed
+    ? [{ name: 'id_token', in: 'connect', secret: true, required: true, description: "The user's ID token (enterprise-managed authorization, SEP-990)" }]
+    : [];
+  return [...variables, ...headers, ...assertion];
 }
 
 function headerField(h: HeaderDeclaration): PresetField {

@@ -125,7 +125,7 @@ export interface components {
             variables?: {
                 [key: string]: string;
             };
-            /** @description With grant enterprise_managed: the user's OpenID Connect ID token from the enterprise identity provider; never returned */
+            /** @description With grant enterprise_managed: the user's OpenID Connect ID token from the enterprise identity provider; never returned. Alone (no grant): for a connector whose preset declares enterprise_managed. One issued by CONNECTOR__AUTH_ISSUER must be the caller's own (its sub) */
             id_token?: string;
             /**
              * Format: uri
@@ -313,13 +313,8 @@ export interface components {
                 message: string;
             }[];
         };
-        /** @description The authorization on offer: while auth_required, or while connected when the MCP server asked for more scope (a step-up) */
-        AuthRequest: {
-            /** @constant */
-            type: "code";
-            authorization_endpoint: string;
-            expires_at: string;
-        };
+        /** @description The authorization on offer: while auth_required, or while connected when the MCP server asked for more scope (a step-up). code: a URL a user opens; assertion: an enterprise-managed grant's identity assertion expired or was refused, a connect with a fresh id_token brings the connector back */
+        AuthRequest: components["schemas"]["CodeAuthRequest"] | components["schemas"]["AssertionAuthRequest"];
         Caller: {
             /** @description The qualified owner (key:<subject> or oidc:<subject>); null with caller authentication off */
             subject: string | null;
@@ -413,6 +408,23 @@ export interface components {
                 /** @description How long a call waits for a decision before it fails (default CONNECTOR__APPROVAL_TIMEOUT_SECONDS) */
                 timeout_seconds?: number;
             }[] | null;
+        };
+        /** @description A user opens authorization_endpoint in a browser before expires_at */
+        CodeAuthRequest: {
+            /** @constant */
+            type: "code";
+            authorization_endpoint: string;
+            expires_at: string;
+        };
+        /** @description Connect again with grant enterprise_managed and a fresh id_token (no URL to open) */
+        AssertionAuthRequest: {
+            /** @constant */
+            type: "assertion";
+            /** @constant */
+            needs: "id_token";
+            /** @description The iss of the ID token that expired or was refused: where to get a fresh one (null: it named none) */
+            issuer: string | null;
+            message: string;
         };
         ToolsetAccessRule: {
             callers: string[];

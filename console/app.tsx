@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, createApi, type Credential } from './api';
 import { completeSignIn, isSignInReturn, startSignIn } from './oidc';
 import { hrefOf, useRoute } from './route';
-import { forgetCredential, keepCredential, storedCredential } from './session';
+import { forgetCredential, keepCredential, keepIdToken, storedCredential } from './session';
 import type { CallerView, ConsoleSettings } from './types';
 import { CallAudit } from './views/call-audit';
 import { TaskApproval } from './views/task-approval';
@@ -47,6 +47,7 @@ export function App() {
         if (loaded && isSignInReturn(search)) {
           history.replaceState(null, '', `/${location.hash}`);
           const signedIn = await completeSignIn(loaded, search);
+          if (signedIn.idToken) keepIdToken(signedIn.idToken);
           return await enter({ kind: 'oidc', value: signedIn.accessToken }, signedIn.expiresIn);
         }
         const stored = storedCredential();

@@ -18,6 +18,8 @@ interface Pending {
 export interface SignedIn {
   accessToken: string;
   expiresIn?: number;
+  /** The user's ID token: the identity assertion of an enterprise-managed connect (SEP-990). */
+  idToken?: string;
 }
 
 export async function startSignIn(settings: ConsoleSettings): Promise<void> {
@@ -60,9 +62,9 @@ export async function completeSignIn(settings: ConsoleSettings, search: URLSearc
   });
   if (settings.resource) body.set('resource', settings.resource);
   const res = await fetch(pending.tokenEndpoint, { method: 'POST', body, credentials: 'omit', headers: { accept: 'application/json' } });
-  const answer = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; error?: string; error_description?: string };
+  const answer = (await res.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; id_token?: string; error?: string; error_description?: string };
   if (!res.ok || !answer.access_token) throw new Error(`the token request failed: ${answer.error_description ?? answer.error ?? res.status}`);
-  return { accessToken: answer.access_token, expiresIn: answer.expires_in };
+  return { accessToken: answer.access_token, expiresIn: answer.expires_in, ...(answer.id_token ? { idToken: answer.id_token } : {}) };
 }
 
 interface ServerMetadata {

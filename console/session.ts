@@ -4,6 +4,9 @@
 import type { Credential } from './api';
 
 const KEY = 'connector-console:credential';
+// The sign-in's ID token, kept beside the access token for as long: an enterprise-managed connect
+// (SEP-990) sends it as the user's identity assertion, and the service checks it names the user.
+const ID_TOKEN = 'connector-console:id-token';
 
 interface Stored {
   kind: 'key' | 'oidc';
@@ -35,4 +38,23 @@ export function keepCredential(credential: NonNullable<Credential>, expiresInSec
 
 export function forgetCredential(): void {
   sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(ID_TOKEN);
+}
+
+export function keepIdToken(idToken: string): void {
+  sessionStorage.setItem(ID_TOKEN, idToken);
+}
+
+/** The sign-in's ID token while its exp is ahead, else null (an expired one would only be refused). */
+export function signInIdToken(): string | null {
+  const token = sessionStorage.getItem(ID_TOKEN);
+  if (!token) return null;
+  try {
+    const payload = JSON.parse(atob(token.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/'))) as { exp?: number };
+    if (payload.exp === undefined || payload.exp * 1000 > Date.now()) return token;
+  } catch {
+    // not a JWT: dropped below
+  }
+  sessionStorage.removeItem(ID_TOKEN);
+  return null;
 }

@@ -17,13 +17,38 @@ const AUTH_KIND_DESCRIPTION = 'How the last successful connect authenticates to 
   + "enterprise_managed: with the user's identity assertion the connect gave, exchanged at the enterprise identity provider (SEP-990). "
   + "workload_identity: with the service's own workload identity token (SEP-1933)";
 
-export const AuthRequestSchema = z
+const CodeAuthRequestSchema = z
   .object({
     type: z.literal('code'),
     authorization_endpoint: z.string(),
     expires_at: z.string(),
   })
-  .meta({ id: 'AuthRequest', description: 'The authorization on offer: while auth_required, or while connected when the MCP server asked for more scope (a step-up)' });
+  .meta({ id: 'CodeAuthRequest', description: 'A user opens authorization_endpoint in a browser before expires_at' });
+
+// An enterprise-managed grant (SEP-990) has no browser flow: what it needs is a fresh identity
+// assertion, which only the platform or the signed-in user can give, by connecting again.
+const AssertionAuthRequestSchema = z
+  .object({
+    type: z.literal('assertion'),
+    needs: z.literal('id_token'),
+    issuer: z.string().nullable().meta({ description: 'The iss of the ID token that expired or was refused: where to get a fresh one (null: it named none)' }),
+    message: z.string(),
+  })
+  .meta({ id: 'AssertionAuthRequest', description: 'Connect again with grant enterprise_managed and a fresh id_token (no URL to open)' });
+
+export const AuthRequestSchema = z
+  .discriminatedUnion('type', [CodeAuthRequestSchema, AssertionAuthRequestSchema])
+  .meta({
+    id: 'AuthRequest',
+    description: 'The authorization on offer: while auth_required, or while connected when the MCP server asked for more scope (a step-up). '
+      + "code: a URL a user opens; assertion: an enterprise-managed grant's identity assertion expired or was refused, a connect with a fresh id_token brings the connector back",
+  });
+export type AuthRequest = z.infer<typeof AuthRequestSchema>;
+
+/** The URL a user opens to authorize, when the request on offer is one (an assertion request has none). */
+export function authorizationUrlOf(request: AuthRequest | null | undefined): string | null {
+  return request?.type === 'code' ? request.authorization_endpoint : null;
+}
 
 const APPROVAL_RULES_DESCRIPTION = "The owner's rules: tools (globs over the server's tool names) whose calls wait for an approver the rule names. "
   + "The operator's rules (CONNECTOR__APPROVAL_TOOLS) match first, so these can only add to them; first match wins";

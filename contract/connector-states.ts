@@ -17,6 +17,9 @@ export const EVENTS = [
   // while connected, the server asked for more scope (SEP-2350): a step-up authorization URL is
   // offered beside the token in force, and ends with a grant, a failure or its deadline
   'step_up_issued', 'step_up_failed', 'step_up_expired',
+  // an enterprise-managed grant's identity assertion obtains no token any more (expired, or
+  // refused by the identity provider): a caller is asked for a fresh one, never silently dropped
+  'assertion_required',
 ] as const;
 export type ConnectorEvent = (typeof EVENTS)[number];
 
@@ -61,6 +64,7 @@ const TABLE: Table = {
     step_up_issued: 'connected',
     step_up_failed: 'connected',
     step_up_expired: 'connected',
+    assertion_required: 'auth_required',
   },
   disconnecting: {
     delete: 'deleting',
@@ -72,6 +76,8 @@ const TABLE: Table = {
     delete: 'deleting',
     // a transient loss that the service retries on its own may recover
     connect_succeeded: 'connected',
+    // a retry after a transient loss found the assertion dead: ask for a fresh one
+    assertion_required: 'auth_required',
   },
   deleting: {
     delete: 'deleting', // idempotent while tearing down
@@ -151,9 +157,11 @@ export function acceptsUpstreamReport(state: ConnectorState): boolean {
 /**
  * How a refresh's outcome shows in the lifecycle: a connector that lost its connection while the
  * authorization server was away is connected again, or its retries end; a connected one that
- * cannot refresh has lost its connection. Null: the state says nothing changes.
+ * cannot refresh has lost its connection, or, when only a fresh identity assertion can renew it
+ * (`needsAssertion`), asks for one. Null: the state says nothing changes.
  */
-export function refreshOutcomeEvent(state: ConnectorState, ok: boolean): ConnectorEvent | null {
+export function refreshOutcomeEvent(state: ConnectorState, ok: boolean, needsAssertion = false): ConnectorEvent | null {
+  if (!ok && needsAssertion && isAllowed(state, 'assertion_required')) return 'assertion_required';
   if (ok) return state === 'disconnected' ? 'connect_succeeded' : null;
   if (state === 'connected') return 'connection_lost';
   if (state === 'disconnected') return 'disconnect';

@@ -102,7 +102,10 @@ export const ConnectRequestSchema = z
     headers: ConnectHeadersSchema.optional(),
     variables: ConnectVariablesSchema.optional(),
     id_token: z.string().min(1).max(16384).optional()
-      .meta({ description: "With grant enterprise_managed: the user's OpenID Connect ID token from the enterprise identity provider; never returned" }),
+      .meta({
+        description: "With grant enterprise_managed: the user's OpenID Connect ID token from the enterprise identity provider; never returned. "
+          + 'Alone (no grant): for a connector whose preset declares enterprise_managed. One issued by CONNECTOR__AUTH_ISSUER must be the caller\'s own (its sub)',
+      }),
     idp_token_endpoint: IdpTokenEndpointSchema.optional()
       .meta({ description: "With grant enterprise_managed: the identity provider's token endpoint (token exchange)" }),
     idp_client_id: z.string().min(1).max(512).optional()
@@ -123,7 +126,9 @@ function checkGrant(b: ConnectFields, ctx: z.RefinementCtx): void {
   const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   if (!b.grant) {
     for (const field of CLIENT_FIELDS) if (b[field] !== undefined) issue(field, 'only with grant client_credentials or enterprise_managed');
-    for (const field of ENTERPRISE_FIELDS) if (b[field] !== undefined) issue(field, 'only with grant enterprise_managed');
+    // id_token alone is a connect of a preset that declares enterprise_managed (its route checks that).
+    for (const field of ENTERPRISE_FIELDS) if (b[field] !== undefined && field !== 'id_token') issue(field, 'only with grant enterprise_managed');
+    if (b.id_token !== undefined && b.access_token !== undefined) issue('id_token', 'not with access_token');
     return;
   }
   if (b.access_token !== undefined) issue('access_token', 'not with a grant: the service obtains the token');
@@ -248,6 +253,29 @@ export function presetClientCredentialsIssues(p: {
   return issues;
 }
 
+/**
+ * A preset's enterprise-managed grant (SEP-990): the identity provider's part; the authorization
+ * server's client is the preset's (`client_id`, `client_secret`). A connect then gives only the
+ * user's `id_token` (the console: its own sign-in's).
+ */
+export const PresetEnterpriseManagedSchema = z.strictObject({
+  idp_token_endpoint: IdpTokenEndpointSchema,
+  idp_client_id: z.string().min(1).max(512),
+  idp_client_secret: z.string().min(1).max(2048).optional(),
+});
+
+/** Why a preset's enterprise_managed cannot stand: its secrets go where the URL and the preset point. */
+function presetEnterpriseManagedIssues(p: Pick<Preset, 'url' | 'client_id' | 'client_secret' | 'client_credentials' | 'workload_identity' | 'variables' | 'enterprise_managed'>): string[] {
+  if (!p.enterprise_managed) return [];
+  const issues: string[] = [];
+  if (p.url.startsWith('mcp+stdio:')) issues.push('only for a remote preset');
+  if (!p.client_id || !p.client_secret) issues.push('requires client_id and client_secret (the client at the MCP server\'s authorization server)');
+  if (p.client_credentials || p.workload_identity) issues.push('not with client_credentials or workload_identity');
+  const open = callerChosenVariables(p.url, p.variables);
+  if (open.length) issues.push(`needs the URL's variables fixed or chosen from a list (${open.join(', ')} may be set to anything)`);
+  return issues;
+}
+
 export const PresetSchema = z
   .strictObject({
     url: ConnectorUrlSchema,
@@ -263,6 +291,8 @@ export const PresetSchema = z
     workload_identity: z.strictObject({ client_id: z.string().min(1).max(512) }).optional(),
     /** Connects obtain the token with the client credentials grant (SEP-1046) as this preset's client: its secret, or this key (docs/presets.md). */
     client_credentials: PresetClientCredentialsSchema.optional(),
+    /** Connects give the user's id_token; the preset's client obtains the token from it with enterprise-managed authorization (SEP-990; docs/presets.md). */
+    enterprise_managed: PresetEnterpriseManagedSchema.optional(),
     /** The server's transport (absent: streamable-http). */
     transport: TransportSchema.optional(),
   })
@@ -280,6 +310,7 @@ export const PresetSchema = z
     const open = p.workload_identity ? callerChosenVariables(p.url, p.variables) : [];
     if (open.length) ctx.addIssue({ code: 'custom', path: ['workload_identity'], message: workloadIdentityRefusal(open) });
     for (const issue of presetClientCredentialsIssues(p)) ctx.addIssue({ code: 'custom', path: ['client_credentials'], message: issue });
+    for (const issue of presetEnterpriseManagedIssues(p)) ctx.addIssue({ code: 'custom', path: ['enterprise_managed'], message: issue });
   });
 export type Preset = z.infer<typeof PresetSchema>;
 

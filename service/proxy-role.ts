@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config';
 import type { Logger } from '../platform/logger';
 import type { SecretBox } from '../platform/secret-box';
+import { authorizationUrlOf } from '../contract/connector-record';
 import { createGuardedFetch } from '../platform/guarded-fetch';
 import { createAuthenticator } from '../callers/authenticator';
 import type { OriginPolicy } from '../callers/request-origin';
@@ -91,7 +92,7 @@ export function toolsetSourceOf(mongo: { store: ConnectorStore; toolsets: Toolse
     answers: mongo.toolsetInputs,
     async memberStatus(connectorId) {
       const record = await mongo.store.get(connectorId);
-      return record && { state: record.state, disconnect_reason: record.disconnect_reason, authorization_url: record.auth_request?.authorization_endpoint ?? null };
+      return record && { state: record.state, disconnect_reason: record.disconnect_reason, authorization_url: authorizationUrlOf(record.auth_request) };
     },
   };
 }

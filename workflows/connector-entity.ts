@@ -1,6 +1,6 @@
 // The connector's state as plain JSON (it crosses continue-as-new) and the one way to change it:
 // `apply`, which asks the state machine and produces the audit event that goes with it.
-import type { AuditEvent, AuthKind, ConnectorRecord } from '../contract/connector-record';
+import { authorizationUrlOf, type AuditEvent, type AuthKind, type ConnectorRecord } from '../contract/connector-record';
 import { keepsAuthorizationRequest, transition, type ConnectorEvent, type ConnectorState } from '../contract/connector-states';
 import { isStdioUrl } from '../contract/connector-url';
 import type { Ciphertext } from '../contract/ciphertext';
@@ -193,7 +193,7 @@ export class ConnectorEntity {
       ...this.upstreamTransport,
       ...(connected && this.upstreamHeaders.length ? { headers: this.upstreamHeaders } : {}),
       // auth_required, or connected with a step-up on offer: where the user authorizes
-      authorizationUrl: this.data.authRequest?.authorization_endpoint ?? null,
+      authorizationUrl: authorizationUrlOf(this.data.authRequest),
       ...(this.approvalRules.length ? { approvalRules: this.approvalRules } : {}),
     };
   }

@@ -10,6 +10,7 @@ import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage } from './connect-job';
 import { accumulatedScopes, beginAuthorization } from './oauth-begin';
 import { renewsWithCredentials } from './client-credentials';
+import { askForAssertion, renewsFromAssertion } from './assertion-request';
 import type { StepUpRequest, StepUpView, UpstreamRefusal } from './messages';
 
 export interface ReauthorizationContext {
@@ -18,7 +19,6 @@ export interface ReauthorizationContext {
 }
 
 const MATERIAL: Record<string, string> = {
-  enterprise_managed: "the user's identity assertion obtains",
   workload_identity: "the service's workload identity token obtains",
 };
 
@@ -27,9 +27,14 @@ export async function reauthorize({ entity, commit }: ReauthorizationContext, re
   entity.data.oauth.challenge = refusal.challenge ?? { resourceMetadata: null, scope: null };
   const why = refusalReason(entity, refusal);
   const session = entity.data.oauth.session;
+  if (renewsFromAssertion(session)) {
+    // Nobody can open a URL for this grant either, but a fresh identity assertion may mend it.
+    await askForAssertion({ entity, commit }, `${why}; the user's identity assertion obtains no token the server accepts`);
+    return;
+  }
   if (session && renewsWithCredentials(session)) {
     // No user takes part in this grant: an authorization URL would have nobody to open it. The
-    // caller connects again (with new credentials, or a new id_token).
+    // caller connects again (with new credentials).
     const material = MATERIAL[session.context.grant!] ?? 'the client credentials obtain';
     await commit('connection_lost', { actor: 'service', reason: `${why}; ${material} no token the server accepts; connect again`, permanent: true });
     return;
@@ -94,15 +99,15 @@ export function rememberStepUpScopes(entity: ConnectorEntity, scope: string): st
 /** The step-up URL on offer when it is still open and asks for every scope in `wanted`. */
 function offeredStepUp(entity: ConnectorEntity, wanted: Set<string>): string | null {
   const { authRequest, oauth, state } = entity.data;
-  if (state !== 'connected' || !authRequest || !oauth.pending || !authorizationOpen(entity)) return null;
+  if (state !== 'connected' || authRequest?.type !== 'code' || !oauth.pending || !authorizationOpen(entity)) return null;
   const asked = new Set((oauth.pending.context.scope ?? '').split(' '));
   return [...wanted].every((s) => asked.has(s)) ? authRequest.authorization_endpoint : null;
 }
 
 /** Whether the authorization URL on offer is still before its deadline (workflow time: deterministic). */
 export function authorizationOpen(entity: ConnectorEntity): boolean {
-  const expires = entity.data.authRequest?.expires_at;
-  return expires !== undefined && Date.parse(expires) > Date.now();
+  const request = entity.data.authRequest;
+  return request?.type === 'code' && Date.parse(request.expires_at) > Date.now();
 }
 
 /** Why the server's refusal took the connector's credentials out of use. */

@@ -9,6 +9,7 @@ import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType, workloadInput } from './connect-job';
 import { cleanup, inTaskRefresher, refresher as regularRefresher, watcher, workloads } from './activity-proxies';
 import { renewable, renewsWithCredentials } from './client-credentials';
+import { askForAssertion, renewsFromAssertion } from './assertion-request';
 import type { OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
 
 type Session = NonNullable<OAuthState['session']>;
@@ -30,7 +31,7 @@ export function watchFor(entity: ConnectorEntity): WatchKind {
   const d = entity.data;
   const session = d.oauth.session;
   return watchNeeded({
-    state: d.state, authorizationIssued: d.authRequest !== null, workload: d.workload !== null,
+    state: d.state, authorizationIssued: d.authRequest?.type === 'code', workload: d.workload !== null,
     refreshable: renewable(session), expires: Boolean(session?.expiresAt), disconnectPermanent: d.disconnectPermanent,
   });
 }
@@ -44,10 +45,11 @@ export async function runWatch(kind: WatchKind, ctx: WatchContext): Promise<void
 async function authExpiry({ entity, commit }: WatchContext): Promise<void> {
   for (;;) {
     const request = entity.data.authRequest;
-    if (!request) return;
+    if (request?.type !== 'code') return; // an assertion request waits for a connect, with no deadline
     await sleep(Math.max(0, Date.parse(request.expires_at) - Date.now()));
     // A step-up offered anew meanwhile has a later deadline: wait for that one instead.
-    if (entity.data.authRequest && entity.data.authRequest !== request && Date.parse(entity.data.authRequest.expires_at) > Date.now()) continue;
+    const now = entity.data.authRequest;
+    if (now?.type === 'code' && now !== request && Date.parse(now.expires_at) > Date.now()) continue;
     break;
   }
   // auth_required: the connector is disconnected; connected, a step-up's offer ends and the token stays in force.
@@ -122,11 +124,16 @@ export async function refreshOnce(
       if (dead && entity.data.oauth.session) entity.data.oauth.session = { ...entity.data.oauth.session, refreshToken: null };
       return false;
     }
+    // Connected: the connection is lost. Already disconnected while retrying: the retry ends. A
+    // dead identity assertion instead asks for a fresh one.
+    const event = refreshOutcomeEvent(entity.state, false, dead && renewsFromAssertion(session));
+    if (event === 'assertion_required') {
+      await askForAssertion({ entity, commit }, `the token could not be renewed: ${failureMessage(err)}`);
+      return false;
+    }
     const reason = dead
       ? 'the authorization grant expired or was revoked; connect again'
       : `the token could not be refreshed: ${failureMessage(err)}`;
-    // Connected: the connection is lost. Already disconnected while retrying: the retry ends.
-    const event = refreshOutcomeEvent(entity.state, false);
     if (event) await commit(event, { actor: 'service', reason, permanent: true });
     return false;
   }

@@ -48,6 +48,8 @@ export interface EnterpriseAssertion {
   idToken: Ciphertext;
   /** When the ID token stops being accepted (its exp claim); null when it names none. */
   idTokenExpiresAt: string | null;
+  /** The ID token's iss, not secret: where a fresh one comes from when it expires (absent in grants sealed before it existed). */
+  issuer?: string | null;
 }
 
 /** A client credentials grant's material as a connect gives it, every secret sealed for this connector. */

@@ -27,6 +27,8 @@ import type { OwnerSource, WorkflowOwner } from '../workflow-owners';
 import { withOwnerSlot } from '../owner-quota';
 import { withWorkloadIdentity } from '../workload-identity-connect';
 import { withPresetClientCredentials } from '../preset-client-credentials';
+import { withPresetEnterpriseManaged } from '../preset-enterprise-managed';
+import { checkSignInAssertion, type SignInVerifier } from '../sign-in-assertion';
 
 export interface ConnectorRouteDeps {
   commands: ConnectorCommands;
@@ -40,6 +42,8 @@ export interface ConnectorRouteDeps {
   baseUrl: string;
   allowedRedirectOrigins: string[] | null;
   maxConnectorsPerOwner: number;
+  /** Verifies an enterprise-managed connect's id_token when the platform's identity provider issued it. */
+  authenticator?: SignInVerifier;
   callersAuthenticated: boolean;
   /** Whose each connector is, per its workflow: every ownership decision's source (workflow-owners.ts). */
   owners: OwnerSource;
@@ -105,7 +109,8 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
       // The record is read for admins too: its URL decides whether a token may travel there.
       const { id, url, preset: presetRef } = await existing(ctx, deps);
       const preset = presetRef ? findPreset(presetRef.url, await presetsOf(deps)) : undefined;
-      const body = withPresetClientCredentials(withWorkloadIdentity(input.body(), preset, callerOf(ctx), deps.workloadIdentity ?? false), preset);
+      const given = withWorkloadIdentity(input.body(), preset, callerOf(ctx), deps.workloadIdentity ?? false);
+      const body = withPresetEnterpriseManaged(withPresetClientCredentials(given, preset), preset);
       const inputs = await upstreamInputs(url, preset, body, deps);
       // With callers authenticated, a redirect_url must be on the allow-list: anyone may otherwise
       // send a user's browser, and the connector's id, wherever they like.
@@ -115,6 +120,7 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
       }
       const upstream = inputs.boundUrl ?? url;
       if (body.access_token || inputs.headers.length) await refuseTokenOverPlainHttp(upstream, deps.addressPolicy);
+      await checkSignInAssertion(body, callerOf(ctx), deps.authenticator);
       // The identity provider is contacted on the caller's word, like the connector's own URL.
       if (body.idp_token_endpoint) await refuseForbiddenHost(body.idp_token_endpoint, deps.addressPolicy, 'idp_token_endpoint');
       const respondAsync = /\brespond-async\b/i.test(ctx.get('prefer'));

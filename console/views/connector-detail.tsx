@@ -65,7 +65,10 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
         <dt>Updated</dt><dd>{shownTime(c.updated_at)}</dd>
         <dt>Id</dt><dd><code>{c.id}</code></dd>
       </dl>
-      {c.state === 'auth_required' && c.auth_request && (
+      {c.state === 'auth_required' && c.auth_request?.type === 'assertion' && (
+        <p class="notice" id="assertion-needed">A fresh sign-in is needed: {c.auth_request.message}.</p>
+      )}
+      {c.state === 'auth_required' && c.auth_request?.type === 'code' && (
         <p class="notice">
           The MCP server asks for authorization.{' '}
           <a id="authorize-link" href={c.auth_request.authorization_endpoint} target="_blank" rel="noopener noreferrer">Open the authorization page</a>{' '}

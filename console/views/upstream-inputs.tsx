@@ -9,6 +9,8 @@ type Field = NonNullable<Preset['fields']>[number];
 
 export interface UpstreamInputs {
   fields: Field[];
+  /** The preset connects with enterprise-managed authorization: a connect gives the user's id_token. */
+  assertion: boolean;
   values: Record<string, string>;
   set: (key: string, value: string) => void;
   /** The connect body's headers and variables, with only what was filled in. */
@@ -19,6 +21,7 @@ const keyOf = (f: Field) => `${f.in}:${f.name}`;
 
 export function useUpstreamInputs(api: Api, connector: Connector): UpstreamInputs {
   const [fields, setFields] = useState<Field[]>([]);
+  const [assertion, setAssertion] = useState(false);
   const [values, setValues] = useState<Record<string, string>>({});
   const presetUrl = connector.preset?.url;
   useEffect(() => {
@@ -26,11 +29,12 @@ export function useUpstreamInputs(api: Api, connector: Connector): UpstreamInput
     api.get<Page<Preset>>('/api/v1/connectors/presets').then((p) => {
       const preset = p.items.find((item) => item.url === presetUrl);
       setFields((preset?.fields ?? []).filter((f) => f.in === 'header' || f.in === 'url'));
+      setAssertion((preset?.fields ?? []).some((f) => f.in === 'connect' && f.name === 'id_token'));
     }, () => setFields([]));
   }, [api, presetUrl]);
   const pick = (kind: Field['in']) => Object.fromEntries(fields.filter((f) => f.in === kind && values[keyOf(f)]).map((f) => [f.name, values[keyOf(f)]!]));
   return {
-    fields, values,
+    fields, values, assertion,
     set: (key, value) => setValues({ ...values, [key]: value }),
     body: () => {
       const headers = pick('header');

@@ -52,3 +52,19 @@ export async function signInWithKey(page: Page, base: string, key: string): Prom
   await page.getByRole('button', { name: 'Sign in with the key' }).click();
   await page.locator('#signed-in-as').waitFor();
 }
+
+/**
+ * Signs in at the identity provider (oidc-provider's development interactions) as `login`, from
+ * the console's signed-out page, consenting where the provider asks (it may remember a consent).
+ */
+export async function signInAtProvider(page: Page, issuer: string, login: string): Promise<void> {
+  await page.getByRole('button', { name: 'Sign in with the identity provider' }).click();
+  await page.waitForURL((url) => url.href.startsWith(issuer) && url.pathname.includes('/interaction/'));
+  await page.fill('input[name="login"]', login);
+  await page.fill('input[name="password"]', 'any password');
+  await page.click('button[type="submit"]');
+  const consent = page.locator('input[name="prompt"][value="consent"]');
+  await Promise.race([consent.waitFor({ state: 'attached' }), page.locator('#signed-in-as').waitFor()]);
+  if (await consent.count()) await page.click('button[type="submit"]');
+  await page.locator('#signed-in-as').waitFor();
+}

@@ -13,7 +13,7 @@ import { freePort } from '../../service/free-port';
 import { startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
-import { launchChromium, localStorageKeys, screenshot, sessionStorageLength, watchCsp, signInWithKey } from './browser';
+import { launchChromium, localStorageKeys, screenshot, sessionStorageLength, watchCsp, signInAtProvider, signInWithKey } from './browser';
 
 const UPSTREAM_TOKEN = 'console-upstream-token-7d1e';
 const KEYS = { ann: 'ann-console-key-5a4b3c2d1e', bob: 'bob-console-key-9e8d7c6b5a', ops: 'ops-console-key-0f1e2d3c4b' };
@@ -251,16 +251,8 @@ test.serial('a link followed signed out (an approval page, the toolsets) opens a
   t.teardown(() => context.close());
   const page = await context.newPage();
   await page.goto(`${base}/#/toolsets`);
-  await page.getByRole('button', { name: 'Sign in with the identity provider' }).click();
-  await page.waitForURL((url) => url.href.startsWith(as.issuer) && url.pathname.includes('/interaction/'));
-  await page.fill('input[name="login"]', 'carol');
-  await page.fill('input[name="password"]', 'any password');
-  await page.click('button[type="submit"]');
   // Carol consented in the test before: the provider may remember it and skip the question.
-  const consent = page.locator('input[name="prompt"][value="consent"]');
-  await Promise.race([consent.waitFor({ state: 'attached' }), page.locator('#signed-in-as').waitFor()]);
-  if (await consent.count()) await page.click('button[type="submit"]');
-  await page.locator('#signed-in-as').waitFor();
+  await signInAtProvider(page, as.issuer, 'carol');
   await page.getByRole('heading', { name: 'Toolsets' }).waitFor();
   t.is(new URL(page.url()).hash, '#/toolsets');
   t.false(page.url().includes('code='));

@@ -21,9 +21,11 @@ const EXPECTED: Record<ConnectorState, Partial<Record<ConnectorEvent, ConnectorS
     // silently disconnects; a 403 insufficient_scope keeps the connector connected with a step-up on offer
     auth_issued: 'auth_required', connect_succeeded: 'connected',
     step_up_issued: 'connected', step_up_failed: 'connected', step_up_expired: 'connected',
+    // an enterprise-managed grant whose identity assertion is dead asks for a fresh one (issue 41)
+    assertion_required: 'auth_required',
   },
   disconnecting: { delete: 'deleting', disconnect_finished: 'disconnected' },
-  disconnected: { connect: 'connecting', disconnect: 'disconnected', delete: 'deleting', connect_succeeded: 'connected' },
+  disconnected: { connect: 'connecting', disconnect: 'disconnected', delete: 'deleting', connect_succeeded: 'connected', assertion_required: 'auth_required' },
   deleting: { delete: 'deleting' },
 };
 
@@ -86,6 +88,11 @@ test('a refresh outcome: back to connected after a transient loss, lost when con
   t.is(refreshOutcomeEvent('connected', false), 'connection_lost');
   t.is(refreshOutcomeEvent('disconnected', false), 'disconnect');
   t.is(refreshOutcomeEvent('deleting', false), null);
+  // Only a fresh identity assertion renews a dead enterprise-managed grant: it is asked for.
+  t.is(refreshOutcomeEvent('connected', false, true), 'assertion_required');
+  t.is(refreshOutcomeEvent('disconnected', false, true), 'assertion_required');
+  t.is(refreshOutcomeEvent('connected', true, true), null);
+  t.is(refreshOutcomeEvent('deleting', false, true), null);
   for (const state of STATES) {
     for (const ok of [true, false]) {
       const event = refreshOutcomeEvent(state, ok);

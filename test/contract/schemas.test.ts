@@ -77,7 +77,9 @@ test('connect: an enterprise-managed grant names the ID token, the identity prov
     [{ ...grant, access_token: 't' }, 'access_token'],
     [{ grant: 'client_credentials', client_id: 'svc', client_secret: 's', id_token: 'eyJ.x.y' }, 'id_token'],
     [{ grant: 'client_credentials', client_id: 'svc', client_secret: 's', idp_client_secret: 'is' }, 'idp_client_secret'],
-    [{ id_token: 'eyJ.x.y' }, 'id_token'],
+    // An id_token alone passes here (a preset that declares enterprise_managed fills the rest; the
+    // route refuses it for any other connector: preset-enterprise-managed.test.ts).
+    [{ id_token: 'eyJ.x.y', access_token: 't' }, 'id_token'],
     [{ idp_token_endpoint: 'https://idp.example/token' }, 'idp_token_endpoint'],
   ];
   for (const [body, path] of refused) {

@@ -3,43 +3,34 @@
 // with the JWT bearer grant (oidc-provider, jwt-bearer-grant.ts) and an MCP server that verifies
 // its JWTs: every bad combination of the connect body refused with 422 naming the field (nothing
 // sent anywhere, the connector as it was); a connect, a tool call, renewal from the identity
-// assertion before expiry and after a 401; the connector disconnected for good once the ID token
-// has expired; and no secret or token in an answer, the logs or the data directory in plaintext.
+// assertion before expiry and after a 401; once the ID token has expired, the connector asking
+// for a fresh one (auth_required, no URL to open) and a connect with one bringing it back; and no
+// secret or token in an answer, the logs or the data directory in plaintext.
 // The conformance suite's own scenario runs in conformance-extensions.test.ts.
 import test from 'ava';
 import { SignJWT } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { connectorWorkflowId } from '../../workflows/messages';
-import {
-  JWT_BEARER_GRANT, startEnterpriseIdp, startOidcServer, startProtectedMcpServer, type EnterpriseIdp, type OidcServer, type ProtectedMcpServer,
-} from '../fixtures/oauth';
+import { startEnterpriseWorld, type EnterpriseIdp, type EnterpriseWorld, type ProtectedMcpServer } from '../fixtures/oauth';
 import { eventually, filesContaining, startTestStack, type TestStack } from '../helpers/test-stack';
 
-const SECRET = `ema-secret-${crypto.randomUUID()}`;
-const IDP_SECRET = `idp-secret-${crypto.randomUUID()}`;
 const TOKEN_TTL_S = 6;
 
 let stack: TestStack;
+let world: EnterpriseWorld;
 let idp: EnterpriseIdp;
-let as: OidcServer;
 let mcp: ProtectedMcpServer;
 
 test.before(async () => {
-  idp = await startEnterpriseIdp({ clientId: 'idp-svc', clientSecret: IDP_SECRET, resourceClientId: 'ema-svc' });
-  as = await startOidcServer({
-    accessTokenTtl: TOKEN_TTL_S, jwtBearer: { issuer: idp.issuer, publicJwk: idp.publicJwk },
-    staticClients: [{ clientId: 'ema-svc', clientSecret: SECRET, authMethod: 'client_secret_basic', redirectUris: [], grantTypes: [JWT_BEARER_GRANT] }],
-  });
-  mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri, scopesSupported: ['mcp:read'] });
+  world = await startEnterpriseWorld({ accessTokenTtl: TOKEN_TTL_S });
+  ({ idp, mcp } = world);
   stack = await startTestStack();
 });
 
 test.after.always(async () => {
   await stack?.stop();
-  await mcp?.close();
-  await as?.close();
-  await idp?.close();
+  await world?.close();
 });
 
 async function created(): Promise<{ id: string; mcpUrl: string }> {
@@ -55,12 +46,7 @@ async function callTool(mcpUrl: string): Promise<string> {
   return JSON.stringify(result.content);
 }
 
-function connectBody(idToken: string): Record<string, unknown> {
-  return {
-    grant: 'enterprise_managed', client_id: 'ema-svc', client_secret: SECRET, id_token: idToken,
-    idp_token_endpoint: idp.tokenEndpoint, idp_client_id: 'idp-svc', idp_client_secret: IDP_SECRET,
-  };
-}
+const connectBody = (idToken: string) => world.connectBody(idToken);
 
 /** A well-formed JWT: the service reads only its exp (the identity provider is the one to verify it). */
 async function idToken(expiresInSeconds: number): Promise<string> {
@@ -133,22 +119,35 @@ test.serial('connected without a consent page, usable, renewed from the assertio
 
   const record = await stack.api('GET', `/api/v1/connectors/${id}`);
   t.is(record.body.state, 'connected');
-  for (const secret of [SECRET, IDP_SECRET, idToken]) {
+  for (const secret of [world.secrets.client, world.secrets.idp, idToken]) {
     t.false(record.text.includes(secret));
     t.deepEqual(filesContaining(stack.dataDir, secret), [], 'a secret or the ID token in the data directory, logs included');
   }
   for (const token of mcp.seenTokens) t.deepEqual(filesContaining(stack.dataDir, token.slice(-43)), [], 'an access token');
 });
 
-test.serial('once the ID token has expired and no refresh token is held, the connector is disconnected for good: connect again', async (t) => {
-  const { id } = await created();
+test.serial('once the ID token has expired and no refresh token is held, the connector asks for a fresh id_token; a connect with one brings it back', async (t) => {
+  const { id, mcpUrl } = await created();
   const res = await stack.api('POST', `/api/v1/connectors/${id}/connect`, connectBody(await idp.idToken('bob', 8)));
   t.is(res.status, 200, res.text);
   t.is(res.body.state, 'connected');
-  const ended = await eventually(async () => {
+  const asking = await eventually(async () => {
     const record = await stack.api('GET', `/api/v1/connectors/${id}`);
-    return record.body.state === 'disconnected' ? record.body : undefined;
-  }, TOKEN_TTL_S * 3000, 'disconnected once nothing renews');
-  t.true(ended.disconnect_permanent);
-  t.regex(ended.disconnect_reason ?? '', /connect again/);
+    return record.body.state === 'auth_required' ? record.body : undefined;
+  }, TOKEN_TTL_S * 3000, 'auth_required once nothing renews');
+  t.like(asking.auth_request, { type: 'assertion', needs: 'id_token', issuer: idp.issuer });
+  t.false('authorization_endpoint' in asking.auth_request, 'no browser flow to open');
+  t.regex(asking.auth_request.message, /fresh id_token/);
+  t.is(asking.disconnect_reason, null);
+  const events = (await stack.api('GET', `/api/v1/connectors/${id}/events?limit=100`)).body.items as { from: string; to: string; actor: string; reason: string }[];
+  t.like(events.at(-1), { from: 'connected', to: 'auth_required', actor: 'service' });
+  t.regex(events.at(-1)!.reason, /id_token\) has expired.*fresh id_token/);
+  // The proxy says what is needed instead of forwarding a dead token.
+  const refused = await callTool(mcpUrl).then(() => null, (err: Error) => err.message);
+  t.truthy(refused, 'no call while the assertion is needed');
+
+  const again = await stack.api('POST', `/api/v1/connectors/${id}/connect`, connectBody(await idp.idToken('bob', 3600)));
+  t.is(again.status, 200, again.text);
+  t.like(again.body, { state: 'connected', auth_request: null, auth_kind: 'enterprise_managed' });
+  t.regex(await callTool(mcpUrl), /mcp:read/);
 });

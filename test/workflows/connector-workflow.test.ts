@@ -45,7 +45,9 @@ test.serial('the authorization deadline: auth_required becomes disconnected once
   const handle = await h.start();
   const record = await handle.executeUpdate(connectUpdate, { args: [actor] });
   t.is(record.state, 'auth_required');
-  const expiresAt = Date.parse(record.auth_request!.expires_at);
+  const request = record.auth_request;
+  if (request?.type !== 'code') return t.fail('a code authorization request');
+  const expiresAt = Date.parse(request.expires_at);
   const ended = await until(inState(record.id, 'disconnected'), 'the deadline');
   t.true(Date.now() >= expiresAt - 50, 'not before the request expired');
   t.like(ended, { disconnect_reason: 'authorization timed out', disconnect_permanent: true, auth_request: null });
@@ -420,10 +422,10 @@ test.serial('client credentials: connected without a user, the token requested a
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
-test.serial('enterprise-managed: connected without a user, renewed with the refresh token it holds, then disconnected for good when neither it nor the assertion renews', async (t) => {
+test.serial('enterprise-managed: connected without a user, renewed with the refresh token it holds, then asking for a fresh id_token when neither it nor the assertion renews, and connected again with one', async (t) => {
   const { context } = await (h.stubs.activities().oauthEnterpriseManaged as (i: unknown) => Promise<{ context: unknown }>)({});
   h.stubs.calls = [];
-  h.stubs.behaviour.oauthEnterpriseManaged = async () => ({ context, tokens: tokens(3_000, true) }) as never;
+  h.stubs.behaviour.oauthEnterpriseManaged = async (input) => ({ context: { ...(context as object), enterprise: (input as { grant: { assertion: unknown } }).grant.assertion }, tokens: tokens(3_000, true) }) as never;
   let renewals = 0;
   h.stubs.behaviour.oauthRenewEnterpriseManaged = async () => {
     renewals += 1;
@@ -432,7 +434,7 @@ test.serial('enterprise-managed: connected without a user, renewed with the refr
   };
   const handle = await h.start();
   const id = (await handle.query(viewQuery)).id;
-  const assertion = { idpTokenEndpoint: 'https://idp.invalid/token', idpClientId: 'idp-svc', idpClientSecret: null, idToken: 'sealed-id-token' as never, idTokenExpiresAt: null };
+  const assertion = { idpTokenEndpoint: 'https://idp.invalid/token', idpClientId: 'idp-svc', idpClientSecret: null, idToken: 'sealed-id-token' as never, idTokenExpiresAt: null, issuer: 'https://idp.invalid' };
   const grant = { client: { clientId: 'svc', clientSecret: 'sealed-secret' as never, privateKey: null }, assertion };
   const record = await handle.executeUpdate(connectUpdate, { args: [{ ...actor, enterpriseManaged: grant }] });
   t.is(record.state, 'connected');
@@ -443,8 +445,24 @@ test.serial('enterprise-managed: connected without a user, renewed with the refr
   t.regex(String((first.input as { refreshToken: string | null }).refreshToken), /^sealed-refresh-/, 'the refresh token the server gave goes with the renewal');
   const second = await until(() => h.stubs.called('oauthRenewEnterpriseManaged')[1], 'the next renewal');
   t.is((second.input as { refreshToken: string | null }).refreshToken, null, 'none left: the assertion alone');
-  const ended = await until(inState(id, 'disconnected'), 'disconnected once nothing renews');
-  t.like(ended, { disconnect_permanent: true, auth_request: null });
+  const asking = await until(inState(id, 'auth_required'), 'auth_required once nothing renews');
+  const request = asking.auth_request;
+  t.like(request, { type: 'assertion', needs: 'id_token', issuer: 'https://idp.invalid' });
+  t.regex(request?.type === 'assertion' ? request.message : '', /id_token\) has expired.*fresh id_token from https:\/\/idp\.invalid/);
+  t.is(asking.disconnect_reason, null);
+  t.is((await handle.query(routeQuery)).token, null, 'nothing routed with the dead grant');
+  t.deepEqual(trail(id).slice(-1), ['connected>auth_required:service']);
+  t.regex(h.stubs.events.get(id)!.at(-1)!.reason ?? '', /could not be renewed: .*has expired.*waiting for a connect with a fresh id_token/);
   t.is(h.stubs.called('oauthRefresh').length, 0, 'never the plain refresh activity');
+  await sleep(1_500);
+  t.is(recordOf(id)?.state, 'auth_required', 'no deadline: it waits for the connect');
+
+  // A connect with a fresh id_token (the same grant body) brings it back.
+  h.stubs.behaviour.oauthEnterpriseManaged = async () => ({ context, tokens: tokens(60_000, false) }) as never;
+  const fresh = { ...grant, assertion: { ...assertion, idToken: 'sealed-fresh-id-token' as never } };
+  const again = await handle.executeUpdate(connectUpdate, { args: [{ ...actor, enterpriseManaged: fresh }] });
+  t.like(again, { state: 'connected', auth_request: null, auth_kind: 'enterprise_managed' });
+  t.deepEqual((h.stubs.called('oauthEnterpriseManaged').at(-1)!.input as { grant: unknown }).grant, fresh);
+  t.deepEqual(trail(id).slice(-2), ['auth_required>connecting:tester', 'connecting>connected:tester']);
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });

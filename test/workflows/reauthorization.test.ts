@@ -1,5 +1,6 @@
 // Re-authorization during use, in the connector workflow alone (stub activities): a refusal no
-// refresh cures asks the user again (auth_required, fresh URL), never silently disconnects; a
+// refresh cures asks the user again (auth_required, fresh URL; an enterprise-managed grant a fresh
+// id_token), never silently disconnects; a
 // step-up keeps the connector connected with a URL on offer, reused while it covers the scopes,
 // and ends with a wider grant, a failure that keeps the old token, or its deadline.
 import test from 'ava';
@@ -60,7 +61,7 @@ test.serial('a revoked grant met by the proxy: the refresh fails, the refusal is
   const discovery = h.stubs.called('oauthDiscover').at(-1)!.input as { challenge: unknown };
   t.deepEqual(discovery.challenge, challenge, 'the server\'s challenge starts the new authorization');
   const record = await until(inState(id, 'auth_required'), 'auth_required on record');
-  t.is(record.auth_request?.authorization_endpoint, 'https://as.invalid/authorize?state=opaque');
+  t.like(record.auth_request, { type: 'code', authorization_endpoint: 'https://as.invalid/authorize?state=opaque' });
   t.like(lastEvent(id), { from: 'connected', to: 'auth_required', actor: 'service' });
   t.regex(lastEvent(id).reason ?? '', /refused the access token \(HTTP 401\) and a refresh did not help; authorization URL issued/);
 
@@ -68,6 +69,34 @@ test.serial('a revoked grant met by the proxy: the refresh fails, the refusal is
   t.is(outcome.error, null);
   t.is((await handle.query(viewQuery)).state, 'connected');
   t.not((await handle.query(routeQuery)).token, token);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial("an enterprise-managed grant whose identity assertion the identity provider refuses: a 401 asks for a fresh id_token, no URL, and a connect with one connects again", async (t) => {
+  const assertion = { idpTokenEndpoint: 'https://idp.invalid/token', idpClientId: 'idp-svc', idpClientSecret: null, idToken: 'sealed-id-token' as never, idTokenExpiresAt: null, issuer: 'https://idp.invalid' };
+  const grant = { client: { clientId: 'svc', clientSecret: 'sealed-secret' as never, privateKey: null }, assertion };
+  const { context } = await (h.stubs.activities().oauthEnterpriseManaged as (i: unknown) => Promise<{ context: object }>)({});
+  h.stubs.calls = [];
+  h.stubs.behaviour.oauthEnterpriseManaged = async () => ({ context: { ...context, enterprise: assertion }, tokens: tokens(3_600_000, false) }) as never;
+  h.stubs.behaviour.oauthRenewEnterpriseManaged = async () => {
+    throw ApplicationFailure.create({ type: FAILURE.invalidGrant, message: 'the token exchange was refused: the grant is invalid, expired or revoked', nonRetryable: true });
+  };
+  const handle = await h.start();
+  const id = (await handle.query(viewQuery)).id;
+  t.is((await handle.executeUpdate(connectUpdate, { args: [{ ...actor, enterpriseManaged: grant }] })).state, 'connected');
+  const token = (await handle.query(routeQuery)).token!;
+  t.is((await handle.executeUpdate(refreshUpdate, { args: [{ usedToken: token }] })).state, 'connected', 'the refusal report decides');
+
+  const route = await handle.executeUpdate(upstreamRefusedUpdate, { args: [{ usedToken: token, status: 401, challenge }] });
+  t.like(route, { state: 'auth_required', token: null, authorizationUrl: null });
+  t.is(h.stubs.called('oauthAuthorize').length, 0, 'no authorization URL for a grant without a browser');
+  const record = await until(inState(id, 'auth_required'), 'auth_required on record');
+  t.like(record.auth_request, { type: 'assertion', needs: 'id_token', issuer: 'https://idp.invalid' });
+  t.like(lastEvent(id), { from: 'connected', to: 'auth_required', actor: 'service' });
+  t.regex(lastEvent(id).reason ?? '', /refused the access token \(HTTP 401\).*identity assertion obtains no token.*fresh id_token/);
+
+  const again = await handle.executeUpdate(connectUpdate, { args: [{ ...actor, enterpriseManaged: { ...grant, assertion: { ...assertion, idToken: 'sealed-fresh' as never } } }] });
+  t.like(again, { state: 'connected', auth_request: null });
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
