@@ -192,7 +192,11 @@ export class CallAuditStore {
       } catch (err) {
         if (!onlyDuplicateKeys(err)) throw err;
       }
-      tip = await this.forward(tip); // another writer's batch took the slot: go after it
+      // Another writer's batch took the slot: go after it — unless the chain already leads to
+      // this batch (a second attempt of the same activity ran at once and linked it).
+      const after = await this.forward(tip, id);
+      if (after === null) return this.hint(connectorId, id, at);
+      tip = after;
       await this.docs.updateOne({ _id: id }, { $set: { prev: tip === rootOf(connectorId) ? null : tip } });
     }
     throw new Error('the connector\'s audit chain kept growing under this write');
@@ -204,9 +208,15 @@ export class CallAuditStore {
     return this.forward(hinted ?? rootOf(connectorId));
   }
 
-  private async forward(from: string): Promise<string> {
+  /** The newest batch after `from`; null when the walk meets `stop` (which is then linked). */
+  private async forward(from: string): Promise<string>;
+  private async forward(from: string, stop: string): Promise<string | null>;
+  private async forward(from: string, stop?: string): Promise<string | null> {
     let tip = from;
-    for (let slot = await this.docs.findOne({ _id: slotOf(tip) }); slot?.next; slot = await this.docs.findOne({ _id: slotOf(tip) })) tip = slot.next;
+    for (let slot = await this.docs.findOne({ _id: slotOf(tip) }); slot?.next; slot = await this.docs.findOne({ _id: slotOf(tip) })) {
+      if (slot.next === stop) return null;
+      tip = slot.next;
+    }
     return tip;
   }
 

@@ -134,3 +134,22 @@ test.serial('a task\'s rows are written once, however often the activity asks, a
   t.like(listed[0], { http_method: 'TASK', rpc_method: 'tools/call', rpc_name: 'charge_card', caller: 'key:alice', status: null });
   t.deepEqual((await store.list(connector, { limit: 50, error: true })).items, [], 'no failure among them');
 });
+
+test.serial('attempts of the same row at once, beside a proxy\'s writes, link it once (no loop in the chain)', async (t) => {
+  const connector = '44444444-4444-4444-8444-444444444444';
+  const store = new CallAuditStore(db, 30);
+  const other = new CallAuditStore(clients[1]!.db('calls_test'), 30);
+  await store.insert([entry(connector, 'initialize')]);
+  const task: TaskSummary = {
+    task_id: 'task-3', tool: 'charge_card', caller: 'key:alice', status: 'working', created_at: '2026-11-20T12:00:00.000Z',
+    updated_at: '2026-11-20T12:00:00.000Z', toolset_id: null, unknown_outcome: false, history: [{ status: 'working', at: '2026-11-20T12:00:00.000Z' }],
+  };
+  const [row] = taskAuditRows(connector, 1, task, 0);
+  await Promise.all([
+    ...[store, other, store, other].map((s) => s.appendOnce(connector, row!.key, row!.entry)),
+    ...Array.from({ length: 4 }, (_, i) => (i % 2 ? store : other).insert([entry(connector, `tools/list.${i}`)])),
+  ]);
+  const { methods } = await listAll(store, connector);
+  t.is(methods.length, 6, 'the row once, and each call once');
+  t.is(methods.filter((m) => m === 'tools/call').length, 1);
+});
