@@ -69,7 +69,7 @@ export function CallTable({ items }: { items: Call[] }) {
           <tr key={c.id} class={(c.status ?? 0) >= 400 || c.rpc_error_code !== null ? 'failed' : ''}>
             <td data-label="Time">{shownTime(c.time)}</td>
             <td data-label="Caller">{c.caller ?? '—'}</td>
-            <td data-label="Method"><code>{c.rpc_method ?? c.http_method}</code></td>
+            <td data-label="Method"><code>{c.rpc_method ?? c.http_method}</code>{c.task_id ? <> → task <code title="task id">{c.task_id}</code></> : null}</td>
             <td data-label="Name">{c.rpc_name ?? ''}</td>
             <td data-label="Status">{c.status ?? 'aborted'}{c.rpc_error_code !== null ? ` (JSON-RPC ${c.rpc_error_code})` : ''}</td>
             <td data-label="Duration">{Math.round(c.duration_ms)} ms</td>
