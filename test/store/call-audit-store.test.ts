@@ -13,7 +13,10 @@ import type { CallEntry } from '../../contract/call-record';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { CallAuditStore } from '../../store/call-audit-store';
+import { randomBytes } from 'node:crypto';
 import { taskAuditRows } from '../../activities/task-audit-rows';
+import { createToolTaskActivities, type ConnectorCalls } from '../../activities/tool-task-activities';
+import { SecretBox } from '../../platform/secret-box';
 import type { TaskSummary } from '../../contract/task-record';
 
 let dataDir: string;
@@ -33,6 +36,8 @@ test.after.always(async () => {
   await server?.stop();
   await rm(dataDir, { recursive: true, force: true });
 });
+
+const NO_CALLS: ConnectorCalls = { request: () => Promise.reject(new Error('no calls here')), notify: () => Promise.resolve() };
 
 let clock = Date.parse('2026-11-20T10:00:00Z');
 const entry = (connectorId: string, rpcMethod: string, status = 200): CallEntry => ({
@@ -108,11 +113,13 @@ test.serial('a task\'s rows are written once, however often the activity asks, a
   const rows = taskAuditRows(connector, 3, task, 0);
   t.deepEqual(rows.map((r) => r.key), ['task:task-1:1', 'task:task-1:2', 'task:task-1:3']);
   t.deepEqual(taskAuditRows(connector, 3, task, 2).map((r) => r.key), ['task:task-1:3'], 'only the changes after those written');
-  // The first row, written and then asked for again (a retry), with a proxy's batch in between.
-  await store.appendOnce(connector, rows[0]!.key, rows[0]!.entry);
+  // The activity: the first change copied, then all three, twice (a retry), a proxy's batch in between.
+  const { recordTask } = createToolTaskActivities({ secrets: new SecretBox(randomBytes(32)), calls: NO_CALLS, callAudit: store });
+  await recordTask({ connectorId: connector, seq: 1, task: { ...task, status: 'input_required', history: task.history!.slice(0, 1) } });
   await store.insert([entry(connector, 'tools/call')]);
-  for (const row of rows) await store.appendOnce(connector, row.key, row.entry);
-  for (const row of rows) await store.appendOnce(connector, row.key, row.entry);
+  await recordTask({ connectorId: connector, seq: 3, task, audited: 1 });
+  await recordTask({ connectorId: connector, seq: 3, task, audited: 1 });
+  await recordTask({ connectorId: connector, seq: 3, task }); // as a run from before `audited` asks
   // A crash after the batch was stored, before its slot was claimed: the retry links it, once.
   const late = { key: 'task:task-2:1', entry: { ...rows[2]!.entry, task: { ...rows[2]!.entry.task!, task_id: 'task-2', change: 1 } } };
   const calls = db.collection('connector_calls');
