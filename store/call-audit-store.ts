@@ -164,7 +164,9 @@ export class CallAuditStore {
    */
   async appendOnce(connectorId: string, key: string, entry: CallEntry): Promise<void> {
     const id = `${connectorId}:${timeKey(entry.at.getTime())}${createHash('sha256').update(key).digest('hex').slice(0, 14)}`;
-    const at = endOf([entry]);
+    // When it is written, not when its change was: a row written late (its worker was down) goes
+    // at the head of the chain, and the walk for `since` must not stop at it.
+    const at = new Date(Math.max(Date.now(), endOf([entry]).getTime()));
     let batch = await this.docs.findOne({ _id: id });
     if (!batch) {
       const tip = await this.tipOf(connectorId);

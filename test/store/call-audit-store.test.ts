@@ -140,6 +140,11 @@ test.serial('a task\'s rows are written once, however often the activity asks, a
   t.is(page.items.length, 5, 'the proxy\'s call, and each task row once');
   t.like(listed[0], { http_method: 'TASK', rpc_method: 'tools/call', rpc_name: 'charge_card', caller: 'key:alice', status: null });
   t.deepEqual((await store.list(connector, { limit: 50, error: true })).items, [], 'no failure among them');
+  // A row written long after its change (its worker was down) does not end the walk for `since` early.
+  const old = { ...rows[0]!.entry, at: new Date('2026-11-20T09:00:00Z'), task: { ...rows[0]!.entry.task!, task_id: 'task-9' } };
+  await store.appendOnce(connector, 'task:task-9:1', old);
+  const recent = await store.list(connector, { limit: 50, since: new Date('2026-11-20T11:00:02Z') });
+  t.deepEqual(recent.items.map((c) => [c.task?.task_id, c.task?.change]), [['task-2', 1], ['task-1', 3]]);
 });
 
 test.serial('attempts of the same row at once, beside a proxy\'s writes, link it once (no loop in the chain)', async (t) => {
