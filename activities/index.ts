@@ -6,6 +6,7 @@ import type { ChangeFeed } from '../store/change-feed';
 import type { ConnectorStore } from '../store/connector-store';
 import type { ToolsetStore } from '../store/toolset-store';
 import type { TaskStore } from '../store/task-store';
+import type { CallAuditStore } from '../store/call-audit-store';
 import type { SecretBox, Ciphertext } from '../platform/secret-box';
 import { secretContext } from '../platform/secret-box';
 import { openHeaders } from '../platform/upstream-headers';
@@ -44,6 +45,8 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
   calls?: ConnectorCalls;
   /** Where connectors' owners list the tasks the service owns. */
   tasks?: TaskStore;
+  /** Where each change of those tasks becomes a row of the per-call audit. */
+  callAudit?: CallAuditStore;
 }
 
 const NO_CALLS: ConnectorCalls = {
@@ -98,7 +101,7 @@ export function createActivities(deps: ActivityDeps) {
 
     ...wrapWithHeartbeat(createOAuthActivities({ ...deps, http: { fetch: deps.fetch, logger: deps.logger } })),
 
-    ...createToolTaskActivities({ secrets: deps.secrets, calls: deps.calls ?? NO_CALLS, tasks: deps.tasks }),
+    ...createToolTaskActivities({ secrets: deps.secrets, calls: deps.calls ?? NO_CALLS, tasks: deps.tasks, callAudit: deps.callAudit }),
 
     startWorkload: (input: Parameters<WorkloadActivities['startWorkload']>[0]) => deps.workloads.startWorkload(input),
     watchWorkload: (input: Parameters<WorkloadActivities['watchWorkload']>[0]) => deps.workloads.watchWorkload(input),

@@ -6,6 +6,8 @@ import { Context } from '@temporalio/activity';
 import type { Ciphertext } from '../contract/ciphertext';
 import type { TaskSummary } from '../contract/task-record';
 import type { TaskStore } from '../store/task-store';
+import type { CallAuditStore } from '../store/call-audit-store';
+import { taskAuditRows } from './task-audit-rows';
 import { secretContext, type SecretBox } from '../platform/secret-box';
 import { toolTaskSecretPurpose, type RoundOutcome } from '../contract/tool-tasks';
 
@@ -34,6 +36,8 @@ export interface ToolTaskActivityDeps {
   calls: ConnectorCalls;
   /** Where connectors' owners list the tasks (absent: not listed). */
   tasks?: TaskStore;
+  /** Where the per-call audit gets a row for each change of a task's status (absent: none written). */
+  callAudit?: Pick<CallAuditStore, 'appendOnce'>;
 }
 
 export interface RoundInput {
@@ -78,9 +82,20 @@ export function createToolTaskActivities(deps: ToolTaskActivityDeps) {
       }
     },
 
-    /** The task as its connector's owner lists it, as of the workflow's `seq`-th change. */
-    async recordTask(input: { connectorId: string; seq: number; task: TaskSummary }): Promise<void> {
+    /**
+     * The task as its connector's owner lists it, as of the workflow's `seq`-th change, and a
+     * per-call audit row for each change after `audited` (absent: every change its history
+     * keeps) on the connector's audit, and on the toolset's when one started it. Every write is
+     * keyed: a retry writes nothing twice.
+     */
+    async recordTask(input: { connectorId: string; seq: number; task: TaskSummary; audited?: number }): Promise<void> {
       await deps.tasks?.record(input.connectorId, input.seq, input.task);
+      const audit = deps.callAudit;
+      if (!audit) return;
+      for (const { key, entry } of taskAuditRows(input.connectorId, input.seq, input.task, input.audited ?? 0)) {
+        await audit.appendOnce(input.connectorId, key, entry);
+        if (entry.toolsetId) await audit.appendOnce(entry.toolsetId, key, entry);
+      }
     },
 
     async forgetTask(input: { connectorId: string; taskId: string }): Promise<void> {

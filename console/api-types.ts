@@ -165,6 +165,7 @@ export interface components {
             caller: string | null;
             /** @description Mcp-Session-Id of the request, or the one the answer gave */
             session_id: string | null;
+            /** @description The request's HTTP method; `TASK` on a row of a task's change of status (`task`), which no request made */
             http_method: string;
             rpc_method: string | null;
             /** @description params.name, else params.uri, of the request; a URI without user info, query or fragment */
@@ -184,6 +185,28 @@ export interface components {
             toolset_id?: string;
             /** @description Set on a call made through a toolset: the member connector it went to (null: none, e.g. tools/list) */
             member_id?: string | null;
+            /** @description Set on a tools/call answered with a task: the task it created (the service's own, whose rows carry `task`, or the MCP server's, relayed), which the tasks/* calls name */
+            task_id?: string;
+            /** @description Set on a row of a task the service owns (MCP Tasks): one per change of its status, written once its workflow holds it; rpc_method is tools/call, rpc_name the tool, caller who started it; no HTTP status, duration or bytes */
+            task?: {
+                task_id: string;
+                /**
+                 * @description The status the task moved to (its first row: the status it was created in)
+                 * @enum {string}
+                 */
+                status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+                /** @description Which change of the task this is, counted from its creation (1) */
+                change: number;
+                /** @description Who made the change, where someone did: the approver who decided, the caller who cancelled */
+                by: string | null;
+                /**
+                 * @description Set where the change was an approval: pending (held at creation), approved, denied or expired
+                 * @enum {string}
+                 */
+                approval?: "pending" | "approved" | "denied" | "expired";
+                /** @description Set on a failure whose outcome is unknown (its worker died mid-call, the tool not idempotent) */
+                unknown_outcome?: boolean;
+            };
         };
         ConnectorCallList: {
             items: components["schemas"]["ConnectorCall"][];
@@ -215,6 +238,11 @@ export interface components {
                 at: string;
                 /** @description Who made the change, where someone did: the approver who decided, the caller who cancelled */
                 by?: string;
+                /**
+                 * @description Set where the change was an approval: pending (held at creation), approved, denied or expired
+                 * @enum {string}
+                 */
+                approval?: "pending" | "approved" | "denied" | "expired";
             }[];
             /** @description failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown */
             unknown_outcome: boolean;

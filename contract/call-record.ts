@@ -3,8 +3,12 @@
 // how long it took and how many bytes went each way. Never the arguments or the result: the
 // proxy reads only a method, a name and an error code out of the bodies' first bytes.
 // The proxy produces CallEntry, store/ keeps it, the API answers CallSchema.
+// A task the service owns adds a row of its own for each change of its status (`task`), written
+// by its workflow: who made the change and how the task stood, never its arguments or outcome.
 import { z } from 'zod';
 import { displayUrl } from './display-url';
+import { APPROVAL_STATES } from './approvals';
+import { TASK_STATUSES } from './task-record';
 
 /** What the request's body turned out to be, as far as its first bytes tell. */
 export const BODY_SHAPES = ['message', 'batch', 'unreadable', 'none'] as const;
@@ -23,6 +27,19 @@ export function auditedName(rpcMethod: string | null, name: string | null): stri
   if (name === null) return null;
   return rpcMethod?.startsWith('resources/') || /^[a-z][a-z\d+.-]*:/i.test(name) ? displayUrl(name) : name;
 }
+
+/** The HTTP method a task's row names: no request made the change, the task's workflow did. */
+export const TASK_ROW_METHOD = 'TASK';
+
+export const TaskChangeRowSchema = z.object({
+  task_id: z.string(),
+  status: z.enum(TASK_STATUSES).meta({ description: 'The status the task moved to (its first row: the status it was created in)' }),
+  change: z.number().int().min(1).meta({ description: 'Which change of the task this is, counted from its creation (1)' }),
+  by: z.string().nullable().meta({ description: 'Who made the change, where someone did: the approver who decided, the caller who cancelled' }),
+  approval: z.enum(APPROVAL_STATES).optional().meta({ description: 'Set where the change was an approval: pending (held at creation), approved, denied or expired' }),
+  unknown_outcome: z.boolean().optional().meta({ description: 'Set on a failure whose outcome is unknown (its worker died mid-call, the tool not idempotent)' }),
+});
+export type TaskChangeRow = z.infer<typeof TaskChangeRowSchema>;
 
 export interface CallEntry {
   at: Date;
@@ -45,6 +62,10 @@ export interface CallEntry {
   /** A call through a toolset: the toolset, and the member it went to (null: none, e.g. tools/list). */
   toolsetId?: string;
   memberId?: string | null;
+  /** A tools/call answered with a task (the service's own, or its server's, relayed): the task's id. */
+  taskId?: string;
+  /** A task's change of status, not a request (TASK_ROW_METHOD). */
+  task?: TaskChangeRow;
 }
 
 export const CallSchema = z
@@ -53,7 +74,7 @@ export const CallSchema = z
     time: z.string().meta({ description: 'When the request arrived (RFC 3339)' }),
     caller: z.string().nullable(),
     session_id: z.string().nullable().meta({ description: 'Mcp-Session-Id of the request, or the one the answer gave' }),
-    http_method: z.string(),
+    http_method: z.string().meta({ description: `The request's HTTP method; \`${TASK_ROW_METHOD}\` on a row of a task's change of status (\`task\`), which no request made` }),
     rpc_method: z.string().nullable(),
     rpc_name: z.string().nullable().meta({ description: 'params.name, else params.uri, of the request; a URI without user info, query or fragment' }),
     body: z.enum(BODY_SHAPES).meta({ description: 'message: one JSON-RPC message; batch: an array; unreadable: neither; none: no body (GET, DELETE)' }),
@@ -64,6 +85,10 @@ export const CallSchema = z
     response_bytes: z.number().int(),
     toolset_id: z.string().optional().meta({ description: 'Set on a call made through a toolset: the toolset' }),
     member_id: z.string().nullable().optional().meta({ description: 'Set on a call made through a toolset: the member connector it went to (null: none, e.g. tools/list)' }),
+    task_id: z.string().optional().meta({ description: 'Set on a tools/call answered with a task: the task it created (the service\'s own, whose rows carry `task`, or the MCP server\'s, relayed), which the tasks/* calls name' }),
+    task: TaskChangeRowSchema.optional().meta({
+      description: 'Set on a row of a task the service owns (MCP Tasks): one per change of its status, written once its workflow holds it; rpc_method is tools/call, rpc_name the tool, caller who started it; no HTTP status, duration or bytes',
+    }),
   })
   .meta({ id: 'ConnectorCall' });
 export type Call = z.infer<typeof CallSchema>;

@@ -27,6 +27,7 @@ export const TaskSummarySchema = z
       status: z.enum(TASK_STATUSES),
       at: z.string(),
       by: z.string().optional().meta({ description: 'Who made the change, where someone did: the approver who decided, the caller who cancelled' }),
+      approval: z.enum(APPROVAL_STATES).optional().meta({ description: 'Set where the change was an approval: pending (held at creation), approved, denied or expired' }),
     })).optional().meta({ description: `Its statuses in order, from its creation (at most ${MAX_TASK_HISTORY}: the first, then the latest)` }),
     unknown_outcome: z.boolean().meta({ description: 'failed because its worker died mid-call and the tool is not idempotent: whether the server acted is unknown' }),
   })

@@ -11,7 +11,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { auditedName, type CallEntry } from '../contract/call-record';
 import type { CallSink } from './call-audit-queue';
 import { rpcMethodLabel, type McpSeries } from './mcp-metrics';
-import { BodyPrefix, readAnswerError, readRequest, type RequestFacts } from './rpc-prefix';
+import { BodyPrefix, readAnswerError, readAnswerTask, readRequest, type RequestFacts } from './rpc-prefix';
 
 export interface CallObserverSinks {
   metrics?: McpSeries;
@@ -23,6 +23,12 @@ const OBSERVER = Symbol('call-observer');
 type Observed = ServerResponse & { [OBSERVER]?: CallObserver };
 function onClose(this: Observed): void {
   this[OBSERVER]?.closed();
+}
+
+/** The proxy answered a tools/call itself with a task the service owns (proxy/tasks): its row names the task. */
+export function answeredWithTask(res: ServerResponse, taskId: string): void {
+  const observer = (res as Observed)[OBSERVER];
+  if (observer) observer.answeredTask = taskId;
 }
 
 const header = (value: string | string[] | undefined): string | null => (typeof value === 'string' ? value : null);
@@ -45,6 +51,8 @@ export class CallObserver {
   private answer?: BodyPrefix;
   private answerType?: string;
   private answerSession: string | null = null;
+  /** Set by answeredWithTask. */
+  answeredTask: string | null = null;
 
   constructor(private readonly sinks: CallObserverSinks, req: IncomingMessage, private readonly res: ServerResponse) {
     // Read now: the proxy replaces req.headers with the upstream's before relaying.
@@ -120,9 +128,17 @@ export class CallObserver {
       body: facts.body,
       status: this.res.headersSent ? this.res.statusCode : null,
       rpcErrorCode: readAnswerError(this.answer, this.answerType, facts.id),
+      ...this.taskOf(facts),
       durationMs: Math.round((performance.now() - this.startedMs) * 1000) / 1000,
       requestBytes: this.requestBytes,
       responseBytes: this.responseBytes,
     };
+  }
+
+  /** A tools/call answered with a task, the service's or (relayed) its server's: the task it made. */
+  private taskOf(facts: RequestFacts): Pick<CallEntry, 'taskId'> {
+    if (facts.method !== 'tools/call') return {};
+    const taskId = this.answeredTask ?? readAnswerTask(this.answer, this.answerType, facts.id);
+    return taskId === null ? {} : { taskId };
   }
 }

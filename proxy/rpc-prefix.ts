@@ -87,7 +87,7 @@ function facts(method: unknown, name: unknown, id: string | number | null): Requ
   };
 }
 
-const ANSWER_FIELDS = new Set(['id', 'method', 'error.code']);
+const ANSWER_FIELDS = new Set(['id', 'method', 'error.code', 'result.resultType', 'result.taskId']);
 
 /**
  * The JSON-RPC error code of the answer to the request with `id` (null when unknown, say cut off
@@ -96,26 +96,38 @@ const ANSWER_FIELDS = new Set(['id', 'method', 'error.code']);
  * it as one of its events, perhaps after notifications and requests of the server's own.
  */
 export function readAnswerError(prefix: BodyPrefix | undefined, contentType: string | undefined, id: string | number | null): number | null {
-  if (!prefix || prefix.total === 0 || !contentType) return null;
-  const text = prefix.text();
-  if (!text.includes('"error"')) return null; // most answers: no error to look for
-  if (contentType.startsWith('application/json')) return errorOf(text, id, true) ?? null;
-  if (!contentType.startsWith('text/event-stream')) return null;
-  for (const data of eventData(text)) {
-    const code = errorOf(data, id, false);
-    if (code !== undefined) return code;
-  }
-  return null;
+  const code = answerFields(prefix, contentType, id, '"error"')?.get('error.code');
+  return typeof code === 'number' && Number.isInteger(code) ? code : null;
 }
 
-/** The error code of a message answering `id`; undefined when it is not that answer. */
-function errorOf(text: string, id: string | number | null, only: boolean): number | null | undefined {
+/** The task's id when the answer (found as readAnswerError finds it) is a task (SEP-2663: resultType "task"). */
+export function readAnswerTask(prefix: BodyPrefix | undefined, contentType: string | undefined, id: string | number | null): string | null {
+  const fields = answerFields(prefix, contentType, id, '"resultType"');
+  const taskId = fields?.get('result.taskId');
+  return fields?.get('result.resultType') === 'task' && typeof taskId === 'string' ? taskId.slice(0, MAX_NAME_LENGTH) : null;
+}
+
+/** The fields of the answer to `id`; `needle` must be in the prefix for there to be anything to read (most answers: no). */
+function answerFields(prefix: BodyPrefix | undefined, contentType: string | undefined, id: string | number | null, needle: string): Map<string, string | number> | undefined {
+  if (!prefix || prefix.total === 0 || !contentType) return undefined;
+  const text = prefix.text();
+  if (!text.includes(needle)) return undefined;
+  if (contentType.startsWith('application/json')) return fieldsOf(text, id, true);
+  if (!contentType.startsWith('text/event-stream')) return undefined;
+  for (const data of eventData(text)) {
+    const fields = fieldsOf(data, id, false);
+    if (fields) return fields;
+  }
+  return undefined;
+}
+
+/** The fields of a message answering `id`; undefined when it is not that answer. */
+function fieldsOf(text: string, id: string | number | null, only: boolean): Map<string, string | number> | undefined {
   const start = firstNonSpace(text);
-  if (text[start] !== '{') return only ? null : undefined;
+  if (text[start] !== '{') return undefined;
   const { fields } = scanFields(text, ANSWER_FIELDS, start);
   if (!only && (fields.has('method') || (id !== null && fields.get('id') !== id))) return undefined;
-  const code = fields.get('error.code');
-  return typeof code === 'number' && Number.isInteger(code) ? code : null;
+  return fields;
 }
 
 /** The data of each SSE event in `text`, the last one perhaps cut off. */

@@ -98,6 +98,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       }),
       calls: connectorCalls(workflowRoutes(routesClient, deps.secrets), taskUpstream),
       tasks: deps.mongo.tasks,
+      callAudit: deps.mongo.callStore,
     },
     registry: config.registry ? {
       config: config.registry, store: registryStore, connectors: deps.mongo.store, fetch, addressPolicy: policyOf(config),

@@ -12,9 +12,9 @@
 // Writers in several proxy processes each claim the next slot; only one insert of a slot can win.
 // Batches go CONNECTOR__CALL_AUDIT_DAYS after their last call ended: by a TTL index on `at` where
 // the database has them, else by the worker's sweep.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import type { BodyShape, Call, CallEntry } from '../contract/call-record';
+import type { BodyShape, Call, CallEntry, TaskChangeRow } from '../contract/call-record';
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
 import { InvalidPageToken } from './page-token';
 import { onlyDuplicateKeys } from './duplicate-key';
@@ -36,6 +36,10 @@ interface CallFields {
   /** Calls through a toolset only. */
   toolset_id?: string;
   member_id?: string | null;
+  /** A tools/call answered with a task of the server's own. */
+  task_id?: string;
+  /** A task's change of status. */
+  task?: TaskChangeRow;
 }
 
 /**
@@ -144,12 +148,44 @@ export class CallAuditStore {
    * and tries the next slot. Until it is linked, a batch is invisible to listings.
    */
   private async append(connectorId: string, entries: CallEntry[]): Promise<void> {
-    const calls = JSON.stringify(entries.map(toFields));
     const id = batchId(connectorId, entries[0]!.at);
-    // When its last call ended: what the walk for `since` and the expiry go by.
-    const at = new Date(Math.max(...entries.map((e) => e.at.getTime() + e.durationMs)));
-    let tip = await this.tipOf(connectorId);
-    await this.docs.insertOne({ _id: id, connector_id: connectorId, at, prev: tip === rootOf(connectorId) ? null : tip, calls });
+    const at = endOf(entries);
+    const tip = await this.tipOf(connectorId);
+    await this.docs.insertOne({ _id: id, connector_id: connectorId, at, prev: tip === rootOf(connectorId) ? null : tip, calls: JSON.stringify(entries.map(toFields)) });
+    await this.link(connectorId, id, tip, at);
+  }
+
+  /**
+   * One row under a key of the writer's (a task's id and change number): written once however
+   * often it is asked, so that a retried activity or a replayed workflow adds nothing. Its batch
+   * id derives from the key, and a batch's `prev` always names the slot it claims next (it is
+   * set before each claim), so a retry after a crash finds whether that slot took it and, if
+   * not, goes on linking from there.
+   */
+  async appendOnce(connectorId: string, key: string, entry: CallEntry): Promise<void> {
+    const id = `${connectorId}:${timeKey(entry.at.getTime())}${createHash('sha256').update(key).digest('hex').slice(0, 14)}`;
+    // When it is written, not when its change was: a row written late (its worker was down) goes
+    // at the head of the chain, and the walk for `since` must not stop at it.
+    const at = new Date(Math.max(Date.now(), endOf([entry]).getTime()));
+    let batch = await this.docs.findOne({ _id: id });
+    if (!batch) {
+      const tip = await this.tipOf(connectorId);
+      batch = { _id: id, connector_id: connectorId, at, prev: tip === rootOf(connectorId) ? null : tip, calls: JSON.stringify([toFields(entry)]) };
+      try {
+        await this.docs.insertOne(batch);
+      } catch (err) {
+        if (!onlyDuplicateKeys(err)) throw err;
+        batch = (await this.docs.findOne({ _id: id }))!; // another attempt's insert: link from where it stands
+      }
+    }
+    const claimed = batch.prev ?? rootOf(connectorId);
+    if ((await this.docs.findOne({ _id: slotOf(claimed) }))?.next === id) return this.hint(connectorId, id, at);
+    await this.link(connectorId, id, claimed, at);
+  }
+
+  /** Claims the successor slot of `tip`, or of the batches after it, for the batch `id`. */
+  private async link(connectorId: string, id: string, from: string, at: Date): Promise<void> {
+    let tip = from;
     for (let attempt = 0; attempt < 50; attempt++) {
       try {
         await this.docs.insertOne({ _id: slotOf(tip), connector_id: connectorId, at, next: id });
@@ -158,8 +194,12 @@ export class CallAuditStore {
       } catch (err) {
         if (!onlyDuplicateKeys(err)) throw err;
       }
-      tip = await this.forward(tip); // another proxy's batch took the slot: go after it
-      await this.docs.updateOne({ _id: id }, { $set: { prev: tip } });
+      // Another writer's batch took the slot: go after it — unless the chain already leads to
+      // this batch (a second attempt of the same activity ran at once and linked it).
+      const after = await this.forward(tip, id);
+      if (after === null) return this.hint(connectorId, id, at);
+      tip = after;
+      await this.docs.updateOne({ _id: id }, { $set: { prev: tip === rootOf(connectorId) ? null : tip } });
     }
     throw new Error('the connector\'s audit chain kept growing under this write');
   }
@@ -170,9 +210,15 @@ export class CallAuditStore {
     return this.forward(hinted ?? rootOf(connectorId));
   }
 
-  private async forward(from: string): Promise<string> {
+  /** The newest batch after `from`; null when the walk meets `stop` (which is then linked). */
+  private async forward(from: string): Promise<string>;
+  private async forward(from: string, stop: string): Promise<string | null>;
+  private async forward(from: string, stop?: string): Promise<string | null> {
     let tip = from;
-    for (let slot = await this.docs.findOne({ _id: slotOf(tip) }); slot?.next; slot = await this.docs.findOne({ _id: slotOf(tip) })) tip = slot.next;
+    for (let slot = await this.docs.findOne({ _id: slotOf(tip) }); slot?.next; slot = await this.docs.findOne({ _id: slotOf(tip) })) {
+      if (slot.next === stop) return null;
+      tip = slot.next;
+    }
     return tip;
   }
 
@@ -221,6 +267,11 @@ export class CallAuditStore {
   }
 }
 
+/** When the batch's last call ended: what the walk for `since` and the expiry go by. */
+function endOf(entries: CallEntry[]): Date {
+  return new Date(Math.max(...entries.map((e) => e.at.getTime() + e.durationMs)));
+}
+
 function page(items: Call[], token: string | null): CallPage {
   return { items, has_more: token !== null, next_page_token: token };
 }
@@ -237,7 +288,7 @@ function matches(call: CallFields, q: CallQuery): boolean {
   if (q.until && call.at > q.until.getTime()) return false;
   if (q.method !== undefined && call.rpc_method !== q.method) return false;
   if (q.status !== undefined && !statusMatches(call.status, q.status)) return false;
-  if (q.error !== undefined && q.error !== ((call.status ?? 0) >= 400 || call.rpc_error_code !== null)) return false;
+  if (q.error !== undefined && q.error !== ((call.status ?? 0) >= 400 || call.rpc_error_code !== null || call.task?.status === 'failed')) return false;
   return true;
 }
 
@@ -261,6 +312,8 @@ function toFields(e: CallEntry): CallFields {
     request_bytes: e.requestBytes,
     response_bytes: e.responseBytes,
     ...(e.toolsetId === undefined ? {} : { toolset_id: e.toolsetId, member_id: e.memberId ?? null }),
+    ...(e.taskId === undefined ? {} : { task_id: e.taskId }),
+    ...(e.task ? { task: e.task } : {}),
   };
 }
 

@@ -50,10 +50,12 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   let round: CancellationScope | null = null;
   // Every change is numbered; the listing's copy follows in order, never ahead of history.
   let seq = 1;
-  const changes: TaskChange[] = [{ status: view.status, at: createdAt }];
-  const set = (status: TaskStatus, outcome: Ciphertext | null, pending: string[] = [], by?: string | null) => {
+  const changes: TaskChange[] = [{ status: view.status, at: createdAt, ...(view.approval ? { approval: 'pending' as const } : {}) }];
+  /** `note`: who made the change, and the approval state it records where it was a decision. */
+  const set = (status: TaskStatus, outcome: Ciphertext | null, pending: string[] = [], note: Pick<TaskChange, 'approval'> & { by?: string | null } = {}) => {
     Object.assign(view, { status, outcome, pending, lastUpdatedAt: new Date().toISOString() });
-    changes.push({ status, at: view.lastUpdatedAt, ...(by ? { by } : {}) });
+    const { by, approval } = note;
+    changes.push({ status, at: view.lastUpdatedAt, ...(by ? { by } : {}), ...(approval ? { approval } : {}) });
     if (changes.length > MAX_TASK_HISTORY) changes.splice(1, 1);
     seq += 1;
   };
@@ -79,7 +81,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   setHandler(cancelTaskUpdate, () => {
     if (terminal()) return;
     cancelled = true;
-    set('cancelled', null, [], view.caller);
+    set('cancelled', null, [], { by: view.caller });
     round?.cancel();
   });
   setHandler(decideApprovalUpdate, ({ subject, approve }) => {
@@ -136,11 +138,12 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
     const decided = await condition(() => approval.state !== 'pending' || cancelled, timeoutMs);
     if (cancelled) return;
     if (!decided) approval.state = 'expired';
-    if (approval.state === 'approved') return set('working', null, [], approval.decidedBy);
+    const note = { by: approval.decidedBy, approval: approval.state };
+    if (approval.state === 'approved') return set('working', null, [], note);
     const message = approval.state === 'denied'
       ? `the call was denied by ${approval.decidedBy}`
       : 'the approval expired: no approver decided in time, so the call was not made';
-    set('failed', await sealer.sealTaskError({ connectorId: input.connectorId, taskId: input.taskId, message }), [], approval.decidedBy);
+    set('failed', await sealer.sealTaskError({ connectorId: input.connectorId, taskId: input.taskId, message }), [], note);
   }
 
   async function runRound(call: () => Promise<RoundOutcome>): Promise<RoundOutcome | { failure: string; unknown: boolean }> {
@@ -156,7 +159,11 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   }
 }
 
-/** Copies the task, as its owner lists it, after each change, in order, until it ends. */
+/**
+ * Copies the task, as its owner lists it, after each change, in order, until it ends; the same
+ * activity adds each change since the last copy to the per-call audit. Both follow the workflow's
+ * state, never lead it: a caller's tasks/get already answers a change before it is written.
+ */
 async function recordChanges(input: ToolTaskInput, view: ToolTaskView, changes: readonly TaskChange[], seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
   // A call answered without a task is never listed: nothing is written for it.
   await condition(() => exposed() || ending());
@@ -167,7 +174,7 @@ async function recordChanges(input: ToolTaskInput, view: ToolTaskView, changes: 
     if (seq() === recorded) return;
     const at = seq();
     await sealer.recordTask({
-      connectorId: input.connectorId, seq: at,
+      connectorId: input.connectorId, seq: at, audited: recorded,
       task: {
         task_id: view.taskId, tool: view.tool, caller: view.caller, status: view.status,
         created_at: view.createdAt, updated_at: view.lastUpdatedAt, unknown_outcome: view.unknownOutcome,

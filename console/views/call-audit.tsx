@@ -65,18 +65,36 @@ export function CallTable({ items }: { items: Call[] }) {
         <tr><th scope="col">Time</th><th scope="col">Caller</th><th scope="col">Method</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Duration</th><th scope="col">Bytes in/out</th></tr>
       </thead>
       <tbody>
-        {items.map((c) => (
+        {items.map((c) => (c.task ? <TaskRow key={c.id} call={c} task={c.task} /> : (
           <tr key={c.id} class={(c.status ?? 0) >= 400 || c.rpc_error_code !== null ? 'failed' : ''}>
             <td data-label="Time">{shownTime(c.time)}</td>
             <td data-label="Caller">{c.caller ?? '—'}</td>
-            <td data-label="Method"><code>{c.rpc_method ?? c.http_method}</code></td>
+            <td data-label="Method"><code>{c.rpc_method ?? c.http_method}</code>{c.task_id ? <> → task <code title="task id">{c.task_id}</code></> : null}</td>
             <td data-label="Name">{c.rpc_name ?? ''}</td>
             <td data-label="Status">{c.status ?? 'aborted'}{c.rpc_error_code !== null ? ` (JSON-RPC ${c.rpc_error_code})` : ''}</td>
             <td data-label="Duration">{Math.round(c.duration_ms)} ms</td>
             <td data-label="Bytes in/out">{c.request_bytes} / {c.response_bytes}</td>
           </tr>
-        ))}
+        )))}
       </tbody>
     </table>
+  );
+}
+
+const APPROVAL_WORDS: Record<string, string> = { pending: 'held for approval', approved: 'approved', denied: 'denied', expired: 'approval expired' };
+
+/** A task's change of status: no request, so no HTTP status, duration or bytes; who made it, and how. */
+function TaskRow({ call, task }: { call: Call; task: NonNullable<Call['task']> }) {
+  const how = [task.approval && APPROVAL_WORDS[task.approval], task.by && `by ${task.by}`, task.unknown_outcome && 'outcome unknown'].filter(Boolean).join(', ');
+  return (
+    <tr class={task.status === 'failed' ? 'failed task' : 'task'}>
+      <td data-label="Time">{shownTime(call.time)}</td>
+      <td data-label="Caller">{call.caller ?? '—'}</td>
+      <td data-label="Method"><code>{call.rpc_method}</code> task <code title="task id">{task.task_id}</code></td>
+      <td data-label="Name">{call.rpc_name ?? ''}</td>
+      <td data-label="Status">{task.status.replace('_', ' ')}{how ? ` (${how})` : ''}</td>
+      <td data-label="Duration">—</td>
+      <td data-label="Bytes in/out">—</td>
+    </tr>
   );
 }

@@ -38,6 +38,7 @@ import {
 import type { ConnectedRoute } from '../route';
 import type { UpstreamClient } from '../upstream-client';
 import { createTaskResult, detailedTask, directAnswer } from './task-wire';
+import { answeredWithTask } from '../call-observer';
 import { UpstreamTaskSupport, messageOf, readText, type TaskSupportKind } from './upstream-task-support';
 
 export interface GatewayTaskSettings {
@@ -349,5 +350,7 @@ function rpcOf(body: Buffer): Rpc | null {
 
 function send(res: ServerResponse, rpc: Rpc, payload: { result: unknown } | { error: unknown }): void {
   if (res.destroyed || res.headersSent) return;
+  const created = 'result' in payload ? payload.result as { resultType?: unknown; taskId?: unknown } : null;
+  if (created?.resultType === 'task' && typeof created.taskId === 'string') answeredWithTask(res, created.taskId);
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: rpc.id, ...payload }));
 }

@@ -2,7 +2,8 @@
 // the agent's tools/call becomes a task whose URL-mode elicitation points at the approval page;
 // the approver opens that address, signs in with an API key, sees the tool, its arguments and who
 // asks, and approves — the agent's task then completes; denied, it fails; left undecided, the page
-// says it expired and offers no decision. No CSP violation.
+// says it expired and offers no decision. The connector's owner reads the task's changes among its
+// MCP calls. No CSP violation.
 import test from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sha256Hex } from '../../callers/api-keys';
@@ -21,6 +22,7 @@ let context: BrowserContext;
 let csp: string[];
 let base: string;
 let mcpUrl: string;
+let connectorId: string;
 
 test.before(async () => {
   const port = await freePort();
@@ -45,6 +47,7 @@ test.before(async () => {
   const created = await stack.api('POST', '/api/v1/connectors', { url: upstream.url, match_preset: false }, auth);
   if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
   mcpUrl = created.body.mcp_url;
+  connectorId = created.body.id;
   const connected = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: 'approval-console-token' }, auth);
   if (connected.status !== 200) throw new Error(`connect: ${connected.status} ${connected.text}`);
   context = await browser.newContext();
@@ -112,6 +115,27 @@ test.serial('the approver signs in at the link, sees the call and approves it; t
   t.deepEqual(done.result?.content, [{ type: 'text', text: 'computed approved-in-console after 1s' }]);
   t.log(timeline.join('\n'));
   await page.close();
+});
+
+test.serial('the connector’s owner reads the approved task’s changes among its MCP calls: held, approved by whom, completed', async (t) => {
+  const owner = await browser.newContext();
+  const seen = watchCsp(owner);
+  const page = await owner.newPage();
+  await page.goto(`${base}/#/connectors/${connectorId}/calls`);
+  await page.getByLabel('API key').fill(KEYS.agent);
+  await page.getByRole('button', { name: 'Sign in with the key' }).click();
+  const rows = page.locator('table.calls tbody tr.task');
+  await rows.filter({ hasText: 'completed' }).first().waitFor({ timeout: 30_000 });
+  const approved = rows.filter({ hasText: 'approved, by key:ann' });
+  t.is(await approved.count(), 1);
+  t.regex((await approved.textContent()) ?? '', /slow_compute.*working \(approved, by key:ann\)/);
+  t.is(await rows.filter({ hasText: 'input required (held for approval)' }).count(), 1);
+  const taskId = /task ([0-9a-f-]{36})/.exec((await approved.textContent()) ?? '')?.[1];
+  t.is(await page.locator('table.calls tbody tr:not(.task)', { hasText: `tools/call → task ${taskId}` }).count(), 1, 'the call that made the task names it');
+  t.false(((await page.locator('table.calls').textContent()) ?? '').includes('approved-in-console'), 'no argument shown');
+  await screenshot(page, 'mcp-calls-task');
+  t.deepEqual(seen, []);
+  await owner.close();
 });
 
 test.serial('denied in the console, the agent’s task fails and the call is never made', async (t) => {

@@ -63,6 +63,16 @@ export function apiClient(base: string, options: { timeoutMs?: number } = {}): A
   };
 }
 
+/** A connector of the MCP server at `url`, created by the caller of `key` and connected with `token`: its id. */
+export async function connectedConnector(api: ApiCall, url: string, key: string, token: string): Promise<string> {
+  const auth = { authorization: `Bearer ${key}` };
+  const created = await api('POST', '/api/v1/connectors', { url, match_preset: false }, auth);
+  if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
+  const connected = await api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: token }, auth);
+  if (connected.status !== 200) throw new Error(`connect: ${connected.status} ${connected.text}`);
+  return created.body.id;
+}
+
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
 export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;

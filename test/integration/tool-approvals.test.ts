@@ -10,7 +10,7 @@ import test from 'ava';
 import proto from '@temporalio/proto';
 import { sha256Hex } from '../../callers/api-keys';
 import { historyPayloads } from '../helpers/history-values';
-import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
+import { connectedConnector, eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
 import { toolTaskWorkflowId } from '../../workflows/tool-task-messages';
 import { mcpRpc } from '../helpers/tasks-rpc';
@@ -41,14 +41,7 @@ test.before(async () => {
   connectorId = await connectorOf(upstream);
 });
 
-async function connectorOf(server: TasksMcpServer): Promise<string> {
-  const auth = { authorization: `Bearer ${KEYS.alice}` };
-  const created = await stack.api('POST', '/api/v1/connectors', { url: server.url, match_preset: false }, auth);
-  if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
-  const connected = await stack.api('POST', `/api/v1/connectors/${created.body.id}/connect`, { access_token: 'approvals-token' }, auth);
-  if (connected.status !== 200) throw new Error(`connect: ${connected.status} ${connected.text}`);
-  return created.body.id;
-}
+const connectorOf = (server: TasksMcpServer) => connectedConnector(stack.api, server.url, KEYS.alice, 'approvals-token');
 
 test.after.always(async () => {
   await stack?.stop();

@@ -3,7 +3,8 @@
 // token), owned by the service for a member without task support (a task workflow on the member's
 // connector) — and tasks/get, tasks/update and tasks/cancel reach the member the id names. The id
 // is the caller's: another caller the toolset grants the same tools, and the same id on another
-// toolset, are told the task does not exist.
+// toolset, are told the task does not exist. A task the service owns has its changes in the
+// per-call audit of both the toolset and the member.
 import test, { type ExecutionContext } from 'ava';
 import { sha256Hex } from '../../callers/api-keys';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
@@ -105,6 +106,16 @@ async function listedOnBoth(t: ExecutionContext, label: string): Promise<void> {
   t.like(forMember.body.items.find((task: { task_id: string }) => task.task_id === listed.task_id), { toolset_id: toolset.id });
   t.is((await stack.api('GET', `/api/v1/toolsets/${other.id}/tasks`, undefined, as(KEYS.alice))).body.items.length, 0, 'not on another toolset of the same members');
   t.is((await stack.api('GET', `/api/v1/toolsets/${toolset.id}/tasks`, undefined, as(KEYS.carol))).status, 404, 'a grantee of the MCP path is not its owner');
+  // Its changes are rows of both per-call audits, naming the toolset and the member.
+  for (const path of [`/api/v1/toolsets/${toolset.id}/calls`, `/api/v1/connectors/${members[1]!.connector_id}/calls`]) {
+    const rows = await eventually(async () => {
+      const items = (await stack.api('GET', `${path}?limit=100`, undefined, as(KEYS.alice))).body.items as Array<Record<string, any>> | undefined;
+      const mine = items?.filter((c) => c.task?.task_id === listed.task_id).reverse();
+      return mine?.at(-1)?.task.status === 'completed' ? mine : undefined;
+    }, 30_000, `the task's rows at ${path}`);
+    t.deepEqual(rows.map((c) => c.task.status), ['working', 'completed'], path);
+    t.like(rows[0], { caller: 'key:alice', rpc_name: 'slow_compute', toolset_id: toolset.id, member_id: members[1]!.connector_id });
+  }
 }
 
 test.serial("a task is its caller's: carol, granted the same tools, another toolset, a forged id and a tampered one find nothing", async (t) => {

@@ -1,8 +1,9 @@
 // Reading a method, a name, an id and an error code out of the first bytes of MCP bodies: whole
-// bodies, bodies cut inside their arguments, SSE answers after other events, batches and junk.
+// bodies, bodies cut inside their arguments, SSE answers after other events, batches and junk;
+// and the task a server answered a call with.
 import test from 'ava';
 import { scanFields } from '../../proxy/json-prefix';
-import { BodyPrefix, readAnswerError, readRequest } from '../../proxy/rpc-prefix';
+import { BodyPrefix, readAnswerError, readAnswerTask, readRequest } from '../../proxy/rpc-prefix';
 
 const fed = (text: string, limit?: number, chunk = 7) => {
   const prefix = new BodyPrefix(limit);
@@ -67,4 +68,13 @@ test('the JSON-RPC error code of the SSE event answering the request', (t) => {
   t.is(readAnswerError(fed(sse), 'text/event-stream', null), -1, 'without an id, the first answer');
   t.is(readAnswerError(fed('data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n'), 'text/event-stream', 7), null);
   t.is(readAnswerError(fed('data: {"jsonrpc":"2.0","id":7,"error":{"code":-32000,"mess'), 'text/event-stream', 7), -32000, 'an event cut off');
+});
+
+test('the task a server answered a call with (resultType "task"), as JSON or as the SSE event answering it', (t) => {
+  const task = '{"jsonrpc":"2.0","id":7,"result":{"resultType":"task","taskId":"t-1","status":"working"}}';
+  t.is(readAnswerTask(fed(task), 'application/json', 7), 't-1');
+  t.is(readAnswerTask(fed(`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{}}\n\ndata: ${task}\n\n`), 'text/event-stream', 7), 't-1');
+  t.is(readAnswerTask(fed('{"jsonrpc":"2.0","id":7,"result":{"resultType":"complete","taskId":"x","content":[]}}'), 'application/json', 7), null);
+  t.is(readAnswerTask(fed('{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"\\"resultType\\""}]}}'), 'application/json', 7), null);
+  t.is(readAnswerTask(fed(`data: ${task.replace('"id":7', '"id":8')}\n\n`), 'text/event-stream', 7), null, 'the answer to another request');
 });

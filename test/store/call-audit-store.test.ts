@@ -2,7 +2,8 @@
 // at once (as two proxy processes) all land on the connector's chain, each call listed once and
 // newest first across pages; a filter that matches nothing answers after a bounded read with a
 // token to go on; and every read the listing and the linking make is an `_id` lookup FerretDB
-// pushes down.
+// pushes down. A task's rows (appendOnce) are written once under their keys: asked again, as a
+// retried activity asks, or after a crash left one written but not linked, nothing is added.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,11 @@ import type { CallEntry } from '../../contract/call-record';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { CallAuditStore } from '../../store/call-audit-store';
+import { randomBytes } from 'node:crypto';
+import { taskAuditRows } from '../../activities/task-audit-rows';
+import { createToolTaskActivities, type ConnectorCalls } from '../../activities/tool-task-activities';
+import { SecretBox } from '../../platform/secret-box';
+import type { TaskSummary } from '../../contract/task-record';
 
 let dataDir: string;
 let server: FerretDbServer;
@@ -30,6 +36,8 @@ test.after.always(async () => {
   await server?.stop();
   await rm(dataDir, { recursive: true, force: true });
 });
+
+const NO_CALLS: ConnectorCalls = { request: () => Promise.reject(new Error('no calls here')), notify: () => Promise.resolve() };
 
 let clock = Date.parse('2026-11-20T10:00:00Z');
 const entry = (connectorId: string, rpcMethod: string, status = 200): CallEntry => ({
@@ -91,4 +99,69 @@ test.serial('the listing and the linking are `_id` lookups the database pushes d
     const plan = await calls.find({ _id } as never).explain() as { filterPushdown?: boolean };
     t.is(plan.filterPushdown, true, _id);
   }
+});
+
+test.serial('a task\'s rows are written once, however often the activity asks, and one left unlinked by a crash is linked once', async (t) => {
+  const connector = '33333333-3333-4333-8333-333333333333';
+  const store = new CallAuditStore(db, 30);
+  const at = (s: number) => new Date(Date.parse('2026-11-20T11:00:00Z') + s * 1000).toISOString();
+  const task: TaskSummary = {
+    task_id: 'task-1', tool: 'charge_card', caller: 'key:alice', status: 'completed', created_at: at(0), updated_at: at(3),
+    toolset_id: null, unknown_outcome: false,
+    history: [{ status: 'input_required', at: at(0), approval: 'pending' }, { status: 'working', at: at(1), by: 'key:ann', approval: 'approved' }, { status: 'completed', at: at(3) }],
+  };
+  const rows = taskAuditRows(connector, 3, task, 0);
+  t.deepEqual(rows.map((r) => r.key), ['task:task-1:1', 'task:task-1:2', 'task:task-1:3']);
+  t.deepEqual(taskAuditRows(connector, 3, task, 2).map((r) => r.key), ['task:task-1:3'], 'only the changes after those written');
+  // The activity: the first change copied, then all three, twice (a retry), a proxy's batch in between.
+  const { recordTask } = createToolTaskActivities({ secrets: new SecretBox(randomBytes(32)), calls: NO_CALLS, callAudit: store });
+  await recordTask({ connectorId: connector, seq: 1, task: { ...task, status: 'input_required', history: task.history!.slice(0, 1) } });
+  await store.insert([entry(connector, 'tools/call')]);
+  await recordTask({ connectorId: connector, seq: 3, task, audited: 1 });
+  await recordTask({ connectorId: connector, seq: 3, task, audited: 1 });
+  await recordTask({ connectorId: connector, seq: 3, task }); // as a run from before `audited` asks
+  // A crash after the batch was stored, before its slot was claimed: the retry links it, once.
+  const late = { key: 'task:task-2:1', entry: { ...rows[2]!.entry, task: { ...rows[2]!.entry.task!, task_id: 'task-2', change: 1 } } };
+  const calls = db.collection('connector_calls');
+  await store.appendOnce(connector, late.key, late.entry);
+  const batch = (await calls.find({ connector_id: connector, calls: { $exists: true } }).toArray()).find((b) => String(b.calls).includes('task-2'));
+  t.truthy(batch?.prev);
+  t.truthy((await calls.deleteOne({ next: batch!._id })).deletedCount);
+  await calls.updateOne({ _id: `${connector}:head` as never }, { $set: { head: batch!.prev } });
+  await store.appendOnce(connector, late.key, late.entry);
+  await store.appendOnce(connector, late.key, late.entry);
+
+  const page = await store.list(connector, { limit: 50 });
+  const listed = page.items.filter((c) => c.task).reverse();
+  t.deepEqual(listed.map((c) => [c.task!.task_id, c.task!.change, c.task!.status, c.task!.by, c.task!.approval ?? null]), [
+    ['task-1', 1, 'input_required', null, 'pending'], ['task-1', 2, 'working', 'key:ann', 'approved'], ['task-1', 3, 'completed', null, null],
+    ['task-2', 1, 'completed', null, null],
+  ]);
+  t.is(page.items.length, 5, 'the proxy\'s call, and each task row once');
+  t.like(listed[0], { http_method: 'TASK', rpc_method: 'tools/call', rpc_name: 'charge_card', caller: 'key:alice', status: null });
+  t.deepEqual((await store.list(connector, { limit: 50, error: true })).items, [], 'no failure among them');
+  // A row written long after its change (its worker was down) does not end the walk for `since` early.
+  const old = { ...rows[0]!.entry, at: new Date('2026-11-20T09:00:00Z'), task: { ...rows[0]!.entry.task!, task_id: 'task-9' } };
+  await store.appendOnce(connector, 'task:task-9:1', old);
+  const recent = await store.list(connector, { limit: 50, since: new Date('2026-11-20T11:00:02Z') });
+  t.deepEqual(recent.items.map((c) => [c.task?.task_id, c.task?.change]), [['task-2', 1], ['task-1', 3]]);
+});
+
+test.serial('attempts of the same row at once, beside a proxy\'s writes, link it once (no loop in the chain)', async (t) => {
+  const connector = '44444444-4444-4444-8444-444444444444';
+  const store = new CallAuditStore(db, 30);
+  const other = new CallAuditStore(clients[1]!.db('calls_test'), 30);
+  await store.insert([entry(connector, 'initialize')]);
+  const task: TaskSummary = {
+    task_id: 'task-3', tool: 'charge_card', caller: 'key:alice', status: 'working', created_at: '2026-11-20T12:00:00.000Z',
+    updated_at: '2026-11-20T12:00:00.000Z', toolset_id: null, unknown_outcome: false, history: [{ status: 'working', at: '2026-11-20T12:00:00.000Z' }],
+  };
+  const [row] = taskAuditRows(connector, 1, task, 0);
+  await Promise.all([
+    ...[store, other, store, other].map((s) => s.appendOnce(connector, row!.key, row!.entry)),
+    ...Array.from({ length: 4 }, (_, i) => (i % 2 ? store : other).insert([entry(connector, `tools/list.${i}`)])),
+  ]);
+  const { methods } = await listAll(store, connector);
+  t.is(methods.length, 6, 'the row once, and each call once');
+  t.is(methods.filter((m) => m === 'tools/call').length, 1);
 });
