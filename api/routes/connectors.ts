@@ -210,6 +210,7 @@ function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, 
  */
 async function upstreamInputs(url: string, preset: Preset | undefined, body: ConnectRequest, deps: ConnectorRouteDeps): Promise<ConnectInputs> {
   if (isStdioUrl(url) && (body.headers || body.variables)) throw unprocessable(body.headers ? 'headers' : 'variables', 'only for a remote MCP server');
+  if (!isStdioUrl(url) && body.env) throw unprocessable('env', 'only for a stdio MCP server');
   const inputs = connectInputs(url, preset, body);
   if (Array.isArray(inputs)) throw new ProblemError(422, 'the connect request is invalid', undefined, inputs);
   if (inputs.boundUrl) await refuseForbiddenHost(inputs.boundUrl, deps.addressPolicy, 'variables');
