@@ -205,8 +205,9 @@ function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, 
 }
 
 /**
- * The connect's headers and URL variables, checked against the connector's preset as the catalog
- * has it now; the URL the variables make passes the address guard like any connector URL.
+ * The connect's headers and URL variables (a remote's) or env values (a stdio server's), checked
+ * against the connector's preset as the catalog has it now; the URL the variables make passes the
+ * address guard like any connector URL.
  */
 async function upstreamInputs(url: string, preset: Preset | undefined, body: ConnectRequest, deps: ConnectorRouteDeps): Promise<ConnectInputs> {
   if (isStdioUrl(url) && (body.headers || body.variables)) throw unprocessable(body.headers ? 'headers' : 'variables', 'only for a remote MCP server');
