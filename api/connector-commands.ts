@@ -11,7 +11,7 @@ import {
 } from '../workflows/messages';
 import type { ApprovalRule } from '../contract/approvals';
 import { toProblemError } from './temporal-errors';
-import { headerPurpose, type UpstreamBinding } from '../contract/upstream-inputs';
+import { envPurpose, headerPurpose, type UpstreamBinding } from '../contract/upstream-inputs';
 import type { ConnectInputs } from '../catalog/connect-inputs';
 import { sealGrants } from './connect-grants';
 
@@ -95,9 +95,11 @@ export class ConnectorCommands {
    * sealing them all leaves nothing to get wrong): only ciphertext reaches history.
    */
   private sealBinding(id: string, inputs: ConnectInputs): UpstreamBinding | undefined {
-    if (!inputs.headers.length && !inputs.boundUrl) return undefined;
-    const headers = inputs.headers.map((h) => ({ name: h.name, value: this.deps.secrets.seal(h.value, secretContext(id, headerPurpose(h.name))) }));
-    return { url: inputs.boundUrl, variables: inputs.variables, headers };
+    if (!inputs.headers.length && !inputs.env.length && !inputs.boundUrl) return undefined;
+    const seal = (value: string, purpose: string) => this.deps.secrets.seal(value, secretContext(id, purpose));
+    const headers = inputs.headers.map((h) => ({ name: h.name, value: seal(h.value, headerPurpose(h.name)) }));
+    const env = inputs.env.map((e) => ({ name: e.name, value: seal(e.value, envPurpose(e.name)) }));
+    return { url: inputs.boundUrl, variables: inputs.variables, headers, ...(env.length ? { env } : {}) };
   }
 
   disconnect(id: string, actor: string) {

@@ -22,6 +22,8 @@ export interface PresetField {
 
 export interface ConnectInputs {
   headers: { name: string; value: string; secret: boolean }[];
+  /** A stdio connector's environment values its preset declares (env_inputs). */
+  env: { name: string; value: string }[];
   variables: Record<string, string>;
   /** The URL with its variables bound, normalised; null when it has none. */
   boundUrl: string | null;
@@ -30,6 +32,7 @@ export interface ConnectInputs {
 export interface SuppliedInputs {
   headers?: Record<string, string>;
   variables?: Record<string, string>;
+  env?: Record<string, string>;
 }
 
 /** The inputs of one connect, or the fields it got wrong (422, each field named). */
@@ -37,10 +40,11 @@ export function connectInputs(url: string, preset: Preset | undefined, body: Sup
   const errors: FieldError[] = [];
   const headers = preset ? declaredHeaders(preset, body.headers ?? {}, errors) : ownHeaders(body.headers ?? {}, errors);
   const variables = preset ? boundVariables(url, preset, body.variables ?? {}, errors) : noVariables(body.variables ?? {}, errors);
+  const env = suppliedEnv(preset, body.env ?? {}, errors);
   if (errors.length) return errors;
-  if (!Object.keys(variables).length) return { headers, variables, boundUrl: null };
+  if (!Object.keys(variables).length) return { headers, variables, env, boundUrl: null };
   try {
-    return { headers, variables, boundUrl: normaliseUrl(bindUrl(url, variables)) };
+    return { headers, variables, env, boundUrl: normaliseUrl(bindUrl(url, variables)) };
   } catch (err) {
     return [{ path: 'variables', message: `the URL they make ${err instanceof InvalidUrlError ? err.message : 'is invalid'}` }];
   }
@@ -102,13 +106,27 @@ function boundVariables(url: string, preset: Preset, given: Record<string, strin
   return bound;
 }
 
+/** Only what the stdio preset declares (names exact: environments are case-sensitive); required ones given. */
+function suppliedEnv(preset: Preset | undefined, given: Record<string, string>, errors: FieldError[]): ConnectInputs['env'] {
+  const declared = preset?.stdio?.env_inputs ?? [];
+  for (const name of Object.keys(given)) {
+    if (!declared.some((d) => d.name === name)) errors.push({ path: `env.${name}`, message: `the connector's preset declares no environment variable ${name}` });
+  }
+  return declared.flatMap((d) => {
+    const value = given[d.name];
+    if (value !== undefined) return [{ name: d.name, value }];
+    if (d.required) errors.push({ path: `env.${d.name}`, message: 'required by the connector\'s preset' });
+    return [];
+  });
+}
+
 function noVariables(given: Record<string, string>, errors: FieldError[]): Record<string, string> {
   for (const name of Object.keys(given)) errors.push({ path: `variables.${name}`, message: 'only a connector made from a preset whose URL names variables binds them' });
   return {};
 }
 
 /** What a preset asks a connect for, as GET /presets lists it (never a secret's default). */
-export function presetInputFields(preset: Pick<Preset, 'url' | 'headers' | 'variables' | 'enterprise_managed'>): PresetField[] {
+export function presetInputFields(preset: Pick<Preset, 'url' | 'headers' | 'variables' | 'enterprise_managed' | 'stdio'>): PresetField[] {
   const variables = urlVariables(preset.url).flatMap((name): PresetField[] => {
     const v = preset.variables?.[name];
     if (v?.value !== undefined) return [];
@@ -119,7 +137,8 @@ export function presetInputFields(preset: Pick<Preset, 'url' | 'headers' | 'vari
   const assertion: PresetField[] = preset.enterprise_managed
     ? [{ name: 'id_token', in: 'connect', secret: true, required: true, description: "The user's ID token (enterprise-managed authorization, SEP-990)" }]
     : [];
-  return [...variables, ...headers, ...assertion];
+  const env = (preset.stdio?.env_inputs ?? []).map((e): PresetField => ({ name: e.name, in: 'env', secret: e.secret, required: e.required, ...describe(e.description) }));
+  return [...variables, ...headers, ...env, ...assertion];
 }
 
 function headerField(h: HeaderDeclaration): PresetField {

@@ -6,7 +6,8 @@ import { argvOf, InputRefused, resolveInput } from './registry-inputs';
 import type { RegistryOverlay } from './registry-config';
 import { steeringReason } from './registry-env-policy';
 import type { StdioConfig } from '../contract/schemas';
-import type { Package } from './server-json';
+import type { KeyValueInput, Package } from './server-json';
+import { MAX_INPUTS, type EnvInputDeclaration } from '../contract/upstream-inputs';
 
 export type PackageKind = 'oci' | 'npm' | 'pypi';
 
@@ -79,14 +80,26 @@ function toolPackage(pkg: Package, kind: 'npm' | 'pypi', overlay: RegistryOverla
   return withEnv(pkg, kind, { image: TOOL_IMAGE[kind], command: [...toolCommand(kind, pkg.identifier, pkg.version), ...argv] }, missing, overlay);
 }
 
+/** A variable the connect supplies: secret unless the entry says otherwise, as a key would be. */
+function envInput(variable: KeyValueInput): EnvInputDeclaration {
+  return {
+    name: variable.name, secret: variable.isSecret ?? true, required: variable.isRequired ?? false,
+    ...(variable.description ? { description: variable.description.slice(0, 512) } : {}),
+  };
+}
+
 /** How the local runtime fetches and starts an npm or PyPI package at one exact version. */
 export function toolCommand(kind: 'npm' | 'pypi', identifier: string, version: string): string[] {
   return kind === 'npm' ? ['npx', '--yes', `${identifier}@${version}`] : ['uvx', `${identifier}==${version}`];
 }
 
-/** Fixed and default values become env; the first required secret is the connect's token; other gaps refuse. */
+/**
+ * Fixed and default values become env; the first required secret is the connect's token; every
+ * other variable without a value is one the connect supplies (env_inputs); argument gaps refuse.
+ */
 function withEnv(pkg: Package, kind: PackageKind, base: StdioConfig, missing: string[], overlay: RegistryOverlay | undefined): PackageMapping {
   const env: Record<string, string> = {};
+  const inputs: NonNullable<StdioConfig['env_inputs']> = [];
   let tokenEnv: string | null = null;
   for (const variable of pkg.environmentVariables ?? []) {
     if (!ENV_NAME.test(variable.name)) throw new InputRefused(`its environment variable name ${JSON.stringify(variable.name.slice(0, 64))} is malformed`);
@@ -95,13 +108,18 @@ function withEnv(pkg: Package, kind: PackageKind, base: StdioConfig, missing: st
     const resolved = resolveInput(variable, `environment variable ${variable.name}`);
     if ('value' in resolved) env[variable.name] = resolved.value;
     else if ('missing' in resolved && variable.isSecret && tokenEnv === null) tokenEnv = variable.name;
-    else if ('missing' in resolved) missing.push(resolved.missing);
+    // A value of the user's own (no value or default at all) is the connect's to give; a template
+    // with a gap in it stays refused: the connect would have to know the template to fill it.
+    else if ('absent' in resolved || (variable.value === undefined && variable.default === undefined)) inputs.push(envInput(variable));
+    else missing.push(resolved.missing);
   }
+  if (inputs.length > MAX_INPUTS) throw new InputRefused(`it asks for more than ${MAX_INPUTS} environment variables a connect supplies`);
   if (missing.length) throw new InputRefused(`it needs ${missing.join(', ')}, which a connect request cannot supply yet`);
   const stdio: StdioConfig = {
     ...base,
     ...(Object.keys(env).length ? { env } : {}),
     ...(tokenEnv ? { access_token_env_name: tokenEnv } : {}),
+    ...(inputs.length ? { env_inputs: inputs } : {}),
     ...(overlay?.resources ? { resources: overlay.resources } : {}),
     // Egress as the operator allows it; npx and uvx fetch the package at start, so they need the internet.
     ...(overlay?.internet || kind !== 'oci' ? { internet: true } : {}),

@@ -50,8 +50,9 @@ export function registryPreset(entry: RegistryEntry, overlay: RegistryOverlay | 
   const runnable = mapped[chosen];
   const url = stdioUrlOf(entry.name);
   if (runnable?.ok) {
-    const fields: PresetField[] = runnable.tokenEnv ? [{ name: 'access_token', in: 'env', secret: true, description: `injected as ${runnable.tokenEnv}` }] : [];
-    return { ...base, ...pinned, kind: 'stdio', packageKind: runnable.kind, url, preset: { url, metadata, stdio: runnable.stdio }, reason: null, fields };
+    const token: PresetField[] = runnable.tokenEnv ? [{ name: 'access_token', in: 'env', secret: true, description: `injected as ${runnable.tokenEnv}` }] : [];
+    const preset = { url, metadata, stdio: runnable.stdio };
+    return { ...base, ...pinned, kind: 'stdio', packageKind: runnable.kind, url, preset, reason: null, fields: [...token, ...presetInputFields(preset)] };
   }
   const why = mapped.map((m) => (m.ok ? '' : m.reason)).filter(Boolean);
   const reasons = [...why];

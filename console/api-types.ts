@@ -125,6 +125,10 @@ export interface components {
             variables?: {
                 [key: string]: string;
             };
+            /** @description Environment variable name → value for a stdio connector, as its preset declares them (fields in env); sealed, given only to the server's process, never returned */
+            env?: {
+                [key: string]: string;
+            };
             /** @description With grant enterprise_managed: the user's OpenID Connect ID token from the enterprise identity provider; never returned. Alone (no grant): for a connector whose preset declares enterprise_managed. One issued by CONNECTOR__AUTH_ISSUER must be the caller's own (its sub) */
             id_token?: string;
             /**

@@ -5,7 +5,7 @@ import { STATES } from './connector-states';
 import { normaliseUrl, InvalidUrlError } from './connector-url';
 import { isLoopbackHost } from './loopback-host';
 import { CPU_QUANTITY, MEMORY_QUANTITY, quantityValue, type ResourceName } from './kube-quantity';
-import { ConnectHeadersSchema, ConnectVariablesSchema, HeaderDeclarationSchema, MAX_INPUTS, VariablesDeclarationSchema, urlVariables } from './upstream-inputs';
+import { ConnectEnvSchema, ConnectHeadersSchema, ConnectVariablesSchema, EnvInputDeclarationSchema, HeaderDeclarationSchema, MAX_INPUTS, VariablesDeclarationSchema, urlVariables } from './upstream-inputs';
 import { OwnerApprovalRulesSchema } from './approvals';
 
 export const METADATA_MAX_KEYS = 16;
@@ -101,6 +101,7 @@ export const ConnectRequestSchema = z
     signing_algorithm: z.enum(SIGNING_ALGORITHMS).optional().meta({ description: 'The algorithm private_key_pem signs with (default ES256)' }),
     headers: ConnectHeadersSchema.optional(),
     variables: ConnectVariablesSchema.optional(),
+    env: ConnectEnvSchema.optional(),
     id_token: z.string().min(1).max(16384).optional()
       .meta({
         description: "With grant enterprise_managed: the user's OpenID Connect ID token from the enterprise identity provider; never returned. "
@@ -218,10 +219,19 @@ export const StdioConfigSchema = z.strictObject({
   args: z.array(z.string()).optional(),
   env: z.record(z.string(), z.string()).optional(),
   access_token_env_name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  /** Variables a connect supplies (its `env`), injected into the server's environment (docs/presets.md). */
+  env_inputs: z.array(EnvInputDeclarationSchema).max(MAX_INPUTS).optional(),
   resources: StdioResourcesSchema.optional(),
   /** The server may reach public addresses (default false: no egress at all). */
   internet: z.boolean().optional(),
   allowed_networks: WorkloadNetworksSchema.optional(),
+}).superRefine((s, ctx) => {
+  // One source per variable: a connect's value never quietly loses to (or overrides) the preset's own.
+  const taken = new Set([...Object.keys(s.env ?? {}), ...(s.access_token_env_name ? [s.access_token_env_name] : [])]);
+  for (const [i, input] of (s.env_inputs ?? []).entries()) {
+    if (taken.has(input.name)) ctx.addIssue({ code: 'custom', path: ['env_inputs', i, 'name'], message: 'set by the preset already, or declared twice' });
+    taken.add(input.name);
+  }
 });
 export type StdioConfig = z.infer<typeof StdioConfigSchema>;
 

@@ -113,6 +113,34 @@ export const ConnectVariablesSchema = z.record(z.string().regex(VARIABLE_NAME, '
   .refine((v) => Object.keys(v).length <= MAX_INPUTS, `at most ${MAX_INPUTS} variables`)
   .meta({ description: "Variable name → value for the {variables} of the connector's URL (fields in url); each a DNS label or path segment" });
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** A value a stdio server's environment may hold: no NUL (it ends the string the kernel copies). */
+function envValueRefusal(value: string): string | null {
+  return value.includes('\0') ? 'must not contain NUL' : null;
+}
+
+/**
+ * An environment variable of a stdio preset that a connect supplies (server.json's package
+ * `environmentVariables` without a value): sealed like a header, opened only where the workload
+ * starts, into the server's environment.
+ */
+export const EnvInputDeclarationSchema = z.strictObject({
+  name: z.string().regex(ENV_NAME, 'must be an environment variable name'),
+  /** Secret values are never shown anywhere; default true, the safe reading of an API key. */
+  secret: z.boolean().default(true),
+  required: z.boolean().default(false),
+  description: z.string().max(512).optional(),
+});
+export type EnvInputDeclaration = z.infer<typeof EnvInputDeclarationSchema>;
+
+/** The connect body's `env`: values for the env_inputs of a stdio preset. */
+export const ConnectEnvSchema = z.record(z.string().regex(ENV_NAME, 'must be an environment variable name'), z.string().min(1).max(MAX_HEADER_VALUE).superRefine((value, ctx) => {
+  const why = envValueRefusal(value);
+  if (why) ctx.addIssue({ code: 'custom', message: why });
+})).refine((e) => Object.keys(e).length <= MAX_INPUTS, `at most ${MAX_INPUTS} variables`)
+  .meta({ description: "Environment variable name → value for a stdio connector, as its preset declares them (fields in env); sealed, given only to the server's process, never returned" });
+
 /** What a connect bound for the upstream: the URL it is reached at, and its headers sealed. */
 export interface UpstreamBinding {
   /** The connector's URL with its variables bound (null: the URL has none). */
@@ -120,6 +148,8 @@ export interface UpstreamBinding {
   /** Bound variables, shown on the record (never secret). */
   variables: Record<string, string>;
   headers: SealedHeader[];
+  /** A stdio connector's environment values, sealed for `envPurpose(name)` (absent: none, or a binding from before they existed). */
+  env?: SealedHeader[];
 }
 
 export interface SealedHeader {
@@ -131,6 +161,11 @@ export interface SealedHeader {
 /** The secret box purpose a header's value is sealed for (one per header name and connector). */
 export function headerPurpose(name: string): string {
   return `header:${name.toLowerCase()}`;
+}
+
+/** The secret box purpose an environment value is sealed for. */
+export function envPurpose(name: string): string {
+  return `env:${name}`;
 }
 
 const REFERENCE = /\{([A-Za-z0-9_-]{1,64})\}|%7B([A-Za-z0-9_-]{1,64})%7D/gi;

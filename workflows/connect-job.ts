@@ -88,7 +88,8 @@ async function connectStdio(job: ConnectJob): Promise<void> {
 /** What starting the connector's workload needs: its preset by reference (the worker has the config, env values included). */
 export function workloadInput(entity: ConnectorEntity, tokenSealed: Ciphertext | null): StartWorkloadInput {
   const { id, preset } = entity.data.init;
-  return { connectorId: id, presetUrl: preset?.url ?? null, tokenSealed };
+  const envSealed = entity.data.binding?.env ?? [];
+  return { connectorId: id, presetUrl: preset?.url ?? null, tokenSealed, ...(envSealed.length ? { envSealed } : {}) };
 }
 
 /** The failure a connect Update answers with: its type (the API's status follows) and the record. */

@@ -339,11 +339,12 @@ export class ConnectorManager {
   }
 }
 
-/** What the audit says of a connect's headers and variables: names, and variables' values, never a header's value. */
+/** What the audit says of a connect's headers, variables and env: names, and variables' values, never a header's or env value. */
 function bindingNote(binding: UpstreamBinding | undefined): string {
   if (!binding) return '';
   const parts = [
     ...(binding.headers.length ? [`headers ${binding.headers.map((h) => h.name).join(', ')}`] : []),
+    ...(binding.env?.length ? [`environment ${binding.env.map((e) => e.name).join(', ')}`] : []),
     ...(Object.keys(binding.variables).length ? [`URL variables ${Object.entries(binding.variables).map(([k, v]) => `${k}=${v}`).join(', ')}`] : []),
   ];
   return parts.length ? ` (${parts.join('; ')})` : '';

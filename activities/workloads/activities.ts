@@ -8,6 +8,7 @@ import type { Metrics } from '../../platform/metrics';
 import type { Preset, StdioConfig } from '../../contract/schemas';
 import { secretContext, type Ciphertext, type SecretBox } from '../../platform/secret-box';
 import { configuredPreset } from '../configured-preset';
+import { envPurpose, type SealedHeader } from '../../contract/upstream-inputs';
 import { WorkloadSpecError } from './errors';
 import { toApplicationFailure } from '../typed-failure';
 import type { WatchResult, WorkloadRuntime } from './runtime';
@@ -17,6 +18,8 @@ export interface StartWorkloadInput {
   /** The connector's preset, by its normalised URL: its stdio config is looked up here (null: none, refused). */
   presetUrl: string | null;
   tokenSealed: Ciphertext | null;
+  /** The connect's values for the preset's env_inputs, each sealed for envPurpose(name). */
+  envSealed?: SealedHeader[];
 }
 
 export interface StartedWorkload {
@@ -58,7 +61,7 @@ export function createWorkloadActivities(deps: WorkloadActivityDeps) {
         if (refused) throw new WorkloadSpecError(refused);
         const stdio = stdioOf(input, deps.presets);
         const token = input.tokenSealed === null ? null : secrets.open(input.tokenSealed, secretContext(input.connectorId, 'access_token'));
-        const spec = { connectorId: input.connectorId, stdio, token };
+        const spec = { connectorId: input.connectorId, stdio, token, inputs: openEnvInputs(input, stdio, secrets) };
         const ready = await runtime.start(spec, { readinessTimeoutMs, heartbeat, signal: context.cancellationSignal });
         const gatewaySecret = secrets.seal(ready.gatewaySecret, secretContext(input.connectorId, GATEWAY_SECRET_FIELD));
         outcome('ready');
@@ -81,6 +84,19 @@ export function createWorkloadActivities(deps: WorkloadActivityDeps) {
       await runtime.remove(input.connectorId);
     },
   };
+}
+
+/**
+ * The connect's environment values, opened; only names the preset declares now are kept: a
+ * declaration the operator has since dropped lets no stale value through.
+ */
+function openEnvInputs(input: StartWorkloadInput, stdio: StdioConfig, secrets: Pick<SecretBox, 'open'>): Record<string, string> {
+  const declared = new Set((stdio.env_inputs ?? []).map((e) => e.name));
+  const opened: Record<string, string> = {};
+  for (const sealed of input.envSealed ?? []) {
+    if (declared.has(sealed.name)) opened[sealed.name] = secrets.open(sealed.value, secretContext(input.connectorId, envPurpose(sealed.name)));
+  }
+  return opened;
 }
 
 function stdioOf(input: StartWorkloadInput, presets: readonly Preset[]): StdioConfig {

@@ -99,7 +99,7 @@ export class ContainerRuntime implements WorkloadRuntime {
   }
 
   private launch(spec: WorkloadSpec, network: EgressNetwork | null): ServerLaunch {
-    const env = workloadEnv(spec.stdio, spec.token);
+    const env = workloadEnv(spec);
     const args = containerRunArgs({
       connectorId: spec.connectorId,
       owner: this.options.owner,

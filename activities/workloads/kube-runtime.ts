@@ -111,7 +111,7 @@ export class KubeRuntime implements WorkloadRuntime {
 
   private async startOnce(spec: WorkloadSpec, options: StartOptions): Promise<StartedRuntimeWorkload> {
     const ctx = this.context(spec.connectorId, spec.stdio);
-    const env = workloadEnv(spec.stdio, spec.token);
+    const env = workloadEnv(spec);
     checkEnvNames(env); // A spec error surfaces before anything is created.
     const started = Date.now();
     let gatewaySecret: string;

@@ -64,7 +64,7 @@ export function hostProcessLauncher(spec: WorkloadSpec): ServerLaunch {
   if (!program) {
     throw new WorkloadSpecError('a preset without command cannot run as a local process: it needs the container or the Kubernetes runtime (CONNECTOR__STDIO_RUNTIME)');
   }
-  return { command: program, args: [...commandArgs, ...(spec.stdio.args ?? [])], env: workloadEnv(spec.stdio, spec.token) };
+  return { command: program, args: [...commandArgs, ...(spec.stdio.args ?? [])], env: workloadEnv(spec) };
 }
 
 interface LocalWorkload {
@@ -285,7 +285,7 @@ async function hasExited(workload: LocalWorkload): Promise<boolean> {
 }
 
 function envDigest(spec: WorkloadSpec): string {
-  const env = workloadEnv(spec.stdio, spec.token);
+  const env = workloadEnv(spec);
   const sorted = Object.keys(env).sort().map((k) => [k, env[k]]);
   return createHash('sha256').update(JSON.stringify([sorted, { ...spec.stdio, env: undefined }])).digest('hex');
 }

@@ -9,6 +9,8 @@ export interface WorkloadSpec {
   stdio: StdioConfig;
   /** Plaintext, opened by the caller; lives only in process memory (and in a Kubernetes Secret). */
   token: string | null;
+  /** The connect's values for the preset's env_inputs, opened the same way (absent: none). */
+  inputs?: Record<string, string>;
 }
 
 export interface StartOptions {

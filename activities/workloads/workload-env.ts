@@ -1,10 +1,11 @@
-// The environment a stdio server gets: the preset's env, plus the connect request's token under
-// access_token_env_name when the preset names one and a token was given. Both runtimes use it.
+// The environment a stdio server gets: the preset's env, the connect's values for the preset's
+// env_inputs, plus the connect request's token under access_token_env_name when the preset names
+// one and a token was given. Every runtime uses it.
 import { dirname } from 'node:path';
-import type { StdioConfig } from '../../contract/schemas';
+import type { WorkloadSpec } from './runtime';
 
-export function workloadEnv(stdio: StdioConfig, token: string | null): Record<string, string> {
-  const env = { ...(stdio.env ?? {}) };
+export function workloadEnv({ stdio, token, inputs }: Pick<WorkloadSpec, 'stdio' | 'token' | 'inputs'>): Record<string, string> {
+  const env = { ...(stdio.env ?? {}), ...inputs };
   if (token !== null && stdio.access_token_env_name) env[stdio.access_token_env_name] = token;
   return env;
 }

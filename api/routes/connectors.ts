@@ -222,11 +222,13 @@ function withQuotaSlot<T>(caller: Caller, id: string, deps: ConnectorRouteDeps, 
 }
 
 /**
- * The connect's headers and URL variables, checked against the connector's preset as the catalog
- * has it now; the URL the variables make passes the address guard like any connector URL.
+ * The connect's headers and URL variables (a remote's) or env values (a stdio server's), checked
+ * against the connector's preset as the catalog has it now; the URL the variables make passes the
+ * address guard like any connector URL.
  */
 async function upstreamInputs(url: string, preset: Preset | undefined, body: ConnectRequest, deps: ConnectorRouteDeps): Promise<ConnectInputs> {
   if (isStdioUrl(url) && (body.headers || body.variables)) throw unprocessable(body.headers ? 'headers' : 'variables', 'only for a remote MCP server');
+  if (!isStdioUrl(url) && body.env) throw unprocessable('env', 'only for a stdio MCP server');
   const inputs = connectInputs(url, preset, body);
   if (Array.isArray(inputs)) throw new ProblemError(422, 'the connect request is invalid', undefined, inputs);
   if (inputs.boundUrl) await refuseForbiddenHost(inputs.boundUrl, deps.addressPolicy, 'variables');

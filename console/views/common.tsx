@@ -62,3 +62,7 @@ const AUTH_KIND_WORDS: Record<NonNullable<Connector['auth_kind']>, string> = {
 };
 
 export const authKindWords = (kind: Connector['auth_kind']) => (kind ? AUTH_KIND_WORDS[kind] : '—');
+
+/** How the token travels: a bearer token anyone holding it could present, or one bound to the connector's own DPoP key. */
+export const tokenBindingWords = (binding: Connector['token_binding']) =>
+  (binding === 'dpop' ? "DPoP: bound to the connector's own key, presented with a proof on every request (RFC 9449)" : 'Bearer: presented as it is');

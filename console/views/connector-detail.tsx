@@ -12,7 +12,7 @@ import { AuditTrail } from './audit-trail';
 import { TaskList } from './task-list';
 import { ClientConfig } from './client-config';
 import { ConnectForm } from './connect-form';
-import { ErrorNote, StateBadge, ViewHeading, authKindWords, connectorName, shownTime } from './common';
+import { ErrorNote, StateBadge, ViewHeading, authKindWords, connectorName, shownTime, tokenBindingWords } from './common';
 import { ToolsPanel } from './tools-panel';
 import { useCaller } from '../caller-context';
 import { reasonFor } from '../problem-words';
@@ -56,6 +56,7 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
         {c.disconnect_reason && <><dt>Disconnect reason</dt><dd class="reason">{reasonFor(c.disconnect_reason, caller.admin && caller.authenticated)}{c.disconnect_permanent === false ? ' (the service retries by itself)' : ''}</dd></>}
         {c.protocol_version && <><dt>MCP revision</dt><dd>{c.protocol_version}</dd></>}
         {c.auth_kind && <><dt>Authentication</dt><dd id="auth-kind" data-kind={c.auth_kind}>{authKindWords(c.auth_kind)}</dd></>}
+        {c.auth_kind && c.auth_kind !== 'none' && <><dt>Token binding</dt><dd id="token-binding" data-binding={c.token_binding ?? 'bearer'}>{tokenBindingWords(c.token_binding)}</dd></>}
         {c.transport === 'sse' && <><dt>Transport</dt><dd>HTTP+SSE (2024-11-05), served to clients as Streamable HTTP</dd></>}
         {c.preset && <><dt>Preset</dt><dd><code>{c.preset.url}</code></dd></>}
         {c.variables && <><dt>URL variables</dt><dd>{Object.entries(c.variables).map(([k, v]) => `${k}=${v}`).join(', ')}</dd></>}

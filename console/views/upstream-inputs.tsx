@@ -28,7 +28,8 @@ export function useUpstreamInputs(api: Api, connector: Connector): UpstreamInput
     if (!presetUrl) return;
     api.get<Page<Preset>>('/api/v1/connectors/presets').then((p) => {
       const preset = p.items.find((item) => item.url === presetUrl);
-      setFields((preset?.fields ?? []).filter((f) => f.in === 'header' || f.in === 'url'));
+      // The env field named access_token is the connect's token, which the token field gives.
+      setFields((preset?.fields ?? []).filter((f) => f.in === 'header' || f.in === 'url' || (f.in === 'env' && f.name !== 'access_token')));
       setAssertion((preset?.fields ?? []).some((f) => f.in === 'connect' && f.name === 'id_token'));
     }, () => setFields([]));
   }, [api, presetUrl]);
@@ -39,10 +40,15 @@ export function useUpstreamInputs(api: Api, connector: Connector): UpstreamInput
     body: () => {
       const headers = pick('header');
       const variables = pick('url');
-      return { ...(Object.keys(headers).length ? { headers } : {}), ...(Object.keys(variables).length ? { variables } : {}) };
+      const env = pick('env');
+      return { ...(Object.keys(headers).length ? { headers } : {}), ...(Object.keys(variables).length ? { variables } : {}), ...(Object.keys(env).length ? { env } : {}) };
     },
   };
 }
+
+const FIELD_LABEL: Record<Field['in'], (name: string) => string> = {
+  url: (name) => `URL variable ${name}`, header: (name) => `Header ${name}`, env: (name) => `Environment variable ${name}`, connect: (name) => name,
+};
 
 export function UpstreamFields({ inputs }: { inputs: UpstreamInputs }) {
   if (!inputs.fields.length) return null;
@@ -54,7 +60,7 @@ export function UpstreamFields({ inputs }: { inputs: UpstreamInputs }) {
         const id = `upstream-${f.in}-${f.name}`;
         return (
           <p key={key}>
-            <label for={id}>{f.in === 'url' ? `URL variable ${f.name}` : `Header ${f.name}`}{f.required ? ' (required)' : ''}</label>
+            <label for={id}>{FIELD_LABEL[f.in](f.name)}{f.required ? ' (required)' : ''}</label>
             {f.secret
               ? <input id={id} type="password" autocomplete="off" value={inputs.values[key] ?? ''} onInput={(e) => inputs.set(key, (e.target as HTMLInputElement).value)} />
               : <input id={id} type="text" autocomplete="off" placeholder={f.default ?? ''} value={inputs.values[key] ?? ''} onInput={(e) => inputs.set(key, (e.target as HTMLInputElement).value)} />}

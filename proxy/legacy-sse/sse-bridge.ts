@@ -109,6 +109,22 @@ export class SseBridge {
     for (const key of this.held.keys()) if (key.startsWith(`${connectorId}\n`)) this.drop(key);
   }
 
+  /**
+   * A toolset's member session on the server (proxy/toolset/sse-members.ts): the same upstream
+   * sessions as a client's, keyed by the session id the toolset keeps (never shown to a caller),
+   * opened anew from the parameters it carries when this replica has none.
+   */
+  async memberSession(connectorId: string, route: ConnectedRoute, sessionId: string): Promise<UpstreamSseSession> {
+    const params = paramsOf(sessionId);
+    if (!params) throw new ProblemError(502, 'The toolset kept a member session id the bridge did not make.');
+    return (await this.session(memberKeyOf(connectorId, sessionId), connectorId, route, params)).session!;
+  }
+
+  /** Ends a toolset's member session. */
+  dropMember(connectorId: string, sessionId: string): void {
+    this.drop(memberKeyOf(connectorId, sessionId));
+  }
+
   close(): void {
     clearInterval(this.sweeper);
     for (const key of [...this.held.keys()]) this.drop(key);
@@ -281,6 +297,8 @@ interface PostContext {
 }
 
 const keyOf = (connectorId: string, caller: Caller, sessionId: string) => `${connectorId}\n${caller.subject ?? ''}\n${sessionId}`;
+/** A toolset's member sessions: a caller subject no key of a caller's has (theirs are never empty with a tab). */
+const memberKeyOf = (connectorId: string, sessionId: string) => `${connectorId}\n\ttoolset\n${sessionId}`;
 
 function headerOf(req: IncomingMessage, name: string): string | null {
   const value = req.headers[name];

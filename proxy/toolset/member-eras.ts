@@ -17,6 +17,8 @@ export class MemberEras {
   constructor(private readonly upstream: UpstreamClient, private readonly ttlMs = 10 * 60_000, private readonly maxEntries = 10_000) {}
 
   of(target: MemberTarget, signal?: AbortSignal): Promise<Era> {
+    // An HTTP+SSE server (2024-11-05) is a session-keeping one, reached through the bridge: nothing to probe.
+    if (target.route.transport === 'sse') return Promise.resolve('legacy');
     const key = `${target.connectorId}\n${target.route.target}`;
     const entry = this.known.get(key);
     if (entry && performance.now() - entry.at < this.ttlMs) return entry.era;

@@ -14,6 +14,7 @@ import { responseOf } from './member-answer';
 import type { MemberEras } from './member-eras';
 import { legacyHeaders, modernHeaders, type MemberSession, type MemberTarget } from './member-wire';
 import { META, MODERN_VERSION, metaOf, paramsOf, type RpcMessage } from './rpc';
+import { syntheticReply, type SseMembers } from './sse-members';
 
 
 /** Where a caller's member sessions are kept, and what members are told of the client. */
@@ -38,10 +39,12 @@ export interface SendOptions {
 const INITIALIZE_ID = 'toolset-initialize';
 
 export class MemberLink {
-  constructor(private readonly upstream: UpstreamClient, private readonly eras: MemberEras) {}
+  /** `sse`: how members of the HTTP+SSE transport are reached (absent: they are not). */
+  constructor(private readonly upstream: UpstreamClient, private readonly eras: MemberEras, private readonly sse?: SseMembers) {}
 
   /** The member's answer to `message`, its body unread; rejects as UpstreamClient.send does. */
   async send(target: MemberTarget, message: RpcMessage, sessions: MemberSessions, options: SendOptions = {}): Promise<UpstreamReply> {
+    if (target.route.transport === 'sse') return this.sendSse(target, message, sessions, options.signal);
     const era = await this.eras.of(target, options.signal);
     if (era === 'modern') {
       const body = Buffer.from(JSON.stringify(withEnvelope(message, sessions)));
@@ -58,8 +61,23 @@ export class MemberLink {
     }
   }
 
+  /** An SSE member: its session in the bridge, kept like a 2025 member's (the bridge reopens one it lost by itself). */
+  private async sendSse(target: MemberTarget, message: RpcMessage, sessions: MemberSessions, signal?: AbortSignal): Promise<UpstreamReply> {
+    if (!this.sse) throw new ProblemError(502, 'This proxy reaches no member of the HTTP+SSE transport.');
+    const sse = this.sse;
+    let session = sessions.get(target.connectorId);
+    if (!session) {
+      const fresh = await sse.open(target, sessions);
+      session = await sessions.keep(target.connectorId, fresh, undefined);
+      if (session.sessionId !== fresh.sessionId) sse.close(target, fresh); // another request's won
+    }
+    return sse.send(target, session, message, signal);
+  }
+
   /** A 2025 member session's own stream (GET): what the member sends outside any request. */
   listen(target: MemberTarget, session: MemberSession, signal: AbortSignal): Promise<UpstreamReply> {
+    // An SSE server's one stream is the bridge's upstream session's: no second stream to offer.
+    if (target.route.transport === 'sse') return Promise.resolve(syntheticReply(target.route, 405, null));
     const headers = { ...legacyHeaders(session), accept: 'text/event-stream' };
     return this.upstream.send(target.connectorId, target.route, { method: 'GET', headers, signal });
   }
@@ -67,6 +85,7 @@ export class MemberLink {
   /** Ends a member session (best effort: the member also forgets idle sessions by itself). */
   async close(target: MemberTarget, session: MemberSession): Promise<void> {
     if (session.sessionId === null) return;
+    if (target.route.transport === 'sse') return this.sse?.close(target, session);
     const reply = await this.upstream.send(target.connectorId, target.route, { method: 'DELETE', headers: legacyHeaders(session) }).catch(() => null);
     reply?.answer.resume();
   }

@@ -25,6 +25,8 @@ import { CallerMemberSessions } from './caller-member-sessions';
 import { ChangeWatch } from './change-watch';
 import { DEFAULT_SESSION_LIMITS, LegacySessions, type SessionLimits } from './legacy-sessions';
 import { MemberEras } from './member-eras';
+import { SseBridge } from '../legacy-sse/sse-bridge';
+import { SseMembers } from './sse-members';
 import { MemberLink } from './member-link';
 import { MemberListeners } from './member-listeners';
 import { memorySessionStore } from './memory-session-store';
@@ -82,7 +84,9 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
   const { routes, logger } = options;
   const upstream = options.upstream ?? new UpstreamClient({ routes, policy: options.policy, logger, pool: options.pool });
   const eras = new MemberEras(upstream);
-  const link = new MemberLink(upstream, eras);
+  // Members of the HTTP+SSE transport get upstream sessions of their own, apart from callers' of the connector.
+  const bridge = new SseBridge({ upstream, logger, bodyLimitBytes: BODY_LIMIT });
+  const link = new MemberLink(upstream, eras, new SseMembers(bridge));
   const catalog = new ToolCatalog(options.listTtlMs);
   const records = new ToolsetRecords(options.source);
   const store = options.source.sessions ?? memorySessionStore();
@@ -162,6 +166,7 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
     },
     memberChanged(connectorId) {
       catalog.invalidate(connectorId);
+      if (bridge.holds(connectorId)) routes.get(connectorId).then((route) => bridge.settle(connectorId, route), () => bridge.forget(connectorId));
       watch.memberChanged(connectorId);
     },
     async close() {
@@ -169,6 +174,7 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
       streams.close();
       watch.stop();
       listeners.close();
+      bridge.close();
       if (!options.upstream) upstream.destroy();
     },
   };

@@ -33,6 +33,7 @@ test('declared headers and variables bind: the fixed value and the default fill 
   t.deepEqual(result, {
     headers: [{ name: 'X-API-Key', value: 'k-123', secret: true }, { name: 'X-Region', value: 'eu', secret: false }, { name: 'X-Client', value: 'connector-registry', secret: false }],
     variables: { tenant: 'acme' },
+    env: [],
     boundUrl: 'http://127.0.0.1:9/acme/mcp',
   });
 });
@@ -56,7 +57,7 @@ test('a variable value that would change the host or the path is refused', (t) =
 
 test('without a preset, the owner may set headers the proxy does not own, and binds no variables', (t) => {
   t.deepEqual(connectInputs('https://mcp.example.com/mcp', undefined, { headers: { 'X-Team': 'blue' } }), {
-    headers: [{ name: 'X-Team', value: 'blue', secret: true }], variables: {}, boundUrl: null,
+    headers: [{ name: 'X-Team', value: 'blue', secret: true }], variables: {}, env: [], boundUrl: null,
   });
   t.deepEqual(paths(connectInputs('https://mcp.example.com/mcp', undefined, { variables: { x: 'y' } })), ['variables.x']);
 });
@@ -96,4 +97,18 @@ test('the proxy sends the connector\'s headers, never the caller\'s of the same 
   t.is(out['x-api-key'], 'connector-key');
   const none = upstreamRequestHeaders({ 'x-api-key': 'caller-key' }, 'up.example.com', 0);
   t.is(none['x-api-key'], undefined);
+});
+
+test("a stdio preset's env_inputs: only declared names, required ones given, none the preset sets itself", (t) => {
+  const stdio = (envInputs: object[], extra: object = {}) => parsePresets(JSON.stringify([{ url: 'mcp+stdio://keyed', stdio: { image: 'x/y', env_inputs: envInputs, ...extra } }]));
+  const [keyed] = stdio([{ name: 'API_KEY', required: true }, { name: 'REGION', secret: false }]);
+  t.deepEqual(connectInputs(keyed!.url, keyed, { env: { API_KEY: 'k' } }), { headers: [], variables: {}, env: [{ name: 'API_KEY', value: 'k' }], boundUrl: null });
+  t.deepEqual(paths(connectInputs(keyed!.url, keyed, { env: { REGION: 'eu' } })), ['env.API_KEY']);
+  t.deepEqual(paths(connectInputs(keyed!.url, keyed, { env: { API_KEY: 'k', api_key: 'k', PATH: '/tmp' } })), ['env.api_key', 'env.PATH']);
+  t.deepEqual(presetInputFields(keyed!), [{ name: 'API_KEY', in: 'env', secret: true, required: true }, { name: 'REGION', in: 'env', secret: false, required: false }]);
+  t.throws(() => stdio([{ name: 'TOKEN' }], { access_token_env_name: 'TOKEN' }), { message: /set by the preset already/ });
+  t.throws(() => stdio([{ name: 'MODE' }], { env: { MODE: 'fixed' } }), { message: /set by the preset already/ });
+  t.throws(() => stdio([{ name: 'A' }, { name: 'A' }]), { message: /declared twice/ });
+  t.false(ConnectRequestSchema.safeParse({ env: { 'BAD-NAME': 'v' } }).success);
+  t.false(ConnectRequestSchema.safeParse({ env: { OK: 'nul\u0000' } }).success);
 });

@@ -134,9 +134,30 @@ test('required container engine arguments (a host mount) are never passed: the i
   t.regex(withoutFetch.reason!, /container engine arguments \(--mount\)/);
   const db = map(real['database-manager']);
   t.is(db.preset, null, 'inputs nobody here can give (a database name, a user) keep it from running');
-  t.regex(db.reason!, /argument database_name, environment variable DB_USERNAME/);
+  t.regex(db.reason!, /needs argument database_name, which/);
+  t.notRegex(db.reason!, /DB_USERNAME/, 'an environment variable without a value is one a connect supplies');
   const optional = map({ ...real['database-manager'], packages: [{ ...(real['database-manager']!.packages as object[])[0], packageArguments: [], environmentVariables: [] }] }, { immutable_image_tags: true });
   t.deepEqual(optional.preset?.stdio, { image: 'docker.io/example/database-manager-mcp:3.1.0' }, 'optional engine arguments (--network host) are dropped, never passed');
+});
+
+test('variables without a value beyond the token are env_inputs a connect supplies, secret unless the entry says otherwise', (t) => {
+  const brave = real['brave-search']!;
+  const pkg = (brave.packages as { environmentVariables: object[] }[])[0]!;
+  const extra = [
+    { name: 'BRAVE_SECOND_KEY', isSecret: true, isRequired: true, description: 'a second key' },
+    { name: 'BRAVE_REGION', isSecret: false },
+    { name: 'BRAVE_TEMPLATED', isRequired: true, value: 'x-{part}', variables: { part: { description: 'left to the user' } } },
+  ];
+  const templated = map({ ...brave, packages: [{ ...pkg, environmentVariables: [...pkg.environmentVariables, ...extra] }] }, { allow_package_fetch: true });
+  t.is(templated.preset, null, 'a template with a gap stays refused');
+  t.regex(templated.reason!, /BRAVE_TEMPLATED/);
+  const mapped = map({ ...brave, packages: [{ ...pkg, environmentVariables: [...pkg.environmentVariables, ...extra.slice(0, 2)] }] }, { allow_package_fetch: true });
+  t.is(mapped.preset?.stdio?.access_token_env_name, 'BRAVE_API_KEY', 'the first required secret is still the token');
+  t.deepEqual(mapped.preset?.stdio?.env_inputs, [
+    { name: 'BRAVE_SECOND_KEY', secret: true, required: true, description: 'a second key' },
+    { name: 'BRAVE_REGION', secret: false, required: false },
+  ]);
+  t.deepEqual(mapped.fields?.map((f) => `${f.in}:${f.name}`), ['env:access_token', 'env:BRAVE_SECOND_KEY', 'env:BRAVE_REGION']);
 });
 
 test('npm and PyPI packages run through npx and uvx only with the overlay\'s word; a required secret env is the token', (t) => {

@@ -85,6 +85,27 @@ test.serial('SDK v1 and v2 clients list and call the tools through the proxy; th
   t.deepEqual(calls.filter((c) => c.rpc_method === 'tools/call').map((c) => c.rpc_name), ['echo', 'echo'], 'the per-call audit holds them as for any connector');
 });
 
+test.serial('a toolset with an SSE connector as a member lists and calls its tools, for SDK v1 and v2 clients, through the bridge', async (t) => {
+  const connector = await connected({ url: upstream.url, transport: 'sse', match_preset: false });
+  const made = await stack.api('POST', '/api/v1/toolsets', { name: 'legacy-sse-members', members: [{ connector_id: connector.id, prefix: 'old' }] }, as);
+  t.is(made.status, 201, made.text);
+  const before = upstream.seen.length;
+  const v1 = new ClientV1({ name: 'toolset-sse-v1', version: '1' });
+  await v1.connect(new TransportV1(new URL(made.body.mcp_url), { requestInit: { headers: as } }));
+  t.deepEqual((await v1.listTools()).tools.map((tool) => tool.name), ['old__echo', 'old__count', 'old__wait']);
+  t.is(textOf(await v1.callTool({ name: 'old__echo', arguments: { text: 'toolset v1' } })), 'sse: toolset v1');
+  await v1.close();
+  const v2 = new ClientV2({ name: 'toolset-sse-v2', version: '1' });
+  await v2.connect(new TransportV2(new URL(made.body.mcp_url), { requestInit: { headers: as } }));
+  t.deepEqual((await v2.listTools()).tools.map((tool) => tool.name), ['old__echo', 'old__count', 'old__wait']);
+  t.is(textOf(await v2.callTool({ name: 'old__echo', arguments: { text: 'toolset v2' } })), 'sse: toolset v2');
+  await v2.close();
+  const reached = upstream.seen.slice(before);
+  t.true(reached.some((s) => s.method === 'GET' && s.path === '/sse'), 'the member was reached over its SSE stream');
+  t.false(reached.some((s) => s.method === 'POST' && s.path !== '/messages'), 'never POSTed to as Streamable HTTP');
+  for (const seen of reached) t.is(seen.authorization, `Bearer ${TOKEN}`, `${seen.method} ${seen.path}`);
+});
+
 test.serial('a tool held for approval is refused on an SSE connector, and the server never sees the call', async (t) => {
   const connector = await connected({ url: upstream.url, transport: 'sse', match_preset: false });
   const client = new ClientV2({ name: 'legacy-sse-held', version: '1' });

@@ -10,6 +10,7 @@ import { eventually, filesContaining, startTestStack, type TestStack } from '../
 import { pidsWithEnv } from '../helpers/process-env';
 import { SecretBox, secretContext } from '../../platform/secret-box';
 import { connectorWorkflowId, routeQuery } from '../../workflows/messages';
+import { historyPayloads } from '../helpers/history-values';
 
 const require = createRequire(import.meta.url);
 const entry = (pkg: string) => path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'dist/index.js');
@@ -33,6 +34,10 @@ test.before(async () => {
     CONNECTOR__PRESETS: JSON.stringify([
       { url: 'mcp+stdio://everything', metadata: { name: 'Everything', description: 'reference server' },
         stdio: { image: 'mcp/everything', command: [process.execPath], args: [EVERYTHING, 'stdio'], env: { PRESET_MARKER: 'everything-e2e', PRESET_VALUE: 'preset-env-42' }, access_token_env_name: 'EVERYTHING_TOKEN' } },
+      // A key the connect supplies (server.json's secret environmentVariables): sealed, into the process env only.
+      { url: 'mcp+stdio://everything-keyed', metadata: { name: 'Everything, keyed', description: 'reference server with a key' },
+        stdio: { image: 'mcp/everything', command: [process.execPath], args: [EVERYTHING, 'stdio'], env: { PRESET_MARKER: 'keyed-e2e' },
+          env_inputs: [{ name: 'EVERYTHING_API_KEY', required: true, description: 'the API key' }, { name: 'EVERYTHING_REGION', secret: false }] } },
       { url: 'mcp+stdio://memory', metadata: { name: 'Memory', description: 'knowledge graph' },
         stdio: { image: 'mcp/memory', command: [process.execPath], args: [MEMORY], env: { PRESET_MARKER: 'memory-e2e' } } },
       { url: 'mcp+stdio://silent', metadata: { name: 'Silent', description: 'never answers' },
@@ -137,6 +142,39 @@ test.serial('connect on a connected stdio connector with a new access_token puts
   t.true(env.includes('stdio-token-second'), 'the workload has the new token');
   t.false(env.includes('stdio-token-first'), 'and no longer the old one');
   t.is((await stack.api('DELETE', `/api/v1/connectors/${id}`)).status, 202);
+});
+
+test.serial('a secret env value the preset declares is supplied at connect, seen by the server, and nowhere else in plaintext', async (t) => {
+  const KEY_VALUE = 'env-input-key-7c41e9';
+  const presets = await stack.api('GET', '/api/v1/connectors/presets');
+  const keyed = presets.body.items.find((p: { url: string }) => p.url === 'mcp+stdio://everything-keyed');
+  t.like(keyed.fields[0], { name: 'EVERYTHING_API_KEY', in: 'env', secret: true, required: true }, 'GET /presets asks for it');
+
+  const missing = await connectStdio('mcp+stdio://everything-keyed');
+  t.is(missing.res.status, 422, 'a required value not given');
+  t.true(missing.res.body.errors.some((e: { path: string }) => e.path === 'env.EVERYTHING_API_KEY'), JSON.stringify(missing.res.body));
+  const undeclared = await stack.api('POST', `/api/v1/connectors/${missing.id}/connect`, { env: { EVERYTHING_API_KEY: KEY_VALUE, NODE_OPTIONS: '--require=/tmp/x' } });
+  t.is(undeclared.status, 422, 'a name the preset does not declare');
+  t.true(undeclared.body.errors.some((e: { path: string }) => e.path === 'env.NODE_OPTIONS'));
+
+  const res = await stack.api('POST', `/api/v1/connectors/${missing.id}/connect`, { env: { EVERYTHING_API_KEY: KEY_VALUE, EVERYTHING_REGION: 'eu-1' } });
+  t.is(res.status, 200, JSON.stringify(res.body));
+  t.is(res.body.state, 'connected');
+  const client = await mcpClient(missing.mcpUrl);
+  const env = JSON.stringify((await client.callTool({ name: 'get-env', arguments: {} })).content);
+  await client.close();
+  t.true(env.includes(KEY_VALUE), 'the server has the key in its environment');
+  t.true(env.includes('eu-1'));
+
+  const record = await stack.api('GET', `/api/v1/connectors/${missing.id}`);
+  const events = await stack.api('GET', `/api/v1/connectors/${missing.id}/events`);
+  t.true(events.body.items.some((e: { reason: string }) => e.reason === 'connect requested (environment EVERYTHING_API_KEY, EVERYTHING_REGION)'), 'the audit names it');
+  for (const answer of [presets, missing.res, undeclared, res, record, events]) t.false(answer.text.includes(KEY_VALUE), 'in no API answer');
+  const history = JSON.stringify(await historyPayloads(stack.temporal, connectorWorkflowId(missing.id)));
+  t.true(history.includes('"name":"EVERYTHING_API_KEY"'), 'the history holds it by name');
+  t.false(history.includes(KEY_VALUE), 'its value sealed');
+  t.deepEqual(filesContaining(stack.dataDir, KEY_VALUE), [], 'no plaintext at rest: logs, FerretDB, Temporal');
+  t.is((await stack.api('DELETE', `/api/v1/connectors/${missing.id}`)).status, 202);
 });
 
 test.serial('server-memory: the stdio process killed from outside → disconnected with a reason; delete leaves no process', async (t) => {
