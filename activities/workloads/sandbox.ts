@@ -6,7 +6,7 @@
 //     host's loopback, are not there at all; egress, when its preset allows some, goes through a
 //     namespace the egress network (egress-network.ts) filters;
 //   - the file system: read-only everywhere but its own /tmp (its scratch folder, HOME and
-//     TMPDIR) and small private tmpfs for /var/tmp and /dev/shm, so nothing it writes outlives it
+//     TMPDIR; of the host's /tmp only what its launch names shows, read-only) and small private tmpfs for /var/tmp and /dev/shm, so nothing it writes outlives it
 //     where another uid could find it (a world-writable folder, a setuid copy of a shell);
 //   - privileges: PR_SET_NO_NEW_PRIVS, no capabilities, not even in the bounding set, so a setuid
 //     or file-capability binary runs with the caller's rights;
@@ -16,6 +16,7 @@
 // CAP_SETGID for setpriv, which gives them up with the switch.
 import type { ServerLaunch } from './server-launch';
 import { systemProgram } from './system-program';
+import { SCRATCH_PREFIX } from './scratch-dir';
 
 /** Where the sandbox puts the server's own folder; HOME, TMPDIR and the working directory. */
 export const SANDBOX_HOME = '/tmp';
@@ -37,7 +38,7 @@ export interface SandboxOptions {
 /** The command that runs `launch` inside the sandbox; its env is the server's own, passed through. */
 export function sandboxed(launch: ServerLaunch, options: SandboxOptions): ServerLaunch {
   const dropped = withoutPrivileges(launch, options);
-  const bwrap = [systemProgram('bwrap'), ...bwrapArgs(options), '--', dropped.command, ...dropped.args];
+  const bwrap = [systemProgram('bwrap'), ...bwrapArgs(options), ...hiddenLaunchPaths(launch), '--', dropped.command, ...dropped.args];
   // nsenter execs bwrap in place: the pid the gateway signals stays bwrap's.
   const command = options.network ? [systemProgram('nsenter'), `--net=${options.network.namespace}`, '--', ...bwrap] : bwrap;
   return { command: command[0]!, args: command.slice(1), env: launch.env };
@@ -58,6 +59,25 @@ function bwrapArgs(options: SandboxOptions): string[] {
     '--chdir', SANDBOX_HOME,
     '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID',
   ];
+}
+
+/**
+ * The folders under the host's /tmp that the launch names (its program, a script among its
+ * arguments), bound again, read-only, over the scratch folder that hides the rest of /tmp: a
+ * service installed under /tmp (a clone there, say) runs its servers from its own node_modules.
+ * Each is its top folder in /tmp; what is in it keeps its own permissions (another uid's
+ * scratch folder stays closed to this one).
+ */
+function hiddenLaunchPaths(launch: ServerLaunch): string[] {
+  const under = `${SANDBOX_HOME}/`;
+  const tops = new Set<string>();
+  for (const word of [launch.command, ...launch.args]) {
+    if (!word.startsWith(under)) continue;
+    const top = word.slice(under.length).split('/')[0];
+    // Never another server's scratch folder (0700 for its own uid anyway), whatever a launch names.
+    if (top && top !== '.' && top !== '..' && !top.startsWith(SCRATCH_PREFIX)) tops.add(`${under}${top}`);
+  }
+  return [...tops].flatMap((top) => ['--ro-bind-try', top, top]);
 }
 
 /**

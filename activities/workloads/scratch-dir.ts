@@ -6,8 +6,11 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** How every scratch folder's name begins (in the host's tmpdir). */
+export const SCRATCH_PREFIX = 'connector-workload-';
+
 export function makeScratchDir(owner?: { uid: number; gid: number }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'connector-workload-'));
+  const dir = mkdtempSync(join(tmpdir(), SCRATCH_PREFIX));
   if (owner) chownSync(dir, owner.uid, owner.gid);
   return dir;
 }
