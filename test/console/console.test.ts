@@ -12,7 +12,7 @@ import { sha256Hex } from '../../callers/api-keys';
 import { freePort } from '../../service/free-port';
 import { startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
-import { startTestStack, type TestStack } from '../helpers/test-stack';
+import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { launchChromium, localStorageKeys, screenshot, sessionStorageLength, watchCsp, signInAtProvider, signInWithKey } from './browser';
 
 const UPSTREAM_TOKEN = 'console-upstream-token-7d1e';
@@ -267,7 +267,12 @@ test.serial('ann deletes a connector and signs out; nothing was ever kept in loc
   // A delete ends on the list, saying so, and the row goes once the teardown is done.
   await page.getByText('Deleting “Echo tools”').waitFor();
   await page.locator(`tr[data-connector-id="${made.token}"]`).waitFor({ state: 'detached', timeout: 30_000 });
-  t.is((await stack.api('GET', `/api/v1/connectors/${made.token}`, undefined, { authorization: `Bearer ${KEYS.ann}` })).status, 404);
+  // The list's keys and the record are two writes of the teardown: the record may go a moment after the row.
+  const gone = await eventually(async () => {
+    const status = (await stack.api('GET', `/api/v1/connectors/${made.token}`, undefined, { authorization: `Bearer ${KEYS.ann}` })).status;
+    return status === 200 ? undefined : status;
+  }, 30_000, 'the deleted connector\'s record to go');
+  t.is(gone, 404);
   await page.locator(`tr[data-connector-id="${made.oauth}"]`).waitFor();
   t.deepEqual(await localStorageKeys(page), []);
   t.true(await sessionStorageLength(page) > 0, 'the key is in this tab\'s session storage');
