@@ -132,7 +132,7 @@ const MCP_ANSWERS: Readonly<Record<number, Answer>> = {
   403: problem('A foreign Origin, or the MCP server asks for more scope (JSON-RPC -31007; authorization_url holds the step-up URL)'),
   404: problem('Unknown connector, or another owner\'s (JSON-RPC -31002); for a legacy SSE server\'s connector, a session id the service did not give', 'not-found', 'session-not-found'),
   405: problem('A method other than POST, GET and DELETE'),
-  409: problem('Not connected (connector_state says what it is); after the MCP server refused the token for good, `auth_required` with authorization_url to authorize it again (JSON-RPC -32010)', 'not-connected'),
+  409: problem('Not connected (connector_state says what it is); after the MCP server refused the token for good, `auth_required` with authorization_url to authorize it again; an enterprise-managed one whose identity assertion no longer obtains a token: `auth_required` with `needs: "id_token"` (connect again with a fresh one) (JSON-RPC -32010)', 'not-connected'),
   413: problem('A body carrying Mcp-Method or Mcp-Name over the limit read before relaying (JSON-RPC -32600)'),
   429: problem('The owner is past its request rate (JSON-RPC -31003), or its concurrent MCP requests or this connector\'s are at the limit (-31002)', 'rate-limited', 'quota-exceeded', 'connector-busy'),
   502: problem('The MCP server could not be reached, or refused the connector\'s credentials (JSON-RPC -31004)', 'bad-gateway', 'upstream-refused'),

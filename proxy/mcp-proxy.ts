@@ -31,7 +31,7 @@ import { ProblemError } from '../contract/problem';
 import { OPEN_CALLER, type Caller } from '../callers/caller';
 import { GateRefusal, type CallerGate } from './caller-gate';
 import { queryOf } from './mcp-path';
-import { notConnectedProblem, rpcRequestOf, sendMcpProblem, sendProblem, unreadRpcRequest, type RpcRequest } from './problem-response';
+import { notConnectedProblemOf, rpcRequestOf, sendMcpProblem, sendProblem, unreadRpcRequest, type RpcRequest } from './problem-response';
 import { RelayExchange } from './relay-exchange';
 import type { ConnectedRoute, Route, RouteSource } from './route';
 import { checkRpcHeaders, readBody, rpcHeadersOf } from './rpc-headers';
@@ -216,7 +216,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const trace = tracer ? (req as WithTrace)[TRACE] : undefined;
     trace?.routed(connectorId, route.kind);
     if (route.kind === 'not_found') return refused(req, res, connectorId, new ProblemError(404, 'No connector has this id.'));
-    if (route.kind === 'not_connected') return refused(req, res, connectorId, notConnectedProblem(route.state, undefined, route.authorizationUrl));
+    if (route.kind === 'not_connected') return refused(req, res, connectorId, notConnectedProblemOf(route));
     const target = upstream.target(connectorId, route, queryOf(req.url ?? ''));
     if (target instanceof ProblemError) {
       trace?.routed(connectorId, 'refused');

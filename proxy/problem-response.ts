@@ -118,6 +118,13 @@ export function sendProblem(res: ServerResponse, problem: ProblemError, headers:
   res.end(body);
 }
 
+/** The 409 for a route that is not connected: with the URL to authorize at, or what a connect must bring. */
+export function notConnectedProblemOf(route: { state: string; authorizationUrl?: string | null; needs?: 'id_token' }): ProblemError {
+  if (route.needs !== 'id_token') return notConnectedProblem(route.state, undefined, route.authorizationUrl);
+  const detail = "The connector is auth_required: its user's identity assertion no longer obtains a token. Connect it again with a fresh id_token.";
+  return new ProblemError(409, detail, 'not-connected', undefined, { state: route.state, connector_state: route.state, needs: 'id_token' });
+}
+
 /**
  * 409 for a connector that is not connected; `connector_state` says what it is instead, and
  * `authorization_url` where the user authorizes it when it waits for that.

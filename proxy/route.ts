@@ -42,6 +42,8 @@ export type Route =
     kind: 'not_connected'; state: string; owner?: string | null;
     /** auth_required: where the user authorizes the connector (the service's consent page). */
     authorizationUrl?: string | null;
+    /** auth_required for an enterprise-managed grant: what a connect must bring instead of a URL. */
+    needs?: 'id_token';
   };
 
 /** An upstream refusal no refresh can mend: a 401, or a 403 asking a tokenless connector for scope. */

@@ -22,7 +22,9 @@ export function workflowRoutes(temporal: Client, secrets: SecretBox): RouteSourc
   function toRoute(connectorId: string, view: RouteView): Route {
     const { owner } = view;
     if (view.state === 'deleting') return { kind: 'not_found' };
-    if (view.state !== 'connected' || !view.target) return { kind: 'not_connected', state: view.state, owner, authorizationUrl: view.authorizationUrl };
+    if (view.state !== 'connected' || !view.target) {
+      return { kind: 'not_connected', state: view.state, owner, authorizationUrl: view.authorizationUrl, ...(view.needs ? { needs: view.needs } : {}) };
+    }
     const managed = view.managed;
     const { transport } = view;
     const approvals = view.approvalRules?.length ? { approvals: view.approvalRules } : {};

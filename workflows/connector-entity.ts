@@ -194,6 +194,7 @@ export class ConnectorEntity {
       ...(connected && this.upstreamHeaders.length ? { headers: this.upstreamHeaders } : {}),
       // auth_required, or connected with a step-up on offer: where the user authorizes
       authorizationUrl: authorizationUrlOf(this.data.authRequest),
+      ...(this.data.authRequest?.type === 'assertion' ? { needs: this.data.authRequest.needs } : {}),
       ...(this.approvalRules.length ? { approvalRules: this.approvalRules } : {}),
     };
   }

@@ -73,6 +73,8 @@ export interface RouteView {
   transport?: 'sse';
   /** The authorization URL on offer (auth_required, or a step-up while connected). */
   authorizationUrl: string | null;
+  /** auth_required for an enterprise-managed grant: a connect with a fresh id_token is what it needs (absent: nothing of the kind). */
+  needs?: 'id_token';
   /** The connector's own approval rules (absent: none). */
   approvalRules?: ApprovalRule[];
 }

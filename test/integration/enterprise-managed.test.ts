@@ -145,6 +145,12 @@ test.serial('once the ID token has expired and no refresh token is held, the con
   // The proxy says what is needed instead of forwarding a dead token.
   const refused = await callTool(mcpUrl).then(() => null, (err: Error) => err.message);
   t.truthy(refused, 'no call while the assertion is needed');
+  const problem = await fetch(mcpUrl, { headers: { accept: 'text/event-stream' } });
+  t.is(problem.status, 409);
+  const body = await problem.json() as { connector_state: string; needs?: string; detail: string; authorization_url?: string };
+  t.like(body, { connector_state: 'auth_required', needs: 'id_token' });
+  t.regex(body.detail, /fresh id_token/);
+  t.is(body.authorization_url, undefined, 'no URL to open: a connect must bring the token');
 
   const again = await stack.api('POST', `/api/v1/connectors/${id}/connect`, connectBody(await idp.idToken('bob', 3600)));
   t.is(again.status, 200, again.text);
