@@ -141,6 +141,17 @@ export interface components {
             /** @description With grant enterprise_managed: that client's secret (sent as client_secret_post), if it has one; never returned */
             idp_client_secret?: string;
         };
+        PatchConnectorRequest: {
+            /** @description Replaces the connector's approval rules (null or []: none); after the operator's rules, first match wins */
+            approval_rules?: {
+                /** @description Glob over the tool names the rule holds for approval */
+                tools: string;
+                /** @description Who may approve: key:<subject>, oidc:<subject>, role:<role> (globs allowed) */
+                approvers: string[];
+                /** @description How long a call waits for a decision before it fails (default CONNECTOR__APPROVAL_TIMEOUT_SECONDS) */
+                timeout_seconds?: number;
+            }[] | null;
+        };
         ConnectorEvent: {
             seq: number;
             time: string;

@@ -79,7 +79,7 @@ export const problem = (description: string, ...problemTypes: string[]): Answer 
 /** The schemas OpenAPI names under components (and refers to by name wherever they appear). */
 export const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
   Connector: ConnectorSchema, ConnectorList: ConnectorListSchema, CreateConnectorRequest: CreateConnectorSchema,
-  ConnectRequest: ConnectRequestSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
+  ConnectRequest: ConnectRequestSchema, PatchConnectorRequest: PatchConnectorSchema, ConnectorEvent: ConnectorEventSchema, ConnectorEventList: EventListSchema,
   ConnectorCall: CallSchema, ConnectorCallList: CallListSchema, ConnectorTask: TaskSummarySchema, ConnectorTaskList: TaskListSchema,
   ToolApproval: ToolApprovalSchema, ApprovalDecision: ApprovalDecisionSchema,
   Preset: PublicPresetSchema, PresetList: PresetListSchema, Problem: ProblemSchema, AuthRequest: AuthRequestSchema,
