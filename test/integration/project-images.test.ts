@@ -4,7 +4,7 @@
 // host's podman through its socket (a `podman system service` this test starts, mounted into the
 // worker's container alone) to run the stdio server's own container. A stdio connector is
 // connected, called through the proxy container and disconnected: its container goes. The
-// gateway image answers its health check on a published loopback port. Without podman or Docker
+// gateway image answers its health check on a loopback port (host network). Without podman or Docker
 // the tests say they skipped, and why; with Docker alone the worker runs on the host.
 import { execFile, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -178,15 +178,19 @@ server.registerTool('ping', { description: 'answers pong' }, async () => ({ cont
 await server.connect(new StdioServerTransport());
 `;
 
-test('the gateway image serves a stdio server on a published loopback port, and its health check', async (t) => {
+test('the gateway image serves a stdio server on a loopback port, and its health check', async (t) => {
   if (skipped(t)) return;
   const { gateway } = images as Extract<ProjectImages, { engine: object }>;
   t.log(`${gateway.tag}: ${(gateway.bytes / 1e6).toFixed(0)} MB, ${gateway.built ? `built in ${gateway.seconds.toFixed(0)} s` : 'cached'}`);
   const port = await freePort();
   // The image's CMD; a process source (the attach source needs a Kubernetes API to attach through).
   const name = await runContainer(t, {
-    image: gateway.tag, env: { GATEWAY_COMMAND: JSON.stringify(['node', '--input-type=module', '--eval', SERVER_IN_IMAGE]) },
-    options: ['--publish', `127.0.0.1:${port}:8080`],
+    // The host's network, not `--publish`: rootful podman publishes a port by address translation
+    // without holding it, so the kernel may hand the same port to another test's listener, whose
+    // connections are then sent into this container (seen: EHOSTUNREACH in an unrelated test).
+    image: gateway.tag,
+    env: { GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_COMMAND: JSON.stringify(['node', '--input-type=module', '--eval', SERVER_IN_IMAGE]) },
+    options: ['--network', 'host'],
   });
   await ready(t, name, apiClient(`http://127.0.0.1:${port}`), '/healthz');
   const client = new Client({ name: 'gateway-image-e2e', version: '1.0.0' });
