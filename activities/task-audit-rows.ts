@@ -4,7 +4,7 @@
 // outcome. Each row has a key of its own (the task and the change's number), under which the
 // store writes it once however often it is asked.
 import { auditedName, TASK_ROW_METHOD, type CallEntry } from '../contract/call-record';
-import type { TaskChange, TaskSummary } from '../contract/task-record';
+import type { NumberedChange, TaskChange, TaskSummary } from '../contract/task-record';
 
 export interface TaskAuditRow {
   key: string;
@@ -12,16 +12,19 @@ export interface TaskAuditRow {
 }
 
 /**
- * The rows of the changes numbered after `after`, up to `seq` (the change the task stands at).
- * The history keeps the first change and the latest after it: entry j (j ≥ 1) of L is change
- * seq − (L − 1 − j), entry 0 is change 1.
+ * The rows of the changes numbered after `after`, up to `seq` (the change the task stands at):
+ * those of `backlog`, every change not yet written, where the workflow passes it; else (an
+ * activity scheduled before backlogs) those the listing's bounded history still holds.
  */
-export function taskAuditRows(connectorId: string, seq: number, task: TaskSummary, after: number): TaskAuditRow[] {
-  const history = task.history ?? [];
-  return history
-    .map((change, j) => ({ change, n: j === 0 ? 1 : seq - (history.length - 1 - j) }))
-    .filter(({ n }) => n > after)
+export function taskAuditRows(connectorId: string, seq: number, task: TaskSummary, after: number, backlog?: readonly NumberedChange[]): TaskAuditRow[] {
+  return (backlog ?? numberedHistory(seq, task.history ?? []))
+    .filter(({ n }) => n > after && n <= seq)
     .map(({ change, n }) => ({ key: `task:${task.task_id}:${n}`, entry: rowOf(connectorId, task, change, n, n === seq) }));
+}
+
+/** The history keeps the first change and the latest after it: entry j (j ≥ 1) of L is change seq − (L − 1 − j), entry 0 is change 1. */
+function numberedHistory(seq: number, history: readonly TaskChange[]): NumberedChange[] {
+  return history.map((change, j) => ({ change, n: j === 0 ? 1 : seq - (history.length - 1 - j) }));
 }
 
 function rowOf(connectorId: string, task: TaskSummary, change: TaskChange, n: number, latest: boolean): CallEntry {

@@ -4,7 +4,7 @@
 // only ever holds ciphertext.
 import { Context } from '@temporalio/activity';
 import type { Ciphertext } from '../contract/ciphertext';
-import type { TaskSummary } from '../contract/task-record';
+import type { NumberedChange, TaskSummary } from '../contract/task-record';
 import type { TaskStore } from '../store/task-store';
 import type { CallAuditStore } from '../store/call-audit-store';
 import { taskAuditRows } from './task-audit-rows';
@@ -88,11 +88,11 @@ export function createToolTaskActivities(deps: ToolTaskActivityDeps) {
      * keeps) on the connector's audit, and on the toolset's when one started it. Every write is
      * keyed: a retry writes nothing twice.
      */
-    async recordTask(input: { connectorId: string; seq: number; task: TaskSummary; audited?: number }): Promise<void> {
+    async recordTask(input: { connectorId: string; seq: number; task: TaskSummary; audited?: number; backlog?: NumberedChange[] }): Promise<void> {
       await deps.tasks?.record(input.connectorId, input.seq, input.task);
       const audit = deps.callAudit;
       if (!audit) return;
-      for (const { key, entry } of taskAuditRows(input.connectorId, input.seq, input.task, input.audited ?? 0)) {
+      for (const { key, entry } of taskAuditRows(input.connectorId, input.seq, input.task, input.audited ?? 0, input.backlog)) {
         await audit.appendOnce(input.connectorId, key, entry);
         if (entry.toolsetId) await audit.appendOnce(entry.toolsetId, key, entry);
       }

@@ -35,6 +35,18 @@ export const TaskSummarySchema = z
 export type TaskSummary = z.infer<typeof TaskSummarySchema>;
 export type TaskChange = NonNullable<TaskSummary['history']>[number];
 
+/** A change with its number (1 is the task's creation), as the per-call audit writes it. */
+export interface NumberedChange {
+  n: number;
+  change: TaskChange;
+}
+
+/**
+ * The most changes a task keeps for the audit while they cannot be written (the store down):
+ * far more than a task makes in practice; past it the oldest unwritten go, and the workflow says so.
+ */
+export const MAX_AUDIT_BACKLOG = 1_000;
+
 export const TaskListSchema = z
   .object({
     items: z.array(TaskSummarySchema),

@@ -7,14 +7,14 @@
 // again only when the tool said it is idempotent; otherwise the task fails, saying the outcome is
 // unknown — never a silent second call.
 import {
-  ActivityFailure, CancellationScope, TimeoutFailure, condition, isCancellation, proxyActivities, setHandler,
+  ActivityFailure, CancellationScope, TimeoutFailure, condition, isCancellation, log, proxyActivities, setHandler,
 } from '@temporalio/workflow';
 import type { createToolTaskActivities } from '../activities/tool-task-activities';
 import type { Ciphertext } from '../contract/ciphertext';
 import { TERMINAL_STATUSES, type TaskStatus } from '../contract/tool-tasks';
 import { APPROVAL_INPUT_KEY, isApprover } from '../contract/approvals';
 import type { RoundOutcome } from '../contract/tool-tasks';
-import { MAX_TASK_HISTORY, type TaskChange } from '../contract/task-record';
+import { MAX_AUDIT_BACKLOG, MAX_TASK_HISTORY, type NumberedChange, type TaskChange } from '../contract/task-record';
 import {
   answerUpdate, cancelTaskUpdate, decideApprovalUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery,
   type ApprovalView, type ToolTaskInput, type ToolTaskView,
@@ -51,13 +51,21 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   // Every change is numbered; the listing's copy follows in order, never ahead of history.
   let seq = 1;
   const changes: TaskChange[] = [{ status: view.status, at: createdAt, ...(view.approval ? { approval: 'pending' as const } : {}) }];
+  // The listing keeps a bounded history; the audit gets every change, kept here until written.
+  const backlog: NumberedChange[] = [{ n: 1, change: changes[0]! }];
   /** `note`: who made the change, and the approval state it records where it was a decision. */
   const set = (status: TaskStatus, outcome: Ciphertext | null, pending: string[] = [], note: Pick<TaskChange, 'approval'> & { by?: string | null } = {}) => {
     Object.assign(view, { status, outcome, pending, lastUpdatedAt: new Date().toISOString() });
     const { by, approval } = note;
-    changes.push({ status, at: view.lastUpdatedAt, ...(by ? { by } : {}), ...(approval ? { approval } : {}) });
+    const change: TaskChange = { status, at: view.lastUpdatedAt, ...(by ? { by } : {}), ...(approval ? { approval } : {}) };
+    changes.push(change);
     if (changes.length > MAX_TASK_HISTORY) changes.splice(1, 1);
     seq += 1;
+    backlog.push({ n: seq, change });
+    if (backlog.length > MAX_AUDIT_BACKLOG) {
+      const lost = backlog.shift()!;
+      log.warn('a task change was never written to the audit: the store refused every write for too long', { taskId: input.taskId, change: lost.n });
+    }
   };
   const terminal = () => TERMINAL_STATUSES.has(view.status);
 
@@ -100,7 +108,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   });
 
   let ending = false;
-  const listed = recordChanges(input, view, changes, () => seq, () => ending, () => exposed);
+  const listed = recordChanges(input, view, { changes, backlog }, () => seq, () => ending, () => exposed);
 
   if (view.approval) await awaitDecision(view.approval, input.approval!.timeoutMs);
 
@@ -164,7 +172,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
  * activity adds each change since the last copy to the per-call audit. Both follow the workflow's
  * state, never lead it: a caller's tasks/get already answers a change before it is written.
  */
-async function recordChanges(input: ToolTaskInput, view: ToolTaskView, changes: readonly TaskChange[], seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
+async function recordChanges(input: ToolTaskInput, view: ToolTaskView, kept: { changes: readonly TaskChange[]; backlog: NumberedChange[] }, seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
   // A call answered without a task is never listed: nothing is written for it.
   await condition(() => exposed() || ending());
   if (!exposed()) return;
@@ -174,15 +182,16 @@ async function recordChanges(input: ToolTaskInput, view: ToolTaskView, changes: 
     if (seq() === recorded) return;
     const at = seq();
     await sealer.recordTask({
-      connectorId: input.connectorId, seq: at, audited: recorded,
+      connectorId: input.connectorId, seq: at, audited: recorded, backlog: kept.backlog.filter(({ n }) => n <= at),
       task: {
         task_id: view.taskId, tool: view.tool, caller: view.caller, status: view.status,
         created_at: view.createdAt, updated_at: view.lastUpdatedAt, unknown_outcome: view.unknownOutcome,
-        toolset_id: input.toolsetId ?? null, history: [...changes],
+        toolset_id: input.toolsetId ?? null, history: [...kept.changes],
         ...(view.approval ? { approval: { state: view.approval.state, decided_by: view.approval.decidedBy, decided_at: view.approval.decidedAt } } : {}),
       },
     });
     recorded = at;
+    kept.backlog.splice(0, kept.backlog.filter(({ n }) => n <= at).length);
   }
 }
 

@@ -114,6 +114,8 @@ export interface Harness {
   worker: Worker;
   running: Promise<void>;
   dataDir: string;
+  /** Where the worker polls: for tests that start workflows of other types. */
+  taskQueue: string;
   stop(): Promise<void>;
   start(settings?: Partial<ConnectorInit['settings']>, init?: Partial<ConnectorInit>): Promise<WorkflowHandle<typeof connectorWorkflow>>;
 }
@@ -145,7 +147,7 @@ export async function startHarness(): Promise<Harness> {
   const running = worker.run();
   const client = new Client({ connection: await Connection.connect({ address: server.address }) });
   return {
-    server, client, stubs, worker, running, dataDir,
+    server, client, stubs, worker, running, dataDir, taskQueue,
     async start(settings = {}, init = {}) {
       const id = randomUUID();
       const fullInit: ConnectorInit = {
