@@ -210,7 +210,7 @@ export interface components {
                  * @enum {string}
                  */
                 status: "working" | "input_required" | "completed" | "failed" | "cancelled";
-                /** @description Which change of the task this is, counted from its creation (1) */
+                /** @description Which change of the task this is, counted from its creation (1); where the server owns it (observed), counted from the first status seen */
                 change: number;
                 /** @description Who made the change, where someone did: the approver who decided, the caller who cancelled */
                 by: string | null;
@@ -221,6 +221,11 @@ export interface components {
                 approval?: "pending" | "approved" | "denied" | "expired";
                 /** @description Set on a failure whose outcome is unknown (its worker died mid-call, the tool not idempotent) */
                 unknown_outcome?: boolean;
+                /**
+                 * @description Set where the MCP server owns the task: a status the proxy saw in the server's answer to a relayed tools/call or tasks/* request (a change between two of them is not seen)
+                 * @constant
+                 */
+                observed?: true;
             };
         };
         ConnectorCallList: {

@@ -34,10 +34,11 @@ export const TASK_ROW_METHOD = 'TASK';
 export const TaskChangeRowSchema = z.object({
   task_id: z.string(),
   status: z.enum(TASK_STATUSES).meta({ description: 'The status the task moved to (its first row: the status it was created in)' }),
-  change: z.number().int().min(1).meta({ description: 'Which change of the task this is, counted from its creation (1)' }),
+  change: z.number().int().min(1).meta({ description: 'Which change of the task this is, counted from its creation (1); where the server owns it (observed), counted from the first status seen' }),
   by: z.string().nullable().meta({ description: 'Who made the change, where someone did: the approver who decided, the caller who cancelled' }),
   approval: z.enum(APPROVAL_STATES).optional().meta({ description: 'Set where the change was an approval: pending (held at creation), approved, denied or expired' }),
   unknown_outcome: z.boolean().optional().meta({ description: 'Set on a failure whose outcome is unknown (its worker died mid-call, the tool not idempotent)' }),
+  observed: z.literal(true).optional().meta({ description: "Set where the MCP server owns the task: a status the proxy saw in the server's answer to a relayed tools/call or tasks/* request (a change between two of them is not seen)" }),
 });
 export type TaskChangeRow = z.infer<typeof TaskChangeRowSchema>;
 

@@ -9,11 +9,15 @@ import type { Metrics } from '../platform/metrics';
 /** Where the observer of each request hands its call. */
 export interface CallSink {
   record(entry: CallEntry): void;
+  /** A relayed answer showed a task of the server's own in `entry.task.status`: a row if that is a change. */
+  recordServerTask?(entry: CallEntry): void;
 }
 
 export interface CallAuditQueueOptions {
   /** Writes one batch (an unordered insertMany). */
   write(entries: CallEntry[]): Promise<void>;
+  /** Writes the row of a server's task status where it is a change (absent: such rows are not kept). */
+  writeServerTask?(entry: CallEntry): Promise<void>;
   /** Calls waiting or being written, at most; past it new calls are dropped. */
   capacity: number;
   /** Largest batch written at once (default 500). */
@@ -29,6 +33,9 @@ const CLOSE_WAIT_MS = 5_000;
 
 export class CallAuditQueue implements CallSink {
   private pending: CallEntry[] = [];
+  /** Statuses of servers' tasks, written one after another (few: answers to tasks/* only). */
+  private keyed: CallEntry[] = [];
+  private writingKeyed: Promise<void> | null = null;
   private inFlight = 0;
   private writing: Promise<void> | null = null;
   private flushQueued = false;
@@ -57,9 +64,36 @@ export class CallAuditQueue implements CallSink {
     }
   }
 
+  recordServerTask(entry: CallEntry): void {
+    if (!this.o.writeServerTask) return;
+    if (this.size >= this.o.capacity) {
+      this.o.metrics?.callAuditDropped.inc({ reason: 'queue_full' });
+      return;
+    }
+    this.keyed.push(entry);
+    this.writingKeyed ??= this.writeKeyed();
+  }
+
   /** Calls waiting or being written. */
   get size(): number {
-    return this.pending.length + this.inFlight;
+    return this.pending.length + this.inFlight + this.keyed.length;
+  }
+
+  private async writeKeyed(): Promise<void> {
+    for (let next = this.keyed[0]; next; next = this.keyed[0]) {
+      await this.o.writeServerTask!(next).then(
+        () => this.o.metrics?.callAuditWritten.inc(1),
+        (err: unknown) => this.dropped(err, 1),
+      );
+      this.keyed.shift();
+    }
+    this.writingKeyed = null;
+  }
+
+  private dropped(err: unknown, count: number): void {
+    this.o.metrics?.callAuditDropped.inc({ reason: 'write_failed' }, count);
+    const { name, code, message } = err as { name?: string; code?: unknown; message?: string };
+    this.o.logger.warn({ err: { name, code, message: withoutUrlSecrets(message) }, dropped: count }, 'call audit batch not written');
   }
 
   private flush(): void {
@@ -69,11 +103,7 @@ export class CallAuditQueue implements CallSink {
     this.inFlight = batch.length;
     this.writing = this.o.write(batch).then(
       () => this.o.metrics?.callAuditWritten.inc(batch.length),
-      (err: unknown) => {
-        this.o.metrics?.callAuditDropped.inc({ reason: 'write_failed' }, batch.length);
-        const { name, code, message } = err as { name?: string; code?: unknown; message?: string };
-        this.o.logger.warn({ err: { name, code, message: withoutUrlSecrets(message) }, dropped: batch.length }, 'call audit batch not written');
-      },
+      (err: unknown) => this.dropped(err, batch.length),
     ).finally(() => {
       this.writing = null;
       this.inFlight = 0;
@@ -85,9 +115,9 @@ export class CallAuditQueue implements CallSink {
   async close(): Promise<void> {
     clearInterval(this.timer);
     const deadline = Date.now() + CLOSE_WAIT_MS;
-    while ((this.writing || this.pending.length) && Date.now() < deadline) {
+    while ((this.writing || this.pending.length || this.writingKeyed) && Date.now() < deadline) {
       this.flush();
-      await Promise.race([this.writing, new Promise((r) => setTimeout(r, deadline - Date.now()).unref())]);
+      await Promise.race([this.writing ?? this.writingKeyed, new Promise((r) => setTimeout(r, deadline - Date.now()).unref())]);
     }
   }
 }

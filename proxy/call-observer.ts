@@ -8,10 +8,10 @@
 // request carrying those was read whole and checked against them before it was relayed
 // (rpc-headers.ts), and what that check read is handed over here instead of being read again.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { auditedName, type CallEntry } from '../contract/call-record';
+import { auditedName, TASK_ROW_METHOD, type CallEntry } from '../contract/call-record';
 import type { CallSink } from './call-audit-queue';
 import { rpcMethodLabel, type McpSeries } from './mcp-metrics';
-import { BodyPrefix, readAnswerError, readAnswerTask, readRequest, type RequestFacts } from './rpc-prefix';
+import { BodyPrefix, readAnswerError, readAnswerTask, readAnswerTaskStatus, readRequest, type RequestFacts } from './rpc-prefix';
 
 export interface CallObserverSinks {
   metrics?: McpSeries;
@@ -30,6 +30,9 @@ export function answeredWithTask(res: ServerResponse, taskId: string): void {
   const observer = (res as Observed)[OBSERVER];
   if (observer) observer.answeredTask = taskId;
 }
+
+// Whose answers may show where a task of the server's own stands.
+const TASK_ANSWERS = new Set(['tools/call', 'tasks/get', 'tasks/update', 'tasks/cancel']);
 
 const header = (value: string | string[] | undefined): string | null => (typeof value === 'string' ? value : null);
 
@@ -113,7 +116,25 @@ export class CallObserver {
     const facts = this.checked ?? readRequest(this.request);
     this.method = rpcMethodLabel(facts.method, facts.body);
     this.sinks.metrics?.count(this.res, this);
-    if (this.sinks.audit && this.known) this.sinks.audit.record(this.entry(facts));
+    if (!this.sinks.audit || !this.known) return;
+    const entry = this.entry(facts);
+    this.sinks.audit.record(entry);
+    if (this.sinks.audit.recordServerTask && this.answer && TASK_ANSWERS.has(facts.method ?? '')) this.serverTaskRow(facts, entry);
+  }
+
+  /**
+   * A relayed answer showing a task of the server's own: its status, which the store makes a row
+   * where it differs from the last one seen (once, however many polls on however many replicas
+   * see it). What changed between two answers is not seen.
+   */
+  private serverTaskRow(facts: RequestFacts, call: CallEntry): void {
+    const seen = readAnswerTaskStatus(this.answer, this.answerType, facts.id);
+    if (!seen || this.answeredTask !== null) return;
+    this.sinks.audit!.recordServerTask!({
+      ...call, httpMethod: TASK_ROW_METHOD, rpcMethod: 'tools/call', rpcName: facts.method === 'tools/call' ? call.rpcName : null,
+      body: 'none', status: null, rpcErrorCode: null, durationMs: 0, requestBytes: 0, responseBytes: 0, taskId: undefined,
+      task: { task_id: seen.taskId, status: seen.status, change: 0, by: facts.method === 'tasks/cancel' ? this.caller : null, observed: true },
+    });
   }
 
   private entry(facts: RequestFacts): CallEntry {

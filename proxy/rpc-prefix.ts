@@ -3,7 +3,11 @@
 // code. Only a bounded prefix of each body is ever kept (BodyPrefix, fed alongside the pipe), and
 // it is read once the response has closed, never on the way through.
 import { MAX_METHOD_LENGTH, MAX_NAME_LENGTH, type BodyShape } from '../contract/call-record';
+import { TASK_STATUSES } from '../contract/task-record';
+import type { TaskStatus } from '../contract/tool-tasks';
 import { scanFields } from './json-prefix';
+
+const isTaskStatus = (value: unknown): value is TaskStatus => (TASK_STATUSES as readonly unknown[]).includes(value);
 
 /** Bytes of each body kept for reading: enough for a method and a name ahead of large arguments. */
 export const PREFIX_BYTES = 4096;
@@ -87,7 +91,7 @@ function facts(method: unknown, name: unknown, id: string | number | null): Requ
   };
 }
 
-const ANSWER_FIELDS = new Set(['id', 'method', 'error.code', 'result.resultType', 'result.taskId']);
+const ANSWER_FIELDS = new Set(['id', 'method', 'error.code', 'result.resultType', 'result.taskId', 'result.status']);
 
 /**
  * The JSON-RPC error code of the answer to the request with `id` (null when unknown, say cut off
@@ -105,6 +109,18 @@ export function readAnswerTask(prefix: BodyPrefix | undefined, contentType: stri
   const fields = answerFields(prefix, contentType, id, '"resultType"');
   const taskId = fields?.get('result.taskId');
   return fields?.get('result.resultType') === 'task' && typeof taskId === 'string' ? taskId.slice(0, MAX_NAME_LENGTH) : null;
+}
+
+export interface AnsweredTaskStatus {
+  taskId: string;
+  status: TaskStatus;
+}
+
+/** Where the answer (found as readAnswerError finds it) is a task (a created one, or tasks/get's): its id and status. */
+export function readAnswerTaskStatus(prefix: BodyPrefix | undefined, contentType: string | undefined, id: string | number | null): AnsweredTaskStatus | null {
+  const fields = answerFields(prefix, contentType, id, '"taskId"');
+  const [taskId, status] = [fields?.get('result.taskId'), fields?.get('result.status')];
+  return typeof taskId === 'string' && isTaskStatus(status) ? { taskId: taskId.slice(0, MAX_NAME_LENGTH), status } : null;
 }
 
 /** The fields of the answer to `id`; `needle` must be in the prefix for there to be anything to read (most answers: no). */

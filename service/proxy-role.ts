@@ -157,5 +157,9 @@ export function listenForChanges(proxy: ProxyRole, feed: Pick<ChangeFeed, 'newes
 
 /** The per-call audit's queue in front of its store, sized by configuration. */
 export function auditQueueOf(config: Config, logger: Logger, store: CallAuditStore, metrics?: ProcessMetrics): CallAuditQueue {
-  return new CallAuditQueue({ write: (entries) => store.insert(entries), capacity: config.callAudit.queueCapacity, logger, metrics });
+  return new CallAuditQueue({
+    write: (entries) => store.insert(entries),
+    writeServerTask: (entry) => store.appendServerTask(entry),
+    capacity: config.callAudit.queueCapacity, logger, metrics,
+  });
 }

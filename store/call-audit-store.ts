@@ -43,8 +43,9 @@ interface CallFields {
 }
 
 /**
- * A batch (`<connector>:<time key>`), a successor slot (`<batch or root>>`) or a connector's hint
- * of its newest batch (`<connector>:head`); `at` carries the expiry of each.
+ * A batch (`<connector>:<time key>`), a successor slot (`<batch or root>>`), a connector's hint
+ * of its newest batch (`<connector>:head`) or where a task of a server's own was last seen to
+ * stand (`<connector>:task:<hash of its id>`); `at` carries the expiry of each.
  */
 interface AuditDoc {
   _id: string;
@@ -62,6 +63,9 @@ interface AuditDoc {
   next?: string;
   /** Hint: a recent batch, from which the slots lead to the newest. */
   head?: string;
+  /** Server's task: the status last seen, and how many changes were. */
+  status?: string;
+  seen?: number;
 }
 
 export interface CallQuery {
@@ -181,6 +185,36 @@ export class CallAuditStore {
     const claimed = batch.prev ?? rootOf(connectorId);
     if ((await this.docs.findOne({ _id: slotOf(claimed) }))?.next === id) return this.hint(connectorId, id, at);
     await this.link(connectorId, id, claimed, at);
+  }
+
+  /**
+   * The row of a status a relayed answer showed of a task the server owns, where it differs from
+   * the one seen last. Each change is a claim document (`<task>#<n>`) that only one insert can
+   * make, so of the replicas that see a change at once one numbers it and writes its row; the
+   * others find the claim and write nothing. The task's own document hints at its latest claim.
+   */
+  async appendServerTask(entry: CallEntry): Promise<void> {
+    const task = entry.task!;
+    const base = `${entry.connectorId}:task:${createHash('sha256').update(task.task_id).digest('hex').slice(0, 32)}`;
+    const claim = (n: number) => this.docs.findOne({ _id: `${base}#${n}` });
+    let n = (await this.docs.findOne({ _id: base }))?.seen ?? 0;
+    let last = n > 0 ? (await claim(n))?.status : undefined;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      for (let next = await claim(n + 1); next; next = await claim(n + 1)) {
+        n += 1;
+        last = next.status;
+      }
+      if (last === task.status) return; // it stands where it was seen last
+      try {
+        await this.docs.insertOne({ _id: `${base}#${n + 1}`, connector_id: entry.connectorId, at: new Date(), status: task.status });
+      } catch (err) {
+        if (!onlyDuplicateKeys(err)) throw err;
+        continue; // another replica claimed that change first: read it
+      }
+      await this.docs.updateOne({ _id: base }, { $set: { seen: n + 1, at: new Date(), connector_id: entry.connectorId } }, { upsert: true });
+      return this.appendOnce(entry.connectorId, `task:${task.task_id}:server:${n + 1}`, { ...entry, task: { ...task, change: n + 1 } });
+    }
+    throw new Error('the server\'s task kept changing under this write');
   }
 
   /** Claims the successor slot of `tip`, or of the batches after it, for the batch `id`. */

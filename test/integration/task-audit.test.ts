@@ -138,5 +138,22 @@ test.serial('a task the server runs itself (relayed): the call that made it name
   }, 30_000, 'the calls to be audited');
   t.like(rows.find((c) => c.rpc_method === 'tools/call'), { rpc_name: 'slow_compute', task_id: taskId, status: 200 });
   t.like(rows.find((c) => c.rpc_method === 'tasks/get'), { rpc_name: taskId });
-  t.false(rows.some((c) => c.task), 'the server\'s own task has no rows of the service\'s: its changes are not the service\'s to see');
+  t.false(rows.some((c) => c.task && !c.task.observed), 'the server\'s own task has no rows of the service\'s changes');
+
+  // Polled until it completes (on either replica's word): each status it was seen in is one row, marked observed.
+  await eventually(async () => {
+    const answer = await rpc(KEYS.alice, 'tasks/get', { taskId }, taskId, id);
+    return answer.body.result?.status === 'completed' ? true : undefined;
+  }, 30_000, 'the server\'s task to complete');
+  const seen = await eventually(async () => {
+    const page = await stack.api('GET', `/api/v1/connectors/${id}/calls?limit=100`, undefined, asKey(KEYS.alice));
+    const mine = (page.body.items as Row[]).filter((c) => c.task?.task_id === taskId).reverse();
+    return mine.at(-1)?.task.status === 'completed' ? mine : undefined;
+  }, 30_000, 'the audit to show the server\'s task completed');
+  // The call that made it and the first tasks/get both showed it working, and so did any poll before it completed: one row.
+  t.deepEqual(seen.map((c) => [c.task.status, c.task.observed, c.task.change, c.http_method]), [['working', true, 1, 'TASK'], ['completed', true, 2, 'TASK']]);
+  t.is(seen[0]!.rpc_name, 'slow_compute', 'the row from the call that made it names the tool');
+  for (const row of seen) t.true(CallSchema.strict().safeParse(row).success, JSON.stringify(row));
+  const foreign = await stack.api('GET', `/api/v1/connectors/${id}/calls?limit=100`, undefined, asKey(KEYS.bob));
+  t.is(foreign.status, 404, 'another owner sees none of it');
 });

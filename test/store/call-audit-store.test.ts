@@ -165,3 +165,19 @@ test.serial('attempts of the same row at once, beside a proxy\'s writes, link it
   t.is(methods.length, 6, 'the row once, and each call once');
   t.is(methods.filter((m) => m === 'tools/call').length, 1);
 });
+
+test.serial('a server\'s task seen by several replicas at once: a row per change of status, numbered, never one per answer', async (t) => {
+  const connector = '55555555-5555-4555-8555-555555555555';
+  const stores = [new CallAuditStore(db, 30), new CallAuditStore(clients[1]!.db('calls_test'), 30)];
+  const seen = (status: 'working' | 'input_required' | 'completed') => ({
+    ...entry(connector, 'tools/call'), httpMethod: 'TASK', task: { task_id: 'server-task-1', status, change: 0, by: null, observed: true as const },
+  });
+  await Promise.all(stores.flatMap((store) => [store.appendServerTask(seen('working')), store.appendServerTask(seen('working'))]));
+  await Promise.all(stores.map((store) => store.appendServerTask(seen('input_required'))));
+  await stores[1]!.appendServerTask(seen('working'));
+  await Promise.all(stores.map((store) => store.appendServerTask(seen('completed'))));
+  const rows = (await stores[0]!.list(connector, { limit: 50 })).items.reverse();
+  t.deepEqual(rows.map((c) => [c.task?.change, c.task?.status, c.task?.observed]), [
+    [1, 'working', true], [2, 'input_required', true], [3, 'working', true], [4, 'completed', true],
+  ]);
+});
