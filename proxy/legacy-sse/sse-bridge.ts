@@ -44,6 +44,14 @@ interface ClientStream {
   progressToken?: unknown;
 }
 
+/** A toolset's ear on its member session (proxy/toolset/sse-members.ts): it has no client stream of its own. */
+export interface MemberHearer {
+  /** What the server says of its own accord: a notification or a request. */
+  message(message: RpcMessage): void;
+  /** The upstream session closed. */
+  end(): void;
+}
+
 interface Held {
   /** The URL the stream was opened on. */
   target: string;
@@ -51,6 +59,8 @@ interface Held {
   session: UpstreamSseSession | null;
   listeners: Set<ClientStream>;
   calls: ClientStream[];
+  /** A toolset member session's hearers. */
+  hearers: Set<MemberHearer>;
 }
 
 const MAX_EVENT_BYTES = 4 * 1024 * 1024;
@@ -118,6 +128,21 @@ export class SseBridge {
     const params = paramsOf(sessionId);
     if (!params) throw new ProblemError(502, 'The toolset kept a member session id the bridge did not make.');
     return (await this.session(memberKeyOf(connectorId, sessionId), connectorId, route, params)).session!;
+  }
+
+  /**
+   * `hearer` is told what the server says of its own accord in a toolset's member session (opened
+   * as memberSession does) until the returned function is called, and when that session closes.
+   */
+  async hearMember(connectorId: string, route: ConnectedRoute, sessionId: string, hearer: MemberHearer): Promise<() => void> {
+    await this.memberSession(connectorId, route, sessionId);
+    const held = this.held.get(memberKeyOf(connectorId, sessionId));
+    if (!held?.session || held.session.closed) {
+      hearer.end();
+      return () => undefined;
+    }
+    held.hearers.add(hearer);
+    return () => held.hearers.delete(hearer);
   }
 
   /** Ends a toolset's member session. */
@@ -212,7 +237,7 @@ export class SseBridge {
   private session(key: string, connectorId: string, route: ConnectedRoute, params: InitializeParams): Promise<Held> {
     const known = this.held.get(key);
     if (known && !known.session?.closed) return known.opening.then(() => known);
-    const held: Held = { target: route.target, session: null, listeners: new Set(), calls: [], opening: null as unknown as Promise<UpstreamSseSession> };
+    const held: Held = { target: route.target, session: null, listeners: new Set(), calls: [], hearers: new Set(), opening: null as unknown as Promise<UpstreamSseSession> };
     held.opening = UpstreamSseSession.open({ upstream: this.o.upstream, logger: this.o.logger, connectorId, maxEventBytes: MAX_EVENT_BYTES }, route, params);
     this.held.set(key, held);
     this.evictOverflow(key);
@@ -222,6 +247,7 @@ export class SseBridge {
       session.onClose = () => {
         if (this.held.get(key) === held) this.held.delete(key);
         for (const { res } of held.listeners) res.end();
+        for (const hearer of held.hearers) hearer.end();
       };
       return held;
     }, (err: unknown) => {
@@ -232,12 +258,16 @@ export class SseBridge {
 
   /** What the server says of its own accord, to the client stream it belongs on. */
   private relay(held: Held, session: UpstreamSseSession, route: ConnectedRoute, message: RpcMessage): void {
+    const isRequest = message.id != null;
+    if (held.hearers.size) {
+      for (const hearer of isRequest ? [...held.hearers].slice(0, 1) : held.hearers) hearer.message(message);
+      return;
+    }
     const token = message.method === 'notifications/progress' ? message.params?.progressToken : undefined;
     const call = token !== undefined ? held.calls.find((c) => c.progressToken === token) : undefined;
     const live = (streams: Iterable<ClientStream>) => [...streams].filter(({ res }) => !res.destroyed && !res.writableEnded);
     const listeners = live(held.listeners);
     const targets = call ? live([call]) : listeners.length ? listeners : live(held.calls).slice(-1);
-    const isRequest = message.id != null;
     if (!targets.length) {
       if (isRequest) {
         const refusal = { jsonrpc: '2.0' as const, id: message.id, error: { code: -32603, message: 'The client has no stream open on which to be asked.' } };
@@ -275,7 +305,7 @@ export class SseBridge {
   private sweep(): void {
     const before = Date.now() - this.idleMs;
     for (const [key, held] of this.held) {
-      if (held.session && held.session.usedAt < before && !held.listeners.size && !held.calls.length) this.drop(key);
+      if (held.session && held.session.usedAt < before && !held.listeners.size && !held.calls.length && !held.hearers.size) this.drop(key);
     }
   }
 
@@ -311,7 +341,7 @@ function noSession(sessionId: string | null): ProblemError {
     : new ProblemError(400, 'This request needs the Mcp-Session-Id that initialize answered with.');
 }
 
-function sseEvent(message: RpcMessage): string {
+export function sseEvent(message: RpcMessage): string {
   return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 

@@ -76,8 +76,8 @@ export class MemberLink {
 
   /** A 2025 member session's own stream (GET): what the member sends outside any request. */
   listen(target: MemberTarget, session: MemberSession, signal: AbortSignal): Promise<UpstreamReply> {
-    // An SSE server's one stream is the bridge's upstream session's: no second stream to offer.
-    if (target.route.transport === 'sse') return Promise.resolve(syntheticReply(target.route, 405, null));
+    // An SSE server's one stream is the bridge's upstream session's: what it carries outside any call.
+    if (target.route.transport === 'sse') return this.sse ? this.sse.listen(target, session, signal) : Promise.resolve(syntheticReply(target.route, 405, null));
     const headers = { ...legacyHeaders(session), accept: 'text/event-stream' };
     return this.upstream.send(target.connectorId, target.route, { method: 'GET', headers, signal });
   }

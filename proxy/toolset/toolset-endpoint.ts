@@ -86,7 +86,8 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
   const eras = new MemberEras(upstream);
   // Members of the HTTP+SSE transport get upstream sessions of their own, apart from callers' of the connector.
   const bridge = new SseBridge({ upstream, logger, bodyLimitBytes: BODY_LIMIT });
-  const link = new MemberLink(upstream, eras, new SseMembers(bridge));
+  const sse = new SseMembers(bridge);
+  const link = new MemberLink(upstream, eras, sse);
   const catalog = new ToolCatalog(options.listTtlMs);
   const records = new ToolsetRecords(options.source);
   const store = options.source.sessions ?? memorySessionStore();
@@ -104,7 +105,7 @@ export function createToolsetEndpoint(options: ToolsetEndpointOptions): ToolsetE
   const listeners = new MemberListeners(upstream, eras, routes, (connectorId) => {
     catalog.invalidate(connectorId);
     watch.memberChanged(connectorId);
-  }, logger);
+  }, logger, sse);
   watch.onListen = (connectorIds) => listeners.keep(connectorIds);
   const streams = new SessionStreams({ store, sessions, link, routes, watch, logger, pollMs: watchMs });
   sessions.onMemberSession = (session) => streams.memberOpened(session);

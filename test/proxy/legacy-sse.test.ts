@@ -38,7 +38,7 @@ test('an SDK v1 client lists and calls the tools of an SSE server through the pr
   const { upstream, proxy } = await setup(t);
   const { client } = await connectClient(proxy.mcpUrl('conn'), { requestInit: { headers: CALLER } });
   t.is(client.getServerVersion()?.name, 'legacy-sse-test-server');
-  t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait']);
+  t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait', 'roots']);
   t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'hello' } })), 'sse: hello');
   const progress: number[] = [];
   const counted = await client.callTool({ name: 'count', arguments: { to: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
@@ -56,7 +56,7 @@ for (const mode of ['legacy', 'auto'] as const) {
     const client = new ClientV2({ name: 'sse-v2', version: '1' }, { versionNegotiation: { mode } });
     await client.connect(new TransportV2(new URL(proxy.mcpUrl('conn')), { requestInit: { headers: CALLER } }));
     t.is(client.getNegotiatedProtocolVersion(), '2025-11-25', 'a 2024-11-05 server is spoken to in the 2025 era');
-    t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait']);
+    t.deepEqual((await client.listTools()).tools.map((tool) => tool.name), ['echo', 'count', 'wait', 'roots']);
     t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'v2' } })), 'sse: v2');
     await client.close();
     t.false(upstream.seen.some((s) => s.authorization?.includes('caller-key')), 'the caller\'s key never crossed');
