@@ -19,7 +19,7 @@ export interface TaskAuditRow {
 export function taskAuditRows(connectorId: string, seq: number, task: TaskSummary, after: number, backlog?: readonly NumberedChange[]): TaskAuditRow[] {
   return (backlog ?? numberedHistory(seq, task.history ?? []))
     .filter(({ n }) => n > after && n <= seq)
-    .map(({ change, n }) => ({ key: `task:${task.task_id}:${n}`, entry: rowOf(connectorId, task, change, n, n === seq) }));
+    .map((numbered) => ({ key: `task:${task.task_id}:${numbered.n}`, entry: rowOf(connectorId, task, numbered, numbered.n === seq) }));
 }
 
 /** The history keeps the first change and the latest after it: entry j (j ≥ 1) of L is change seq − (L − 1 − j), entry 0 is change 1. */
@@ -27,7 +27,7 @@ function numberedHistory(seq: number, history: readonly TaskChange[]): NumberedC
   return history.map((change, j) => ({ change, n: j === 0 ? 1 : seq - (history.length - 1 - j) }));
 }
 
-function rowOf(connectorId: string, task: TaskSummary, change: TaskChange, n: number, latest: boolean): CallEntry {
+function rowOf(connectorId: string, task: TaskSummary, { change, n, skipped }: NumberedChange, latest: boolean): CallEntry {
   return {
     at: new Date(change.at), connectorId, caller: task.caller, sessionId: null,
     httpMethod: TASK_ROW_METHOD, rpcMethod: 'tools/call', rpcName: auditedName('tools/call', task.tool), body: 'none',
@@ -37,6 +37,7 @@ function rowOf(connectorId: string, task: TaskSummary, change: TaskChange, n: nu
       task_id: task.task_id, status: change.status, change: n, by: change.by ?? null,
       ...(change.approval ? { approval: change.approval } : {}),
       ...(latest && change.status === 'failed' && task.unknown_outcome ? { unknown_outcome: true } : {}),
+      ...(skipped ? { skipped } : {}),
     },
   };
 }

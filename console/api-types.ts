@@ -221,6 +221,8 @@ export interface components {
                 approval?: "pending" | "approved" | "denied" | "expired";
                 /** @description Set on a failure whose outcome is unknown (its worker died mid-call, the tool not idempotent) */
                 unknown_outcome?: boolean;
+                /** @description Set where the database refused writes for longer than a task keeps unwritten changes (1,000): how many changes just before this one have no row */
+                skipped?: number;
                 /**
                  * @description Set where the MCP server owns the task: a status the proxy saw in the server's answer to a relayed tools/call or tasks/* request (a change between two of them is not seen)
                  * @constant

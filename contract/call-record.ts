@@ -38,6 +38,7 @@ export const TaskChangeRowSchema = z.object({
   by: z.string().nullable().meta({ description: 'Who made the change, where someone did: the approver who decided, the caller who cancelled' }),
   approval: z.enum(APPROVAL_STATES).optional().meta({ description: 'Set where the change was an approval: pending (held at creation), approved, denied or expired' }),
   unknown_outcome: z.boolean().optional().meta({ description: 'Set on a failure whose outcome is unknown (its worker died mid-call, the tool not idempotent)' }),
+  skipped: z.number().int().min(1).optional().meta({ description: 'Set where the database refused writes for longer than a task keeps unwritten changes (1,000): how many changes just before this one have no row' }),
   observed: z.literal(true).optional().meta({ description: "Set where the MCP server owns the task: a status the proxy saw in the server's answer to a relayed tools/call or tasks/* request (a change between two of them is not seen)" }),
 });
 export type TaskChangeRow = z.infer<typeof TaskChangeRowSchema>;

@@ -39,11 +39,13 @@ export type TaskChange = NonNullable<TaskSummary['history']>[number];
 export interface NumberedChange {
   n: number;
   change: TaskChange;
+  /** How many changes just before this one were never written (the backlog overflowed). */
+  skipped?: number;
 }
 
 /**
  * The most changes a task keeps for the audit while they cannot be written (the store down):
- * far more than a task makes in practice; past it the oldest unwritten go, and the workflow says so.
+ * far more than a task makes in practice; past it the oldest unwritten go, and the next row says how many.
  */
 export const MAX_AUDIT_BACKLOG = 1_000;
 

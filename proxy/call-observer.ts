@@ -31,8 +31,14 @@ export function answeredWithTask(res: ServerResponse, taskId: string): void {
   if (observer) observer.answeredTask = taskId;
 }
 
-// Whose answers may show where a task of the server's own stands.
-const TASK_ANSWERS = new Set(['tools/call', 'tasks/get', 'tasks/update', 'tasks/cancel']);
+/** A tools/call that declared the tasks extension, relayed to a server that runs tasks itself: its answer may be the server's task. */
+export function relayedTaskCall(res: ServerResponse): void {
+  const observer = (res as Observed)[OBSERVER];
+  if (observer) observer.taskCall = true;
+}
+
+// Whose answers may show where a task of the server's own stands (with a tools/call that asked for one).
+const TASK_ANSWERS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 const header = (value: string | string[] | undefined): string | null => (typeof value === 'string' ? value : null);
 
@@ -56,6 +62,8 @@ export class CallObserver {
   private answerSession: string | null = null;
   /** Set by answeredWithTask. */
   answeredTask: string | null = null;
+  /** Set by relayedTaskCall: only then is a tools/call's answer read for a task's status (no cost to other calls). */
+  taskCall = false;
 
   constructor(private readonly sinks: CallObserverSinks, req: IncomingMessage, private readonly res: ServerResponse) {
     // Read now: the proxy replaces req.headers with the upstream's before relaying.
@@ -119,7 +127,7 @@ export class CallObserver {
     if (!this.sinks.audit || !this.known) return;
     const entry = this.entry(facts);
     this.sinks.audit.record(entry);
-    if (this.sinks.audit.recordServerTask && this.answer && TASK_ANSWERS.has(facts.method ?? '')) this.serverTaskRow(facts, entry);
+    if (this.sinks.audit.recordServerTask && this.answer && (facts.method === 'tools/call' ? this.taskCall : TASK_ANSWERS.has(facts.method ?? ''))) this.serverTaskRow(facts, entry);
   }
 
   /**

@@ -53,6 +53,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   const changes: TaskChange[] = [{ status: view.status, at: createdAt, ...(view.approval ? { approval: 'pending' as const } : {}) }];
   // The listing keeps a bounded history; the audit gets every change, kept here until written.
   const backlog: NumberedChange[] = [{ n: 1, change: changes[0]! }];
+  const kept = { changes, backlog, writing: 0 };
   /** `note`: who made the change, and the approval state it records where it was a decision. */
   const set = (status: TaskStatus, outcome: Ciphertext | null, pending: string[] = [], note: Pick<TaskChange, 'approval'> & { by?: string | null } = {}) => {
     Object.assign(view, { status, outcome, pending, lastUpdatedAt: new Date().toISOString() });
@@ -62,10 +63,15 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
     if (changes.length > MAX_TASK_HISTORY) changes.splice(1, 1);
     seq += 1;
     backlog.push({ n: seq, change });
-    if (backlog.length > MAX_AUDIT_BACKLOG) {
-      const lost = backlog.shift()!;
-      log.warn('a task change was never written to the audit: the store refused every write for too long', { taskId: input.taskId, change: lost.n });
-    }
+    if (backlog.length > MAX_AUDIT_BACKLOG) dropOldest();
+  };
+  // A change a write under way already carries is not lost; one that is leaves its mark on the next row.
+  const dropOldest = () => {
+    const lost = backlog.shift()!;
+    if (lost.n <= kept.writing) return;
+    const skipped = 1 + (lost.skipped ?? 0);
+    backlog[0] = { ...backlog[0]!, skipped };
+    log.warn('a task change was never written to the audit: the store refused every write for too long', { taskId: input.taskId, change: lost.n, skipped });
   };
   const terminal = () => TERMINAL_STATUSES.has(view.status);
 
@@ -108,7 +114,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   });
 
   let ending = false;
-  const listed = recordChanges(input, view, { changes, backlog }, () => seq, () => ending, () => exposed);
+  const listed = recordChanges(input, view, kept, () => seq, () => ending, () => exposed);
 
   if (view.approval) await awaitDecision(view.approval, input.approval!.timeoutMs);
 
@@ -172,7 +178,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
  * activity adds each change since the last copy to the per-call audit. Both follow the workflow's
  * state, never lead it: a caller's tasks/get already answers a change before it is written.
  */
-async function recordChanges(input: ToolTaskInput, view: ToolTaskView, kept: { changes: readonly TaskChange[]; backlog: NumberedChange[] }, seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
+async function recordChanges(input: ToolTaskInput, view: ToolTaskView, kept: { changes: readonly TaskChange[]; backlog: NumberedChange[]; writing: number }, seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
   // A call answered without a task is never listed: nothing is written for it.
   await condition(() => exposed() || ending());
   if (!exposed()) return;
@@ -181,6 +187,7 @@ async function recordChanges(input: ToolTaskInput, view: ToolTaskView, kept: { c
     await condition(() => seq() > recorded || ending());
     if (seq() === recorded) return;
     const at = seq();
+    kept.writing = at;
     await sealer.recordTask({
       connectorId: input.connectorId, seq: at, audited: recorded, backlog: kept.backlog.filter(({ n }) => n <= at),
       task: {

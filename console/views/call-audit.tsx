@@ -85,7 +85,7 @@ const APPROVAL_WORDS: Record<string, string> = { pending: 'held for approval', a
 
 /** A task's change of status: no request, so no HTTP status, duration or bytes; who made it, and how. */
 function TaskRow({ call, task }: { call: Call; task: NonNullable<Call['task']> }) {
-  const how = [task.approval && APPROVAL_WORDS[task.approval], task.by && `by ${task.by}`, task.unknown_outcome && 'outcome unknown', task.observed && "as the server's answer showed it"].filter(Boolean).join(', ');
+  const how = [task.approval && APPROVAL_WORDS[task.approval], task.by && `by ${task.by}`, task.unknown_outcome && 'outcome unknown', task.observed && "as the server's answer showed it", task.skipped && `${task.skipped} earlier changes never recorded`].filter(Boolean).join(', ');
   return (
     <tr class={task.status === 'failed' ? 'failed task' : 'task'}>
       <td data-label="Time">{shownTime(call.time)}</td>

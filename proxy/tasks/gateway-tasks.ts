@@ -38,7 +38,7 @@ import {
 import type { ConnectedRoute } from '../route';
 import type { UpstreamClient } from '../upstream-client';
 import { createTaskResult, detailedTask, directAnswer } from './task-wire';
-import { answeredWithTask } from '../call-observer';
+import { answeredWithTask, relayedTaskCall } from '../call-observer';
 import { UpstreamTaskSupport, messageOf, readText, type TaskSupportKind } from './upstream-task-support';
 
 export interface GatewayTaskSettings {
@@ -167,7 +167,10 @@ export class GatewayTasks {
     const kind = await this.supportOf(request.connectorId, request.route);
     const rule = rpc.method === 'tools/call' ? this.ruleFor(request.route, String(rpc.params?.name ?? '')) : undefined;
     if (rule) return send(request.res, rpc, await this.held(request, rpc.params ?? {}, rule));
-    if (kind !== 'plain' && !(await this.asksHeldTask(request, rpc))) return request.relay();
+    if (kind !== 'plain' && !(await this.asksHeldTask(request, rpc))) {
+      if (rpc.method === 'tools/call' && declaresTasks(rpc.params)) relayedTaskCall(request.res);
+      return request.relay();
+    }
     const payload = rpc.method === 'tools/call' ? await this.callAsTask(request, rpc.params ?? {}) : await this.taskMethod(request, rpc.method, rpc.params);
     if (payload === null) return request.relay();
     send(request.res, rpc, payload);

@@ -6,7 +6,7 @@
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
 import { taskAuditRows, type TaskAuditRow } from '../../activities/task-audit-rows';
-import { MAX_TASK_HISTORY, type NumberedChange, type TaskSummary } from '../../contract/task-record';
+import { MAX_AUDIT_BACKLOG, MAX_TASK_HISTORY, type NumberedChange, type TaskSummary } from '../../contract/task-record';
 import {
   answerUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery, toolTaskWorkflowId, TOOL_TASK_WORKFLOW, type ToolTaskInput,
 } from '../../workflows/tool-task-messages';
@@ -22,9 +22,9 @@ test.after.always(async () => {
 
 const ROUNDS_ASKING = 20; // each: input_required, then working once answered: 40 changes
 
-test('every change reaches the audit once, though the store was down for more changes than the listing keeps', async (t) => {
+/** Runs a task through `asking` rounds that ask for input while recordTask fails; then lets the store back. */
+async function driveWhileStoreDown(taskId: string, asking: number) {
   const connectorId = 'c0ffee00-0000-4000-8000-000000000001';
-  const taskId = 'task-audit-backlog';
   let rounds = 0;
   let storeDown = true;
   const written = new Map<string, TaskAuditRow>();
@@ -32,7 +32,7 @@ test('every change reaches the audit once, though the store was down for more ch
   let exposed!: () => void;
   const outlasted = new Promise<void>((resolve) => { exposed = resolve; });
   harness.stubs.behaviour = {
-    callToolRound: async () => (await outlasted, ++rounds <= ROUNDS_ASKING
+    callToolRound: async () => (await outlasted, ++rounds <= asking
       ? { kind: 'input_required', sealed: `asked-${rounds}` as never, keys: ['k'] }
       : { kind: 'complete', sealed: 'done' as never }),
     sealTaskError: async () => 'error' as never,
@@ -50,9 +50,8 @@ test('every change reaches the audit once, though the store was down for more ch
     workflowId: toolTaskWorkflowId(connectorId, taskId), taskQueue: harness.taskQueue, args: [input],
   });
   const first = await handle.executeUpdate(firstRoundUpdate, { args: [50] });
-  t.is(first.status, 'working', 'the caller holds a task: it is listed and audited');
   exposed();
-  for (let answered = 0; answered < ROUNDS_ASKING; answered++) {
+  for (let answered = 0; answered < asking; answered++) {
     await until(async () => {
       const view = await handle.query(toolTaskQuery);
       return view.status === 'input_required' && view.rounds === answered + 1 ? view : undefined;
@@ -64,13 +63,35 @@ test('every change reaches the audit once, though the store was down for more ch
   storeDown = false;
   await handle.signal(releaseSignal);
   await handle.result();
+  const changes = 1 + 2 * asking + 1; // created working, each round asked and answered, completed
+  const rows = [...written.values()].sort((a, b) => a.entry.task!.change - b.entry.task!.change);
+  return { first, changes, attemptsWhileDown, rows };
+}
 
-  const changes = 1 + 2 * ROUNDS_ASKING + 1; // created working, each round asked and answered, completed
+test.serial('every change reaches the audit once, though the store was down for more changes than the listing keeps', async (t) => {
+  const taskId = 'task-audit-backlog';
+  const { first, changes, attemptsWhileDown, rows } = await driveWhileStoreDown(taskId, ROUNDS_ASKING);
+  t.is(first.status, 'working', 'the caller holds a task: it is listed and audited');
   t.true(changes > MAX_TASK_HISTORY, 'more changes than the listing keeps');
   t.true(attemptsWhileDown > 0, 'the audit was tried while the store was down');
-  const rows = [...written.values()].sort((a, b) => a.entry.task!.change - b.entry.task!.change);
   t.deepEqual(rows.map((r) => r.entry.task!.change), Array.from({ length: changes }, (_, i) => i + 1), 'every change, once');
   const expected = ['working', ...Array.from({ length: ROUNDS_ASKING }, () => ['input_required', 'working']).flat(), 'completed'];
   t.deepEqual(rows.map((r) => r.entry.task!.status), expected);
   t.deepEqual(rows.map((r) => r.key), rows.map((r) => `task:${taskId}:${r.entry.task!.change}`));
+  t.false(rows.some((r) => r.entry.task!.skipped !== undefined), 'nothing skipped');
+});
+
+test.serial('past the backlog\'s bound the changes dropped are not lost silently: the next row says how many', async (t) => {
+  const asking = Math.ceil(MAX_AUDIT_BACKLOG / 2) + 10; // some 20 changes more than the workflow keeps unwritten
+  const { changes, rows } = await driveWhileStoreDown('task-audit-overflow', asking);
+  t.true(changes > MAX_AUDIT_BACKLOG + 1);
+  const marked = rows.filter((r) => r.entry.task!.skipped !== undefined);
+  t.is(marked.length, 1, 'one row says it');
+  const { change, skipped } = marked[0]!.entry.task!;
+  // The write under way when the store went down still carries the changes it was given; after them, a gap the row accounts for.
+  const before = rows.filter((r) => r.entry.task!.change < change).map((r) => r.entry.task!.change);
+  t.deepEqual(before, Array.from({ length: before.length }, (_, i) => i + 1), 'the changes the first write carried');
+  t.is(change - skipped! - 1, before.length, 'the row counts exactly the changes between');
+  t.deepEqual(rows.filter((r) => r.entry.task!.change >= change).map((r) => r.entry.task!.change), Array.from({ length: changes - change + 1 }, (_, i) => change + i), 'then every change to the end');
+  t.is(rows.length + skipped!, changes, 'every change written or counted');
 });
