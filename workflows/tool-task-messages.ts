@@ -27,6 +27,8 @@ export interface ToolTaskInput {
   pollIntervalMs: number;
   /** A rule holds the call for approval (contract/approvals.ts): no round runs before an approver says yes. */
   approval?: ApprovalInput;
+  /** The most changes kept unwritten for the audit (default MAX_AUDIT_BACKLOG; tests set fewer). */
+  auditBacklog?: number;
 }
 
 export interface ApprovalInput {

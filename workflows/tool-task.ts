@@ -63,7 +63,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
     if (changes.length > MAX_TASK_HISTORY) changes.splice(1, 1);
     seq += 1;
     backlog.push({ n: seq, change });
-    if (backlog.length > MAX_AUDIT_BACKLOG) dropOldest();
+    if (backlog.length > (input.auditBacklog ?? MAX_AUDIT_BACKLOG)) dropOldest();
   };
   // A change a write under way already carries is not lost; one that is leaves its mark on the next row.
   const dropOldest = () => {
