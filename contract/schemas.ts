@@ -78,7 +78,8 @@ export type ConnectGrant = (typeof CONNECT_GRANTS)[number];
 
 /** An identity provider's token endpoint: a credential travels there, so https, or plain http to this machine only. */
 const IdpTokenEndpointSchema = HttpUrlSchema.refine(
-  (url) => url.startsWith('https:') || isLoopbackHost(new URL(url).hostname),
+  // Runs even where HttpUrlSchema refused the text (zod runs every check): no URL, no second issue.
+  (url) => !URL.canParse(url) || url.startsWith('https:') || isLoopbackHost(new URL(url).hostname),
   { message: 'must be an https URL (plain http only to a loopback host)' },
 );
 
@@ -275,7 +276,7 @@ export const PresetEnterpriseManagedSchema = z.strictObject({
 });
 
 /** Why a preset's enterprise_managed cannot stand: its secrets go where the URL and the preset point. */
-function presetEnterpriseManagedIssues(p: Pick<Preset, 'url' | 'client_id' | 'client_secret' | 'client_credentials' | 'workload_identity' | 'variables' | 'enterprise_managed'>): string[] {
+export function presetEnterpriseManagedIssues(p: Pick<Preset, 'url' | 'client_id' | 'client_secret' | 'client_credentials' | 'workload_identity' | 'variables' | 'enterprise_managed'>): string[] {
   if (!p.enterprise_managed) return [];
   const issues: string[] = [];
   if (p.url.startsWith('mcp+stdio:')) issues.push('only for a remote preset');

@@ -74,6 +74,7 @@ test('connect: an enterprise-managed grant names the ID token, the identity prov
     [without('client_secret'), 'client_secret'],
     [{ ...grant, idp_token_endpoint: 'http://idp.example/token' }, 'idp_token_endpoint'],
     [{ ...grant, idp_token_endpoint: 'ftp://idp.example/token' }, 'idp_token_endpoint'],
+    [{ ...grant, idp_token_endpoint: 'not a url' }, 'idp_token_endpoint'], // an issue, not a TypeError thrown by a later check
     [{ ...grant, access_token: 't' }, 'access_token'],
     [{ grant: 'client_credentials', client_id: 'svc', client_secret: 's', id_token: 'eyJ.x.y' }, 'id_token'],
     [{ grant: 'client_credentials', client_id: 'svc', client_secret: 's', idp_client_secret: 'is' }, 'idp_client_secret'],
