@@ -3,7 +3,7 @@
 // server.json cannot carry (the overlay). Validated at start-up like CONNECTOR__PRESETS.
 import { z } from 'zod';
 import { parseWorkloadNetworks } from '../platform/workload-egress';
-import { METADATA_MAX_KEYS, MetadataSchema, StdioResourcesSchema, PresetClientCredentialsSchema } from '../contract/schemas';
+import { METADATA_MAX_KEYS, MetadataSchema, StdioResourcesSchema, PresetClientCredentialsSchema, PresetEnterpriseManagedSchema } from '../contract/schemas';
 import { MAX_HEADER_VALUE, MAX_INPUTS } from '../contract/upstream-inputs';
 
 /** The registry's own rule for server names (reverse-DNS namespace, one slash). */
@@ -59,6 +59,11 @@ export const RegistryOverlaySchema = z.strictObject({
   workload_identity: z.strictObject({ client_id: z.string().min(1).max(512) }).optional(),
   /** A remote's connects use the client credentials grant as the overlay's client (docs/presets.md). */
   client_credentials: PresetClientCredentialsSchema.optional(),
+  /**
+   * A remote's connects use enterprise-managed authorization (SEP-990) with the overlay's
+   * client_id and client_secret at the server's authorization server; a connect gives the user's id_token.
+   */
+  enterprise_managed: PresetEnterpriseManagedSchema.optional(),
 }).refine((o) => !(o.client_secret && !o.client_id), { message: 'client_secret requires client_id', path: ['client_secret'] })
   .refine((o) => !(o.workload_identity && o.client_id), { message: 'not with a client_id of its own', path: ['workload_identity'] });
 export type RegistryOverlay = z.infer<typeof RegistryOverlaySchema>;

@@ -9,7 +9,7 @@ import { mapPackage, type PackageKind } from './registry-packages';
 import { describeRun, runDigest, type PresetRun } from './registry-approval';
 import type { RegistryOverlay } from './registry-config';
 import { normaliseUrl, InvalidUrlError } from '../contract/connector-url';
-import { callerChosenVariables, presetClientCredentialsIssues, workloadIdentityRefusal, type Preset } from '../contract/schemas';
+import { callerChosenVariables, presetClientCredentialsIssues, presetEnterpriseManagedIssues, workloadIdentityRefusal, type Preset } from '../contract/schemas';
 import type { RegistryEntry, Transport } from './server-json';
 
 export type { PresetField } from './connect-inputs';
@@ -82,11 +82,14 @@ function remotePreset(remote: Transport, metadata: Preset['metadata'], overlay: 
   if (open.length) return { kind, packageKind: null, url, preset: null, reason: `the overlay's workload_identity is ${workloadIdentityRefusal(open)}`, fields };
   const grantIssues = presetClientCredentialsIssues({ url, ...overlay, variables: inputs.variables });
   if (grantIssues.length) return { kind, packageKind: null, url, preset: null, reason: `the overlay's client_credentials: ${grantIssues.join('; ')}`, fields };
+  const enterpriseIssues = presetEnterpriseManagedIssues({ url, ...overlay, variables: inputs.variables });
+  if (enterpriseIssues.length) return { kind, packageKind: null, url, preset: null, reason: `the overlay's enterprise_managed: ${enterpriseIssues.join('; ')}`, fields };
   const preset: Preset = {
     url, metadata,
     ...(overlay?.client_id ? { client_id: overlay.client_id } : {}), ...(overlay?.client_secret ? { client_secret: overlay.client_secret } : {}),
     ...(overlay?.workload_identity ? { workload_identity: overlay.workload_identity } : {}),
     ...(overlay?.client_credentials ? { client_credentials: overlay.client_credentials } : {}),
+    ...(overlay?.enterprise_managed ? { enterprise_managed: overlay.enterprise_managed } : {}),
     ...(inputs.headers.length ? { headers: inputs.headers } : {}), ...(Object.keys(inputs.variables).length ? { variables: inputs.variables } : {}),
     ...(remote.type === 'sse' ? { transport: 'sse' as const } : {}),
   };
