@@ -88,9 +88,16 @@ async function containerExists(name: string): Promise<boolean> {
 engineTest('a preset defined only by its image runs, sandboxed as configured, and answers through the gateway', async (t, img) => {
   const connectorId = randomUUID();
   const token = `tok-${randomUUID()}`;
+  const apiKey = `key-${randomUUID()}`; // a connect's value for the preset's env_inputs
   const began = performance.now();
   const started = await runtime.start(
-    { connectorId, stdio: everything(img.image, { env: { PRESET_FLAG: 'on' }, access_token_env_name: 'EVERYTHING_TOKEN', resources: { limits: { memory: '256Mi', cpu: '500m' } } }), token },
+    {
+      connectorId, token, inputs: { SERVICE_API_KEY: apiKey },
+      stdio: everything(img.image, {
+        env: { PRESET_FLAG: 'on' }, env_inputs: [{ name: 'SERVICE_API_KEY', secret: true, required: true }],
+        access_token_env_name: 'EVERYTHING_TOKEN', resources: { limits: { memory: '256Mi', cpu: '500m' } },
+      }),
+    },
     { readinessTimeoutMs: 60_000 },
   );
   t.log(`container stdio connector (server-everything): start → ready in ${(performance.now() - began).toFixed(0)} ms`);
@@ -98,6 +105,7 @@ engineTest('a preset defined only by its image runs, sandboxed as configured, an
   const env = JSON.parse(textOf(await client.callTool({ name: 'get-env', arguments: {} }))) as Record<string, string>;
   t.is(env.EVERYTHING_TOKEN, token, 'the token is injected under access_token_env_name');
   t.is(env.PRESET_FLAG, 'on');
+  t.is(env.SERVICE_API_KEY, apiKey, "the connect's env input is in the server's environment");
   t.is(env.CONNECTOR__ENCRYPTION_KEY, undefined);
   await client.close();
 
@@ -114,7 +122,9 @@ engineTest('a preset defined only by its image runs, sandboxed as configured, an
   t.deepEqual((c.Mounts ?? []).filter((m: { Type: string }) => m.Type === 'bind'), [], 'no host mounts');
   t.true(Object.keys(c.HostConfig.Tmpfs ?? {}).includes('/tmp'), 'a private /tmp');
   t.is(c.Config.Labels[CONNECTOR_LABEL], connectorId);
-  t.false(JSON.stringify(c.Config.Cmd ?? []).includes(token) || JSON.stringify(c.Args ?? []).includes(token), 'the token is not on a command line');
+  for (const secret of [token, apiKey]) {
+    t.false(JSON.stringify(c.Config.Cmd ?? []).includes(secret) || JSON.stringify(c.Args ?? []).includes(secret), 'neither the token nor an env input is on a command line');
+  }
 
   await runtime.remove(connectorId);
   t.false(await containerExists(containerName(connectorId)), 'remove leaves no container');

@@ -98,7 +98,11 @@ const decode = (data: Record<string, string> | undefined) =>
 
 test.serial('start creates the Secret, Deployment and Service described, waits for the Ready pod, and is idempotent', async (t) => {
   const token = `tok-${randomUUID()}`;
-  const s = spec({ command: ['mcp-server-github'], args: ['stdio'], env: { GITHUB_HOST: 'github.example' }, access_token_env_name: 'GITHUB_TOKEN' }, token);
+  const apiKey = `key-${randomUUID()}`; // a connect's value for the preset's env_inputs
+  const s = {
+    ...spec({ command: ['mcp-server-github'], args: ['stdio'], env: { GITHUB_HOST: 'github.example' }, env_inputs: [{ name: 'ORG_API_KEY', secret: true, required: true }], access_token_env_name: 'GITHUB_TOKEN' }, token),
+    inputs: { ORG_API_KEY: apiKey },
+  };
   const name = `mcp-${s.connectorId}`;
   let heartbeats = 0;
   const began = performance.now();
@@ -121,7 +125,7 @@ test.serial('start creates the Secret, Deployment and Service described, waits f
   t.like(server, { image: s.stdio.image, command: ['mcp-server-github'], args: ['stdio'], stdin: true });
   t.falsy(server!.tty, 'tty: false (the API server leaves the default out)');
   t.deepEqual(server!.env?.map((e) => [e.name, e.valueFrom?.secretKeyRef?.name ?? e.value, e.valueFrom?.secretKeyRef?.key]), [
-    ['GITHUB_HOST', name, 'GITHUB_HOST'], ['GITHUB_TOKEN', name, 'GITHUB_TOKEN'], ['HOME', '/tmp', undefined],
+    ['GITHUB_HOST', name, 'GITHUB_HOST'], ['ORG_API_KEY', name, 'ORG_API_KEY'], ['GITHUB_TOKEN', name, 'GITHUB_TOKEN'], ['HOME', '/tmp', undefined],
   ], 'the server container gets its env, and never the gateway secret');
   t.falsy(server!.envFrom, 'nor the whole Secret');
   t.is(gateway!.image, gatewayImage);
@@ -138,7 +142,7 @@ test.serial('start creates the Secret, Deployment and Service described, waits f
 
   const owner = { apiVersion: 'apps/v1', kind: 'Deployment', name, uid: deployment.metadata!.uid };
   const secret = (await readSecret(name))!;
-  t.deepEqual(decode(secret.data), { GITHUB_HOST: 'github.example', GITHUB_TOKEN: token, '.gateway-secret': gatewaySecret });
+  t.deepEqual(decode(secret.data), { GITHUB_HOST: 'github.example', ORG_API_KEY: apiKey, GITHUB_TOKEN: token, '.gateway-secret': gatewaySecret });
   t.like(secret.metadata?.labels, labels);
   t.like(secret.metadata?.ownerReferences?.[0], owner);
   const service = (await readService(name))!;
@@ -146,8 +150,9 @@ test.serial('start creates the Secret, Deployment and Service described, waits f
   t.like(service.metadata?.ownerReferences?.[0], owner);
   t.deepEqual(service.spec?.ports?.map((p) => [p.port, p.targetPort]), [[8080, 8080]]);
   t.like(service.spec?.selector, labels);
-  // The token and the gateway secret live in the Secret's data and nowhere else.
+  // The token, the env inputs and the gateway secret live in the Secret's data and nowhere else.
   t.false(JSON.stringify([deployment, service, secret.metadata]).includes(token));
+  t.false(JSON.stringify([deployment, service, secret.metadata]).includes(apiKey));
   t.false(JSON.stringify([deployment, service, secret.metadata]).includes(gatewaySecret));
 
   const again = await runtime.start(s, { readinessTimeoutMs: 60_000 });
