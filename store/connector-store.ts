@@ -68,7 +68,7 @@ export class ConnectorStore {
       const old = before ? listKeysOf(toView(before)) : [];
       const now = listKeysOf(view);
       const write = async () => {
-        if (before) return (await this.records.updateOne({ _id: id, version: before.version }, { $set: rest })).matchedCount === 1;
+        if (before) return (await this.records.updateOne({ _id: id, version: before.version }, { $set: rest, ...absentOf(before, rest) })).matchedCount === 1;
         return this.records.insertOne({ _id: id, ...rest }).then(() => true, (err) => (onlyDuplicateKeys(err) ? false : Promise.reject(err)));
       };
       if (await this.index.change(now.filter((key) => !old.includes(key)), old.filter((key) => !now.includes(key)), write)) return;
@@ -218,4 +218,12 @@ export class ConnectorStore {
 function toView({ _id, ...rest }: RecordDoc): ConnectorRecord {
   // Records projected before protocol_version existed lack it.
   return { id: _id, ...rest, protocol_version: rest.protocol_version ?? null };
+}
+
+// The view leaves out an optional field that is empty (approval rules removed, no headers): $set
+// alone would keep the stored one, so the fields the view no longer has are unset.
+const OPTIONAL_FIELDS = ['approval_rules', 'headers', 'variables', 'token_binding', 'transport', 'auth_kind'] as const;
+function absentOf(before: object, view: object): { $unset?: Record<string, ''> } {
+  const gone = OPTIONAL_FIELDS.filter((key) => key in before && !(key in view));
+  return gone.length ? { $unset: Object.fromEntries(gone.map((key) => [key, ''])) } : {};
 }

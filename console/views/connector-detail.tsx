@@ -14,6 +14,7 @@ import { ClientConfig } from './client-config';
 import { ConnectForm } from './connect-form';
 import { ErrorNote, StateBadge, ViewHeading, authKindWords, connectorName, shownTime, tokenBindingWords } from './common';
 import { ToolsPanel } from './tools-panel';
+import { ApprovalRules } from './approval-rules';
 import { useCaller } from '../caller-context';
 import { reasonFor } from '../problem-words';
 
@@ -86,6 +87,7 @@ export function ConnectorDetail({ api, id }: { api: Api; id: string }) {
         </div>
         <ErrorNote error={action.error} />
       </section>
+      <ApprovalRules<Connector> api={api} path={connectorPath(id)} rules={c.approval_rules} onSaved={(answer) => { record.set(answer); void record.refresh(); }} />
       <ClientConfig mcpUrl={c.mcp_url} name={connectorName(c)} />
       <ToolsPanel mcpUrl={c.mcp_url} authorization={api.authorization} ready={c.state === 'connected'} />
       <TaskList api={api} path={connectorPath(id, '/tasks')} version={c.updated_at} connectorId={id} />
