@@ -221,9 +221,9 @@ function toView({ _id, ...rest }: RecordDoc): ConnectorRecord {
 }
 
 // The view leaves out an optional field that is empty (approval rules removed, no headers): $set
-// alone would keep the stored one, so the fields the view no longer has are unset.
-const OPTIONAL_FIELDS = ['approval_rules', 'headers', 'variables', 'token_binding', 'transport', 'auth_kind'] as const;
-function absentOf(before: object, view: object): { $unset?: Record<string, ''> } {
-  const gone = OPTIONAL_FIELDS.filter((key) => key in before && !(key in view));
+// alone would keep the stored one. The document is the view (RecordDoc), so whatever the stored
+// one has and the new view has not goes.
+function absentOf(before: RecordDoc, view: Omit<ConnectorRecord, 'id'>): { $unset?: Record<string, ''> } {
+  const gone = Object.keys(before).filter((key) => key !== '_id' && !(key in view));
   return gone.length ? { $unset: Object.fromEntries(gone.map((key) => [key, ''])) } : {};
 }
