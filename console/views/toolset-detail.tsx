@@ -6,6 +6,7 @@ import { usePolling } from '../poll';
 import { go, hrefOf } from '../route';
 import { useAction } from '../use-action';
 import type { Call, Page, Toolset } from '../types';
+import { ApprovalRules } from './approval-rules';
 import { CallTable } from './call-audit';
 import { ClientConfig } from './client-config';
 import { ErrorNote, ViewHeading } from './common';
@@ -56,6 +57,7 @@ export function ToolsetDetail({ api, id }: { api: Api; id: string }) {
         {calls.data && (calls.data.items.length === 0 ? <p class="empty">No calls yet.</p> : <CallTable items={calls.data.items} />)}
       </section>
       <TaskList api={api} path={toolsetPath(id, '/tasks')} version={calls.data?.items[0]?.id ?? ''} />
+      <ApprovalRules<Toolset> api={api} path={toolsetPath(id)} rules={ts.approval_rules} onSaved={(answer) => { record.set(answer); void record.refresh(); }} />
       <section aria-labelledby="settings-heading">
         <h2 id="settings-heading">Settings</h2>
         {saved && <p class="notice" role="status">{saved}</p>}

@@ -1,7 +1,7 @@
 // The connector page's approval rules (headless Chromium against the embedded stack, callers
 // unauthenticated): a rule added and saved is on the connector (read back through the REST API);
 // a malformed approver is refused and the page shows the service's own field error beside the
-// form; removing the last rule saves null and the connector has none.
+// form; removing the last rule saves null and the connector has none. The toolset page edits its own.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
@@ -64,5 +64,28 @@ test('the owner adds, is refused a bad approver, and removes an approval rule on
   t.deepEqual(after ?? [], [], 'the rules are gone');
   t.is(await section.getByLabel('Tools (glob)').count(), 0, 'no rule is shown');
   t.deepEqual(csp, []);
+  await context.close();
+});
+
+test("the toolset page edits the toolset's own rules, over its prefixed tool names", async (t) => {
+  const member = await stack.api('POST', '/api/v1/connectors', { url: 'http://127.0.0.1:9/mcp', match_preset: false });
+  const created = await stack.api('POST', '/api/v1/toolsets', { name: 'console-rules', members: [{ connector_id: member.body.id, prefix: 'ops' }] });
+  t.is(created.status, 201, created.text);
+  const path = `/api/v1/toolsets/${created.body.id}`;
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${stack.baseUrl}/#/toolsets/${created.body.id}`);
+  const section = page.getByRole('region', { name: 'Approval rules' });
+  await section.getByText('No approval rules.').waitFor();
+  await section.getByRole('button', { name: 'Add rule' }).click();
+  await section.getByLabel('Tools (glob)').fill('ops__delete_*');
+  await section.getByLabel('Approvers (comma-separated)').fill('key:ops');
+  await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'PATCH' && r.url().endsWith(path)),
+    section.getByRole('button', { name: 'Save approval rules' }).click(),
+  ]);
+  await section.getByText('Approval rules saved.').waitFor();
+  t.deepEqual((await stack.api('GET', path)).body.approval_rules, [{ tools: 'ops__delete_*', approvers: ['key:ops'] }]);
+  t.deepEqual((await stack.api('GET', `/api/v1/connectors/${member.body.id}`)).body.approval_rules ?? [], [], "the member connector's own rules are untouched");
   await context.close();
 });
