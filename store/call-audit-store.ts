@@ -229,11 +229,13 @@ export class CallAuditStore {
         if (!onlyDuplicateKeys(err)) throw err;
       }
       // Another writer's batch took the slot: go after it — unless the chain already leads to
-      // this batch (a second attempt of the same activity ran at once and linked it).
-      const after = await this.forward(tip, id);
-      if (after === null) return this.hint(connectorId, id, at);
-      tip = after;
-      await this.docs.updateOne({ _id: id }, { $set: { prev: tip === rootOf(connectorId) ? null : tip } });
+      // this batch (a second attempt of the same activity ran at once and linked it). Then its
+      // `prev` is set to where it is linked: this attempt may have set it to a slot it then lost,
+      // and listings walk back by `prev` (a batch in between would be skipped).
+      const walked = await this.walk(tip, id);
+      await this.docs.updateOne({ _id: id }, { $set: { prev: walked.tip === rootOf(connectorId) ? null : walked.tip } });
+      if (walked.linked) return this.hint(connectorId, id, at);
+      tip = walked.tip;
     }
     throw new Error('the connector\'s audit chain kept growing under this write');
   }
@@ -244,16 +246,19 @@ export class CallAuditStore {
     return this.forward(hinted ?? rootOf(connectorId));
   }
 
-  /** The newest batch after `from`; null when the walk meets `stop` (which is then linked). */
-  private async forward(from: string): Promise<string>;
-  private async forward(from: string, stop: string): Promise<string | null>;
-  private async forward(from: string, stop?: string): Promise<string | null> {
+  /** The newest batch after `from`. */
+  private async forward(from: string): Promise<string> {
+    return (await this.walk(from)).tip;
+  }
+
+  /** The newest batch after `from`; or, where the walk meets `stop` (linked already), the batch it follows. */
+  private async walk(from: string, stop?: string): Promise<{ tip: string; linked: boolean }> {
     let tip = from;
     for (let slot = await this.docs.findOne({ _id: slotOf(tip) }); slot?.next; slot = await this.docs.findOne({ _id: slotOf(tip) })) {
-      if (slot.next === stop) return null;
+      if (slot.next === stop) return { tip, linked: true };
       tip = slot.next;
     }
-    return tip;
+    return { tip, linked: false };
   }
 
   /** Where the next walk for the tip starts; only a hint, so a lost update costs a step, never a call. */

@@ -181,3 +181,27 @@ test.serial('a server\'s task seen by several replicas at once: a row per change
     [1, 'working', true], [2, 'input_required', true], [3, 'working', true], [4, 'completed', true],
   ]);
 });
+
+test.serial('an attempt that set a row\'s prev to a slot it then lost puts it right: no batch in between is skipped by listings', async (t) => {
+  // The race: attempt X links the row after P2; attempt Y, walking from an older view, set its
+  // prev to P1 just before finding it linked. Listings walk back by prev, so P2 would be skipped.
+  const connector = '66666666-6666-4666-8666-666666666666';
+  const store = new CallAuditStore(db, 30);
+  await store.insert([entry(connector, 'tools/list.P1')]);
+  await store.insert([entry(connector, 'tools/list.P2')]);
+  const task: TaskSummary = {
+    task_id: 'task-race', tool: 'charge_card', caller: 'key:alice', status: 'working', created_at: '2026-11-20T13:00:00.000Z',
+    updated_at: '2026-11-20T13:00:00.000Z', toolset_id: null, unknown_outcome: false, history: [{ status: 'working', at: '2026-11-20T13:00:00.000Z' }],
+  };
+  const [row] = taskAuditRows(connector, 1, task, 0);
+  await store.appendOnce(connector, row!.key, row!.entry);
+  const calls = db.collection('connector_calls');
+  const batches = await calls.find({ connector_id: connector, calls: { $exists: true } }).toArray();
+  const mine = batches.find((b) => String(b.calls).includes('task-race'))!;
+  const p1 = batches.find((b) => String(b.calls).includes('tools/list.P1'))!;
+  await calls.updateOne({ _id: mine._id }, { $set: { prev: p1._id } }); // Y's stale write
+  t.is((await listAll(store, connector)).methods.length, 2, 'as the race leaves it: P2 skipped');
+  await store.appendOnce(connector, row!.key, row!.entry); // Y goes on (or any retry): it finds the row linked
+  const { methods } = await listAll(store, connector);
+  t.deepEqual([...methods].sort(), ['tools/call', 'tools/list.P1', 'tools/list.P2']);
+});
