@@ -209,8 +209,10 @@ if (await sandboxAvailable('test/workloads/local-runtime-uids.test.ts', 'stdio s
 
   /** Issue 37's finding: X makes /tmp/d2 world-writable, Y plants a setuid cat there, Y goes, Z gets Y's uid. */
   async function takeBack(t: import('ava').ExecutionContext, sandbox: boolean) {
-    // Two uids: after Y's release, Z can only get Y's.
-    const first = sandbox ? 231_500 : 231_510;
+    // Two uids: after Y's release, Z can only get Y's. Outside this file's range and the default
+    // one (which the other tests' servers draw from at random, machine-wide claims): one of them
+    // holding either would leave Z none.
+    const first = sandbox ? 271_500 : 271_510;
     const pair = new LocalRuntime({ logger: log, serverStderr: 'ignore', uidRange: { first, last: first + 1 }, sandbox });
     t.teardown(() => pair.close());
     const [x, y, z] = [randomUUID(), randomUUID(), randomUUID()];
@@ -240,12 +242,12 @@ if (await sandboxAvailable('test/workloads/local-runtime-uids.test.ts', 'stdio s
 
   test('outside the sandbox too (uids only): the leftover scan finds the setuid cat in X\'s folder, and servers run with no new privileges', async (t) => {
     await takeBack(t, false);
-    const bare = new LocalRuntime({ logger: log, serverStderr: 'ignore', uidRange: { first: 231_520, last: 231_520 }, sandbox: false });
+    const bare = new LocalRuntime({ logger: log, serverStderr: 'ignore', uidRange: { first: 271_520, last: 271_520 }, sandbox: false });
     t.teardown(() => bare.close());
     const connectorId = randomUUID();
     const client = await connect(await bare.start({ connectorId, token: null, stdio: hostile() }, { readinessTimeoutMs: 60_000 }));
     const id = await call<Identity>(client, 'identity');
-    t.like(id, { uid: 231_520, noNewPrivs: '1' });
+    t.like(id, { uid: 271_520, noNewPrivs: '1' });
     t.is(Number.parseInt(id.capBnd, 16), 0);
     await client.close();
   });
