@@ -21,6 +21,7 @@ import { testServersImage, type TestImage } from '../helpers/container-images';
 import { projectImages, type ProjectImages } from '../helpers/project-images';
 import { startSplitProcesses } from '../helpers/split-processes';
 import { apiClient, eventually, type ApiCall } from '../helpers/test-stack';
+import { withoutEngine } from '../helpers/engine-gate';
 
 const exec = promisify(execFile);
 const TOKEN = 'image-token-8e21d4';
@@ -87,8 +88,7 @@ async function ready(t: ExecutionContext, name: string, api: ApiCall, path: stri
 
 const skipped = (t: ExecutionContext): boolean => {
   if (images.engine && servers.engine) return false;
-  t.log(`SKIPPED: ${(images as { reason?: string }).reason ?? (servers as { reason?: string }).reason}`);
-  t.pass('no container engine on this machine');
+  withoutEngine(t, (images as { reason?: string }).reason ?? (servers as { reason?: string }).reason ?? 'no engine');
   return true;
 };
 

@@ -11,6 +11,7 @@ import { containerName } from '../../activities/workloads/container-run-args';
 import { createLogger } from '../../platform/logger';
 import { testServersImage, type TestImage } from '../helpers/container-images';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
+import { withoutEngine } from '../helpers/engine-gate';
 
 const exec = promisify(execFile);
 const TOKEN = 'container-token-5c1f0a';
@@ -37,8 +38,7 @@ const exists = (name: string) => exec(image.engine!.program, ['container', 'exis
 
 test.serial('an image-only preset is runnable, connects, answers through the proxy, and its container goes with disconnect and delete', async (t) => {
   if (!stack) {
-    t.log(`SKIPPED: ${(image as { reason: string }).reason}`);
-    t.pass('no container engine on this machine');
+    withoutEngine(t, (image as { reason: string }).reason);
     return;
   }
   const presets = await stack.api('GET', '/api/v1/connectors/presets');

@@ -22,6 +22,7 @@ import { startTestStack, type TestStack } from '../helpers/test-stack';
 import { listenersOf } from '../workloads/support/listeners';
 import { sandboxAvailable } from '../workloads/support/sandbox-gate';
 import { openTestNetns, type TestNetns } from '../workloads/support/test-netns';
+import { withoutEngine } from '../helpers/engine-gate';
 
 const HOSTILE_FILE = fileURLToPath(new URL('../fixtures/hostile-stdio-server.mjs', import.meta.url));
 const HOSTILE = readFileSync(HOSTILE_FILE, 'utf8');
@@ -138,8 +139,7 @@ if (available) {
 
   test.serial('container runtime: the same, from a container', async (t) => {
     if (!image.engine) {
-      t.log(`SKIPPED: ${image.reason}`);
-      t.pass('no container engine on this machine');
+      withoutEngine(t, image.reason);
       return;
     }
     await tryEverything(t, 'container');

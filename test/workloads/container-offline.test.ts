@@ -10,6 +10,7 @@ import test from 'ava';
 import { createLogger } from '../../platform/logger';
 import { systemProgram } from '../../activities/workloads/system-program';
 import { testServersImage } from '../helpers/container-images';
+import { withoutEngine } from '../helpers/engine-gate';
 
 const exec = promisify(execFile);
 const SCRIPT = fileURLToPath(new URL('./support/offline-start.ts', import.meta.url));
@@ -17,8 +18,7 @@ const SCRIPT = fileURLToPath(new URL('./support/offline-start.ts', import.meta.u
 test('with the network unreachable, an image named without a registry starts and serves its tools; a missing one is not looked for', async (t) => {
   const image = await testServersImage(createLogger('test-container-offline', 'silent'));
   if (!image.engine || image.engine.program !== 'podman') {
-    t.log(`SKIPPED: ${image.engine ? 'the engine is not podman' : image.reason}`);
-    t.pass('no podman on this machine');
+    withoutEngine(t, image.engine ? 'the engine is not podman' : image.reason);
     return;
   }
   const short = image.image.replace(/^localhost\//, '');

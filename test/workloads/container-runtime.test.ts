@@ -22,6 +22,7 @@ import { createLogger } from '../../platform/logger';
 import type { StdioConfig } from '../../contract/schemas';
 import { testServersImage, type TestImage } from '../helpers/container-images';
 import { openTestNetns, type TestNetns } from './support/test-netns';
+import { withoutEngine } from '../helpers/engine-gate';
 
 const exec = promisify(execFile);
 const log = createLogger('test-container-workloads', process.env.LOG_LEVEL ?? 'silent');
@@ -53,8 +54,7 @@ test.after.always(async () => {
 function engineTest(title: string, fn: (t: import('ava').ExecutionContext, img: { engine: NonNullable<TestImage['engine']>; image: string }) => Promise<void>) {
   test.serial(title, async (t) => {
     if (!image.engine) {
-      t.log(`SKIPPED: ${image.reason}`);
-      t.pass('no container engine on this machine');
+      withoutEngine(t, image.reason);
       return;
     }
     await fn(t, image as { engine: NonNullable<TestImage['engine']>; image: string });
