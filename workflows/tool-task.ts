@@ -53,7 +53,7 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   const changes: TaskChange[] = [{ status: view.status, at: createdAt, ...(view.approval ? { approval: 'pending' as const } : {}) }];
   // The listing keeps a bounded history; the audit gets every change, kept here until written.
   const backlog: NumberedChange[] = [{ n: 1, change: changes[0]! }];
-  const kept = { changes, backlog, writing: 0 };
+  const kept: AuditCopy = { changes, backlog, writing: 0 };
   /** `note`: who made the change, and the approval state it records where it was a decision. */
   const set = (status: TaskStatus, outcome: Ciphertext | null, pending: string[] = [], note: Pick<TaskChange, 'approval'> & { by?: string | null } = {}) => {
     Object.assign(view, { status, outcome, pending, lastUpdatedAt: new Date().toISOString() });
@@ -173,12 +173,19 @@ export async function toolTaskWorkflow(input: ToolTaskInput): Promise<void> {
   }
 }
 
+/** What the listing and the audit are copied from: the bounded history, every unwritten change, and how far the write under way goes. */
+interface AuditCopy {
+  changes: readonly TaskChange[];
+  backlog: NumberedChange[];
+  writing: number;
+}
+
 /**
  * Copies the task, as its owner lists it, after each change, in order, until it ends; the same
  * activity adds each change since the last copy to the per-call audit. Both follow the workflow's
  * state, never lead it: a caller's tasks/get already answers a change before it is written.
  */
-async function recordChanges(input: ToolTaskInput, view: ToolTaskView, kept: { changes: readonly TaskChange[]; backlog: NumberedChange[]; writing: number }, seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
+async function recordChanges(input: ToolTaskInput, view: ToolTaskView, kept: AuditCopy, seq: () => number, ending: () => boolean, exposed: () => boolean): Promise<void> {
   // A call answered without a task is never listed: nothing is written for it.
   await condition(() => exposed() || ending());
   if (!exposed()) return;
@@ -198,7 +205,7 @@ async function recordChanges(input: ToolTaskInput, view: ToolTaskView, kept: { c
       },
     });
     recorded = at;
-    kept.backlog.splice(0, kept.backlog.filter(({ n }) => n <= at).length);
+    while (kept.backlog[0] && kept.backlog[0].n <= at) kept.backlog.shift();
   }
 }
 
