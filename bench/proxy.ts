@@ -65,6 +65,11 @@ const CONCURRENCY = 32;
  */
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 1000);
 const TOKEN = 'bench-token';
+/** Target 42.1's rounds "after 15 s idle": how long every process idles before each, and how many per path (0: none). */
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 15_000);
+const IDLE_ROUNDS = Number(process.env.BENCH_IDLE_ROUNDS ?? 2);
+/** The paths target 42.1 compares; only they are loaded after idling. */
+const IDLE_PATHS = ['embedded-key', 'go-relay'];
 
 type UpstreamKind = 'cheap' | 'sdk';
 const UPSTREAM_SCRIPTS: Record<UpstreamKind, string> = { cheap: './cheap-upstream.ts', sdk: './mcp-upstream.ts' };
@@ -229,6 +234,7 @@ async function compare(kind: UpstreamKind, session: { sessionId: string; protoco
   const loaded = await interleave(targets, ROUNDS, (t) => runRound(t, t.warmUp ? WARM_UP : REQUESTS, CONCURRENCY));
   printLoad(loaded, true);
   printTargets(loaded, null);
+  await compareAfterIdle(targets);
 
   console.log(`\n== ${label}: 1 connection, sequential, ${ROUNDS} interleaved rounds of ${SEQUENTIAL} requests per path`);
   const sequentialTargets = buildTargets(kind, session, servers, 1, authorizations);
@@ -378,7 +384,27 @@ function sseTargetsOf(source: number, proxy: number, nginx: number | undefined) 
   return targets;
 }
 
-async function interleave(targets: Target[], rounds: number, run: (t: Target) => ReturnType<typeof runRound>): Promise<Map<string, Stats>> {
+/**
+ * Target 42.1 "including rounds after 15 s idle": the embedded stack and the Go relay, each round
+ * of each loaded cold (no warm-up burst) after every process of the run has idled IDLE_MS.
+ */
+async function compareAfterIdle(targets: Target[]): Promise<void> {
+  const cold = targets.filter((t) => IDLE_PATHS.includes(t.name));
+  if (!cold.length || IDLE_ROUNDS <= 0) return;
+  console.log(`\n== after ${IDLE_MS / 1000} s idle: ${cold.map((t) => t.name).join(', ')}, ${CONCURRENCY} connections, ${IDLE_ROUNDS} interleaved rounds of ${REQUESTS} requests per path, each without a warm-up`);
+  const stats = await interleave(cold, IDLE_ROUNDS, (t) => runRound(t, REQUESTS, CONCURRENCY), { idleMs: IDLE_MS });
+  const cpu = (name: string) => { const s = stats.get(name); return s?.requests ? (s.cpuMs * 1000) / s.requests : undefined; };
+  const rps = (name: string) => { const s = stats.get(name); return s?.requests ? (s.requests / s.ms) * 1000 : undefined; };
+  for (const [name, s] of stats) {
+    const sorted = [...s.latencies].sort((a, b) => a - b);
+    console.log(`  ${name.padEnd(12)} ${rps(name)!.toFixed(0).padStart(7)} req/s   p50 ${percentile(sorted, 50).toFixed(3)} ms   p99 ${percentile(sorted, 99).toFixed(3)} ms   non-2xx/bad ${s.bad} of ${s.requests}   CPU ${cpu(name)!.toFixed(0)} µs/req`);
+  }
+  const figures = (name: string, figure: Figure) => (figure === 'req/s' ? rps(name) : figure === 'CPU µs/req' ? cpu(name) : undefined);
+  for (const text of benchTargetLines('proxy', figures, { part: 'after idle' })) console.log(`  ${text}`);
+}
+
+/** `idleMs`: each round of each path follows that long a pause with nothing sent, and no warm-up burst. */
+async function interleave(targets: Target[], rounds: number, run: (t: Target) => ReturnType<typeof runRound>, cold?: { idleMs: number }): Promise<Map<string, Stats>> {
   const stats = new Map<string, Stats>(targets.map((t) => [t.name, { latencies: [], ms: 0, requests: 0, bad: 0, cpuMs: 0 }]));
   for (let round = 0; round < rounds; round++) {
     // Odd rounds go backwards: no path always follows the same one.
@@ -386,7 +412,8 @@ async function interleave(targets: Target[], rounds: number, run: (t: Target) =>
     for (const target of order) {
       // A short burst first, not counted: a process idle during the other paths' rounds would
       // otherwise pay its heap's regrowth (V8 shrinks an idle heap) in the first path it serves.
-      await run({ ...target, warmUp: true });
+      if (cold) await sleep(cold.idleMs);
+      else await run({ ...target, warmUp: true });
       const cpuBefore = cpuMs(target.cpuPids ?? []);
       const result = await run(target);
       const s = stats.get(target.name)!;

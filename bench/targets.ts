@@ -36,6 +36,9 @@ export const TARGETS: readonly IssueTarget[] = [
   // 1: ahead of the fastest peer, a Go relay of TBXark mcp-proxy's kind (bench/go-relay).
   { id: '42.1a', bench: 'proxy', part: 'load', kind: 'ratio', what: 'throughput, embedded stack (npm start, API key) / Go relay (mcp-go)', figure: 'req/s', of: 'embedded-key', to: 'go-relay', direction: 'at least', threshold: 1 },
   { id: '42.1b', bench: 'proxy', part: 'load', kind: 'ratio', what: 'CPU per request, embedded stack (npm start, API key) / Go relay (mcp-go)', figure: 'CPU µs/req', of: 'embedded-key', to: 'go-relay', direction: 'at most', threshold: 1 },
+  // 1, "including rounds after 15 s idle": each loaded cold, every process of the run having idled (bench/proxy.ts, BENCH_IDLE_MS).
+  { id: '42.1c', bench: 'proxy', part: 'after idle', kind: 'ratio', what: 'throughput after 15 s idle, embedded stack (npm start, API key) / Go relay (mcp-go)', figure: 'req/s', of: 'embedded-key', to: 'go-relay', direction: 'at least', threshold: 1 },
+  { id: '42.1d', bench: 'proxy', part: 'after idle', kind: 'ratio', what: 'CPU per request after 15 s idle, embedded stack (npm start, API key) / Go relay (mcp-go)', figure: 'CPU µs/req', of: 'embedded-key', to: 'go-relay', direction: 'at most', threshold: 1 },
   // 2: the proxy role close to the floor of its stack (node:http + http-proxy).
   { id: '42.2a', bench: 'proxy', part: 'load', kind: 'ratio', what: 'CPU per request, proxy role (API key) / floor (node:http + http-proxy)', figure: 'CPU µs/req', of: 'proxy-key', to: 'floor', direction: 'at most', threshold: 1.2 },
   { id: '42.2b', bench: 'proxy', part: 'load', kind: 'ratio', what: 'CPU per request, proxy role (JWT) / floor (node:http + http-proxy)', figure: 'CPU µs/req', of: 'proxy-jwt', to: 'floor', direction: 'at most', threshold: 1.2 },

@@ -48,6 +48,7 @@ test('each bench prints exactly the targets it measures', (t) => {
   t.true(proxy.every((l) => l.endsWith('measured here)')));
   const ids = (bench: IssueTarget['bench'], part?: string) => benchTargetLines(bench, () => undefined, { part }).map((l) => l.split(' ')[1]);
   t.deepEqual(ids('proxy', 'one at a time'), ['42.2c', '42.2d']);
+  t.deepEqual(ids('proxy', 'after idle'), ['42.1c', '42.1d']);
   t.deepEqual(ids('proxy', 'sse streams'), ['42.5a', '42.5b', '42.5c']);
   t.deepEqual(ids('lifecycle'), ['42.3a', '42.3b', '42.3c']);
   t.deepEqual(ids('scale'), ['42.6a', '42.6b', '42.6c', '42.6d']);
