@@ -46,7 +46,7 @@ import { openStreams } from './proxy/sse-streams';
 import { AUDIT_DATABASE, AUDIT_ON, startAuditDatabase, type AuditDatabase } from './proxy/audit';
 import { startEmbedded, type EmbeddedTarget } from './proxy/embedded';
 import { startGoRelay } from './proxy/go-relay';
-import { benchTargetLines, type Figure } from './targets';
+import { benchTargetLines, type Figure, type Figures } from './targets';
 import { dpopProof, generateDpopKeyJwk, openDpopKey } from '../platform/dpop-proof';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -393,25 +393,34 @@ async function compareAfterIdle(targets: Target[]): Promise<void> {
   if (!cold.length || IDLE_ROUNDS <= 0) return;
   console.log(`\n== after ${IDLE_MS / 1000} s idle: ${cold.map((t) => t.name).join(', ')}, ${CONCURRENCY} connections, ${IDLE_ROUNDS} interleaved rounds of ${REQUESTS} requests per path, each without a warm-up`);
   const stats = await interleave(cold, IDLE_ROUNDS, (t) => runRound(t, REQUESTS, CONCURRENCY), { idleMs: IDLE_MS });
-  const cpu = (name: string) => { const s = stats.get(name); return s?.requests ? (s.cpuMs * 1000) / s.requests : undefined; };
-  const rps = (name: string) => { const s = stats.get(name); return s?.requests ? (s.requests / s.ms) * 1000 : undefined; };
+  const figures = loadFigures(stats);
   for (const [name, s] of stats) {
     const sorted = [...s.latencies].sort((a, b) => a - b);
-    console.log(`  ${name.padEnd(12)} ${rps(name)!.toFixed(0).padStart(7)} req/s   p50 ${percentile(sorted, 50).toFixed(3)} ms   p99 ${percentile(sorted, 99).toFixed(3)} ms   non-2xx/bad ${s.bad} of ${s.requests}   CPU ${cpu(name)!.toFixed(0)} µs/req`);
+    console.log(`  ${name.padEnd(12)} ${figures(name, 'req/s')!.toFixed(0).padStart(7)} req/s   p50 ${percentile(sorted, 50).toFixed(3)} ms   p99 ${percentile(sorted, 99).toFixed(3)} ms   non-2xx/bad ${s.bad} of ${s.requests}   CPU ${figures(name, 'CPU µs/req')!.toFixed(0)} µs/req`);
   }
-  const figures = (name: string, figure: Figure) => (figure === 'req/s' ? rps(name) : figure === 'CPU µs/req' ? cpu(name) : undefined);
   for (const text of benchTargetLines('proxy', figures, { part: 'after idle' })) console.log(`  ${text}`);
 }
 
-/** `idleMs`: each round of each path follows that long a pause with nothing sent, and no warm-up burst. */
+/** A path's throughput and CPU per request over its rounds, as the targets read them (undefined: no request counted). */
+function loadFigures(stats: Map<string, Stats>): Figures {
+  return (name, figure) => {
+    const s = stats.get(name);
+    if (!s?.requests) return undefined;
+    if (figure === 'req/s') return (s.requests / s.ms) * 1000;
+    return figure === 'CPU µs/req' ? (s.cpuMs * 1000) / s.requests : undefined;
+  };
+}
+
+/** `cold`: each round of each path follows that long a pause with nothing sent, instead of a warm-up burst. */
 async function interleave(targets: Target[], rounds: number, run: (t: Target) => ReturnType<typeof runRound>, cold?: { idleMs: number }): Promise<Map<string, Stats>> {
   const stats = new Map<string, Stats>(targets.map((t) => [t.name, { latencies: [], ms: 0, requests: 0, bad: 0, cpuMs: 0 }]));
   for (let round = 0; round < rounds; round++) {
     // Odd rounds go backwards: no path always follows the same one.
     const order = round % 2 ? rotate(targets, round).reverse() : rotate(targets, round);
     for (const target of order) {
-      // A short burst first, not counted: a process idle during the other paths' rounds would
+      // Warm, a short burst first, not counted: a process idle during the other paths' rounds would
       // otherwise pay its heap's regrowth (V8 shrinks an idle heap) in the first path it serves.
+      // Cold, that cost is what is measured.
       if (cold) await sleep(cold.idleMs);
       else await run({ ...target, warmUp: true });
       const cpuBefore = cpuMs(target.cpuPids ?? []);
@@ -510,7 +519,7 @@ function printTargets(loaded: Map<string, Stats>, sequential: Map<string, Stats>
 
 /** Issue 42's targets (bench/targets.ts), from the 32-connection rounds of this upstream. */
 function printIssueTargets(loaded: Map<string, Stats>, cpu: (stats: Map<string, Stats>, name: string) => number, rps: (stats: Map<string, Stats>, name: string) => number): void {
-  const figures = (name: string, figure: Figure) => (!loaded.get(name)?.requests ? undefined : figure === 'req/s' ? rps(loaded, name) : cpu(loaded, name));
+  const figures = loadFigures(loaded);
   if (loaded.has('go-relay')) {
     const ratio = (name: string) => `CPU ${(cpu(loaded, name) / cpu(loaded, 'go-relay')).toFixed(2)}×, throughput ${(rps(loaded, name) / rps(loaded, 'go-relay')).toFixed(2)}×`;
     console.log(`  (Go relay, mcp-go: ${rps(loaded, 'go-relay').toFixed(0)} req/s, ${cpu(loaded, 'go-relay').toFixed(0)} µs/req; proxy role (API key) / it: ${ratio('proxy-key')}; bare node:http relay / it: ${ratio('bare')})`);
