@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
-import { freePort } from '../../service/free-port';
+import { freePort, retryOnPortConflict } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { startStackProcess, type StackProcess } from './stack-process';
 
@@ -43,9 +43,13 @@ export async function startSplitProcesses(t: ExecutionContext, env: Record<strin
     proxyPort,
     env: common,
     async start(entry, name, extra = {}) {
-      const port = extra.PORT ?? String(await freePort());
       // Every role, the worker included, is ready when its /readyz answers 200 (the chart's probes).
-      const p = await startStackProcess({ entry, env: { ...common, PORT: port, ...extra }, logFile: path.join(dataDir, 'logs', `${name}.log`) });
+      // A port picked here is free only until the role binds it: another test's process may take
+      // it first, and then the role starts again on another. A port the caller named is kept.
+      const once = async () => startStackProcess({
+        entry, env: { ...common, PORT: String(await freePort()), ...extra }, logFile: path.join(dataDir, 'logs', `${name}.log`),
+      });
+      const p = extra.PORT ? await once() : await retryOnPortConflict(once);
       processes.push(p);
       return p;
     },

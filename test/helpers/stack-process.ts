@@ -45,7 +45,7 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const baseUrl = `http://127.0.0.1:${options.env.PORT}`;
   const api = apiClient(baseUrl);
-  const failed = exited.then((code) => { throw new Error(`process exited with ${code}; see ${options.logFile}`); });
+  const failed = exited.then((code) => { throw new Error(`process exited with ${code}; see ${options.logFile}; it ends:\n${logTail(options.logFile)}`); });
   await Promise.race([
     eventually(async () => {
       if (options.readyLogLine) return fs.readFileSync(options.logFile, 'utf8').includes(options.readyLogLine) ? true : undefined;
@@ -65,4 +65,13 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
       return exited;
     },
   };
+}
+
+/** The log's last lines, so that a start that failed on a machine whose /tmp is gone (CI) still says why. */
+function logTail(logFile: string, lines = 15): string {
+  try {
+    return fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
 }
