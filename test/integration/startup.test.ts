@@ -94,3 +94,11 @@ test('npm start with CONNECTOR__TEMPORAL_UI=true and readable logs prints a bann
   t.is((await fetch(webUi!)).status, 200);
   t.false(log.split('\n').some((line) => line.startsWith('{')), 'no JSON lines');
 });
+
+test('a role that fails to start is reported with its log\'s last lines, so the cause survives its log file', async (t) => {
+  const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-startup-')), 'api.log');
+  const port = String(await freePort());
+  const failed = await t.throwsAsync(startStackProcess({ entry: 'dist/api.mjs', env: { PORT: port, CONNECTOR__ENCRYPTION_KEY: '11'.repeat(32), TEMPORAL_ADDRESS: '', MONGODB_URI: '' }, logFile }));
+  t.regex(failed?.message ?? '', /process exited with 1/);
+  t.regex(failed?.message ?? '', /configuration error: .*TEMPORAL_ADDRESS/);
+});
