@@ -45,10 +45,6 @@ export const AuthRequestSchema = z
   });
 export type AuthRequest = z.infer<typeof AuthRequestSchema>;
 
-/** The URL a user opens to authorize, when the request on offer is one (an assertion request has none). */
-export function authorizationUrlOf(request: AuthRequest | null | undefined): string | null {
-  return request?.type === 'code' ? request.authorization_endpoint : null;
-}
 
 const APPROVAL_RULES_DESCRIPTION = "The owner's rules: tools (globs over the server's tool names) whose calls wait for an approver the rule names. "
   + "The operator's rules (CONNECTOR__APPROVAL_TOOLS) match first, so these can only add to them; first match wins";

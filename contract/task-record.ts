@@ -3,11 +3,10 @@
 // answers or result, which are its caller's alone and are read through MCP's tasks/get.
 import { z } from 'zod';
 import { APPROVAL_STATES } from './approvals';
+import { MAX_TASK_HISTORY } from './task-limits';
 
 export const TASK_STATUSES = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
 
-/** The most status changes a task's listing keeps: its first, and the latest after it. */
-export const MAX_TASK_HISTORY = 32;
 
 export const TaskSummarySchema = z
   .object({
@@ -43,11 +42,6 @@ export interface NumberedChange {
   skipped?: number;
 }
 
-/**
- * The most changes a task keeps for the audit while they cannot be written (the store down):
- * far more than a task makes in practice; past it the oldest unwritten go, and the next row says how many.
- */
-export const MAX_AUDIT_BACKLOG = 1_000;
 
 export const TaskListSchema = z
   .object({

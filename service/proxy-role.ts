@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config';
 import type { Logger } from '../platform/logger';
 import type { SecretBox } from '../platform/secret-box';
-import { authorizationUrlOf } from '../contract/connector-record';
+import { authorizationUrlOf } from '../contract/authorization-url';
 import { createGuardedFetch } from '../platform/guarded-fetch';
 import { createAuthenticator } from '../callers/authenticator';
 import type { OriginPolicy } from '../callers/request-origin';

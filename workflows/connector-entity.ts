@@ -1,6 +1,7 @@
 // The connector's state as plain JSON (it crosses continue-as-new) and the one way to change it:
 // `apply`, which asks the state machine and produces the audit event that goes with it.
-import { authorizationUrlOf, type AuditEvent, type AuthKind, type ConnectorRecord } from '../contract/connector-record';
+import type { AuditEvent, AuthKind, ConnectorRecord } from '../contract/connector-record';
+import { authorizationUrlOf } from '../contract/authorization-url';
 import { keepsAuthorizationRequest, transition, type ConnectorEvent, type ConnectorState } from '../contract/connector-states';
 import { isStdioUrl } from '../contract/connector-url';
 import type { Ciphertext } from '../contract/ciphertext';

@@ -12,9 +12,10 @@ import {
 import type { createToolTaskActivities } from '../activities/tool-task-activities';
 import type { Ciphertext } from '../contract/ciphertext';
 import { TERMINAL_STATUSES, type TaskStatus } from '../contract/tool-tasks';
-import { APPROVAL_INPUT_KEY, isApprover } from '../contract/approvals';
+import { APPROVAL_INPUT_KEY, isApprover } from '../contract/approval-policy';
 import type { RoundOutcome } from '../contract/tool-tasks';
-import { MAX_AUDIT_BACKLOG, MAX_TASK_HISTORY, type NumberedChange, type TaskChange } from '../contract/task-record';
+import type { NumberedChange, TaskChange } from '../contract/task-record';
+import { MAX_AUDIT_BACKLOG, MAX_TASK_HISTORY } from '../contract/task-limits';
 import {
   answerUpdate, cancelTaskUpdate, decideApprovalUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery,
   type ApprovalView, type ToolTaskInput, type ToolTaskView,

@@ -5,7 +5,8 @@
 // when the connector is theirs to see, and told nothing exists (404) otherwise.
 import type { Context } from 'koa';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { isApprover, type ToolApproval } from '../../contract/approvals';
+import type { ToolApproval } from '../../contract/approvals';
+import { isApprover } from '../../contract/approval-policy';
 import { isConnectorId } from '../../contract/connector-id';
 import { ProblemError } from '../../contract/problem';
 import { toolTaskSecretPurpose } from '../../contract/tool-tasks';

@@ -31,10 +31,10 @@ import {
   TOOL_TASK_WORKFLOW, answerUpdate, cancelTaskUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery, toolTaskWorkflowId,
   type ApprovalInput, type ToolTaskInput, type ToolTaskView,
 } from '../../workflows/tool-task-messages';
+import type { ApprovalRule } from '../../contract/approvals';
 import {
-  APPROVAL_INPUT_KEY, URL_ELICITATION_REQUIRED, approvalElicitation, approvalPageUrl, heldBy, type ApprovalRule, type RuleSource,
-  type TimedApprovalRule,
-} from '../../contract/approvals';
+  APPROVAL_INPUT_KEY, URL_ELICITATION_REQUIRED, approvalElicitation, approvalPageUrl, heldBy, type RuleSource, type TimedApprovalRule,
+} from '../../contract/approval-policy';
 import type { ConnectedRoute } from '../route';
 import type { UpstreamClient } from '../upstream-client';
 import { createTaskResult, detailedTask, directAnswer } from './task-wire';

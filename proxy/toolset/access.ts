@@ -13,7 +13,7 @@
 // caller one who may use the member anyway (its owner, an admin).
 import { mayAccess, type Caller } from '../../callers/caller';
 import { anyGlobMatches, globMatches } from '../../contract/glob';
-import { callerNamed } from '../../contract/approvals';
+import { callerNamed } from '../../contract/approval-policy';
 import { TOOL_SEPARATOR, type ToolsetMember, type ToolsetRecord } from '../../contract/toolset-record';
 import type { ConnectedRoute, Route } from '../route';
 

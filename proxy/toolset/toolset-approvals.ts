@@ -6,7 +6,7 @@
 // other the URL-mode elicitation (-32042) that points at the approval page. The call is never
 // relayed unapproved; without the service's tasks it is refused.
 import type { ServerResponse } from 'node:http';
-import { heldBy } from '../../contract/approvals';
+import { heldBy } from '../../contract/approval-policy';
 import type { ToolsetMember } from '../../contract/toolset-record';
 import { TaskRpcFailure, type TaskPayload } from '../tasks/gateway-tasks';
 import { mayUse } from './access';

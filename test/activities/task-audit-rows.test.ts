@@ -4,7 +4,8 @@
 import test from 'ava';
 import { taskAuditRows } from '../../activities/task-audit-rows';
 import { TaskChangeRowSchema } from '../../contract/call-record';
-import { MAX_TASK_HISTORY, type NumberedChange, type TaskSummary } from '../../contract/task-record';
+import type { NumberedChange, TaskSummary } from '../../contract/task-record';
+import { MAX_TASK_HISTORY } from '../../contract/task-limits';
 
 const CONNECTOR = '44444444-4444-4444-8444-444444444444';
 const at = (s: number) => new Date(Date.parse('2026-11-20T11:00:00Z') + s * 1000).toISOString();

@@ -151,6 +151,32 @@ test('contract/ is sandbox-safe: no Node built-in, only pure packages', (t) => {
   t.deepEqual(outside, []);
 });
 
+// The Temporal SDK evaluates the workflow bundle's modules again for every workflow it caches (its
+// reusable V8 context shares only the SDK's own): a schema library the workflows reach costs each
+// cached workflow its own copy. With zod reached through three contract modules a cached workflow
+// held 1.4 MB, and npm start's default cache outgrew its heap at about a hundred connectors.
+const NOT_IN_WORKFLOWS = new Set(['zod']);
+
+/** The modules the workflow bundle evaluates: what workflows/index.ts reaches through value imports. */
+function workflowModules(): string[] {
+  const reached = new Set<string>();
+  const visit = (file: string) => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    for (const e of edgesOf(file)) if (!e.typeOnly) visit(e.to);
+  };
+  visit('workflows/index.ts');
+  return [...reached];
+}
+
+test('the workflows evaluate no schema library, through any module they import', (t) => {
+  const modules = workflowModules();
+  t.true(modules.includes('contract/connector-states.ts') && modules.includes('contract/approval-policy.ts'), modules.join(', '));
+  const packages = modules.flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(/^(?:import|export)\s+(?!type\s)(?:[^'";]*?\s+from\s+)?'([^'.][^']*)';/gm)]
+    .filter((m) => NOT_IN_WORKFLOWS.has(m[1]!)).map((m) => `${file} -> ${m[1]}`));
+  t.deepEqual(packages, []);
+});
+
 test('every top-level folder of source is a room this test governs', (t) => {
   const IGNORED = new Set(['node_modules', 'dist', 'test', 'docs', 'deploy', '.git', '.data']);
   const folders = readdirSync(ROOT).filter((name) => !name.startsWith('.') && !IGNORED.has(name) && statSync(join(ROOT, name)).isDirectory());

@@ -2,7 +2,7 @@
 // tool holds it; approvers are named by key:, oidc: or role: (globs allowed), never by a bare
 // subject; a rule's own timeout wins over the default; a malformed value stops start-up.
 import test from 'ava';
-import { approvalRuleOf, heldBy, isApprover } from '../../contract/approvals';
+import { approvalRuleOf, heldBy, isApprover } from '../../contract/approval-policy';
 import { loadConfig } from '../../config/config';
 
 test('the first rule naming the tool holds it; an unnamed tool is not held', (t) => {

@@ -6,7 +6,8 @@
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
 import { taskAuditRows, type TaskAuditRow } from '../../activities/task-audit-rows';
-import { MAX_TASK_HISTORY, type NumberedChange, type TaskSummary } from '../../contract/task-record';
+import type { NumberedChange, TaskSummary } from '../../contract/task-record';
+import { MAX_TASK_HISTORY } from '../../contract/task-limits';
 import {
   answerUpdate, firstRoundUpdate, releaseSignal, toolTaskQuery, toolTaskWorkflowId, TOOL_TASK_WORKFLOW, type ToolTaskInput,
 } from '../../workflows/tool-task-messages';
