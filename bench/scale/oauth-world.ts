@@ -9,13 +9,23 @@ import {
 export interface OAuthWorld {
   as: OidcServer;
   mcp: ProtectedMcpServer;
+  /** The token requests the authorization server refused so far, by its own reason (oidc-provider's error_detail). */
+  refusals(): Record<string, number>;
   close(): Promise<void>;
 }
 
 export async function startOAuthWorld(accessTokenTtl: number): Promise<OAuthWorld> {
   const as = await startOidcServer({ accessTokenTtl, rotateRefreshTokens: true, unboundedStorage: true });
   const mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
-  return { as, mcp, async close() { await mcp.close(); await as.close(); } };
+  // The service sees only invalid_grant; the reason behind it is the server's, and a run that
+  // refuses refreshes says which one as it happens (the first time each reason appears).
+  const refused: Record<string, number> = {};
+  as.provider.on('grant.error', (_ctx: unknown, err: { error?: string; error_detail?: string }) => {
+    const reason = `${err.error ?? 'error'}: ${err.error_detail ?? 'no detail'}`;
+    if (!refused[reason]) console.error(`the authorization server refused a token request: ${reason}`);
+    refused[reason] = (refused[reason] ?? 0) + 1;
+  });
+  return { as, mcp, refusals: () => ({ ...refused }), async close() { await mcp.close(); await as.close(); } };
 }
 
 /** Creates an OAuth connector and walks its authorization: resolves once it is connected. */
