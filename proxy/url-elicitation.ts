@@ -11,7 +11,9 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 
-export const URL_ELICITATION_REQUIRED = -32042;
+import { URL_ELICITATION_REQUIRED } from '../contract/approval-policy';
+
+export { URL_ELICITATION_REQUIRED };
 const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
 /** What the proxy needs to know of a request to answer it with -32042. */

@@ -47,7 +47,7 @@ export async function startSplitProcesses(t: ExecutionContext, env: Record<strin
       // A port picked here is free only until the role binds it: another test's process may take
       // it first, and then the role starts again on another. A port the caller named is kept.
       const once = async () => startStackProcess({
-        entry, env: { ...common, PORT: String(await freePort()), ...extra }, logFile: path.join(dataDir, 'logs', `${name}.log`),
+        entry, env: { ...common, ...extra, PORT: extra.PORT ?? String(await freePort()) }, logFile: path.join(dataDir, 'logs', `${name}.log`),
       });
       const p = extra.PORT ? await once() : await retryOnPortConflict(once);
       processes.push(p);
