@@ -8,12 +8,14 @@ import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';
 import type { EnterpriseManagedGrant, OAuthContext, SealedTokens } from './oauth/oauth-state';
 import { countedRefresh, observeLag } from './refresh-metrics';
+import { createRefreshOnce } from './refresh-once';
 import {
-  InvalidGrantError, assertJwtBearerSupported, clientCredentialsAuthMethod, oauthCallbackUrl, refreshTokens, requestIdJag,
+  InvalidGrantError, assertJwtBearerSupported, clientCredentialsAuthMethod, oauthCallbackUrl, requestIdJag,
   requestJwtBearerToken, selectScope, type AuthorizationServerMetadata,
 } from './oauth';
 
 export function createEnterpriseManagedSteps(deps: OAuthActivityDeps, secrets: OAuthSecrets) {
+  const refreshGrant = createRefreshOnce(deps, secrets);
   /** A new ID-JAG from the user's identity assertion, presented for a token; refused without asking once the assertion has expired. */
   const assertionTokens = async (id: string, context: OAuthContext): Promise<SealedTokens> => {
     const enterprise = context.enterprise!;
@@ -38,13 +40,8 @@ export function createEnterpriseManagedSteps(deps: OAuthActivityDeps, secrets: O
 
   /** The refresh token where the server gave one; null when it is refused for good (the assertion is tried next). */
   const refreshed = async (id: string, context: OAuthContext, refreshToken: Ciphertext): Promise<SealedTokens | null> => {
-    const previous = secrets.open(id, 'refresh_token', refreshToken);
     try {
-      const tokens = await refreshTokens({
-        authorizationServer: context.authorizationServer, client: secrets.plainClient(id, context.client), refreshToken: previous, resource: context.resource,
-        dpopKey: secrets.dpopKey(id, context),
-      }, deps.http);
-      return secrets.sealTokens(id, { ...tokens, refreshToken: tokens.refreshToken ?? previous });
+      return await refreshGrant(id, context, refreshToken);
     } catch (err) {
       if (err instanceof InvalidGrantError) return null;
       throw err;

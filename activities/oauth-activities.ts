@@ -9,13 +9,15 @@ import type { OAuthActivityDeps } from './oauth-activity-deps';
 import { createEnterpriseManagedSteps } from './enterprise-managed-steps';
 import { createWorkloadIdentitySteps } from './workload-identity-steps';
 import { countedRefresh, observeLag } from './refresh-metrics';
+import { createRefreshOnce } from './refresh-once';
 import {
-  clientCredentialsAuthMethod, exchangeCode, oauthCallbackUrl, refreshTokens, requestClientCredentialsToken, revokeTokens, selectScope,
+  clientCredentialsAuthMethod, exchangeCode, oauthCallbackUrl, requestClientCredentialsToken, revokeTokens, selectScope,
   type AuthorizationServerMetadata,
 } from './oauth';
 
 export function createOAuthActivities(deps: OAuthActivityDeps) {
   const secrets = new OAuthSecrets(deps.secrets, deps.presets, deps.upstreamDpop ?? true);
+  const refreshGrant = createRefreshOnce(deps, secrets);
 
   const clientCredentialsToken = async (id: string, context: OAuthContext): Promise<SealedTokens> => {
     const tokens = await requestClientCredentialsToken({
@@ -48,15 +50,8 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
     /** `scheduledAt` (epoch ms): when the refresh loop meant it to run; absent for a refresh on a 401. */
     async oauthRefresh(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext; scheduledAt?: number }): Promise<SealedTokens> {
       observeLag(deps.metrics, input.scheduledAt);
-      return countedRefresh(deps.metrics, () => withTypedFailures(async () => {
-        const id = input.connectorId;
-        const previous = secrets.open(id, 'refresh_token', input.refreshToken);
-        const tokens = await refreshTokens({
-          authorizationServer: input.context.authorizationServer, client: secrets.plainClient(id, input.context.client),
-          refreshToken: previous, resource: input.context.resource, dpopKey: secrets.dpopKey(id, input.context),
-        }, deps.http);
-        // A server that does not rotate keeps the previous refresh token valid.
-        return secrets.sealTokens(id, { ...tokens, refreshToken: tokens.refreshToken ?? previous });
+      return countedRefresh(deps.metrics, () => withTypedFailures(() => {
+        return refreshGrant(input.connectorId, input.context, input.refreshToken);
       }));
     },
 

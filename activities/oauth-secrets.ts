@@ -23,6 +23,11 @@ export class OAuthSecrets {
     return this.secrets.open(value, secretContext(connectorId, purpose));
   }
 
+  /** What the refresh ledger knows a refresh token by: a MAC bound to its connector, never the token. */
+  refreshKey(connectorId: string, refreshToken: string): string {
+    return this.secrets.tag(refreshToken, secretContext(connectorId, 'refresh_ledger'));
+  }
+
   /** The client as a step needs it: its secret opened, or read from the preset it names. */
   plainClient(connectorId: string, client: OAuthContext['client']): ClientIdentity {
     const { presetUrl, privateKey, ...rest } = client;

@@ -18,6 +18,7 @@ import type { Tracing } from './tracing';
 
 const bundles = new Map<boolean, Promise<WorkflowBundleOption>>();
 export const STICKY_QUEUE_TIMEOUT = '1s';
+const MAX_CONCURRENT_WORKFLOW_TASKS = 8;
 let runtimeInstalled: Promise<string> | undefined;
 
 /**
@@ -107,6 +108,13 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     // had died. A live worker polls its queue all the time, so a second is plenty for it.
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
     maxCachedWorkflows: options.maxCachedWorkflows,
+    // A workflow task's timeout (2 s, api/connector-commands.ts) runs from the moment the worker
+    // takes it, and the workflow thread runs activations one after another: tasks taken beyond
+    // what it finishes in 2 s time out, and the next attempt replays them and runs their in-task
+    // refresh or probe again. With the SDK's 40, 2,000 OAuth connectors on 2 cores ran each refresh
+    // three times (1,480 timed-out tasks in 8 minutes); with 16, 15 timed out; with 8, none, and
+    // connects went no slower (docs/scale.md). Tasks not taken wait on the server, with no timeout.
+    maxConcurrentWorkflowTaskExecutions: Math.min(MAX_CONCURRENT_WORKFLOW_TASKS, options.maxCachedWorkflows),
     shutdownGraceTime: '5s',
   });
   return { worker, connection, sdkMetricsUrl };

@@ -1,11 +1,12 @@
 // OAuth bookkeeping that must outlive any one process: the pending authorization `state`
-// values (kept only as hashes, single use) and the client registrations made per
-// authorization server (their secrets sealed).
+// values (kept only as hashes, single use), the client registrations made per authorization
+// server (their secrets sealed) and the answers to refresh tokens (refresh-ledger.ts).
 import crypto from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import type { Ciphertext } from '../platform/secret-box';
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
 import { onlyDuplicateKeys } from './duplicate-key';
+import { RefreshLedger } from './refresh-ledger';
 
 export interface PendingState {
   _id: string; // sha256 of the state value
@@ -40,15 +41,19 @@ export const hashState = (state: string): string => crypto.createHash('sha256').
 export class OAuthStore {
   private readonly states: Collection<PendingState>;
   private readonly registrations: Collection<StoredRegistration>;
+  readonly refreshes: RefreshLedger;
 
   constructor(db: Db) {
     this.states = db.collection<PendingState>('oauth_states');
     this.registrations = db.collection<StoredRegistration>('oauth_registrations');
+    this.refreshes = new RefreshLedger(db);
   }
 
-  /** True when the database expires states itself; false when only sweepExpiredStates does. */
+  /** True when the database expires states and refresh answers itself; false when only the sweeps do. */
   async ensureIndexes(): Promise<boolean> {
-    return ensureTtlIndex(this.states, STATE_EXPIRY);
+    const states = await ensureTtlIndex(this.states, STATE_EXPIRY);
+    const refreshes = await this.refreshes.ensureIndexes();
+    return states && refreshes;
   }
 
   /** Deletes the states the TTL index would have; the number deleted. */

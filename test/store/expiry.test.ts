@@ -1,6 +1,7 @@
 // Bounded collections against the embedded database (FerretDB): the TTL indexes asked for, the
-// stand-in FerretDB gets (it has no TTL indexes), and the sweep that deletes expired OAuth states
-// and the expired audit events of deleted connectors while keeping everything still live.
+// stand-in FerretDB gets (it has no TTL indexes), and the sweep that deletes expired OAuth states,
+// day-old refresh answers and the expired audit events of deleted connectors while keeping
+// everything still live.
 import type { AuditEvent, ConnectorRecord } from '../../contract/connector-record';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -55,8 +56,9 @@ async function indexKeys(collection: string): Promise<object[]> {
   return (await db.collection(collection).listIndexes().toArray()).map((index) => index.key);
 }
 
-test('TTL indexes are asked for on oauth_states and connector_events; FerretDB refuses them and gets a plain index for the sweep', async (t) => {
+test('TTL indexes are asked for on oauth_states, oauth_refreshes and connector_events; FerretDB refuses them and gets a plain index for the sweep', async (t) => {
   t.like(requestedIndexes('oauth_states').find((i) => i.expireAfterSeconds !== undefined), { key: { expires_at: 1 }, expireAfterSeconds: 3600 });
+  t.like(requestedIndexes('oauth_refreshes').find((i) => i.expireAfterSeconds !== undefined), { key: { claimed_at: 1 }, expireAfterSeconds: 86_400 });
   t.like(requestedIndexes('connector_events').find((i) => i.expireAfterSeconds !== undefined), { key: { expires_at: 1 }, expireAfterSeconds: 0 });
   t.is(STATE_EXPIRY.afterSeconds, 3600);
   t.is(EVENT_EXPIRY.afterSeconds, 0);
@@ -64,6 +66,7 @@ test('TTL indexes are asked for on oauth_states and connector_events; FerretDB r
   t.false(await oauthStore.ensureIndexes(), 'FerretDB does not expire documents itself');
   t.deepEqual((await indexKeys('oauth_states')).filter((k) => 'expires_at' in k), [{ expires_at: 1 }]);
   t.deepEqual((await indexKeys('connector_events')).filter((k) => 'expires_at' in k), [{ expires_at: 1 }]);
+  t.deepEqual((await indexKeys('oauth_refreshes')).filter((k) => 'claimed_at' in k), [{ claimed_at: 1 }]);
 });
 
 function state(id: string, expiresAt: Date) {
@@ -131,6 +134,8 @@ test.serial('the worker’s sweeper deletes what has expired, on start and on ea
   await store.project(record('sweeper-deleted'));
   await store.appendEvents(events('sweeper-deleted'));
   await store.remove('sweeper-deleted', new Date(now - 1000));
+  await oauthStore.refreshes.claim('sweeper-old-answer', 'sweeper-connector', 'holder', new Date(now - 2 * DAY_MS));
+  await oauthStore.refreshes.claim('sweeper-new-answer', 'sweeper-connector', 'holder', new Date(now - 60_000));
 
   const sweeper = startExpirySweeper({ store, oauthStore }, log);
   t.teardown(() => sweeper.stop());
@@ -139,4 +144,6 @@ test.serial('the worker’s sweeper deletes what has expired, on start and on ea
   t.is(await oauthStore.findState('sweeper-expired'), null);
   t.truthy(await oauthStore.findState('sweeper-pending'));
   t.is(await eventCount('sweeper-deleted'), 0);
+  const answers = await db.collection('oauth_refreshes').find({ connector_id: 'sweeper-connector' }).toArray();
+  t.deepEqual(answers.map((a) => a._id), ['sweeper-new-answer'], 'refresh answers go a day after their claim');
 });
