@@ -8,9 +8,9 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
-import { freePort, retryOnPortConflict } from '../../service/free-port';
+import { freePort } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
-import { startStackProcess, type StackProcess } from './stack-process';
+import { startOnFreePort, startStackProcess, type StackProcess } from './stack-process';
 
 export interface SplitProcesses {
   dataDir: string;
@@ -44,12 +44,9 @@ export async function startSplitProcesses(t: ExecutionContext, env: Record<strin
     env: common,
     async start(entry, name, extra = {}) {
       // Every role, the worker included, is ready when its /readyz answers 200 (the chart's probes).
-      // A port picked here is free only until the role binds it: another test's process may take
-      // it first, and then the role starts again on another. A port the caller named is kept.
-      const once = async () => startStackProcess({
-        entry, env: { ...common, ...extra, PORT: extra.PORT ?? String(await freePort()) }, logFile: path.join(dataDir, 'logs', `${name}.log`),
-      });
-      const p = extra.PORT ? await once() : await retryOnPortConflict(once);
+      // A port the caller named is kept; otherwise one is picked (and picked again if taken).
+      const options = { entry, env: { ...common, ...extra }, logFile: path.join(dataDir, 'logs', `${name}.log`) };
+      const p = extra.PORT ? await startStackProcess(options) : await startOnFreePort(options);
       processes.push(p);
       return p;
     },

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, retryOnPortConflict } from '../../service/free-port';
 import { SERVICE_TEST_ENV } from './service-env';
 import { apiClient, eventually, type ApiCall } from './test-stack';
 
@@ -65,6 +66,15 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
       return exited;
     },
   };
+}
+
+/**
+ * Starts on a port picked here (PORT), and again on another when a process took it first: a
+ * picked port is free only until the process binds it, and the suite's processes start side by
+ * side (CI saw EADDRINUSE). For a process nothing else names by its port.
+ */
+export function startOnFreePort(options: StackProcessOptions): Promise<StackProcess> {
+  return retryOnPortConflict(async () => startStackProcess({ ...options, env: { ...options.env, PORT: String(await freePort()) } }));
 }
 
 /** The log's last lines, so that a start that failed on a machine whose /tmp is gone (CI) still says why. */

@@ -24,10 +24,10 @@ import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
-import { freePort, retryOnPortConflict } from '../../service/free-port';
+import { freePort } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { viewQuery } from '../../workflows/messages';
-import { startStackProcess, type StackProcess } from '../helpers/stack-process';
+import { startOnFreePort, startStackProcess, type StackProcess } from '../helpers/stack-process';
 import { eventually, type ApiCall } from '../helpers/test-stack';
 import { inParallel } from '../helpers/in-parallel';
 import { checkListViews, keyCallers, type Callers } from '../helpers/list-views';
@@ -125,12 +125,10 @@ test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API take
   };
   // A log file per start: readiness is a line in it, which an earlier worker's log must not hold.
   let starts = 0;
-  // The worker serves its probes on a port of its own, picked at each start (nothing else names
-  // it): a port picked is free only until the worker binds it, and when another process took it
-  // first (CI saw EADDRINUSE here), the worker starts again on another.
-  const worker = () => retryOnPortConflict(async () => startStackProcess({
-    entry: 'dist/worker.mjs', env: { ...env, PORT: String(await freePort()) }, logFile: path.join(dataDir, 'logs', `worker-${++starts}.log`), readyLogLine: 'worker running',
-  }));
+  // The worker serves its probes on a port of its own, picked at each start (nothing else names it).
+  const worker = () => startOnFreePort({
+    entry: 'dist/worker.mjs', env, logFile: path.join(dataDir, 'logs', `worker-${++starts}.log`), readyLogLine: 'worker running',
+  });
   const apiProcess = await startStackProcess({ entry: 'dist/api.mjs', env, logFile: path.join(dataDir, 'logs', 'api.log') });
   const temporal = new Client({ connection: await Connection.connect({ address: temporalServer.address }) });
   let current: StackProcess | undefined;
