@@ -23,15 +23,20 @@ export function createRefreshOnce(deps: OAuthActivityDeps, secrets: OAuthSecrets
         authorizationServer: context.authorizationServer, client: secrets.plainClient(id, context.client),
         refreshToken: previous, resource: context.resource, dpopKey: secrets.dpopKey(id, context),
       }, deps.http);
-      // A server that does not rotate keeps the previous refresh token valid.
-      return secrets.sealTokens(id, { ...tokens, refreshToken: tokens.refreshToken ?? previous });
+      // A server that does not rotate keeps the previous refresh token valid: the next refresh
+      // presents it again, as it may, and must not be handed this answer.
+      const rotated = tokens.refreshToken !== null && tokens.refreshToken !== previous;
+      return { answer: secrets.sealTokens(id, { ...tokens, refreshToken: tokens.refreshToken ?? previous }), keep: rotated };
     });
   };
 }
 
-/** Runs `present` unless a run before it did, or one now does: then its answer is this one's. */
+/**
+ * Runs `present` unless a run before it did, or one now does: then its answer is this one's.
+ * `keep: false` (the token was not spent) leaves nothing behind for a later run.
+ */
 async function presentOnce(
-  deps: OAuthActivityDeps, key: string, connectorId: string, present: () => Promise<SealedTokens>,
+  deps: OAuthActivityDeps, key: string, connectorId: string, present: () => Promise<{ answer: SealedTokens; keep: boolean }>,
 ): Promise<SealedTokens> {
   const ledger: RefreshLedger = deps.oauthStore.refreshes;
   const holder = crypto.randomUUID();
@@ -45,9 +50,9 @@ async function presentOnce(
     if (claim.kind === 'mine') break;
     await sleep(POLL_MS);
   }
-  let answer: SealedTokens;
+  let outcome: { answer: SealedTokens; keep: boolean };
   try {
-    answer = await present();
+    outcome = await present();
   } catch (err) {
     // Refused, or never answered: the next run may present it (a claim left behind goes stale).
     await ledger.release(key, holder).catch(() => undefined);
@@ -55,8 +60,9 @@ async function presentOnce(
   }
   // The answer reaches the workflow even when the database does not take it: only a second run,
   // which is rare, needs it there.
-  await ledger.record(key, holder, answer).catch((err: unknown) => {
-    deps.http.logger?.warn({ connectorId, err: (err as Error).message }, 'the refresh answer could not be recorded; a second run of this refresh would present its token again');
+  const settle = outcome.keep ? ledger.record(key, holder, outcome.answer) : ledger.release(key, holder);
+  await settle.catch((err: unknown) => {
+    deps.http.logger?.warn({ connectorId, err: (err as Error).message }, 'the refresh ledger could not be updated; a second run of this refresh may present its token again');
   });
-  return answer;
+  return outcome.answer;
 }

@@ -5,6 +5,7 @@
 // the in-task refresh again, or a worker died between the answer and its report to Temporal. So a
 // refresh claims its token here before presenting it and records the sealed answer before it
 // returns; a second run with the same token takes that answer, or waits while the first runs.
+// A token the server did not rotate was not spent: nothing is kept, and the next refresh presents it.
 import type { Collection, Db, Document } from 'mongodb';
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
 import { onlyDuplicateKeys } from './duplicate-key';

@@ -103,6 +103,20 @@ test('a refresh run again with the same refresh token gets the first run\'s answ
   t.is(refresh.presented(), 2);
 });
 
+test('a server that does not rotate: each refresh presents the same refresh token anew and gets a new access token', async (t) => {
+  const steady = await startOidcServer({ accessTokenTtl: 300, rotateRefreshTokens: false });
+  const server = await startProtectedMcpServer({ issuer: steady.issuer, jwksUri: steady.jwksUri });
+  t.teardown(async () => { await server.close(); await steady.close(); });
+  const connectorId = '0193a0c4-0000-7000-8000-00000000aaaa';
+  const flow = await authorize(server.url, fetcher);
+  const refresh = activities();
+  const first = await refresh.oauthRefresh(refreshInput(connectorId, flow, flow.tokens.refreshToken!));
+  t.is(openRefreshToken(connectorId, first.refreshToken!), flow.tokens.refreshToken!, 'not rotated');
+  const second = await refresh.oauthRefresh(refreshInput(connectorId, flow, flow.tokens.refreshToken!));
+  t.is(refresh.presented(), 2, 'an unspent token leaves no answer behind');
+  t.not(box.open(second.accessToken, secretContext(connectorId, 'access_token')), box.open(first.accessToken, secretContext(connectorId, 'access_token')));
+});
+
 test('two runs at once with one refresh token: one presents it, the other waits for its answer', async (t) => {
   const { input } = await grantedConnector();
   const refresh = activities();
