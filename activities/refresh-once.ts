@@ -4,7 +4,6 @@
 import crypto from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Ciphertext } from '../platform/secret-box';
-import type { RefreshLedger } from '../store/refresh-ledger';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';
 import type { OAuthContext, SealedTokens } from './oauth/oauth-state';
@@ -38,7 +37,7 @@ export function createRefreshOnce(deps: OAuthActivityDeps, secrets: OAuthSecrets
 async function presentOnce(
   deps: OAuthActivityDeps, key: string, connectorId: string, present: () => Promise<{ answer: SealedTokens; keep: boolean }>,
 ): Promise<SealedTokens> {
-  const ledger: RefreshLedger = deps.oauthStore.refreshes;
+  const ledger = deps.oauthStore.refreshes;
   const holder = crypto.randomUUID();
   for (;;) {
     const claim = await ledger.claim<SealedTokens>(key, connectorId, holder);

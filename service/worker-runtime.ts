@@ -112,7 +112,7 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     // takes it, and the workflow thread runs activations one after another: tasks taken beyond
     // what it finishes in 2 s time out, and the next attempt replays them and runs their in-task
     // refresh or probe again. With the SDK's 40, 2,000 OAuth connectors on 2 cores ran each refresh
-    // three times (1,480 timed-out tasks in 8 minutes); with 16, 15 timed out; with 8, none, and
+    // three times (1,480 timed-out tasks in 6.5 minutes); with 16, 15 timed out; with 8, none, and
     // connects went no slower (docs/scale.md). Tasks not taken wait on the server, with no timeout.
     maxConcurrentWorkflowTaskExecutions: Math.min(MAX_CONCURRENT_WORKFLOW_TASKS, options.maxCachedWorkflows),
     shutdownGraceTime: '5s',
