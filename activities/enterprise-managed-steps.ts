@@ -2,6 +2,7 @@
 // renewal. Each activity makes the token exchange at the identity provider and the JWT bearer
 // grant together: an ID-JAG is short-lived and meant for one use, so a retry must ask for a new
 // one rather than present the old one again, and it never leaves the activity (nor reaches history).
+import type { InTaskCall } from './in-task-admission';
 import type { Ciphertext } from '../platform/secret-box';
 import { withTypedFailures } from './typed-failure';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
@@ -77,7 +78,7 @@ export function createEnterpriseManagedSteps(deps: OAuthActivityDeps, secrets: O
      * when it is refused) from the identity assertion while it is valid. An invalid_grant out of
      * here means neither works: only a connect with a new id_token helps.
      */
-    async oauthRenewEnterpriseManaged(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext | null; scheduledAt?: number }): Promise<SealedTokens> {
+    async oauthRenewEnterpriseManaged(input: InTaskCall & { connectorId: string; context: OAuthContext; refreshToken: Ciphertext | null; scheduledAt?: number }): Promise<SealedTokens> {
       observeLag(deps.metrics, input.scheduledAt);
       return countedRefresh(deps.metrics, () => withTypedFailures(async () => {
         const id = input.connectorId;

@@ -22,6 +22,7 @@ import type { WorkloadActivityFunctions } from './workloads/activities';
 import { createOAuthActivities } from './oauth-activities';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import { createToolTaskActivities, type ConnectorCalls } from './tool-task-activities';
+import { InTaskAdmission, type InTaskCall } from './in-task-admission';
 
 /** The managed-workload activities (activities/workloads), injected so that either runtime fits. */
 export type WorkloadActivities = WorkloadActivityFunctions;
@@ -47,6 +48,8 @@ export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
   tasks?: TaskStore;
   /** Where each change of those tasks becomes a row of the per-call audit. */
   callAudit?: CallAuditStore;
+  /** What may run in a workflow task, per owner (absent: this worker's own, with the default limits). */
+  inTask?: InTaskAdmission;
 }
 
 const NO_CALLS: ConnectorCalls = {
@@ -60,7 +63,7 @@ const DAY_MS = 86_400_000;
 const probeNonces = new DpopNonces();
 
 export function createActivities(deps: ActivityDeps) {
-  return {
+  return admittedInTask(deps.inTask ?? new InTaskAdmission(), {
     /** The audit events of one or more transitions, and the record as they left it. */
     async recordTransition({ record, events }: { record: ConnectorRecord; events: AuditEvent[] }): Promise<void> {
       // Both writes are idempotent and a failure of either retries both: no order is needed.
@@ -83,7 +86,7 @@ export function createActivities(deps: ActivityDeps) {
      * regular one after an OAuth callback, where it heartbeats like the other remote calls: the
      * handshake may take several requests (server/discover, then initialize and its notification).
      */
-    async probeServer(input: {
+    async probeServer(input: InTaskCall & {
       connectorId: string; url: string; token: Ciphertext | null; headers?: SealedHeader[];
       /** The token is DPoP-bound to this key (sealed): presented with proofs made with it. */
       dpopKey?: Ciphertext | null;
@@ -106,7 +109,16 @@ export function createActivities(deps: ActivityDeps) {
     startWorkload: (input: Parameters<WorkloadActivities['startWorkload']>[0]) => deps.workloads.startWorkload(input),
     watchWorkload: (input: Parameters<WorkloadActivities['watchWorkload']>[0]) => deps.workloads.watchWorkload(input),
     removeWorkload: (input: Parameters<WorkloadActivities['removeWorkload']>[0]) => deps.workloads.removeWorkload(input),
-  };
+  });
+}
+
+/** Any of them run as a local activity runs within the budget of a call in a workflow task (in-task-admission.ts). */
+function admittedInTask<T extends Record<string, (input: never) => Promise<unknown>>>(admission: InTaskAdmission, activities: T): T {
+  return Object.fromEntries(
+    Object.entries(activities).map(([name, fn]) => [name, (input: never) => (
+      Context.current().info.isLocal ? admission.run((input as InTaskCall | undefined)?.owner, () => fn(input)) : fn(input)
+    )]),
+  ) as T;
 }
 
 /**

@@ -1,5 +1,6 @@
 // The OAuth steps as Temporal activities, one per step: each opens the secrets it needs, runs one
 // step of activities/oauth, and seals what it returns, so that only ciphertext reaches history.
+import type { InTaskCall } from './in-task-admission';
 import type { Ciphertext } from '../platform/secret-box';
 import { withTypedFailures } from './typed-failure';
 import type { ClientCredentialsGrant, OAuthContext, PendingAuthorization, SealedTokens } from './oauth/oauth-state';
@@ -48,7 +49,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
     },
 
     /** `scheduledAt` (epoch ms): when the refresh loop meant it to run; absent for a refresh on a 401. */
-    async oauthRefresh(input: { connectorId: string; context: OAuthContext; refreshToken: Ciphertext; scheduledAt?: number }): Promise<SealedTokens> {
+    async oauthRefresh(input: InTaskCall & { connectorId: string; context: OAuthContext; refreshToken: Ciphertext; scheduledAt?: number }): Promise<SealedTokens> {
       observeLag(deps.metrics, input.scheduledAt);
       return countedRefresh(deps.metrics, () => withTypedFailures(() => {
         return refreshGrant(input.connectorId, input.context, input.refreshToken);
@@ -77,7 +78,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
     },
 
     /** A client credentials token requested again (before expiry, or after a 401): the grant has no refresh token. */
-    async oauthRenewClientCredentials(input: { connectorId: string; context: OAuthContext; scheduledAt?: number }): Promise<SealedTokens> {
+    async oauthRenewClientCredentials(input: InTaskCall & { connectorId: string; context: OAuthContext; scheduledAt?: number }): Promise<SealedTokens> {
       observeLag(deps.metrics, input.scheduledAt);
       return countedRefresh(deps.metrics, () => withTypedFailures(() => {
         return clientCredentialsToken(input.connectorId, input.context);

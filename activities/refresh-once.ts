@@ -42,7 +42,9 @@ async function presentOnce(
   for (;;) {
     const claim = await ledger.claim<SealedTokens>(key, connectorId, holder);
     if (claim.kind === 'answered') {
-      // Worth a warning: the worker lost a workflow task or an activity's report (it is overloaded, or died).
+      // Worth a warning: a try in a workflow task that overran its budget (in-task-admission.ts) leaves
+      // its answer here, and otherwise the worker lost a task or an activity's report (it is
+      // overloaded, or died).
       deps.http.logger?.warn({ connectorId }, 'this refresh ran before with the same refresh token: its answer is taken, the token not presented again');
       return claim.answer;
     }

@@ -4,6 +4,7 @@
 // preset names; the token never leaves the activity. There is no refresh token to keep: the
 // renewal reads the file again and asks again, as the client credentials grant does.
 import { withTypedFailures } from './typed-failure';
+import type { InTaskCall } from './in-task-admission';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';
 import type { OAuthContext, SealedTokens, WorkloadIdentityGrant } from './oauth/oauth-state';
@@ -46,7 +47,7 @@ export function createWorkloadIdentitySteps(deps: OAuthActivityDeps, secrets: OA
     },
 
     /** A new token before expiry or after a 401, with the workload's token as the file now holds it. */
-    async oauthRenewWorkloadIdentity(input: { connectorId: string; context: OAuthContext; scheduledAt?: number }): Promise<SealedTokens> {
+    async oauthRenewWorkloadIdentity(input: InTaskCall & { connectorId: string; context: OAuthContext; scheduledAt?: number }): Promise<SealedTokens> {
       observeLag(deps.metrics, input.scheduledAt);
       return countedRefresh(deps.metrics, () => withTypedFailures(() => {
         return workloadTokens(input.connectorId, input.context);

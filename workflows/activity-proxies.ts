@@ -1,7 +1,7 @@
 // The activity stubs the workflow calls, with the timeouts and retry policies each kind of work
 // needs. Only types are imported from activities/: the workflow bundle stays free of I/O.
 import { NON_RETRYABLE_FAILURES } from '../contract/failures';
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ApplicationFailure, TimeoutFailure, isCancellation, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -37,12 +37,8 @@ function remoteCallOptions(connectTimeoutMs: number) {
 }
 
 /**
- * The probe of a given token: one MCP handshake (`server/discover`, else `initialize`), bounded by
- * the connect timeout. As a local
- * activity it runs inside the connect's workflow task, with no trip through the server's task
- * queues: the connect costs Temporal about what a bare Update does (bench/lifecycle.ts). A worker
- * that dies mid-probe is noticed by the workflow task timeout (2 s, api/connector-commands.ts),
- * and the next worker probes again.
+ * The probe of a given token as histories before `inTaskFirst` ran it: one MCP handshake, retried
+ * inside the connect's workflow task for up to 10 s.
  */
 export function probe(connectTimeoutMs: number) {
   return proxyLocalActivities<Activities>({ ...remoteCallOptions(connectTimeoutMs), localRetryThreshold: '10s' });
@@ -54,20 +50,48 @@ export const refresher = proxyActivities<Activities>({
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m', nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
-/**
- * A renewal in the workflow task that its timer wakes (issue 42: a refresh that changes nothing a
- * reader of the record sees costs one workflow task and one activity, not three tasks). It writes
- * nothing anywhere: its sealed tokens reach history in that task's marker, as a regular
- * activity's reach it in its completion, so nothing is seen before Temporal has it. A worker
- * that dies mid-renewal is noticed by the workflow task timeout, as for the probe. An
- * authorization server that stays down is retried past the threshold on durable timers, with the
- * same backoff as `refresher`.
- */
+/** A renewal in the timer's workflow task as histories before `inTaskFirst` ran it: retried in the task for up to 10 s. */
 export const inTaskRefresher = proxyLocalActivities<Activities>({
   startToCloseTimeout: '60s',
   localRetryThreshold: '10s',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '5m', nonRetryableErrorTypes: NON_RETRYABLE },
 });
+
+/**
+ * One try of a call inside the workflow task that needs its answer, as a local activity: the
+ * probe of a given token in the connect's task (the connect then costs Temporal about what a bare
+ * Update does, bench/lifecycle.ts), a renewal in the task its timer wakes (issue 42: a refresh
+ * that changes nothing a reader of the record sees costs one workflow task and one activity). It
+ * writes nothing anywhere: what it answers reaches history in the task's marker, as a regular
+ * activity's answer reaches it in its completion, so nothing is seen before Temporal has it. The
+ * worker gives it a short budget (activities/in-task-admission.ts): it holds a workflow-task slot
+ * while it waits. A worker that dies mid-call is noticed by the workflow task timeout (2 s,
+ * api/connector-commands.ts). The timeout here only backs the budget up.
+ */
+export const inTaskTry = proxyLocalActivities<Activities>({ startToCloseTimeout: '5s', retry: { maximumAttempts: 1 } });
+
+/**
+ * `inTask` (one try in the workflow task), else, when that try failed in a way a retry may cure
+ * (the server was slow, unreachable or overloaded, or its owner's servers were slow of late), the
+ * same call as a regular activity: it waits for its server, and retries, without a slot.
+ */
+export async function inTaskFirst<T>(inTask: () => Promise<T>, asActivity: () => Promise<T>): Promise<T> {
+  try {
+    return await inTask();
+  } catch (err) {
+    if (isCancellation(err) || !mayRetry(err)) throw err;
+    return asActivity();
+  }
+}
+
+function mayRetry(err: unknown): boolean {
+  const cause = (err as { cause?: unknown }).cause ?? err;
+  if (cause instanceof TimeoutFailure) return true;
+  return cause instanceof ApplicationFailure && !cause.nonRetryable && !NON_RETRYABLE.includes(cause.type as never);
+}
+
+/** Histories written before `inTaskFirst` replay with the retrying local activities above; every connect and renewal since uses it. */
+export const IN_TASK_TRY_ONCE = 'in-task-try-once';
 
 /** Tear-down work (revocation, workload removal): best effort, bounded. */
 export const cleanup = proxyActivities<Activities>({

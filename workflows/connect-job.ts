@@ -3,13 +3,14 @@
 // an activity; this file orders them and turns their outcome into a transition.
 import { FAILURE, isFailureType, type FailureType } from '../contract/failures';
 import type { ConnectorRecord } from '../contract/connector-record';
-import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, patched } from '@temporalio/workflow';
 import type { ConnectorEvent } from '../contract/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import type { ConnectInput } from './messages';
 import type { Ciphertext } from '../contract/ciphertext';
 import type { StartWorkloadInput } from '../activities/workloads/activities';
-import { probe, workloads } from './activity-proxies';
+import { IN_TASK_TRY_ONCE, inTaskFirst, inTaskTry, probe, remote, workloads } from './activity-proxies';
+import type { ProbeResult } from '../activities/mcp-probe';
 import { beginAuthorization } from './oauth-begin';
 import { connectWithServiceGrant, connectsWithServiceGrant } from './client-credentials';
 
@@ -50,12 +51,18 @@ export async function runConnect(job: ConnectJob): Promise<void> {
 async function connectWithToken(job: ConnectJob): Promise<void> {
   const { entity, request } = job;
   const token = request.accessToken!;
-  const probed = await probe(entity.data.init.settings.connectTimeoutMs).probeServer({
-    connectorId: entity.data.init.id, url: entity.upstreamUrl, token, headers: entity.upstreamHeaders, ...entity.upstreamTransport,
-  });
+  const probed = await probeToken(entity, token);
   entity.data.secrets.accessToken = token;
   entity.data.oauth.session = null; // a given token replaces any grant
   await job.commit('connect_succeeded', { actor: request.actor, reason: 'token accepted by the MCP server', protocolVersion: probed.protocolVersion, authKind: 'bearer' });
+}
+
+/** The probe of a given token: in the connect's workflow task first (workflows/activity-proxies.ts, `inTaskFirst`). */
+function probeToken(entity: ConnectorEntity, token: Ciphertext): Promise<ProbeResult> {
+  const { connectTimeoutMs } = entity.data.init.settings;
+  const input = { connectorId: entity.data.init.id, url: entity.upstreamUrl, token, headers: entity.upstreamHeaders, ...entity.upstreamTransport };
+  if (!patched(IN_TASK_TRY_ONCE)) return probe(connectTimeoutMs).probeServer(input);
+  return inTaskFirst(() => inTaskTry.probeServer({ ...input, owner: entity.data.init.createdBy }), () => remote(connectTimeoutMs).probeServer(input));
 }
 
 async function connectWithOAuth(job: ConnectJob): Promise<void> {

@@ -7,7 +7,9 @@ import { authExpiryEvent, isAllowed, refreshOutcomeEvent, watchNeeded, type Conn
 import { FAILURE } from '../contract/failures';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType, workloadInput } from './connect-job';
-import { cleanup, inTaskRefresher, refresher as regularRefresher, watcher, workloads } from './activity-proxies';
+import {
+  IN_TASK_TRY_ONCE, cleanup, inTaskFirst, inTaskRefresher, inTaskTry, refresher as regularRefresher, watcher, workloads,
+} from './activity-proxies';
 import { renewable, renewsWithCredentials } from './client-credentials';
 import { askForAssertion, renewsFromAssertion } from './assertion-request';
 import type { OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
@@ -96,9 +98,8 @@ export async function refreshOnce(
   { entity, commit }: WatchContext, scheduledAt?: number, { onFailure = 'lose' }: { onFailure?: 'lose' | 'report' } = {},
 ): Promise<boolean> {
   const session = entity.data.oauth.session!;
-  const id = entity.data.init.id;
   const inTask = patched(IN_TASK_REFRESH);
-  const refreshing = renewal(session, id, scheduledAt, inTask);
+  const refreshing = renewal(session, { connectorId: entity.data.init.id, owner: entity.data.init.createdBy, scheduledAt }, inTask);
   const expiry = session.expiresAt ? Date.parse(session.expiresAt) - Date.now() : null;
   if (expiry !== null && entity.state === 'connected') {
     // The expiry's timer goes once the renewal is done: left running, it woke the workflow for nothing.
@@ -145,14 +146,23 @@ export async function refreshOnce(
  */
 const IN_TASK_REFRESH = 'refresh-in-workflow-task';
 
+/** Renews this grant: in the timer's workflow task first, as a regular activity when that try cannot finish there. */
+function renewal(session: Session, call: RenewalCall, inTask: boolean): Promise<SealedTokens> {
+  if (!inTask) return renew(regularRefresher, session, call);
+  if (!patched(IN_TASK_TRY_ONCE)) return renew(inTaskRefresher, session, call);
+  return inTaskFirst(() => renew(inTaskTry, session, call), () => renew(regularRefresher, session, call));
+}
+
+interface RenewalCall { connectorId: string; owner: string | null; scheduledAt: number | undefined }
+
 /** The activity that renews this grant: by refresh token, by the client's credentials or workload token, or either for an enterprise-managed one. */
-function renewal(session: Session, connectorId: string, scheduledAt: number | undefined, inTask: boolean): Promise<SealedTokens> {
+function renew(refresher: typeof regularRefresher, session: Session, { connectorId, owner, scheduledAt }: RenewalCall): Promise<SealedTokens> {
   const { context, refreshToken } = session;
-  const refresher = inTask ? inTaskRefresher : regularRefresher;
-  if (context.grant === 'enterprise_managed') return refresher.oauthRenewEnterpriseManaged({ connectorId, context, refreshToken, scheduledAt });
-  if (context.grant === 'workload_identity') return refresher.oauthRenewWorkloadIdentity({ connectorId, context, scheduledAt });
-  if (renewsWithCredentials(session)) return refresher.oauthRenewClientCredentials({ connectorId, context, scheduledAt });
-  return refresher.oauthRefresh({ connectorId, context, refreshToken: refreshToken!, scheduledAt });
+  const call = { connectorId, context, scheduledAt, owner };
+  if (context.grant === 'enterprise_managed') return refresher.oauthRenewEnterpriseManaged({ ...call, refreshToken });
+  if (context.grant === 'workload_identity') return refresher.oauthRenewWorkloadIdentity(call);
+  if (renewsWithCredentials(session)) return refresher.oauthRenewClientCredentials(call);
+  return refresher.oauthRefresh({ ...call, refreshToken: refreshToken! });
 }
 
 async function workloadLoop({ entity, commit, stdioReadyTimeoutMs }: WatchContext): Promise<void> {

@@ -33,3 +33,12 @@ export function valuesUnder(values: unknown[], key: string): unknown[] {
   values.forEach(walk);
   return found;
 }
+
+type HistoryEvent = Record<string, any>;
+
+/** Whether the event runs activity `name`: as a regular activity (its scheduling) or in a workflow task (a local activity's marker). */
+export function runOf(event: HistoryEvent, name: string): 'activity' | 'in task' | null {
+  if (event.activityTaskScheduledEventAttributes) return event.activityTaskScheduledEventAttributes.activityType?.name === name ? 'activity' : null;
+  const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data as Uint8Array | undefined;
+  return data && Buffer.from(data).toString('utf8').includes(`"${name}"`) ? 'in task' : null;
+}

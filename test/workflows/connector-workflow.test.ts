@@ -2,12 +2,14 @@
 // support/workflow-harness.ts for why timers run in real time, kept to a second or two).
 import test from 'ava';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ConnectorState } from '../../contract/connector-states';
 import { FAILURE } from '../../contract/failures';
 import {
   callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, stepUpUpdate, viewQuery,
 } from '../../workflows/messages';
+import { runOf } from '../helpers/history-values';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
 let h: Harness;
@@ -78,6 +80,64 @@ test.serial('a quiet refresh costs one workflow task: the renewal runs in the ta
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
+/** Whether the stub runs as a local activity (in a workflow task) or a regular one. */
+const where = () => (Context.current().info.isLocal ? 'in task' : 'activity');
+const placesOf = (name: string, id: string) => h.stubs.called(name)
+  .filter((c) => (c.input as { connectorId: string }).connectorId === id)
+  .map((c) => (c.input as { place: string }).place);
+
+/** The stub's calls, each marked with where it ran (the input is the stub's own copy). */
+function marking<T>(answer: (place: string) => Promise<T>) {
+  return async (input: unknown) => {
+    const place = where();
+    (input as { place: string }).place = place;
+    return answer(place);
+  };
+}
+
+test.serial('a renewal that cannot finish in its task runs again at once as a regular activity; the connector keeps its new token', async (t) => {
+  const fresh = tokens(3_600_000) as unknown as { accessToken: string };
+  h.stubs.behaviour.oauthRefresh = marking(async (place) => {
+    if (place === 'in task') throw transientFailure();
+    return fresh as never;
+  }) as never;
+  const { handle, id } = await authorized(1_500);
+  await until(() => (placesOf('oauthRefresh', id).length >= 2 ? true : undefined), 'the renewal to run as an activity');
+  t.deepEqual(placesOf('oauthRefresh', id), ['in task', 'activity']);
+  const first = h.stubs.called('oauthRefresh').find((c) => (c.input as { connectorId: string }).connectorId === id)!;
+  t.is((first.input as { owner?: string }).owner, 'tester', 'the try in the task names whose call it is');
+  await until(async () => ((await handle.query(routeQuery)).token === fresh.accessToken ? true : undefined), 'the new token on the route');
+  t.is((await handle.query(viewQuery)).state, 'connected');
+  t.is(recordOf(id)!.version, 4, 'no transition: nobody saw the try that left the task');
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('a renewal refused in its task (a dead grant) is not tried again as an activity', async (t) => {
+  h.stubs.behaviour.oauthRefresh = marking(async () => {
+    throw ApplicationFailure.create({ type: FAILURE.invalidGrant, message: 'refresh token revoked', nonRetryable: true });
+  }) as never;
+  const { id } = await authorized(1_500);
+  const lost = await until(inState(id, 'disconnected'), 'the grant found dead');
+  t.true(lost.disconnect_permanent);
+  t.deepEqual(placesOf('oauthRefresh', id), ['in task']);
+});
+
+test.serial('a token probe that cannot finish in the connect\'s task runs as a regular activity, and the connect answers connected', async (t) => {
+  h.stubs.behaviour.probeServer = marking(async (place) => {
+    if (place === 'in task') throw transientFailure();
+    return { serverName: 'stub', protocolVersion: '2025-11-25' };
+  }) as never;
+  const handle = await h.start();
+  const id = (await handle.query(viewQuery)).id;
+  const record = await handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-given' as never }] });
+  t.like(record, { state: 'connected', protocol_version: '2025-11-25' });
+  t.deepEqual(placesOf('probeServer', id), ['in task', 'activity']);
+  const calls = h.stubs.called('probeServer').filter((c) => (c.input as { connectorId: string }).connectorId === id);
+  t.is((calls[0]!.input as { owner?: string }).owner, 'tester');
+  t.false('owner' in (calls[1]!.input as object), 'the regular activity has no budget to keep');
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
 /** How many workflow tasks completed between each refresh in the history and the next. */
 function refreshIntervals(events: ReadonlyArray<Record<string, any>>): number[] {
   const intervals: number[] = [];
@@ -92,13 +152,7 @@ function refreshIntervals(events: ReadonlyArray<Record<string, any>>): number[] 
 }
 
 /** A renewal: a regular activity scheduled, or a local activity's marker, of type oauthRefresh. */
-function isRefresh(event: Record<string, any>): boolean {
-  if (event.activityTaskScheduledEventAttributes) return event.activityTaskScheduledEventAttributes.activityType?.name === 'oauthRefresh';
-  const marker = event.markerRecordedEventAttributes;
-  if (!marker) return false;
-  const data = marker.details?.data?.payloads?.[0]?.data as Uint8Array | undefined;
-  return data !== undefined && Buffer.from(data).toString('utf8').includes('"oauthRefresh"');
-}
+const isRefresh = (event: Record<string, any>): boolean => runOf(event, 'oauthRefresh') !== null;
 
 test.serial('an hour-long token is not refreshed before the skew: no refresh while it is fresh', async (t) => {
   const { handle } = await authorized(3_600_000, { refreshSkewSeconds: 60 });

@@ -12,7 +12,7 @@ const { temporal } = proto;
 import {
   callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, upstreamRefusedUpdate, viewQuery,
 } from '../../workflows/messages';
-import { authorizeAnswer, startHarness, tokens, until, type Harness } from './support/workflow-harness';
+import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
 const OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
 const actor = { actor: 'recorder' };
@@ -42,6 +42,31 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
   },
   // The same story since renewals run in the timer's workflow task (patched 'refresh-in-workflow-task').
   'oauth-refresh-in-task': (h) => SCENARIOS['oauth-connect-refresh']!(h),
+  // Since calls in a task get one try and leave it for a regular activity (patched 'in-task-try-once'):
+  // a token probe that left its task, then refreshes, the first of which left its task too.
+  async 'in-task-try-once'(h) {
+    const leavesOnce = <T>(answer: () => T) => {
+      let tried = false;
+      return async () => {
+        if (Context.current().info.isLocal && !tried) {
+          tried = true;
+          throw transientFailure();
+        }
+        return answer();
+      };
+    };
+    h.stubs.behaviour.probeServer = leavesOnce(() => ({ serverName: 'stub', protocolVersion: '2025-11-25' })) as never;
+    h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-try-once', 60_000);
+    h.stubs.behaviour.oauthComplete = async () => tokens(1_500);
+    h.stubs.behaviour.oauthRefresh = leavesOnce(() => tokens(1_500)) as never;
+    const handle = await h.start();
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, accessToken: 'sealed-token-1' as never }] });
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, redirectUrl: 'http://127.0.0.1:1/done' }] });
+    await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-try-once', callback: 'sealed-callback' as never }] });
+    await until(() => (h.stubs.called('oauthRefresh').length >= 3 ? true : undefined), 'a refresh out of its task and one in it');
+    await handle.executeUpdate(deleteUpdate, { args: [actor] });
+    return handle;
+  },
   async 'stdio-connect'(h) {
     let watches = 0;
     h.stubs.behaviour.watchWorkload = async () => (++watches === 1 ? sleep(500).then(() => ({ kind: 'exited', reason: 'the stdio server exited with code 1' }) as never) : Context.current().cancelled as never);

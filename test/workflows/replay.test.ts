@@ -13,8 +13,11 @@ const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories')
 const { History } = proto.temporal.api.history.v1;
 const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.binpb')).sort();
 
-test('the recorded histories cover a token connect, an OAuth connect with refresh, a stdio connect, deletes and continue-as-new', (t) => {
-  t.deepEqual(files, ['continue-as-new.binpb', 'delete-while-connecting.binpb', 'oauth-connect-refresh.binpb', 'oauth-refresh-in-task.binpb', 'stdio-connect.binpb', 'token-connect.binpb']);
+test('the recorded histories cover a token connect, an OAuth connect with refresh, calls that leave their task, a stdio connect, deletes and continue-as-new', (t) => {
+  t.deepEqual(files, [
+    'continue-as-new.binpb', 'delete-while-connecting.binpb', 'in-task-try-once.binpb', 'oauth-connect-refresh.binpb', 'oauth-refresh-in-task.binpb',
+    'stdio-connect.binpb', 'token-connect.binpb',
+  ]);
 });
 
 test('every recorded history replays against the current workflow code', async (t) => {

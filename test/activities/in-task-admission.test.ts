@@ -1,0 +1,97 @@
+// The budget of a call in a workflow task, and the owners whose calls are sent out of tasks
+// (activities/in-task-admission.ts). The clock that decides "slow" and "for how long" is the
+// test's; the budget is a real timer, overrun by calls that the test holds unanswered.
+import test from 'ava';
+import { ApplicationFailure } from '@temporalio/common';
+import { FAILURE } from '../../contract/failures';
+import { InTaskAdmission, type InTaskLimits } from '../../activities/in-task-admission';
+
+const LIMITS: InTaskLimits = { budgetMs: 30, slowMs: 500, outMs: 60_000, perOwner: 2 };
+
+function admission() {
+  const clock = { now: 1_000_000 };
+  return { clock, gate: new InTaskAdmission(LIMITS, () => clock.now) };
+}
+
+/** A call the test answers when it likes. */
+function held<T>() {
+  let answer!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => { answer = resolve; });
+  return { promise, answer };
+}
+
+test('a call that overruns its budget leaves the task with a retryable failure, and is not cut off', async (t) => {
+  const { gate } = admission();
+  const call = held<string>();
+  let finished: string | undefined;
+  const err = await t.throwsAsync(gate.run('mallory', () => call.promise.then((v) => (finished = v))));
+  t.true(err instanceof ApplicationFailure);
+  t.is((err as ApplicationFailure).type, FAILURE.transient);
+  t.false((err as ApplicationFailure).nonRetryable, 'the workflow may run it again as an activity');
+  call.answer('tokens');
+  await new Promise((r) => setImmediate(r));
+  t.is(finished, 'tokens', 'the overrun call ran on to its answer (a refresh leaves it in the ledger)');
+});
+
+test('an owner whose call overran has calls refused at once, other owners none, until the time is up', async (t) => {
+  const { clock, gate } = admission();
+  await t.throwsAsync(gate.run('mallory', () => held<string>().promise));
+  t.true(gate.isOut('mallory'));
+  let ran = false;
+  const refused = await t.throwsAsync(gate.run('mallory', async () => { ran = true; return 'x'; }));
+  t.false(ran, 'a refused call does not start');
+  t.is((refused as ApplicationFailure).type, FAILURE.transient);
+  t.is(await gate.run('bob', async () => 'bob answered'), 'bob answered');
+  t.false(gate.isOut('bob'));
+  clock.now += LIMITS.outMs - 1;
+  t.true(gate.isOut('mallory'));
+  clock.now += 2;
+  t.is(await gate.run('mallory', async () => 'back'), 'back');
+});
+
+test('a slow answer or a failure sends the owner out too; a quick answer does not', async (t) => {
+  const { clock, gate } = admission();
+  t.is(await gate.run('quick', async () => { clock.now += LIMITS.slowMs; return 'ok'; }), 'ok');
+  t.false(gate.isOut('quick'), 'at the limit is not slow');
+  t.is(await gate.run('slow', async () => { clock.now += LIMITS.slowMs + 1; return 'ok'; }), 'ok', 'a slow answer is still the answer');
+  t.true(gate.isOut('slow'));
+  const failure = new Error('refused');
+  t.is(await t.throwsAsync(gate.run('failing', () => Promise.reject(failure))), failure, 'the failure passes unchanged');
+  t.true(gate.isOut('failing'));
+});
+
+test('an owner has at most two calls in tasks at once; a third runs as an activity, and costs them nothing later', async (t) => {
+  const { gate } = admission();
+  const first = held<string>();
+  const second = held<string>();
+  const running = [gate.run('mallory', () => first.promise), gate.run('mallory', () => second.promise)];
+  let ran = false;
+  const third = await t.throwsAsync(gate.run('mallory', async () => { ran = true; return 'x'; }));
+  t.false(ran);
+  t.is((third as ApplicationFailure).type, FAILURE.transient);
+  t.false(gate.isOut('mallory'), 'being busy is no fault');
+  t.is(await gate.run('bob', async () => 'bob answered'), 'bob answered', 'other owners are not counted against');
+  first.answer('a');
+  second.answer('b');
+  t.deepEqual(await Promise.all(running), ['a', 'b']);
+  t.is(await gate.run('mallory', async () => 'again'), 'again', 'the calls that left freed their places');
+});
+
+test('without authentication (one tenant) only the budget applies', async (t) => {
+  const { clock, gate } = admission();
+  await t.throwsAsync(gate.run(null, () => held<string>().promise), { message: /did not answer within 30 ms/ });
+  t.is(await gate.run(null, async () => { clock.now += LIMITS.slowMs + 1; return 'slow'; }), 'slow');
+  const calls = [held<string>(), held<string>(), held<string>()];
+  const running = calls.map((call) => gate.run(undefined, () => call.promise));
+  calls.forEach((call, i) => call.answer(`answer ${i}`));
+  t.deepEqual(await Promise.all(running), ['answer 0', 'answer 1', 'answer 2'], 'no limit on calls at once, nobody sent out');
+});
+
+test('owners whose time is up are forgotten once many were sent out', async (t) => {
+  const { clock, gate } = admission();
+  for (let i = 0; i < 1_024; i++) await t.throwsAsync(gate.run(`owner-${i}`, () => Promise.reject(new Error('no'))));
+  clock.now += LIMITS.outMs + 1;
+  await t.throwsAsync(gate.run('last', () => Promise.reject(new Error('no'))));
+  const held = (gate as unknown as { sentOut: Map<string, number> }).sentOut;
+  t.deepEqual([...held.keys()], ['last']);
+});
