@@ -41,7 +41,12 @@ export class InTaskAdmission {
   /** Owner → their calls in tasks now. */
   private readonly inTask = new Map<string, number>();
 
-  constructor(private readonly limits: InTaskLimits = IN_TASK_LIMITS, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly limits: InTaskLimits = IN_TASK_LIMITS,
+    private readonly now: () => number = Date.now,
+    /** Told when an owner's calls start to run as activities (not each time their time is extended). */
+    private readonly onSentOut: (owner: string, why: string) => void = () => undefined,
+  ) {}
 
   /** Runs `work` in the task if its owner may, within the budget; else throws a retryable failure that sends it out. */
   async run<T>(owner: string | null | undefined, work: () => Promise<T>): Promise<T> {
@@ -53,10 +58,13 @@ export class InTaskAdmission {
     const started = this.now();
     try {
       const answer = await this.withinBudget(work);
-      if (this.now() - started > this.limits.slowMs) this.sendOut(owner);
+      const took = this.now() - started;
+      if (took > this.limits.slowMs) this.sendOut(owner, `a call took ${took} ms`);
       return answer;
     } catch (err) {
-      this.sendOut(owner);
+      // Not the message: a failure's own may quote a URL, credentials included.
+      const kind = err instanceof ApplicationFailure ? err.type : (err as Error).name;
+      this.sendOut(owner, `a call failed (${kind})`);
       throw err;
     } finally {
       const left = (this.inTask.get(owner) ?? 1) - 1;
@@ -91,8 +99,9 @@ export class InTaskAdmission {
     }
   }
 
-  private sendOut(owner: string): void {
+  private sendOut(owner: string, why: string): void {
     const now = this.now();
+    if (!this.isOut(owner)) this.onSentOut(owner, why);
     if (this.sentOut.size >= PRUNE_AT) {
       for (const [known, until] of this.sentOut) if (until <= now) this.sentOut.delete(known);
     }

@@ -22,7 +22,7 @@ import type { WorkloadActivityFunctions } from './workloads/activities';
 import { createOAuthActivities } from './oauth-activities';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import { createToolTaskActivities, type ConnectorCalls } from './tool-task-activities';
-import { InTaskAdmission, type InTaskCall } from './in-task-admission';
+import { IN_TASK_LIMITS, InTaskAdmission, type InTaskCall } from './in-task-admission';
 
 /** The managed-workload activities (activities/workloads), injected so that either runtime fits. */
 export type WorkloadActivities = WorkloadActivityFunctions;
@@ -63,7 +63,10 @@ const DAY_MS = 86_400_000;
 const probeNonces = new DpopNonces();
 
 export function createActivities(deps: ActivityDeps) {
-  return admittedInTask(deps.inTask ?? new InTaskAdmission(), {
+  const inTask = deps.inTask ?? new InTaskAdmission(IN_TASK_LIMITS, Date.now, (owner, why) => {
+    deps.logger?.warn({ owner, why }, `this owner's calls run as regular activities for ${IN_TASK_LIMITS.outMs / 1000} s, not in workflow tasks`);
+  });
+  return admittedInTask(inTask, {
     /** The audit events of one or more transitions, and the record as they left it. */
     async recordTransition({ record, events }: { record: ConnectorRecord; events: AuditEvent[] }): Promise<void> {
       // Both writes are idempotent and a failure of either retries both: no order is needed.

@@ -19,6 +19,7 @@ import type { Tracing } from './tracing';
 const bundles = new Map<boolean, Promise<WorkflowBundleOption>>();
 export const STICKY_QUEUE_TIMEOUT = '1s';
 const MAX_CONCURRENT_WORKFLOW_TASKS = 8;
+const MAX_CONCURRENT_ACTIVITIES = 1_000;
 let runtimeInstalled: Promise<string> | undefined;
 
 /**
@@ -115,6 +116,13 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     // three times (1,480 timed-out tasks in 6.5 minutes); with 16, 15 timed out; with 8, none, and
     // connects went no slower (docs/scale.md). Tasks not taken wait on the server, with no timeout.
     maxConcurrentWorkflowTaskExecutions: Math.min(MAX_CONCURRENT_WORKFLOW_TASKS, options.maxCachedWorkflows),
+    // An activity that waits on someone else's server holds its slot as long, and the record and
+    // audit writes of every owner take slots from the same pool. With the SDK's 100, one owner's
+    // connectors (100 by default, CONNECTOR__MAX_CONNECTORS_PER_OWNER) pointed at a server that
+    // never answers held them all, and every other owner's transitions waited for a connect
+    // timeout (test/integration/tenant-tarpit.test.ts). Activities are I/O: a waiting one costs
+    // a socket and a few kilobytes.
+    maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: '5s',
   });
   return { worker, connection, sdkMetricsUrl };

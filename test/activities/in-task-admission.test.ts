@@ -10,7 +10,8 @@ const LIMITS: InTaskLimits = { budgetMs: 30, slowMs: 500, outMs: 60_000, perOwne
 
 function admission() {
   const clock = { now: 1_000_000 };
-  return { clock, gate: new InTaskAdmission(LIMITS, () => clock.now) };
+  const sentOut: string[] = [];
+  return { clock, sentOut, gate: new InTaskAdmission(LIMITS, () => clock.now, (owner, why) => sentOut.push(`${owner}: ${why}`)) };
 }
 
 /** A call the test answers when it likes. */
@@ -50,7 +51,7 @@ test('an owner whose call overran has calls refused at once, other owners none, 
 });
 
 test('a slow answer or a failure sends the owner out too; a quick answer does not', async (t) => {
-  const { clock, gate } = admission();
+  const { clock, gate, sentOut } = admission();
   t.is(await gate.run('quick', async () => { clock.now += LIMITS.slowMs; return 'ok'; }), 'ok');
   t.false(gate.isOut('quick'), 'at the limit is not slow');
   t.is(await gate.run('slow', async () => { clock.now += LIMITS.slowMs + 1; return 'ok'; }), 'ok', 'a slow answer is still the answer');
@@ -58,6 +59,9 @@ test('a slow answer or a failure sends the owner out too; a quick answer does no
   const failure = new Error('refused');
   t.is(await t.throwsAsync(gate.run('failing', () => Promise.reject(failure))), failure, 'the failure passes unchanged');
   t.true(gate.isOut('failing'));
+  const secret = new Error('connect ECONNREFUSED https://user:hunter2@mcp.example/');
+  await t.throwsAsync(gate.run('failing', () => Promise.reject(secret)));
+  t.deepEqual(sentOut, ['slow: a call took 501 ms', 'failing: a call failed (Error)'], 'told once per owner sent out, without the failure\'s message');
 });
 
 test('an owner has at most two calls in tasks at once; a third runs as an activity, and costs them nothing later', async (t) => {
