@@ -62,9 +62,7 @@ export class InTaskAdmission {
       if (took > this.limits.slowMs) this.sendOut(owner, `a call took ${took} ms`);
       return answer;
     } catch (err) {
-      // Not the message: a failure's own may quote a URL, credentials included.
-      const kind = err instanceof ApplicationFailure ? err.type : (err as Error).name;
-      this.sendOut(owner, `a call failed (${kind})`);
+      this.sendOut(owner, ownLeaving.has(err as object) ? (err as Error).message : failed(err));
       throw err;
     } finally {
       const left = (this.inTask.get(owner) ?? 1) - 1;
@@ -109,7 +107,17 @@ export class InTaskAdmission {
   }
 }
 
+/** The failures `leaving` made: their messages are this module's own. */
+const ownLeaving = new WeakSet<object>();
+
 /** Retryable, so the workflow runs the call again as a regular activity (workflows/activity-proxies.ts, `inTaskFirst`). */
 function leaving(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: FAILURE.transient, message, nonRetryable: false });
+  const failure = ApplicationFailure.create({ type: FAILURE.transient, message, nonRetryable: false });
+  ownLeaving.add(failure);
+  return failure;
+}
+
+/** Why, without the failure's message: it may quote a URL, credentials included. */
+function failed(err: unknown): string {
+  return `a call failed (${err instanceof ApplicationFailure ? err.type : (err as Error).name})`;
 }

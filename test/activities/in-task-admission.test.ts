@@ -35,9 +35,10 @@ test('a call that overruns its budget leaves the task with a retryable failure, 
 });
 
 test('an owner whose call overran has calls refused at once, other owners none, until the time is up', async (t) => {
-  const { clock, gate } = admission();
+  const { clock, gate, sentOut } = admission();
   await t.throwsAsync(gate.run('mallory', () => held<string>().promise));
   t.true(gate.isOut('mallory'));
+  t.deepEqual(sentOut, ['mallory: the server did not answer within 30 ms: the call runs as an activity']);
   let ran = false;
   const refused = await t.throwsAsync(gate.run('mallory', async () => { ran = true; return 'x'; }));
   t.false(ran, 'a refused call does not start');
