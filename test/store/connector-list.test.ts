@@ -108,9 +108,12 @@ test('changes of one view at once share its count writes, and every count comes 
     t.deepEqual(await store.countByState(), { connected: n });
     t.is((await store.list({ limit: 1, createdBy: 'alice', state: 'connected' })).total_count, n / 2);
     t.deepEqual((await listAll(store, { state: 'created' }, 10)).ids, []);
-    // One at a time, each change wrote each of its 4 views' counts twice (mark, settle): 16 per connector.
-    t.log(`count writes: ${countWrites}`);
-    t.true(countWrites < 12 * n, `the count writes were grouped (${countWrites})`);
+    // One at a time, each change wrote each of its 4 views' counts twice (mark, settle): 16 per
+    // connector. How many share a write depends on how the changes interleave, which a loaded
+    // machine spreads out (12.1 per connector in one CI run, 5.3 in another run of this file): any
+    // fewer than 16 shows they were grouped.
+    t.log(`count writes: ${countWrites} (${(countWrites / n).toFixed(1)} per connector)`);
+    t.true(countWrites < 16 * n, `the count writes were grouped (${countWrites})`);
   } finally {
     proto.updateOne = original;
   }
