@@ -8,7 +8,7 @@ import { withTypedFailures } from './typed-failure';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';
 import type { EnterpriseManagedGrant, OAuthContext, SealedTokens } from './oauth/oauth-state';
-import { countedRefresh, observeLag } from './refresh-metrics';
+import { measuredRenewal, scheduleLag } from './refresh-metrics';
 import { createRefreshOnce } from './refresh-once';
 import {
   InvalidGrantError, assertJwtBearerSupported, clientCredentialsAuthMethod, oauthCallbackUrl, requestIdJag,
@@ -79,8 +79,7 @@ export function createEnterpriseManagedSteps(deps: OAuthActivityDeps, secrets: O
      * here means neither works: only a connect with a new id_token helps.
      */
     async oauthRenewEnterpriseManaged(input: InTaskCall & { connectorId: string; context: OAuthContext; refreshToken: Ciphertext | null; scheduledAt?: number }): Promise<SealedTokens> {
-      observeLag(deps.metrics, input.scheduledAt);
-      return countedRefresh(deps.metrics, () => withTypedFailures(async () => {
+      return measuredRenewal(deps.metrics, scheduleLag(input.scheduledAt), () => withTypedFailures(async () => {
         const id = input.connectorId;
         const viaRefresh = input.refreshToken ? await refreshed(id, input.context, input.refreshToken) : null;
         return viaRefresh ?? assertionTokens(id, input.context);

@@ -9,6 +9,7 @@
 // slot). An owner has at most two calls in tasks at once, and one whose call overran, failed or
 // was slow has their calls run as regular activities in this worker for a while. Without caller
 // authentication there is one tenant, whose servers can only slow themselves: the budget alone.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../contract/failures';
 
@@ -34,6 +35,17 @@ export const IN_TASK_LIMITS: InTaskLimits = { budgetMs: 1_000, slowMs: 500, outM
 /** Beyond this many owners sent out, the ones whose time is up are forgotten. */
 const PRUNE_AT = 1_024;
 const OVERRAN = Symbol('overran');
+
+/** The call in a task that this code runs in, if any: whether it has left its task. */
+const currentCall = new AsyncLocalStorage<{ left: boolean }>();
+
+/**
+ * Whether the call this code runs in overran its budget and was left to finish on its own: the
+ * workflow runs it again as an activity, which is the run that counts (a refresh's metrics).
+ */
+export function callLeftItsTask(): boolean {
+  return currentCall.getStore()?.left === true;
+}
 
 export class InTaskAdmission {
   /** Owner → until when their calls run as regular activities. */
@@ -82,7 +94,8 @@ export class InTaskAdmission {
    * that runs next (activities/refresh-once.ts).
    */
   private async withinBudget<T>(work: () => Promise<T>): Promise<T> {
-    const running = work();
+    const call = { left: false };
+    const running = currentCall.run(call, work);
     let timer: NodeJS.Timeout | undefined;
     const overran = new Promise<typeof OVERRAN>((resolve) => {
       timer = setTimeout(() => resolve(OVERRAN), this.limits.budgetMs);
@@ -90,6 +103,7 @@ export class InTaskAdmission {
     try {
       const first = await Promise.race([running, overran]);
       if (first !== OVERRAN) return first;
+      call.left = true;
       running.catch(() => undefined);
       throw leaving(`the server did not answer within ${this.limits.budgetMs} ms: the call runs as an activity`);
     } finally {

@@ -9,7 +9,7 @@ import { createOAuthBeginSteps } from './oauth-begin-steps';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import { createEnterpriseManagedSteps } from './enterprise-managed-steps';
 import { createWorkloadIdentitySteps } from './workload-identity-steps';
-import { countedRefresh, observeLag } from './refresh-metrics';
+import { measuredRenewal, scheduleLag } from './refresh-metrics';
 import { createRefreshOnce } from './refresh-once';
 import {
   clientCredentialsAuthMethod, exchangeCode, oauthCallbackUrl, requestClientCredentialsToken, revokeTokens, selectScope,
@@ -50,8 +50,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
 
     /** `scheduledAt` (epoch ms): when the refresh loop meant it to run; absent for a refresh on a 401. */
     async oauthRefresh(input: InTaskCall & { connectorId: string; context: OAuthContext; refreshToken: Ciphertext; scheduledAt?: number }): Promise<SealedTokens> {
-      observeLag(deps.metrics, input.scheduledAt);
-      return countedRefresh(deps.metrics, () => withTypedFailures(() => {
+      return measuredRenewal(deps.metrics, scheduleLag(input.scheduledAt), () => withTypedFailures(() => {
         return refreshGrant(input.connectorId, input.context, input.refreshToken);
       }));
     },
@@ -79,8 +78,7 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
 
     /** A client credentials token requested again (before expiry, or after a 401): the grant has no refresh token. */
     async oauthRenewClientCredentials(input: InTaskCall & { connectorId: string; context: OAuthContext; scheduledAt?: number }): Promise<SealedTokens> {
-      observeLag(deps.metrics, input.scheduledAt);
-      return countedRefresh(deps.metrics, () => withTypedFailures(() => {
+      return measuredRenewal(deps.metrics, scheduleLag(input.scheduledAt), () => withTypedFailures(() => {
         return clientCredentialsToken(input.connectorId, input.context);
       }));
     },

@@ -8,7 +8,7 @@ import type { InTaskCall } from './in-task-admission';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';
 import type { OAuthContext, SealedTokens, WorkloadIdentityGrant } from './oauth/oauth-state';
-import { countedRefresh, observeLag } from './refresh-metrics';
+import { measuredRenewal, scheduleLag } from './refresh-metrics';
 import { readWorkloadToken } from './workload-identity-token';
 import {
   assertJwtBearerSupported, oauthCallbackUrl, requestJwtBearerToken, selectScope, type AuthorizationServerMetadata,
@@ -48,8 +48,7 @@ export function createWorkloadIdentitySteps(deps: OAuthActivityDeps, secrets: OA
 
     /** A new token before expiry or after a 401, with the workload's token as the file now holds it. */
     async oauthRenewWorkloadIdentity(input: InTaskCall & { connectorId: string; context: OAuthContext; scheduledAt?: number }): Promise<SealedTokens> {
-      observeLag(deps.metrics, input.scheduledAt);
-      return countedRefresh(deps.metrics, () => withTypedFailures(() => {
+      return measuredRenewal(deps.metrics, scheduleLag(input.scheduledAt), () => withTypedFailures(() => {
         return workloadTokens(input.connectorId, input.context);
       }));
     },
