@@ -2,6 +2,7 @@
 // 2026-07-28 (or both eras), SDK v1 servers that speak only 2025-11-25. It negotiates the revision
 // (server/discover first, initialize as the fallback), names it, and calls only a 401/403 a
 // refused token.
+import net from 'node:net';
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/activity';
 import { probeMcpServer } from '../../activities/mcp-probe';
@@ -76,5 +77,32 @@ test('a server that does not answer in time is a timeout', async (t) => {
     t.is(err.type, FAILURE.upstreamTimeout);
   } finally {
     await hanging.close();
+  }
+});
+
+test('a probe that times out leaves no connection of its own open at a server that never answers', async (t) => {
+  // A tarpit that reads what it is sent (so it sees the client's FIN) and never answers.
+  const sockets = new Set<net.Socket>();
+  let opened = 0;
+  const tarpit = net.createServer((socket) => {
+    opened += 1;
+    sockets.add(socket);
+    socket.resume();
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => tarpit.listen(0, '127.0.0.1', resolve));
+  const { port } = tarpit.address() as net.AddressInfo;
+  const probeFetch = createGuardedFetch({ blockPrivateNetworks: false }, { timeoutMs: 30_000 });
+  try {
+    const probes = Array.from({ length: 5 }, () => probeMcpServer(`http://127.0.0.1:${port}/mcp`, 'x', 500, probeFetch));
+    for (const probe of probes) t.is((await t.throwsAsync(probe, { instanceOf: ApplicationFailure })).type, FAILURE.upstreamTimeout);
+    t.true(opened >= 5, `the tarpit took the probes' connections (${opened})`);
+    for (let waited = 0; sockets.size > 0 && waited < 5_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    t.is(sockets.size, 0, 'every connection the probes opened was closed by the client');
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    tarpit.close();
+    await probeFetch.close();
   }
 });
