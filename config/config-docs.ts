@@ -97,6 +97,10 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   CONNECTOR__CONNECT_TIMEOUT_MS: { section: 'connectors', meaning: 'how long a probe of an MCP server may take before connect answers 504' },
   CONNECTOR__AUTH_TIMEOUT_SECONDS: { section: 'connectors', meaning: 'how long an authorization URL stays valid (`auth_required` → `disconnected`, "authorization timed out")' },
   CONNECTOR__REFRESH_SKEW_SECONDS: { section: 'connectors', meaning: "how long before a token's `expires_at` it is refreshed (a third of the lifetime for shorter-lived tokens)" },
+  CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS: {
+    section: 'connectors',
+    meaning: "the least time between two scheduled renewals of a connector's token, so that an authorization server issuing tokens of seconds cannot make the worker renew them that often; a token that expires sooner is renewed when the MCP server refuses it. `0`: no floor (tests with tokens of seconds)",
+  },
   CONNECTOR__UPSTREAM_DPOP: {
     section: 'connectors', default: 'auto', format: '`auto` or `off`',
     meaning: "`auto`: a grant is DPoP-bound (SEP-1932) where the authorization server lists ES256 in `dpop_signing_alg_values_supported`; "

@@ -11,6 +11,7 @@ import { parseRegistryConfig, RegistryConfigError, type RegistryConfig } from '.
 import type { Preset } from '../contract/schemas';
 import type { TaskSupport } from '../contract/tool-tasks';
 import { ApprovalRulesSchema, type ApprovalRule } from '../contract/approvals';
+import { DEFAULT_MIN_REFRESH_INTERVAL_SECONDS, DEFAULT_REFRESH_SKEW_SECONDS } from '../contract/token-renewal';
 import { parseKey } from '../platform/secret-box';
 import { DEFAULT_GATEWAY_MAX_SESSIONS, type ServerLimits } from '../platform/server-limits';
 import {
@@ -89,7 +90,8 @@ export const EnvSchema = z.object({
   CONNECTOR__ALLOWED_PRIVATE_NETWORKS: z.string().optional(),
   CONNECTOR__CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(15_000),
   CONNECTOR__AUTH_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
-  CONNECTOR__REFRESH_SKEW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  CONNECTOR__REFRESH_SKEW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(DEFAULT_REFRESH_SKEW_SECONDS),
+  CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3_600).default(DEFAULT_MIN_REFRESH_INTERVAL_SECONDS),
   CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE: z.string().regex(/^\//, 'must be an absolute path').optional(),
   CONNECTOR__UPSTREAM_DPOP: z.enum(['auto', 'off']).default('auto'),
   CONNECTOR__HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(10_000),
@@ -188,6 +190,8 @@ export interface Config {
   authTimeoutSeconds: number;
   /** How long before a token's expiry it is refreshed (shortened to a third of a short lifetime). */
   refreshSkewSeconds: number;
+  /** The least time between two scheduled renewals of a connector's token, however short-lived the tokens its authorization server issues. */
+  minRefreshIntervalSeconds: number;
   /** The service's workload identity token (SEP-1933), read at each token request; null: connects cannot use workload identity. */
   workloadIdentityTokenFile: string | null;
   /** Whether grants are DPoP-bound where the authorization server offers it (CONNECTOR__UPSTREAM_DPOP=auto), or never (off). */
@@ -373,6 +377,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     connectTimeoutMs: e.CONNECTOR__CONNECT_TIMEOUT_MS,
     authTimeoutSeconds: e.CONNECTOR__AUTH_TIMEOUT_SECONDS,
     refreshSkewSeconds: e.CONNECTOR__REFRESH_SKEW_SECONDS,
+    minRefreshIntervalSeconds: e.CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS,
     workloadIdentityTokenFile: e.CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE ?? null,
     upstreamDpop: e.CONNECTOR__UPSTREAM_DPOP === 'auto',
     historyLimit: e.CONNECTOR__HISTORY_LIMIT,

@@ -152,6 +152,7 @@ export function buildApi(deps: RoleDeps & {
       historyLimit: config.historyLimit,
       authTimeoutSeconds: config.authTimeoutSeconds,
       refreshSkewSeconds: config.refreshSkewSeconds,
+      minRefreshIntervalSeconds: config.minRefreshIntervalSeconds,
       connectTimeoutMs: config.connectTimeoutMs,
       stdioReadyTimeoutMs: config.stdio.readyTimeoutMs,
     },

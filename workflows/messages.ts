@@ -32,7 +32,11 @@ export interface ConnectorInit {
   transport?: 'sse';
   /** The owner's approval rules given at creation (absent: none). */
   approvalRules?: ApprovalRule[];
-  settings: { historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs: number; refreshSkewSeconds: number };
+  settings: {
+    historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs: number; refreshSkewSeconds: number;
+    /** CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS (absent from connectors created before it: its default). */
+    minRefreshIntervalSeconds?: number;
+  };
 }
 
 export interface Actor {

@@ -13,6 +13,7 @@ import {
 import { renewable, renewsWithCredentials } from './client-credentials';
 import { askForAssertion, renewsFromAssertion } from './assertion-request';
 import type { OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
+import { DEFAULT_MIN_REFRESH_INTERVAL_SECONDS, DEFAULT_REFRESH_SKEW_SECONDS } from '../contract/token-renewal';
 
 type Session = NonNullable<OAuthState['session']>;
 
@@ -25,8 +26,6 @@ export interface WatchContext {
   /** Runs work that must not be cut by a continue-as-new (a refresh whose answer rotates the grant). */
   uncut: <T>(work: () => Promise<T>) => Promise<T>;
 }
-
-const DEFAULT_SKEW_SECONDS = 60;
 
 /** Which watch the current state needs: asked of the state machine's rules. */
 export function watchFor(entity: ConnectorEntity): WatchKind {
@@ -61,16 +60,30 @@ async function authExpiry({ entity, commit }: WatchContext): Promise<void> {
 
 /**
  * When to refresh: `skewSeconds` (CONNECTOR__REFRESH_SKEW_SECONDS) before expiry, the skew
- * shortened for short-lived tokens to a third of their life.
+ * shortened for short-lived tokens to a third of their life, and never sooner than
+ * `minIntervalSeconds` after the token was obtained (CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS).
  */
 export function refreshDelayMs(
-  session: { expiresAt: string | null; obtainedAt: string }, now: number, skewSeconds = DEFAULT_SKEW_SECONDS,
+  session: { expiresAt: string | null; obtainedAt: string }, now: number, skewSeconds = DEFAULT_REFRESH_SKEW_SECONDS, minIntervalSeconds = 0,
 ): number | null {
   if (!session.expiresAt) return null; // refreshed on 401 only
   const expires = Date.parse(session.expiresAt);
-  const lifetime = expires - Date.parse(session.obtainedAt);
-  const skew = Math.min(skewSeconds * 1000, Math.max(0, lifetime / 3));
-  return Math.max(0, expires - skew - now);
+  const obtained = Date.parse(session.obtainedAt);
+  const skew = Math.min(skewSeconds * 1000, Math.max(0, (expires - obtained) / 3));
+  return Math.max(0, expires - skew - now, obtained + minIntervalSeconds * 1000 - now);
+}
+
+/**
+ * Histories written before the floor between renewals replay as they were written; since, a
+ * renewal waits at least the connector's minimum interval, and one that the floor put past the
+ * token's expiry does not count the expired token as a lost connection (the MCP server's refusal
+ * of it asks for a renewal through the proxy meanwhile).
+ */
+const REFRESH_FLOOR = 'refresh-floor';
+
+function minRefreshIntervalSeconds(entity: ConnectorEntity): number {
+  if (!patched(REFRESH_FLOOR)) return 0;
+  return entity.data.init.settings.minRefreshIntervalSeconds ?? DEFAULT_MIN_REFRESH_INTERVAL_SECONDS;
 }
 
 async function refreshLoop(ctx: WatchContext): Promise<void> {
@@ -78,12 +91,14 @@ async function refreshLoop(ctx: WatchContext): Promise<void> {
   for (;;) {
     const session = entity.data.oauth.session;
     if (!session || !renewable(session)) return;
-    const delay = entity.state === 'connected' ? refreshDelayMs(session, Date.now(), entity.data.init.settings.refreshSkewSeconds) : 0;
+    const { settings } = entity.data.init;
+    const delay = entity.state === 'connected' ? refreshDelayMs(session, Date.now(), settings.refreshSkewSeconds, minRefreshIntervalSeconds(entity)) : 0;
     if (delay === null) return;
     const scheduledAt = Date.now() + delay;
+    const expiredByFloor = session.expiresAt !== null && Date.parse(session.expiresAt) < scheduledAt && delay > 0;
     await sleep(delay);
     // Cancelled half-way, a refresh's new tokens (and the rotated refresh token) would be lost.
-    if (!(await ctx.uncut(() => refreshOnce(ctx, scheduledAt)))) return;
+    if (!(await ctx.uncut(() => refreshOnce(ctx, scheduledAt, { expiryLosesConnection: !expiredByFloor })))) return;
   }
 }
 
@@ -92,16 +107,22 @@ async function refreshLoop(ctx: WatchContext): Promise<void> {
  * until the refresh succeeds. `scheduledAt`: when the refresh loop meant it to run (the activity
  * measures its lag). `onFailure: 'report'` (a refresh the proxy asked for after a 401): a failure
  * changes no state, since the proxy's refusal report that follows asks the user to authorize
- * anew; a grant found dead is dropped so that nobody tries it again.
+ * anew; a grant found dead is dropped so that nobody tries it again. `expiryLosesConnection: false`:
+ * the token expired before its renewal was due (the refresh floor), so its expiry says nothing
+ * about the authorization server.
  */
 export async function refreshOnce(
-  { entity, commit }: WatchContext, scheduledAt?: number, { onFailure = 'lose' }: { onFailure?: 'lose' | 'report' } = {},
+  { entity, commit }: WatchContext, scheduledAt?: number,
+  { onFailure = 'lose', expiryLosesConnection = true }: { onFailure?: 'lose' | 'report'; expiryLosesConnection?: boolean } = {},
 ): Promise<boolean> {
   const session = entity.data.oauth.session!;
   const inTask = patched(IN_TASK_REFRESH);
   const refreshing = renewal(session, { connectorId: entity.data.init.id, owner: entity.data.init.createdBy, scheduledAt }, inTask);
   const expiry = session.expiresAt ? Date.parse(session.expiresAt) - Date.now() : null;
-  if (expiry !== null && entity.state === 'connected') {
+  // A token the MCP server refused after it expired (its renewal not due yet: the floor) is renewed
+  // here, and a failure changes no state: its expiry is no news either.
+  const expiredBeforeReport = onFailure === 'report' && expiry !== null && expiry <= 0 && patched(REFRESH_FLOOR);
+  if (expiry !== null && entity.state === 'connected' && expiryLosesConnection && !expiredBeforeReport) {
     // The expiry's timer goes once the renewal is done: left running, it woke the workflow for nothing.
     const race = new CancellationScope();
     const expired = race.run(() => sleep(Math.max(0, expiry))).then(() => 'expired' as const, () => 'cancelled' as const);

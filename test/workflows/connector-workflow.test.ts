@@ -67,6 +67,44 @@ test.serial('the refresh timer: a short-lived token is refreshed a third of its 
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
+/**
+ * Renewals that leave their task and take 1.5 s as an activity, each a token of 0.3 s: long
+ * enough for an expiry timer, had one been started (it would be due at once), to fire first.
+ */
+const slowRenewalOutOfTask = () => marking(async (place) => {
+  if (place === 'in task') throw transientFailure();
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+  return tokens(300);
+}) as never;
+
+test.serial('a token that lives shorter than the refresh floor is renewed once per floor, and its expiry before then is no lost connection', async (t) => {
+  h.stubs.behaviour.oauthRefresh = slowRenewalOutOfTask();
+  const before = h.stubs.called('oauthRefresh').length;
+  const { handle, id, connectedAt } = await authorized(300, { minRefreshIntervalSeconds: 2 });
+  const refreshes = await until(() => {
+    const made = h.stubs.called('oauthRefresh').slice(before).filter((c) => (c.input as { place: string }).place === 'in task');
+    return made.length >= 2 ? made : undefined;
+  }, 'two renewals');
+  const gaps = [refreshes[0]!.at - connectedAt, refreshes[1]!.at - refreshes[0]!.at];
+  t.log(`refreshes after ${gaps.join(' ms, then ')} ms (tokens of 0.3 s, a floor of 2 s)`);
+  t.true(gaps.every((gap) => gap >= 1_800), 'each renewal waited out the floor, though the token had expired');
+  t.is((await handle.query(viewQuery)).state, 'connected');
+  t.is(recordOf(id)!.version, 4, `the expired token was no transition: neither connection_lost nor back (${trail(id).join(' ')})`);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('a token the MCP server refused once it expired, its renewal not yet due (the floor), is renewed on the proxy\'s word with no lost connection', async (t) => {
+  h.stubs.behaviour.oauthRefresh = slowRenewalOutOfTask();
+  const { handle, id } = await authorized(300, { minRefreshIntervalSeconds: 60 });
+  const used = (await handle.query(routeQuery)).token;
+  await new Promise((resolve) => setTimeout(resolve, 500)); // the token has expired
+  const route = await handle.executeUpdate(refreshUpdate, { args: [{ usedToken: used }] });
+  t.not(route.token, used, 'renewed');
+  t.is((await handle.query(viewQuery)).state, 'connected');
+  t.is(recordOf(id)!.version, 4, `the expiry was no transition (${trail(id).join(' ')})`);
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
 test.serial('a quiet refresh costs one workflow task: the renewal runs in the task its timer wakes, and no expiry timer wakes the workflow after it', async (t) => {
   h.stubs.behaviour.oauthRefresh = async () => tokens(1_500);
   const before = h.stubs.called('oauthRefresh').length;

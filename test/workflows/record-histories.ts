@@ -10,7 +10,7 @@ import proto from '@temporalio/proto';
 
 const { temporal } = proto;
 import {
-  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, upstreamRefusedUpdate, viewQuery,
+  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, upstreamRefusedUpdate, viewQuery,
 } from '../../workflows/messages';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
@@ -64,6 +64,22 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
     await handle.executeUpdate(connectUpdate, { args: [{ ...actor, redirectUrl: 'http://127.0.0.1:1/done' }] });
     await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-try-once', callback: 'sealed-callback' as never }] });
     await until(() => (h.stubs.called('oauthRefresh').length >= 3 ? true : undefined), 'a refresh out of its task and one in it');
+    await handle.executeUpdate(deleteUpdate, { args: [actor] });
+    return handle;
+  },
+  // Since the floor between renewals (patched 'refresh-floor'): tokens of 0.3 s renewed 1.5 s
+  // apart, with no race against their expiry; then the proxy's renewal of an expired token.
+  async 'refresh-floor'(h) {
+    h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-floor', 60_000);
+    h.stubs.behaviour.oauthComplete = async () => tokens(300);
+    h.stubs.behaviour.oauthRefresh = async () => tokens(300);
+    const handle = await h.start({ minRefreshIntervalSeconds: 1.5 });
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, redirectUrl: 'http://127.0.0.1:1/done' }] });
+    await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-floor', callback: 'sealed-callback' as never }] });
+    await until(() => (h.stubs.called('oauthRefresh').length >= 2 ? true : undefined), 'two renewals a floor apart');
+    const { token } = await handle.query(routeQuery);
+    await sleep(400);
+    await handle.executeUpdate(refreshUpdate, { args: [{ usedToken: token }] });
     await handle.executeUpdate(deleteUpdate, { args: [actor] });
     return handle;
   },

@@ -1,5 +1,6 @@
 // When the workflow refreshes a token: CONNECTOR__REFRESH_SKEW_SECONDS before its expiry, the
-// skew shortened to a third of the lifetime for short-lived tokens, never for a token without one.
+// skew shortened to a third of the lifetime for short-lived tokens, never for a token without one,
+// and never sooner than CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS after the token was obtained.
 import test from 'ava';
 import { refreshDelayMs } from '../../workflows/watches';
 import { loadConfig } from '../../config/config';
@@ -30,4 +31,19 @@ test('CONNECTOR__REFRESH_SKEW_SECONDS is read, bounded and defaults to 60', (t) 
   t.is(loadConfig({}).refreshSkewSeconds, 60);
   t.is(loadConfig({ CONNECTOR__REFRESH_SKEW_SECONDS: '300' }).refreshSkewSeconds, 300);
   t.throws(() => loadConfig({ CONNECTOR__REFRESH_SKEW_SECONDS: '-1' }), { message: /CONNECTOR__REFRESH_SKEW_SECONDS/ });
+});
+
+test('a token that lives shorter than the floor is renewed the floor after it was obtained, even past its expiry', (t) => {
+  t.is(refreshDelayMs({ obtainedAt, expiresAt: at(1) }, now, 60, 30), 30 * 1000, 'a token of 1 s: renewed after 30 s, not 0.67 s');
+  t.is(refreshDelayMs({ obtainedAt, expiresAt: at(1) }, now + 10_000, 60, 30), 20 * 1000, 'counted from when it was obtained');
+  const unfloored = refreshDelayMs({ obtainedAt, expiresAt: at(1) }, now, 60, 0)!;
+  t.true(Math.abs(unfloored - 2000 / 3) < 1, `no floor: a third of its life early (${unfloored} ms)`);
+  t.is(refreshDelayMs({ obtainedAt, expiresAt: at(3600) }, now, 60, 30), (3600 - 60) * 1000, 'a token of an hour is not affected');
+});
+
+test('CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS is read, bounded and defaults to 30', (t) => {
+  t.is(loadConfig({}).minRefreshIntervalSeconds, 30);
+  t.is(loadConfig({ CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS: '0' }).minRefreshIntervalSeconds, 0);
+  t.throws(() => loadConfig({ CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS: '-1' }), { message: /CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS/ });
+  t.throws(() => loadConfig({ CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS: '7200' }), { message: /CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS/ });
 });

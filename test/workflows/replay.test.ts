@@ -16,7 +16,7 @@ const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.binpb')).sort();
 test('the recorded histories cover a token connect, an OAuth connect with refresh, calls that leave their task, a stdio connect, deletes and continue-as-new', (t) => {
   t.deepEqual(files, [
     'continue-as-new.binpb', 'delete-while-connecting.binpb', 'in-task-try-once.binpb', 'oauth-connect-refresh.binpb', 'oauth-refresh-in-task.binpb',
-    'stdio-connect.binpb', 'token-connect.binpb',
+    'refresh-floor.binpb', 'stdio-connect.binpb', 'token-connect.binpb',
   ]);
 });
 

@@ -152,7 +152,7 @@ export async function startHarness(): Promise<Harness> {
       const id = randomUUID();
       const fullInit: ConnectorInit = {
         id, url: 'https://mcp.invalid/mcp', metadata: {}, preset: null, presetClient: false, createdBy: 'tester', createdByName: 'tester', clientId: null, clientSecret: null,
-        settings: { historyLimit: 10_000, authTimeoutSeconds: 600, connectTimeoutMs: 5_000, stdioReadyTimeoutMs: 5_000, refreshSkewSeconds: 60, ...settings },
+        settings: { historyLimit: 10_000, authTimeoutSeconds: 600, connectTimeoutMs: 5_000, stdioReadyTimeoutMs: 5_000, refreshSkewSeconds: 60, minRefreshIntervalSeconds: 0, ...settings },
         ...init,
       };
       const start = new WithStartWorkflowOperation<typeof connectorWorkflow>('connectorWorkflow', {
