@@ -18,13 +18,16 @@
 // BENCH_ONE_AT_A_TIME (20: connectors created and connected one at a time after the rounds; 0: none),
 // BENCH_TOKEN_SWAPS (5: new tokens sent to a connector called through two proxies; 0: none),
 // BENCH_TEMPORAL_ADDRESS (host:port of a Temporal server to use instead of the embedded dev
-// server, e.g. one started with other dynamic config, to compare server settings).
+// server, e.g. one started with other dynamic config, to compare server settings),
+// BENCH_CALLER_AUTH (1: callers authenticated, every connector created with one API key, as a
+// platform that is one caller; the per-owner rules of calls in workflow tasks then apply).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { Pool } from 'undici';
+import { sha256Hex } from '../callers/api-keys';
 import { createLogger } from '../platform/logger';
 import { startEmbeddedStack } from '../stack/embedded-stack';
 import { freePort } from '../service/free-port';
@@ -40,6 +43,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const COUNT = Number(process.env.BENCH_CONNECTORS ?? 50);
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '10,50').split(',').map(Number);
 const TOKEN = 'bench-lifecycle-token';
+/** One caller for every connector when BENCH_CALLER_AUTH=1. */
+const API_KEY = process.env.BENCH_CALLER_AUTH === '1' ? `bench-platform-${randomUUID()}` : null;
 const TARGET_RATIO = 0.6;
 const CONNECT_P50_MS = 1_000;
 const CONNECT_P99_MS = 2_000;
@@ -62,6 +67,10 @@ async function main(): Promise<void> {
     const env = {
       CONNECTOR__ENCRYPTION_KEY: encryptionKey, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'warn',
       ...(process.env.BENCH_TEMPORAL_ADDRESS ? { TEMPORAL_ADDRESS: process.env.BENCH_TEMPORAL_ADDRESS } : {}),
+      // With callers authenticated private networks are blocked by default (the bench's MCP server is on
+      // loopback), and one owner's quota and request rate would stop the rounds.
+      ...(API_KEY ? { CONNECTOR__API_KEYS: JSON.stringify([{ subject: 'platform', sha256: sha256Hex(API_KEY) }]), CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8',
+        CONNECTOR__MAX_CONNECTORS_PER_OWNER: '100000', CONNECTOR__RATE_LIMIT_PER_OWNER: 'off' } : {}),
     };
     const stack = await startEmbeddedStack({ env, logger: createLogger('bench', 'warn', logFile), headless: true, temporalPort: 0, mongoPort: 0 });
     stops.push(() => stack.stop());
@@ -82,7 +91,8 @@ async function main(): Promise<void> {
     const http = new Pool(`http://127.0.0.1:${stack.port}`, { connections: maxConcurrency });
     stops.push(() => http.close());
     const post = async (urlPath: string, body: unknown) => {
-      const res = await http.request({ method: 'POST', path: urlPath, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const headers = { 'content-type': 'application/json', ...(API_KEY ? { authorization: `Bearer ${API_KEY}` } : {}) };
+      const res = await http.request({ method: 'POST', path: urlPath, headers, body: JSON.stringify(body) });
       return { status: res.statusCode, body: (await res.body.json()) as { id?: string; state?: string; detail?: string } };
     };
 
@@ -130,6 +140,7 @@ async function main(): Promise<void> {
     type LoopName = keyof typeof loops;
     const names = Object.keys(loops) as LoopName[];
 
+    if (API_KEY) console.log('Callers authenticated: every connector is one API key\'s (one owner)');
     console.log(`Lifecycle: ${COUNT} items per round, ${ROUNDS} interleaved rounds per concurrency; 2 cores shared (${os.loadavg()[0]!.toFixed(1)} load)`);
     console.log('  connectors: POST /api/v1/connectors + POST .../connect (token, probe of a real MCP server) -> connected');
     console.log('  bare:       workflow.start + executeUpdate on a minimal workflow, same dev server, same worker options');
@@ -178,7 +189,8 @@ async function main(): Promise<void> {
 
     const oneAtATime = ONE_AT_A_TIME > 0 ? describe([await runRound(ONE_AT_A_TIME, 1, connectors)]) : null;
     if (oneAtATime) console.log(`\none at a time (${ONE_AT_A_TIME} connectors): connect p50 ${ms(oneAtATime.p50)} p99 ${ms(oneAtATime.p99)}   (create p50 ${ms(oneAtATime.beforeP50)})   failed ${oneAtATime.failed}`);
-    const reach = TOKEN_SWAPS > 0
+    // Its calls are unauthenticated: not measured with BENCH_CALLER_AUTH.
+    const reach = TOKEN_SWAPS > 0 && !API_KEY
       ? await measureTokenReach({
           apiPort: stack.port, temporalAddress: stack.temporalAddress, mongoUri: stack.mongoUri, mongoDatabase: stack.config.mongo.database,
           encryptionKey, dataDir, swaps: TOKEN_SWAPS,
