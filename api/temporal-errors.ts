@@ -1,7 +1,7 @@
 // How the API reads Temporal's answers: a refused Update (validator), a failed connect, a
-// workflow that no longer exists, Temporal being unreachable. The failure types and their HTTP
-// statuses are the contract's (contract/failures.ts).
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+// workflow that no longer exists, Temporal being unreachable or not answering. The failure types
+// and their HTTP statuses are the contract's (contract/failures.ts).
+import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE_HTTP, isFailureType } from '../contract/failures';
 import { ProblemError } from '../contract/problem';
@@ -14,6 +14,11 @@ export function toProblemError(err: unknown): unknown {
     return fromFailure(err.cause);
   }
   if (isUnavailable(err)) return new ProblemError(503, 'the workflow service is unavailable; try again');
+  // The Update's call ran out of time, or its connection closed under it (this process stopping):
+  // the workflow may have taken it all the same.
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+    return new ProblemError(503, 'the workflow service did not answer; the change may still take effect: read the connector before trying again');
+  }
   return err;
 }
 

@@ -8,7 +8,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { FAILURE_HTTP, TypedFailure, isFailureType } from '../../contract/failures';
 import { ProblemError } from '../../contract/problem';
 import type { ConnectorRecord } from '../../contract/connector-record';
@@ -79,4 +79,14 @@ test('every typed failure class reaches the API with the status the failure tabl
 test('a failure of a type the table does not know is a 500, never a guess', (t) => {
   const answered = toProblemError(new WorkflowUpdateFailedError('update failed', ApplicationFailure.create({ type: 'Unheard', message: 'x' })));
   t.is((answered as ProblemError).status, 500);
+});
+
+test('an Update whose call was cut (its connection closed while the process stops) or ran out of time is a 503, never an unhandled 500', (t) => {
+  const closed = Object.assign(new Error('1 CANCELLED: the Temporal connection was closed'), { code: 1, details: 'the Temporal connection was closed' });
+  for (const cause of [closed, Object.assign(new Error('4 DEADLINE_EXCEEDED'), { code: 4 })]) {
+    const answered = toProblemError(new WorkflowUpdateRPCTimeoutOrCancelledError(cause.message, { cause }));
+    t.true(answered instanceof ProblemError, cause.message);
+    t.is((answered as ProblemError).status, 503, cause.message);
+    t.regex((answered as ProblemError).detail, /may still take effect/);
+  }
 });
