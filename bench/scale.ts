@@ -8,7 +8,8 @@
 // the Node process, Temporal and FerretDB, DATA_DIR size, list p50/p99 (first page, deep page,
 // state, owner, owner+state), GET by id p99, the first Update to an evicted workflow against a
 // cached one (its replay), the refresh lag distribution, and the refreshes across a restart of
-// the service (worker included) in the middle. Traffic stays on 127.0.0.1. BENCH_MEMORY_ONLY=1
+// the service (worker included) in the middle, with the CPU per refresh of each part of the
+// stack before the restart and after it (its cache empty: every first refresh a replay). Traffic stays on 127.0.0.1. BENCH_MEMORY_ONLY=1
 // stops after the memory figures (to compare CONNECTOR__WORKER_MEMORY_BUDGET_MB or
 // CONNECTOR__MAX_CACHED_WORKFLOWS settings, which the run passes on to the service); BENCH_LISTS_ONLY=1
 // after the lists and the replay.
@@ -28,7 +29,7 @@ import { apiClient, samples, startStackProcess, type StackProcess } from '../tes
 import { percentile } from './lifecycle/rounds';
 import { startUpstreamProcess } from './lifecycle/upstream-process';
 import { connectOAuth, startOAuthWorld } from './scale/oauth-world';
-import { dirSizeMb, treeRss, type Tree } from './scale/processes';
+import { cpuByPart, dirSizeMb, treeRss, type Tree } from './scale/processes';
 import { startNodeFlags } from './start-flags';
 import { benchTargetLines } from './targets';
 
@@ -121,6 +122,20 @@ async function refreshFigures(baseUrl: string) {
   const count = all.find((s) => s.name === 'token_refresh_lag_seconds_count')?.value ?? 0;
   const within5 = buckets.find(([le]) => le === '5')?.[1] ?? 0;
   return { count, within5, buckets: buckets.map(([le, v]) => `≤${le}s:${v}`).join(' '), outcomes };
+}
+
+/**
+ * The CPU of each part of the service per refresh made while `during` runs (a window of refreshes
+ * and little else): where a refresh's cost goes, cached and replayed.
+ */
+async function refreshCpu(baseUrl: string, pid: number, during: () => Promise<void>): Promise<void> {
+  const [cpu0, count0] = [cpuByPart(pid), (await refreshFigures(baseUrl)).count];
+  await during();
+  const [cpu1, count1] = [cpuByPart(pid), (await refreshFigures(baseUrl)).count];
+  const refreshes = count1 - count0;
+  const perRefresh = Object.entries(cpu1).map(([part, s]) => `${part} ${(((s - (cpu0[part] ?? 0)) * 1000) / Math.max(1, refreshes)).toFixed(1)}`);
+  const total = Object.entries(cpu1).reduce((sum, [part, s]) => sum + s - (cpu0[part] ?? 0), 0);
+  console.log(`  CPU per refresh over ${refreshes} refreshes (ms): ${perRefresh.join(', ')}; all ${((total * 1000) / Math.max(1, refreshes)).toFixed(1)}`);
 }
 
 async function statesOf(api: ReturnType<typeof apiClient>, ids: string[]): Promise<Map<string, number>> {
@@ -271,9 +286,11 @@ async function main(): Promise<void> {
     if (process.env.BENCH_LISTS_ONLY) return; // the lists again, without the refresh part
 
     // Refreshes: one whole token lifetime, then a restart of the service in the middle of the next.
-    const waitMs = Math.max(0, connectedAt + TTL_S * 1000 - Date.now()) + 5_000;
+    // A whole lifetime of them without connects, even when connecting took longer: the CPU per
+    // refresh is read over that window.
+    const waitMs = Math.max(TTL_S * 1000, connectedAt + TTL_S * 1000 - Date.now()) + 5_000;
     console.log(`waiting ${(waitMs / 1000).toFixed(0)} s for a token lifetime of refreshes...`);
-    await watchingMemory(service.child.pid!, waitMs);
+    await refreshCpu(baseUrl, service.child.pid!, () => watchingMemory(service.child.pid!, waitMs));
     const before = await refreshFigures(baseUrl);
     outcome.before = before;
     console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}; the authorization server's refusals ${JSON.stringify(world.refusals())}`);
@@ -286,7 +303,7 @@ async function main(): Promise<void> {
     service = await startStackProcess({ env, logFile, entry });
     const downS = (performance.now() - down) / 1000;
     console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s`);
-    await watchingMemory(service.child.pid!, TTL_S * 1000 + 10_000);
+    await refreshCpu(service.baseUrl, service.child.pid!, () => watchingMemory(service.child.pid!, TTL_S * 1000 + 10_000));
     const afterRestart = await refreshFigures(service.baseUrl);
     const states = await statesOf(api, oauthIds);
     console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}; the authorization server's refusals so far ${JSON.stringify(world.refusals())}`);

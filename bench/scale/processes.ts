@@ -51,3 +51,50 @@ export function dirSizeMb(dir: string): number {
   walk(dir);
   return bytes / 1024 / 1024;
 }
+
+/**
+ * CPU seconds so far of the service's process tree, by part: the Node main thread (API, proxy,
+ * activities), the workflow thread (a Node worker the SDK starts after its core: Node does not
+ * name it, so the Node threads started after the core's own count as it), the SDK's core (its Rust
+ * threads), Node's other threads (GC helpers, libuv's pool), and the servers. Where a refresh's CPU goes.
+ */
+export function cpuByPart(nodePid: number): Record<string, number> {
+  const parts: Record<string, number> = { main: 0, 'workflow thread': 0, 'sdk core': 0, 'node other': 0, temporal: 0, ferretdb: 0 };
+  const threads = tasksOf(nodePid).sort((a, b) => a - b).flatMap((tid) => {
+    const stat = threadStat(nodePid, tid);
+    return stat ? [{ tid, ...stat }] : [];
+  });
+  const core = (comm: string) => /^(tokio|temporal|workflow-proces)/.test(comm);
+  const coreStarted = threads.find((t) => core(t.comm))?.tid ?? Infinity;
+  for (const { tid, comm, cpuS } of threads) {
+    const part = tid === nodePid ? 'main' : core(comm) ? 'sdk core' : tid > coreStarted ? 'workflow thread' : 'node other';
+    parts[part]! += cpuS;
+  }
+  const tree = serviceTree(nodePid);
+  for (const server of ['temporal', 'ferretdb'] as const) {
+    const pid = tree[server];
+    if (pid) parts[server] = tasksOf(pid).reduce((sum, tid) => sum + (threadStat(pid, tid)?.cpuS ?? 0), 0);
+  }
+  return parts;
+}
+
+function tasksOf(pid: number): number[] {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const TICKS_PER_S = 100; // USER_HZ on Linux
+
+function threadStat(pid: number, tid: number): { comm: string; cpuS: number } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { comm, cpuS: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S }; // utime, stime
+  } catch {
+    return null;
+  }
+}
