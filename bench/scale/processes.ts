@@ -57,6 +57,7 @@ export function dirSizeMb(dir: string): number {
  * activities), the workflow thread (a Node worker the SDK starts after its core: Node does not
  * name it, so the Node threads started after the core's own count as it), the SDK's core (its Rust
  * threads), Node's other threads (GC helpers, libuv's pool), and the servers. Where a refresh's CPU goes.
+ * A thread that ends between two readings drops out of its part's sum: read the parts of long-lived threads.
  */
 export function cpuByPart(nodePid: number): Record<string, number> {
   const parts: Record<string, number> = { main: 0, 'workflow thread': 0, 'sdk core': 0, 'node other': 0, temporal: 0, ferretdb: 0 };
