@@ -2,9 +2,7 @@
 // Temporal dev server, FerretDB and the upstream MCP server. On a machine whose cores all these
 // share, throughput follows CPU per item, so this says where a loop's time goes. Linux only
 // (/proc); elsewhere the meter reports nothing.
-import fs from 'node:fs';
-
-const TICK_MS = 10; // USER_HZ is 100 on Linux
+import { cpuMsOf, readStat } from '../proc-stat';
 
 export type CpuSample = Record<string, number>;
 
@@ -24,10 +22,9 @@ export function cpuMeter(pids: Record<string, number | null>): () => CpuSample |
 }
 
 function processCpuMs(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which may itself hold spaces: utime and stime are 14th and 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  const stat = readStat(`/proc/${pid}/stat`);
+  if (!stat) throw new Error(`process ${pid} is gone`);
+  return cpuMsOf(stat);
 }
 
 /** Adds what was spent between two samples to a running total. */

@@ -2,6 +2,7 @@
 // and the size of DATA_DIR, read from /proc and the file system.
 import fs from 'node:fs';
 import path from 'node:path';
+import { cpuMsOf, readStat } from '../proc-stat';
 
 export interface Tree { node: number; nodePeak: number; temporal: number | null; ferretdb: number | null }
 
@@ -20,16 +21,10 @@ export function serviceTree(nodePid: number): { node: number; temporal?: number;
   const out: { node: number; temporal?: number; ferretdb?: number } = { node: nodePid };
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const comm = /\(([^)]*)\)/.exec(stat)?.[1] ?? '';
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== nodePid) continue;
-      if (comm.startsWith('temporal')) out.temporal = Number(entry);
-      if (comm.startsWith('ferretdb')) out.ferretdb = Number(entry);
-    } catch {
-      // gone meanwhile
-    }
+    const stat = readStat(`/proc/${entry}/stat`);
+    if (!stat || Number(stat.fields[1]) !== nodePid) continue; // gone meanwhile, or not a child
+    if (stat.comm.startsWith('temporal')) out.temporal = Number(entry);
+    if (stat.comm.startsWith('ferretdb')) out.ferretdb = Number(entry);
   }
   return out;
 }
@@ -87,15 +82,7 @@ function tasksOf(pid: number): number[] {
   }
 }
 
-const TICKS_PER_S = 100; // USER_HZ on Linux
-
 function threadStat(pid: number, tid: number): { comm: string; cpuS: number } | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { comm, cpuS: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_S }; // utime, stime
-  } catch {
-    return null;
-  }
+  const stat = readStat(`/proc/${pid}/task/${tid}/stat`);
+  return stat && { comm: stat.comm, cpuS: cpuMsOf(stat) / 1000 };
 }
