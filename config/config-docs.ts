@@ -66,7 +66,7 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   TEMPORAL_TLS_SERVER_NAME: { section: 'temporal', meaning: "name expected in Temporal's server certificate" },
   TEMPORAL_API_KEY: { section: 'temporal', meaning: 'a Temporal Cloud API key; only ever sent over TLS' },
   CONNECTOR__TEMPORAL_UI: { section: 'temporal', meaning: "start the embedded dev server's Web UI (unauthenticated: single-user machines only); the banner names it" },
-  CONNECTOR__HISTORY_LIMIT: { section: 'temporal', meaning: 'history events after which a connector workflow continues as new' },
+  CONNECTOR__HISTORY_LIMIT: { section: 'temporal', meaning: 'history events after which a connector workflow continues as new; a connector keeps the limit it was created with' },
 
   CONNECTOR__WORKER_MEMORY_BUDGET_MB: { section: 'memory', meaning: 'memory a worker spends on cached workflows: the cache holds budget ÷ 400 KB of them (163 by default), the rest replay when they wake (docs/scale.md)' },
   CONNECTOR__MAX_CACHED_WORKFLOWS: { section: 'memory', default: 'from the budget', meaning: "the workflow cache's size, given outright (was `TEMPORAL_MAX_CACHED_WORKFLOWS`)" },

@@ -1,8 +1,26 @@
 // What a workflow's history carries, as the JSON values of its payloads (inputs, activity
 // results, update arguments), for tests that look for a secret there, sealed or not.
 import type { Client } from '@temporalio/client';
+import type proto from '@temporalio/proto';
 
-/** Every JSON payload of the workflow's history, decoded. */
+type History = proto.temporal.api.history.v1.IHistory;
+
+/**
+ * The events of every run of a workflow, oldest first: a connector continues as new every
+ * CONNECTOR__HISTORY_LIMIT events, so what a test did early may be in a run before the latest.
+ * Followed back through each run's first event, which names the run it continued.
+ */
+export async function historyOfAllRuns(temporal: Client, workflowId: string): Promise<History> {
+  const runs: History[] = [];
+  for (let runId: string | undefined; ;) {
+    const history = await temporal.workflow.getHandle(workflowId, runId).fetchHistory();
+    runs.unshift(history);
+    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    if (!runId) return { events: runs.flatMap((run) => run.events ?? []) };
+  }
+}
+
+/** Every JSON payload of the workflow's history (all its runs), decoded. */
 export async function historyPayloads(temporal: Client, workflowId: string): Promise<unknown[]> {
   const values: unknown[] = [];
   const walk = (node: unknown): void => {
@@ -14,7 +32,7 @@ export async function historyPayloads(temporal: Client, workflowId: string): Pro
     }
     for (const child of Object.values(node)) walk(child);
   };
-  walk(await temporal.workflow.getHandle(workflowId).fetchHistory());
+  walk(await historyOfAllRuns(temporal, workflowId));
   return values;
 }
 

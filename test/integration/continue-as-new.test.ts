@@ -2,6 +2,8 @@
 // nothing (state, sealed token, audit sequence, the ability to take Updates) is lost across it.
 import test from 'ava';
 import { connectorWorkflowId, routeQuery } from '../../workflows/messages';
+import { OWNER_MEMO } from '../../api/connector-commands';
+import { historyOfAllRuns } from '../helpers/history-values';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -33,6 +35,10 @@ test('history is bounded by continue-as-new and nothing is lost', async (t) => {
 
   const described = await handle.describe();
   t.not(described.runId, firstRun, 'the workflow continued as new');
+  // The owner is read from the memo where no worker answers (callers/workflow-owners.ts): it crosses over too.
+  const firstMemo = (await stack.temporal.workflow.getHandle(connectorWorkflowId(c.id), firstRun).describe()).memo;
+  t.truthy(firstMemo?.[OWNER_MEMO]);
+  t.deepEqual(described.memo?.[OWNER_MEMO], firstMemo?.[OWNER_MEMO]);
   t.true((described.historyLength ?? 0) < 80, `history of the current run stays bounded (${described.historyLength})`);
 
   // The state and the sealed token crossed over: the proxy's query still finds them.
@@ -48,6 +54,13 @@ test('history is bounded by continue-as-new and nothing is lost', async (t) => {
   const expected = 1 + cycles * 4 + 2;
   t.is(events.total_count, expected);
   t.deepEqual(events.items.map((e: { seq: number }) => e.seq), Array.from({ length: expected }, (_, i) => i + 1));
+
+  // Every run's history, read back from the latest: each connect is there once, in one run or another.
+  const all = (await historyOfAllRuns(stack.temporal, connectorWorkflowId(c.id))).events ?? [];
+  const runs = all.filter((e) => e.workflowExecutionStartedEventAttributes).length;
+  t.true(runs > 1, `the history read back spans ${runs} runs`);
+  const connects = all.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'connect');
+  t.is(connects.length, cycles + 1);
 
   // And the connector still takes Updates and can be deleted.
   t.is((await stack.api('DELETE', `/api/v1/connectors/${c.id}`)).status, 202);

@@ -32,6 +32,7 @@ import { eventually, type ApiCall } from '../helpers/test-stack';
 import { inParallel } from '../helpers/in-parallel';
 import { checkListViews, keyCallers, type Callers } from '../helpers/list-views';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
+import { historyOfAllRuns } from '../helpers/history-values';
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
 const TOKEN = 'crash-consistency-token-3b9d';
@@ -330,7 +331,7 @@ async function consistent(api: ApiCall, rounds: Rounds, temporal: Client, id: st
 
 /** The transitions the workflow handed to its projection writes, read from its history. */
 async function transitionsInHistory(temporal: Client, id: string): Promise<AuditEvent[]> {
-  const history = await temporal.workflow.getHandle(`connector:${id}`).fetchHistory();
+  const history = await historyOfAllRuns(temporal, `connector:${id}`);
   const events: AuditEvent[] = [];
   for (const event of history.events ?? []) {
     const scheduled = event.activityTaskScheduledEventAttributes;

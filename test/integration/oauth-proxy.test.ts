@@ -12,6 +12,7 @@ import { createConsentAgent, startOidcServer, startProtectedMcpServer, type Oidc
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { CALLBACK_PATH, deliverCallback, openConsentPage } from '../helpers/oauth-service';
 import { mcpErrorOf } from '../proxy/mcp-answers';
+import { historyOfAllRuns } from '../helpers/history-values';
 
 const test = anyTest.serial as TestFn;
 
@@ -128,8 +129,7 @@ test('step-up: a 403 insufficient_scope reaches the caller with a step-up URL, a
     const error = await t.throwsAsync(callTool(mcpUrl, 'admin-echo', { text: 'hi' }), { instanceOf: StreamableHTTPError });
     t.is((error as StreamableHTTPError).code, 403);
   }
-  const handle = stack.temporal.workflow.getHandle(connectorWorkflowId(id));
-  const { events } = await handle.fetchHistory();
+  const { events } = await historyOfAllRuns(stack.temporal, connectorWorkflowId(id));
   const stepUps = (events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'stepUpAuthorization');
   t.is(stepUps.length, 1, 'one report for the same token and scope set, however often the server asks');
   const offered = await record(id);

@@ -20,7 +20,7 @@ import { sha256Hex } from '../../callers/api-keys';
 import { IN_TASK_LIMITS } from '../../activities/in-task-admission';
 import { connectorWorkflowId } from '../../workflows/messages';
 import { startToolsMcpServer, type ToolsMcpServer } from '../fixtures/tools-mcp-server';
-import { runOf } from '../helpers/history-values';
+import { historyOfAllRuns, runOf } from '../helpers/history-values';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 
 const KEYS = { mallory: 'mallory-key-tarpit-1f2e', eve: 'eve-key-tarpit-5b6a', bob: 'bob-key-tarpit-3d4c' };
@@ -85,7 +85,7 @@ async function created(key: string, url: string): Promise<string> {
 
 /** Where the connector's token probe ran: in its task (a local activity's marker), as a regular activity, or both. */
 async function probeRuns(id: string): Promise<string[]> {
-  const { events } = await stack.temporal.workflow.getHandle(connectorWorkflowId(id)).fetchHistory();
+  const { events } = await historyOfAllRuns(stack.temporal, connectorWorkflowId(id));
   return (events ?? []).map((e) => runOf(e, 'probeServer')).filter((run) => run !== null);
 }
 
@@ -110,7 +110,7 @@ async function probeAttempt(id: string): Promise<number> {
 
 /** How the connector's tries in a task ended, when they failed (a local activity's marker carries its failure). */
 async function inTaskFailures(id: string) {
-  const { events } = await stack.temporal.workflow.getHandle(connectorWorkflowId(id)).fetchHistory();
+  const { events } = await historyOfAllRuns(stack.temporal, connectorWorkflowId(id));
   return (events ?? []).flatMap((e) => (e.markerRecordedEventAttributes?.failure ? [e.markerRecordedEventAttributes.failure] : []));
 }
 

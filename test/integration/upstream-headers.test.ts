@@ -11,6 +11,7 @@ import { connectorWorkflowId } from '../../workflows/messages';
 import { startApiKeyMcpServer, type ApiKeyMcpServer } from '../fixtures/api-key-mcp-server';
 import { realServers, startRegistryServer, type RegistryServer } from '../fixtures/registry/registry-server';
 import { eventually, filesContaining, startTestStack, type ApiAnswer, type TestStack } from '../helpers/test-stack';
+import { historyOfAllRuns } from '../helpers/history-values';
 
 const SECRET = `api-key-${crypto.randomUUID()}`;
 const CALLER_KEY = `caller-key-${crypto.randomUUID()}`;
@@ -129,7 +130,7 @@ test.serial('the key is in no answer, log line, MongoDB document or Temporal his
   t.true(ids.length > 1);
   let sealedSeen = false;
   for (const id of ids) {
-    const history = await stack.temporal.workflow.getHandle(connectorWorkflowId(id)).fetchHistory();
+    const history = await historyOfAllRuns(stack.temporal, connectorWorkflowId(id));
     const text = JSON.stringify(history, payloadsAsText);
     t.false(text.includes(SECRET), `the history of connector ${id}`);
     sealedSeen ||= text.includes('\\"name\\":\\"X-API-Key\\",\\"value\\":\\"'); // JSON payload text, escaped once more
