@@ -95,8 +95,8 @@ export const EnvSchema = z.object({
   CONNECTOR__WORKLOAD_IDENTITY_TOKEN_FILE: z.string().regex(/^\//, 'must be an absolute path').optional(),
   CONNECTOR__UPSTREAM_DPOP: z.enum(['auto', 'off']).default('auto'),
   // A worker replays a run's whole history whenever the workflow is not in its cache (most renewals
-  // once connectors outnumber the cache, and every connector after a restart), at about 1 ms of CPU
-  // an event: short runs keep that cost flat as connectors age (bench:replay, docs/scale.md).
+  // once connectors outnumber the cache, and every connector after a restart), at about 0.75 ms of
+  // CPU an event: short runs keep that cost flat as connectors age (bench:replay, docs/scale.md).
   CONNECTOR__HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(100),
   CONNECTOR__ROUTE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   CONNECTOR__ROUTE_LOAD_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
