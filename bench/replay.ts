@@ -17,9 +17,9 @@
 // an average cold renewal replays under a few history limits (a run's age is spread evenly between
 // none and the limit). The workflow code runs in this process's main thread here (the SDK's
 // replayer); the service's worker runs it in a workflow thread and adds the messages between
-// the two. BENCH_REPLAY_HISTORY=file keeps the aged
-// history there, and a later run that finds the file replays it without aging a connector again:
-// the same history before and after a change to the workflow code.
+// the two. BENCH_REPLAY_HISTORY=file keeps the aged history there, and a later run that finds the
+// file replays it without aging a connector again (nor starting a server): the same history before
+// and after a change to the workflow code.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,13 +29,16 @@ import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../service/free-port';
 import { createLogger } from '../platform/logger';
-import { startTemporalDevServer, type TemporalDevServer } from '../stack/servers/temporal-dev-server';
+import { startTemporalDevServer } from '../stack/servers/temporal-dev-server';
 import { startStackProcess } from '../test/helpers/for-bench';
 import { connectorWorkflowId } from '../workflows/messages';
-import { cpuMsOf, readStat } from './proc-stat';
+import { cpuMs } from './proxy/cpu-time';
 import { percentile } from './lifecycle/rounds';
 import { connectOAuth, startOAuthWorld } from './scale/oauth-world';
 import { cutHistory, type HistoryCut } from './replay/history-cuts';
+
+const HistoryProto = proto.temporal.api.history.v1.History;
+type History = proto.temporal.api.history.v1.IHistory;
 
 const EVENTS = Number(process.env.BENCH_REPLAY_EVENTS ?? 4_000);
 const ROUNDS = Number(process.env.BENCH_REPLAY_ROUNDS ?? 5);
@@ -76,20 +79,27 @@ async function ageOneConnector(dataDir: string, temporalAddress: string, client:
 }
 
 /** The history from BENCH_REPLAY_HISTORY, or a connector aged now (and kept there when it names a file). */
-async function agedHistory(dataDir: string, server: TemporalDevServer, client: Client) {
+async function agedHistory(): Promise<{ history: History; workflowId: string; served: number | null }> {
   if (HISTORY_FILE && fs.existsSync(HISTORY_FILE)) {
     const kept = JSON.parse(fs.readFileSync(HISTORY_FILE, 'utf8')) as { workflowId: string; history: string };
     console.log(`bench:replay: the history kept in ${HISTORY_FILE}; ${os.cpus().length} cores`);
-    return { workflowId: kept.workflowId, history: proto.temporal.api.history.v1.History.decode(Buffer.from(kept.history, 'base64')), served: null };
+    return { workflowId: kept.workflowId, history: HistoryProto.decode(Buffer.from(kept.history, 'base64')), served: null };
   }
   console.log(`bench:replay: one OAuth connector renewing 1 s tokens until its run holds ${EVENTS} events; ${os.cpus().length} cores`);
-  const { history, workflowId, agingSeconds } = await ageOneConnector(dataDir, server.address, client);
-  console.log(`aged in ${agingSeconds.toFixed(0)} s`);
-  if (HISTORY_FILE) {
-    const encoded = Buffer.from(proto.temporal.api.history.v1.History.encode(history).finish()).toString('base64');
-    fs.writeFileSync(HISTORY_FILE, JSON.stringify({ workflowId, history: encoded }));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-replay-'));
+  const server = await startTemporalDevServer({ dataDir: path.join(dataDir, 'temporal'), headless: true, log: createLogger('bench-replay', 'warn') });
+  const connection = await Connection.connect({ address: server.address });
+  try {
+    const client = new Client({ connection });
+    const { history, workflowId, agingSeconds } = await ageOneConnector(dataDir, server.address, client);
+    console.log(`aged in ${agingSeconds.toFixed(0)} s`);
+    if (HISTORY_FILE) fs.writeFileSync(HISTORY_FILE, JSON.stringify({ workflowId, history: Buffer.from(HistoryProto.encode(history).finish()).toString('base64') }));
+    return { history, workflowId, served: await serveCpu(client, workflowId, server.pid) };
+  } finally {
+    await connection.close();
+    await server.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  return { history, workflowId, served: await serveCpu(client, workflowId, server.pid) };
 }
 
 /** CPU (ms, all threads of this process) of each replay of each cut, interleaved over the rounds. */
@@ -142,39 +152,28 @@ const cpuNow = () => { const u = process.cpuUsage(); return (u.user + u.system) 
 /** The Temporal server's CPU (ms) to send the whole history once, over a few fetches. */
 async function serveCpu(client: Client, workflowId: string, serverPid: number): Promise<number> {
   const fetches = 10;
-  const before = cpuMsOf(readStat(`/proc/${serverPid}/stat`)!);
+  const before = cpuMs([serverPid]);
   for (let i = 0; i < fetches; i += 1) await client.workflow.getHandle(workflowId).fetchHistory();
-  return (cpuMsOf(readStat(`/proc/${serverPid}/stat`)!) - before) / fetches;
+  return (cpuMs([serverPid]) - before) / fetches;
 }
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') }); // the replay worker's start and stop lines are noise here
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-replay-'));
-  const log = createLogger('bench-replay', 'warn');
-  const server = await startTemporalDevServer({ dataDir: path.join(dataDir, 'temporal'), headless: true, log });
-  const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection });
-  try {
-    const { history, workflowId, served } = await agedHistory(dataDir, server, client);
-    const cuts = cutHistory(history, CUTS);
-    const last = cuts.at(-1)!;
-    console.log(`the history: ${last.events} events, ${last.tasks} workflow tasks, ${last.renewals} renewals (${(last.events / Math.max(1, last.renewals)).toFixed(1)} events a renewal)`);
-    const cpu = await replayCpu(cuts, workflowId);
-    const base = percentile(cpu.get(cuts[0]!.events)!, 50);
-    console.log(`\nCPU per replay, median of ${ROUNDS} (ms, this process's threads):`);
-    console.log('  events  tasks  renewals  replay ms  per renewal  × shortest');
-    for (const cut of cuts) {
-      const p50 = percentile(cpu.get(cut.events)!, 50);
-      const perRenewal = cut.renewals ? (p50 / cut.renewals).toFixed(2) : '-';
-      console.log(`  ${String(cut.events).padStart(6)}  ${String(cut.tasks).padStart(5)}  ${String(cut.renewals).padStart(8)}  ${p50.toFixed(1).padStart(9)}  ${perRenewal.padStart(11)}  ${(p50 / base).toFixed(2).padStart(10)}`);
-    }
-    printProjection(cuts, cpu);
-    if (served !== null) console.log(`Temporal server, serving the whole ${history.events?.length ?? 0}-event history once: ${served.toFixed(1)} ms CPU`);
-  } finally {
-    await connection.close();
-    await server.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+  const { history, workflowId, served } = await agedHistory();
+  const cuts = cutHistory(history, CUTS);
+  const last = cuts.at(-1)!;
+  console.log(`the history: ${last.events} events, ${last.tasks} workflow tasks, ${last.renewals} renewals (${(last.events / Math.max(1, last.renewals)).toFixed(1)} events a renewal)`);
+  const cpu = await replayCpu(cuts, workflowId);
+  const base = percentile(cpu.get(cuts[0]!.events)!, 50);
+  console.log(`\nCPU per replay, median of ${ROUNDS} (ms, this process's threads):`);
+  console.log('  events  tasks  renewals  replay ms  per renewal  × shortest');
+  for (const cut of cuts) {
+    const p50 = percentile(cpu.get(cut.events)!, 50);
+    const perRenewal = cut.renewals ? (p50 / cut.renewals).toFixed(2) : '-';
+    console.log(`  ${String(cut.events).padStart(6)}  ${String(cut.tasks).padStart(5)}  ${String(cut.renewals).padStart(8)}  ${p50.toFixed(1).padStart(9)}  ${perRenewal.padStart(11)}  ${(p50 / base).toFixed(2).padStart(10)}`);
   }
+  printProjection(cuts, cpu);
+  if (served !== null) console.log(`Temporal server, serving the whole ${history.events?.length ?? 0}-event history once: ${served.toFixed(1)} ms CPU`);
 }
 
 await main();
