@@ -20,6 +20,11 @@
 // docs/scale.md), every refresh within 5 s of its schedule, none missed across the restart. A
 // smaller run (fewer OAuth connectors, longer tokens, more cores) prints NOT MEASURED with its own
 // figures; a part the run did not reach (BENCH_*_ONLY, a failure) NOT MEASURED without.
+// BENCH_FIRST_REFRESH_AFTER_CONNECTS=1 has each connector's first token live until the connects
+// are expected to be over (BENCH_CONNECT_RATE OAuth connects a second, 6) and then expire spread
+// over one token lifetime, so that the connects do not run under the refresh load they build up
+// (at 10,000 they stall there) and the refreshes start at the full rate; every later token lives
+// BENCH_TOKEN_TTL_S, and every refresh from the start counts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,6 +49,8 @@ const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 30);
 /** Requests per list view: with 200, p99 is the third-slowest, not the slowest as it is with 50. */
 const SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 200);
 const TOKEN = 'bench-scale-token';
+const HOLD_FIRST_REFRESH = process.env.BENCH_FIRST_REFRESH_AFTER_CONNECTS === '1';
+const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 6);
 /** Target 42.6's size: OAuth connectors, their tokens' lifetime, the cores. */
 const ISSUE_OAUTH = 10_000;
 const ISSUE_TTL_S = 300;
@@ -54,6 +61,23 @@ const owners = Array.from({ length: OWNERS }, (_, i) => keyOf(`owner-${i}`));
 const admin = keyOf('admin');
 const auth = (k: { key: string }) => ({ authorization: `Bearer ${k.key}` });
 
+/**
+ * The first tokens' lifetimes under BENCH_FIRST_REFRESH_AFTER_CONNECTS: until `from` (set when
+ * the OAuth connects begin) plus a share of one lifetime that spreads evenly whatever the count
+ * (the golden ratio's sequence), so that the first refreshes come at the rate of the later ones.
+ */
+function heldFirstTokens() {
+  let from: number | null = null;
+  let issued = 0;
+  return {
+    holdUntil: (at: number) => { from = at; },
+    get from() { return from; },
+    ttl: (): number => {
+      const spread = ((issued++ * 0.6180339887) % 1) * TTL_S;
+      return from === null ? TTL_S : Math.max(TTL_S, Math.round((from - Date.now()) / 1000 + spread));
+    },
+  };
+}
 
 /** The item's result, or a failure once `ms` have passed (the OAuth walk's own fetches have no deadline). */
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -197,7 +221,8 @@ async function main(): Promise<void> {
   try {
     const upstream = await startUpstreamProcess(TOKEN);
     stops.push(() => upstream.stop());
-    const world = await startOAuthWorld(TTL_S);
+    const held = heldFirstTokens();
+    const world = await startOAuthWorld(TTL_S, HOLD_FIRST_REFRESH ? held.ttl : undefined);
     stops.push(() => world.close());
     const entry = process.env.BENCH_ENTRY ?? 'dist/embedded.mjs'; // `npm start`'s, built by npm run bench:scale
     let service: StackProcess = await startStackProcess({ env, logFile, entry });
@@ -224,6 +249,10 @@ async function main(): Promise<void> {
     console.log(`after the token connectors: ${fmtTree(rssToken)}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB`);
 
     const oauthIds: string[] = [];
+    if (HOLD_FIRST_REFRESH) {
+      held.holdUntil(Date.now() + (nOAuth / CONNECT_RATE) * 1000);
+      console.log(`first tokens live until ${new Date(held.from!).toISOString()} (${nOAuth} connects at ${CONNECT_RATE}/s), then expire over ${TTL_S} s`);
+    }
     const oauth = await pool(nOAuth, async (i) => {
       oauthIds.push(await connectOAuth(api, port, world, auth(owners[i % OWNERS]!), baseUrl));
     });
@@ -286,6 +315,10 @@ async function main(): Promise<void> {
       : 'connect on a connected connector: not measured (no token connectors in this run)');
     if (process.env.BENCH_LISTS_ONLY) return; // the lists again, without the refresh part
 
+    if (held.from !== null && Date.now() < held.from) {
+      console.log(`waiting ${((held.from - Date.now()) / 1000).toFixed(0)} s for the first tokens to start expiring...`);
+      await new Promise((r) => setTimeout(r, held.from! - Date.now()));
+    }
     // Refreshes: one whole token lifetime, then a restart of the service in the middle of the next.
     // A whole lifetime of them without connects, even when connecting took longer: the CPU per
     // refresh is read over that window.

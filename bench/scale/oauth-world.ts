@@ -14,8 +14,9 @@ export interface OAuthWorld {
   close(): Promise<void>;
 }
 
-export async function startOAuthWorld(accessTokenTtl: number): Promise<OAuthWorld> {
-  const as = await startOidcServer({ accessTokenTtl, rotateRefreshTokens: true, unboundedStorage: true });
+/** `firstAccessTokenTtl`: the lifetime of each connector's first token, asked as it is issued (default `accessTokenTtl`). */
+export async function startOAuthWorld(accessTokenTtl: number, firstAccessTokenTtl?: () => number): Promise<OAuthWorld> {
+  const as = await startOidcServer({ accessTokenTtl, firstAccessTokenTtl, rotateRefreshTokens: true, unboundedStorage: true });
   const mcp = await startProtectedMcpServer({ issuer: as.issuer, jwksUri: as.jwksUri });
   // The service sees only invalid_grant; the reason behind it is the server's, and a run that
   // refuses refreshes says which one as it happens (the first time each reason appears).

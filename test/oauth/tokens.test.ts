@@ -72,6 +72,26 @@ test('a server that does not rotate leaves the refresh token in place', async (t
   }
 });
 
+test('the fixture\'s first token may live longer than the refreshed ones (bench:scale holds the first refreshes)', async (t) => {
+  const held = await startOidcServer({ accessTokenTtl: 5, firstAccessTokenTtl: () => 3_600 });
+  const server = await startProtectedMcpServer({ issuer: held.issuer, jwksUri: held.jwksUri });
+  try {
+    const before = Date.now();
+    const flow = await authorize(server.url, fetcher);
+    const firstLife = Date.parse(flow.tokens.expiresAt!) - before;
+    t.true(firstLife > 3_500_000 && firstLife <= 3_600_000 + (Date.now() - before), `the first token lives about an hour (${firstLife} ms)`);
+    const now = Date.now();
+    const refreshed = await refreshTokens({
+      authorizationServer: flow.discovery.authorizationServer.metadata, client: flow.client.identity,
+      refreshToken: flow.tokens.refreshToken!, resource: flow.discovery.resource, now,
+    }, fetcher);
+    t.is(refreshed.expiresAt, new Date(now + 5_000).toISOString(), 'a refreshed one lives accessTokenTtl');
+  } finally {
+    await server.close();
+    await held.close();
+  }
+});
+
 test('a grant revoked at the server makes the refresh a permanent invalid_grant', async (t) => {
   const flow = await authorize(mcp.url, fetcher);
   await as.revokeGrantOf(flow.tokens.refreshToken!);
