@@ -24,18 +24,22 @@
 // are expected to be over (BENCH_CONNECT_RATE OAuth connects a second, 6) and then expire spread
 // over one token lifetime, so that the connects do not run under the refresh load they build up
 // (at 10,000 they stalled near 9,600 without it; they averaged 4.4/s with it) and the refreshes start at the full rate; every later token lives
-// BENCH_TOKEN_TTL_S, and every refresh from the start counts.
+// BENCH_TOKEN_TTL_S, and every refresh from the start counts. BENCH_EXTRA_WORKERS=n runs n worker
+// processes (`npm run worker`) beside the embedded stack on its servers, each caching its share of
+// the workflows (bench/scale/service-processes.ts); the figures sum over the processes, and the
+// restart stops and starts them all.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../callers/api-keys';
 import { freePort } from '../service/free-port';
-import { apiClient, samples, startStackProcess, type StackProcess } from '../test/helpers/for-bench';
+import { apiClient, samples } from '../test/helpers/for-bench';
 import { percentile } from './lifecycle/rounds';
 import { startUpstreamProcess } from './lifecycle/upstream-process';
 import { connectOAuth, startOAuthWorld } from './scale/oauth-world';
-import { cpuByPart, dirSizeMb, treeRss, type Tree } from './scale/processes';
+import { dirSizeMb, treeRss, type Tree } from './scale/processes';
+import { startScaleService, type ScaleService } from './scale/service-processes';
 import { startNodeFlags } from './start-flags';
 import { benchTargetLines } from './targets';
 
@@ -51,6 +55,8 @@ const SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 200);
 const TOKEN = 'bench-scale-token';
 const HOLD_FIRST_REFRESH = process.env.BENCH_FIRST_REFRESH_AFTER_CONNECTS === '1';
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 6);
+/** Worker processes beside the embedded stack's own worker (bench/scale/extra-workers.ts). */
+const EXTRA_WORKERS = Number(process.env.BENCH_EXTRA_WORKERS ?? 0);
 /** Target 42.6's size: OAuth connectors, their tokens' lifetime, the cores. */
 const ISSUE_OAUTH = 10_000;
 const ISSUE_TTL_S = 300;
@@ -120,14 +126,16 @@ async function timed(n: number, fn: () => Promise<{ status: number }>) {
 }
 
 /** Where the Node process's memory is (V8 heap, external) and the worker's workflow cache, from /metrics. */
-async function memoryFigures(baseUrl: string): Promise<string> {
-  const all = samples(await (await fetch(`${baseUrl}/metrics`, { headers: auth(admin), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })).text());
-  const mb = (name: string) => ((all.find((s) => s.name === name)?.value ?? NaN) / 1048576).toFixed(0);
-  const cache = all.find((s) => s.name === 'temporal_sticky_cache_size')?.value;
-  return `V8 heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')} MB, external ${mb('nodejs_external_memory_bytes')} MB; workflows cached ${cache ?? '?'}`;
+const metricsOf = async (url: string) => samples(await (await fetch(`${url}/metrics`, { headers: auth(admin), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })).text());
+
+async function memoryFigures(service: ScaleService): Promise<string> {
+  const [all, ...workers] = await Promise.all(service.urls().map(metricsOf));
+  const mb = (name: string) => ((all!.find((s) => s.name === name)?.value ?? NaN) / 1048576).toFixed(0);
+  const cached = [all!, ...workers].map((of) => of.find((s) => s.name === 'temporal_sticky_cache_size')?.value ?? '?');
+  return `V8 heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')} MB, external ${mb('nodejs_external_memory_bytes')} MB; workflows cached ${cached.join(' + ')}`;
 }
 
-const fmtTree = (t: Tree) => `node ${t.node.toFixed(0)} MB (peak so far ${t.nodePeak.toFixed(0)}), temporal ${t.temporal?.toFixed(0) ?? '?'} MB, ferretdb ${t.ferretdb?.toFixed(0) ?? '?'} MB`;
+const fmtTree = (t: Tree, workersRss: number[] = []) => `node ${t.node.toFixed(0)} MB (peak so far ${t.nodePeak.toFixed(0)}), ${workersRss.length ? `extra workers ${workersRss.map((mb) => mb.toFixed(0)).join(' + ')} MB, ` : ''}temporal ${t.temporal?.toFixed(0) ?? '?'} MB, ferretdb ${t.ferretdb?.toFixed(0) ?? '?'} MB`;
 
 /** Waits `ms`, printing the Node process's RSS every minute: growth under refresh churn shows here. */
 async function watchingMemory(pid: number, ms: number): Promise<void> {
@@ -139,24 +147,28 @@ async function watchingMemory(pid: number, ms: number): Promise<void> {
 }
 
 /** The refresh lag histogram and outcomes from /metrics (counters start at 0 in a new process). */
-async function refreshFigures(baseUrl: string) {
-  const text = await (await fetch(`${baseUrl}/metrics`, { headers: auth(admin), signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })).text();
-  const all = samples(text);
-  const buckets = all.filter((s) => s.name === 'token_refresh_lag_seconds_bucket').map((s) => [s.labels.le!, s.value] as const);
-  const outcomes = Object.fromEntries(all.filter((s) => s.name === 'token_refreshes_total').map((s) => [s.labels.outcome!, s.value]));
-  const count = all.find((s) => s.name === 'token_refresh_lag_seconds_count')?.value ?? 0;
-  const within5 = buckets.find(([le]) => le === '5')?.[1] ?? 0;
-  return { count, within5, buckets: buckets.map(([le, v]) => `≤${le}s:${v}`).join(' '), outcomes };
+async function refreshFigures(baseUrls: string[]) {
+  const all = (await Promise.all(baseUrls.map(metricsOf))).flat();
+  // Each process counts the refreshes its own worker made: the figures are their sums.
+  const sum = (into: Map<string, number>, key: string, v: number) => into.set(key, (into.get(key) ?? 0) + v);
+  const buckets = new Map<string, number>();
+  const outcomes = new Map<string, number>();
+  for (const s of all) {
+    if (s.name === 'token_refresh_lag_seconds_bucket') sum(buckets, s.labels.le!, s.value);
+    if (s.name === 'token_refreshes_total') sum(outcomes, s.labels.outcome!, s.value);
+  }
+  const count = all.filter((s) => s.name === 'token_refresh_lag_seconds_count').reduce((n, s) => n + s.value, 0);
+  return { count, within5: buckets.get('5') ?? 0, buckets: [...buckets].map(([le, v]) => `≤${le}s:${v}`).join(' '), outcomes: Object.fromEntries(outcomes) };
 }
 
 /**
  * The CPU of each part of the service per refresh made while `during` runs (a window of refreshes
  * and little else): where a refresh's cost goes, cached and replayed.
  */
-async function refreshCpu(baseUrl: string, pid: number, during: () => Promise<void>): Promise<void> {
-  const [cpu0, count0] = [cpuByPart(pid), (await refreshFigures(baseUrl)).count];
+async function refreshCpu(service: ScaleService, during: () => Promise<void>): Promise<void> {
+  const [cpu0, count0] = [service.cpu(), (await refreshFigures(service.urls())).count];
   await during();
-  const [cpu1, count1] = [cpuByPart(pid), (await refreshFigures(baseUrl)).count];
+  const [cpu1, count1] = [service.cpu(), (await refreshFigures(service.urls())).count];
   const refreshes = count1 - count0;
   const perRefresh = Object.entries(cpu1).map(([part, s]) => `${part} ${(((s - (cpu0[part] ?? 0)) * 1000) / Math.max(1, refreshes)).toFixed(1)}`);
   const total = Object.entries(cpu1).reduce((sum, [part, s]) => sum + s - (cpu0[part] ?? 0), 0);
@@ -213,9 +225,10 @@ async function main(): Promise<void> {
     // as `npm start` runs it: two malloc arenas, and its node flags (V8's heap limits)
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
     NODE_OPTIONS: `${startNodeFlags()} ${process.env.BENCH_NODE_OPTIONS ?? ''}`.trim(),
+    // The extra workers decrypt what the embedded stack's worker encrypted (else it keeps its key in DATA_DIR).
+    ...(EXTRA_WORKERS ? { CONNECTOR__ENCRYPTION_KEY: randomBytes(32).toString('hex') } : {}),
     ...Object.fromEntries(['CONNECTOR__WORKER_MEMORY_BUDGET_MB', 'CONNECTOR__MAX_CACHED_WORKFLOWS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
   };
-  const logFile = path.join(dataDir, 'logs', 'service.log');
   const stops: (() => Promise<unknown>)[] = [];
   const outcome: RefreshOutcome = { oauthAsked: Math.round(N * OAUTH_SHARE) };
   try {
@@ -225,14 +238,15 @@ async function main(): Promise<void> {
     const world = await startOAuthWorld(TTL_S, HOLD_FIRST_REFRESH ? held.ttl : undefined);
     stops.push(() => world.close());
     const entry = process.env.BENCH_ENTRY ?? 'dist/embedded.mjs'; // `npm start`'s, built by npm run bench:scale
-    let service: StackProcess = await startStackProcess({ env, logFile, entry });
+    const serviceOptions = { env, logDir: path.join(dataDir, 'logs'), entry, extraWorkers: EXTRA_WORKERS };
+    let service = await startScaleService(serviceOptions);
     stops.push(() => service.stop());
     // Every call has a deadline: an overloaded service makes the run fail, not hang.
     const api = apiClient(baseUrl, { timeoutMs: REQUEST_TIMEOUT_MS });
-    const rssStart = treeRss(service.child.pid!);
+    const rssStart = treeRss(service.embedded.child.pid!);
     const nOAuth = Math.round(N * OAUTH_SHARE);
     const nToken = N - nOAuth;
-    console.log(`bench:scale: ${N} connectors (${nToken} token, ${nOAuth} OAuth with ${TTL_S} s access tokens), ${OWNERS} owners, ${CONCURRENCY} at a time; ${os.cpus().length} cores`);
+    console.log(`bench:scale: ${N} connectors (${nToken} token, ${nOAuth} OAuth with ${TTL_S} s access tokens), ${OWNERS} owners, ${CONCURRENCY} at a time; ${os.cpus().length} cores${EXTRA_WORKERS ? `; ${EXTRA_WORKERS} worker process(es) beside the embedded stack's` : ''}`);
     console.log(`at start: ${fmtTree(rssStart)}`);
 
     const ids: string[] = [];
@@ -245,7 +259,7 @@ async function main(): Promise<void> {
       ids.push(created.body.id);
     });
     console.log(`token connectors: ${token.ms.length} created + connected in ${token.seconds.toFixed(0)} s (${(token.ms.length / token.seconds).toFixed(1)}/s; per item p50 ${percentile(token.ms, 50).toFixed(0)} ms, p99 ${percentile(token.ms, 99).toFixed(0)} ms); failures ${JSON.stringify([...token.errors])}`);
-    const rssToken = treeRss(service.child.pid!);
+    const rssToken = treeRss(service.embedded.child.pid!);
     console.log(`after the token connectors: ${fmtTree(rssToken)}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB`);
 
     const oauthIds: string[] = [];
@@ -259,13 +273,13 @@ async function main(): Promise<void> {
     const connectedAt = Date.now();
     outcome.oauthConnected = oauthIds.length;
     console.log(`OAuth connectors: ${oauth.ms.length} connected in ${oauth.seconds.toFixed(0)} s (${(oauth.ms.length / oauth.seconds).toFixed(1)}/s); failures ${JSON.stringify([...oauth.errors])}`);
-    const rssAll = treeRss(service.child.pid!);
-    console.log(`with all ${ids.length + oauthIds.length} connected: ${fmtTree(rssAll)}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB; node per connector ${((rssAll.node - rssStart.node) * 1024 / N).toFixed(0)} KB`);
-    console.log(`  ${await memoryFigures(baseUrl)}`);
+    const rssAll = treeRss(service.embedded.child.pid!);
+    console.log(`with all ${ids.length + oauthIds.length} connected: ${fmtTree(rssAll, service.workersRss())}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB; node per connector ${((rssAll.node - rssStart.node) * 1024 / N).toFixed(0)} KB`);
+    console.log(`  ${await memoryFigures(service)}`);
 
     // The figure above holds the garbage of the burst of creates; this one what stays.
     await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
-    console.log(`${SETTLE_S} s later, idle: ${fmtTree(treeRss(service.child.pid!))}; ${await memoryFigures(baseUrl)}`);
+    console.log(`${SETTLE_S} s later, idle: ${fmtTree(treeRss(service.embedded.child.pid!), service.workersRss())}; ${await memoryFigures(service)}`);
     if (process.env.BENCH_HOLD_S) await new Promise((r) => setTimeout(r, Number(process.env.BENCH_HOLD_S) * 1000));
     if (process.env.BENCH_MEMORY_ONLY) return; // comparing workflow cache sizes: memory is all that is asked
 
@@ -324,21 +338,21 @@ async function main(): Promise<void> {
     // refresh is read over that window.
     const waitMs = Math.max(TTL_S * 1000, connectedAt + TTL_S * 1000 - Date.now()) + 5_000;
     console.log(`waiting ${(waitMs / 1000).toFixed(0)} s for a token lifetime of refreshes...`);
-    await refreshCpu(baseUrl, service.child.pid!, () => watchingMemory(service.child.pid!, waitMs));
-    const before = await refreshFigures(baseUrl);
+    await refreshCpu(service, () => watchingMemory(service.embedded.child.pid!, waitMs));
+    const before = await refreshFigures(service.urls());
     outcome.before = before;
     console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}; the authorization server's refusals ${JSON.stringify(world.refusals())}`);
-    console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.child.pid!))}; ${await memoryFigures(baseUrl)}`);
+    console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.embedded.child.pid!), service.workersRss())}; ${await memoryFigures(service)}`);
 
     const connectedBefore = await statesOf(api, oauthIds);
     await new Promise((r) => setTimeout(r, (TTL_S * 1000) / 3));
     const down = performance.now();
     await service.stop();
-    service = await startStackProcess({ env, logFile, entry });
+    service = await startScaleService(serviceOptions);
     const downS = (performance.now() - down) / 1000;
     console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s`);
-    await refreshCpu(service.baseUrl, service.child.pid!, () => watchingMemory(service.child.pid!, TTL_S * 1000 + 10_000));
-    const afterRestart = await refreshFigures(service.baseUrl);
+    await refreshCpu(service, () => watchingMemory(service.embedded.child.pid!, TTL_S * 1000 + 10_000));
+    const afterRestart = await refreshFigures(service.urls());
     const states = await statesOf(api, oauthIds);
     console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}; the authorization server's refusals so far ${JSON.stringify(world.refusals())}`);
     const expected = connectedBefore.get('connected') ?? 0;
@@ -350,7 +364,7 @@ async function main(): Promise<void> {
     });
     console.log(`OAuth connectors before the restart: ${JSON.stringify(Object.fromEntries(connectedBefore))}; after: ${JSON.stringify(Object.fromEntries(states))}; ` +
       `connected ones that did not refresh after it: at most ${Math.max(0, expected - (afterRestart.outcomes.success ?? 0))}`);
-    console.log(`at the end: ${fmtTree(treeRss(service.child.pid!))}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB`);
+    console.log(`at the end: ${fmtTree(treeRss(service.embedded.child.pid!), service.workersRss())}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB`);
   } finally {
     printIssueTarget(outcome);
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
