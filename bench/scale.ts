@@ -55,7 +55,7 @@ const SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 200);
 const TOKEN = 'bench-scale-token';
 const HOLD_FIRST_REFRESH = process.env.BENCH_FIRST_REFRESH_AFTER_CONNECTS === '1';
 const CONNECT_RATE = Number(process.env.BENCH_CONNECT_RATE ?? 6);
-/** Worker processes beside the embedded stack's own worker (bench/scale/extra-workers.ts). */
+/** Worker processes beside the embedded stack's own worker (bench/scale/service-processes.ts). */
 const EXTRA_WORKERS = Number(process.env.BENCH_EXTRA_WORKERS ?? 0);
 /** Target 42.6's size: OAuth connectors, their tokens' lifetime, the cores. */
 const ISSUE_OAUTH = 10_000;
@@ -244,10 +244,12 @@ async function main(): Promise<void> {
     // Every call has a deadline: an overloaded service makes the run fail, not hang.
     const api = apiClient(baseUrl, { timeoutMs: REQUEST_TIMEOUT_MS });
     const rssStart = treeRss(service.embedded.child.pid!);
+    const nodeMb = (t: Tree) => t.node + service.workersRss().reduce((a, b) => a + b, 0);
+    const nodeStart = nodeMb(rssStart);
     const nOAuth = Math.round(N * OAUTH_SHARE);
     const nToken = N - nOAuth;
     console.log(`bench:scale: ${N} connectors (${nToken} token, ${nOAuth} OAuth with ${TTL_S} s access tokens), ${OWNERS} owners, ${CONCURRENCY} at a time; ${os.cpus().length} cores${EXTRA_WORKERS ? `; ${EXTRA_WORKERS} worker process(es) beside the embedded stack's` : ''}`);
-    console.log(`at start: ${fmtTree(rssStart)}`);
+    console.log(`at start: ${fmtTree(rssStart, service.workersRss())}`);
 
     const ids: string[] = [];
     const token = await pool(nToken, async (i) => {
@@ -274,7 +276,7 @@ async function main(): Promise<void> {
     outcome.oauthConnected = oauthIds.length;
     console.log(`OAuth connectors: ${oauth.ms.length} connected in ${oauth.seconds.toFixed(0)} s (${(oauth.ms.length / oauth.seconds).toFixed(1)}/s); failures ${JSON.stringify([...oauth.errors])}`);
     const rssAll = treeRss(service.embedded.child.pid!);
-    console.log(`with all ${ids.length + oauthIds.length} connected: ${fmtTree(rssAll, service.workersRss())}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB; node per connector ${((rssAll.node - rssStart.node) * 1024 / N).toFixed(0)} KB`);
+    console.log(`with all ${ids.length + oauthIds.length} connected: ${fmtTree(rssAll, service.workersRss())}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB; node per connector ${((nodeMb(rssAll) - nodeStart) * 1024 / N).toFixed(0)} KB${EXTRA_WORKERS ? ' (the processes together)' : ''}`);
     console.log(`  ${await memoryFigures(service)}`);
 
     // The figure above holds the garbage of the burst of creates; this one what stays.
