@@ -5,7 +5,6 @@
 // through it. Callers are authenticated (API keys), so the per-owner limits apply.
 import type { ExecutionContext } from 'ava';
 import { sha256Hex } from '../../callers/api-keys';
-import { freePort } from '../../service/free-port';
 import { startBalancer, type Balancer } from './round-robin-balancer';
 import { startSplitProcesses } from './split-processes';
 import type { StackProcess } from './stack-process';
@@ -26,9 +25,12 @@ export interface ChartCluster {
 
 /** `keys`: API key → subject (owner `key:<subject>`). */
 export async function startChartCluster(t: ExecutionContext, keys: Record<string, string>, env: Record<string, string> = {}): Promise<ChartCluster> {
-  const balancerPort = await freePort();
+  // The balancer binds its port before the replicas start, since BASE_URL names it: a port picked
+  // and bound only after they were up was once taken meanwhile (EADDRINUSE in CI).
+  const balancer = await startBalancer({ api: [], proxy: [] });
+  t.teardown(() => balancer.close());
   const split = await startSplitProcesses(t, {
-    BASE_URL: `http://127.0.0.1:${balancerPort}`,
+    BASE_URL: balancer.url,
     CONNECTOR__API_KEYS: JSON.stringify(Object.entries(keys).map(([key, subject]) => ({ subject, sha256: sha256Hex(key), admin: false }))),
     CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'false',
     CONNECTOR__CONNECT_TIMEOUT_MS: '30000',
@@ -40,8 +42,8 @@ export async function startChartCluster(t: ExecutionContext, keys: Record<string
   const replicas: Record<Role, StackProcess[]> = { worker: [], api: [], proxy: [] };
   for (const role of ['worker', 'api', 'proxy'] as const) replicas[role] = await Promise.all([startRole(role), startRole(role)]);
   const portOf = (p: StackProcess) => Number(new URL(p.baseUrl).port);
-  const balancer = await startBalancer({ api: replicas.api.map(portOf), proxy: replicas.proxy.map(portOf) }, balancerPort);
-  t.teardown(() => balancer.close());
+  balancer.pools.api.push(...replicas.api.map(portOf));
+  balancer.pools.proxy.push(...replicas.proxy.map(portOf));
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });
   return {
     balancer,

@@ -41,6 +41,8 @@ export async function startBalancer(pools: Record<PoolName, number[]>, port = 0)
   /** To the pool's next replica that has not refused this request already. */
   function forward(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer, pool: PoolName, refused: Set<number>): void {
     const replicas = pools[pool];
+    // Before its replicas are up (the balancer binds first, so that BASE_URL can name its port).
+    if (replicas.length === 0) return void res.writeHead(503, { 'content-type': 'text/plain' }).end(`no ${pool} replica yet`);
     let target = replicas[next[pool]++ % replicas.length]!;
     for (let i = 0; refused.has(target) && i < replicas.length; i++) target = replicas[next[pool]++ % replicas.length]!;
     const upstream = http.request({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers: req.headers, agent: false }, (answer) => {

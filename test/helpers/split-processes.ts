@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { startOnFreePort, startStackProcess, type StackProcess } from './stack-process';
 
@@ -33,7 +33,9 @@ export async function startSplitProcesses(t: ExecutionContext, env: Record<strin
     await mongo.stop();
     await temporal.stop();
   });
-  const proxyPort = await freePort();
+  // Bound only once the proxy (or a balancer in front of it) starts, after the servers and other
+  // roles: below the ephemeral range, where no port-0 bind or outgoing connection takes it meanwhile.
+  const proxyPort = await freePortBelowEphemeral();
   const common = {
     TEMPORAL_ADDRESS: temporal.address, MONGODB_URI: mongo.uri, HOST: '127.0.0.1', LOG_LEVEL: 'info',
     CONNECTOR__ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'), BASE_URL: `http://127.0.0.1:${proxyPort}`, ...env,

@@ -8,7 +8,6 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { sha256Hex } from '../../callers/api-keys';
-import { freePort } from '../../service/free-port';
 import { startLegacySseMcpServer } from '../fixtures/legacy-sse-mcp-server';
 import { startBalancer } from '../helpers/round-robin-balancer';
 import { startSplitProcesses } from '../helpers/split-processes';
@@ -21,16 +20,20 @@ test('an SSE server\'s connector is served by either proxy, and after a restart 
   t.timeout(8 * 60_000);
   const upstream = await startLegacySseMcpServer({ token: 'sse-replicas-token' });
   t.teardown(() => upstream.close());
-  const { start, proxyPort } = await startSplitProcesses(t, {
+  // Bound before the processes start, since BASE_URL names it; the proxies join its pool once up.
+  const front = await startBalancer({ api: [], proxy: [] });
+  t.teardown(() => front.close());
+  const { start } = await startSplitProcesses(t, {
+    BASE_URL: front.url,
     CONNECTOR__API_KEYS: JSON.stringify([{ subject: 'alice', sha256: sha256Hex(KEY) }]),
     CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8', CONNECTOR__RATE_LIMIT_PER_OWNER: 'off', CONNECTOR__CONNECT_TIMEOUT_MS: '30000',
   });
   await start('dist/worker.mjs', 'worker');
   const api = await start('dist/api.mjs', 'api');
-  const ports = [await freePort(), await freePort()];
-  const proxies = [await start('dist/proxy.mjs', 'proxy-1', { PORT: String(ports[0]) }), await start('dist/proxy.mjs', 'proxy-2', { PORT: String(ports[1]) })];
-  const front = await startBalancer({ api: [], proxy: ports }, proxyPort);
-  t.teardown(() => front.close());
+  const proxies = [await start('dist/proxy.mjs', 'proxy-1'), await start('dist/proxy.mjs', 'proxy-2')];
+  const portOf = (p: { baseUrl: string }) => Number(new URL(p.baseUrl).port);
+  const ports = front.pools.proxy;
+  ports.push(...proxies.map(portOf));
   const served = () => ports.map((port) => front.served.get(port) ?? 0);
 
   const created = await api.api('POST', '/api/v1/connectors', { url: upstream.url, transport: 'sse', metadata: { name: 'legacy' } }, as);
@@ -46,7 +49,9 @@ test('an SSE server\'s connector is served by either proxy, and after a restart 
   t.is(streams(), 3, 'the connect\'s probe, then one stream per proxy');
 
   await proxies[0]!.stop();
-  proxies[0] = await start('dist/proxy.mjs', 'proxy-1-again', { PORT: String(ports[0]) });
+  // Replaced as a pod is: a new process on a port of its own, taking the old one's place in the pool.
+  proxies[0] = await start('dist/proxy.mjs', 'proxy-1-again');
+  ports[0] = portOf(proxies[0]);
   for (let i = 0; i < 4; i++) t.is(textOf(await client.callTool({ name: 'echo', arguments: { text: `after ${i}` } })), `sse: after ${i}`);
   t.is(streams(), 4, 'the restarted proxy opened a stream of its own');
   await client.close();
