@@ -7,7 +7,7 @@ import type { ExecutionContext } from 'ava';
 import { sha256Hex } from '../../callers/api-keys';
 import { startBalancer, type Balancer } from './round-robin-balancer';
 import { startSplitProcesses } from './split-processes';
-import type { StackProcess } from './stack-process';
+import { portOf, type StackProcess } from './stack-process';
 import { apiClient, type ApiCall } from './test-stack';
 
 export type Role = 'api' | 'proxy' | 'worker';
@@ -41,7 +41,6 @@ export async function startChartCluster(t: ExecutionContext, keys: Record<string
   // Workers first: an API's readiness does not wait for them, a connect does.
   const replicas: Record<Role, StackProcess[]> = { worker: [], api: [], proxy: [] };
   for (const role of ['worker', 'api', 'proxy'] as const) replicas[role] = await Promise.all([startRole(role), startRole(role)]);
-  const portOf = (p: StackProcess) => Number(new URL(p.baseUrl).port);
   balancer.pools.api.push(...replicas.api.map(portOf));
   balancer.pools.proxy.push(...replicas.proxy.map(portOf));
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });

@@ -29,7 +29,7 @@ export function poolOf(url: string): PoolName {
   return proxyPaths.some((pattern) => pattern.test(path)) ? 'proxy' : 'api';
 }
 
-export async function startBalancer(pools: Record<PoolName, number[]>, port = 0): Promise<Balancer> {
+export async function startBalancer(pools: Record<PoolName, number[]>): Promise<Balancer> {
   const next: Record<PoolName, number> = { api: 0, proxy: 0 };
   const served = new Map<number, number>();
   const server = http.createServer((req, res) => {
@@ -67,7 +67,7 @@ export async function startBalancer(pools: Record<PoolName, number[]>, port = 0)
     upstream.end(body);
   }
 
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const bound = (server.address() as AddressInfo).port;
   return {
     port: bound,

@@ -68,6 +68,9 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
   };
 }
 
+/** The port a started process listens on (its PORT). */
+export const portOf = (p: StackProcess): number => Number(new URL(p.baseUrl).port);
+
 /**
  * Starts on a port picked here (PORT), and again on another when a process took it first: a
  * picked port is free only until the process binds it, and the suite's processes start side by

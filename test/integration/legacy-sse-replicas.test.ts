@@ -11,6 +11,7 @@ import { sha256Hex } from '../../callers/api-keys';
 import { startLegacySseMcpServer } from '../fixtures/legacy-sse-mcp-server';
 import { startBalancer } from '../helpers/round-robin-balancer';
 import { startSplitProcesses } from '../helpers/split-processes';
+import { portOf } from '../helpers/stack-process';
 
 const KEY = 'legacy-sse-replicas-key-5d2e';
 const as = { authorization: `Bearer ${KEY}` };
@@ -31,7 +32,6 @@ test('an SSE server\'s connector is served by either proxy, and after a restart 
   await start('dist/worker.mjs', 'worker');
   const api = await start('dist/api.mjs', 'api');
   const proxies = [await start('dist/proxy.mjs', 'proxy-1'), await start('dist/proxy.mjs', 'proxy-2')];
-  const portOf = (p: { baseUrl: string }) => Number(new URL(p.baseUrl).port);
   const ports = front.pools.proxy;
   ports.push(...proxies.map(portOf));
   const served = () => ports.map((port) => front.served.get(port) ?? 0);
