@@ -68,8 +68,8 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
   };
 }
 
-/** The port a started process listens on (its PORT). */
-export const portOf = (p: StackProcess): number => Number(new URL(p.baseUrl).port);
+/** The port a started server listens on (a process's PORT). */
+export const portOf = (p: Pick<StackProcess, 'baseUrl'>): number => Number(new URL(p.baseUrl).port);
 
 /**
  * Starts on a port picked here (PORT), and again on another when a process took it first: a

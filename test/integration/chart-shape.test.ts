@@ -21,7 +21,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startChartCluster, type ChartCluster } from '../helpers/chart-cluster';
 import { describeScenario, runClientScenario, type ScenarioResult } from '../helpers/mcp-client-scenario';
 import { CALLBACK_PATH, deliverCallback, openConsentPage } from '../helpers/oauth-service';
-import type { StackProcess } from '../helpers/stack-process';
+import { portOf, type StackProcess } from '../helpers/stack-process';
 import { eventually } from '../helpers/test-stack';
 
 const TOKEN = 'chart-upstream-token-41d2';
@@ -144,7 +144,7 @@ test.serial("an OAuth connect whose consent page and callback reach different AP
   const { body: connector } = await api('POST', '/api/v1/connectors', { url: protectedServer.url });
   const started = await api('POST', `/api/v1/connectors/${connector.id}/connect`, {});
   t.is(started.body.state, 'auth_required', started.text);
-  const [first, second] = cluster.replicas.api.map((p) => Number(new URL(p.baseUrl).port));
+  const [first, second] = cluster.replicas.api.map(portOf);
   const consent = await openConsentPage(first!, started.body.auth_request.authorization_endpoint);
   const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: `${cluster.balancer.url}${CALLBACK_PATH}`, decision: 'approve' });
   const page = await deliverCallback(second!, callback, consent.cookie);

@@ -14,6 +14,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import type { Route, RouteSource } from '../../proxy/route';
 import { startLegacySseMcpServer, type LegacySseMcpServer } from '../fixtures/legacy-sse-mcp-server';
 import { startBalancer } from '../helpers/round-robin-balancer';
+import { portOf } from '../helpers/stack-process';
 import { connectClient, startProxy } from './proxy-harness';
 
 const CALLER = { authorization: 'Bearer caller-key-must-not-leave', cookie: 'session=caller' };
@@ -77,7 +78,7 @@ test('a client that leaves mid-call has the call cancelled on the server', async
 test('two proxy replicas behind a balancer without affinity serve one session, each with an upstream session of its own', async (t) => {
   const upstream = await startLegacySseMcpServer({ token: 'conn-token' });
   const replicas = [await startProxy(staticRoutes(upstream, 'conn-token')), await startProxy(staticRoutes(upstream, 'conn-token'))];
-  const ports = replicas.map((r) => Number(new URL(r.baseUrl).port));
+  const ports = replicas.map(portOf);
   const front = await startBalancer({ api: [], proxy: ports });
   t.teardown(async () => {
     await front.close();
