@@ -45,7 +45,7 @@ export async function resolveClientIdentity(input: ResolveClientInput, http: OAu
     return { identity: { clientId: documentUrl, clientSecret: null, authMethod: 'none', source: 'metadata-document' }, newRegistration: null };
   }
   const stored = input.registration;
-  if (stored && registrationUsable(stored, as.issuer, input.redirectUri, input.now ?? Date.now())) {
+  if (stored && registrationUsable(stored, as, input.redirectUri, input.now ?? Date.now())) {
     return { identity: fromRegistration(stored), newRegistration: null };
   }
   if (as.registration_endpoint) {

@@ -91,9 +91,16 @@ async function readRegistrationAnswer(response: Response, step: string): Promise
   throw statusError(response.status, step);
 }
 
-/** Whether a stored registration can still be used for `issuer` and `redirectUri` at `now` (ms). */
-export function registrationUsable(registration: RegisteredClient, issuer: string, redirectUri: string, now: number): boolean {
-  if (registration.issuer !== issuer || registration.redirectUri !== redirectUri) return false;
+/**
+ * Whether a stored registration can still be used with `as` for `redirectUri` at `now` (ms). One
+ * whose method the server no longer lists is made again: the server at that issuer has changed (a
+ * redeploy with a new client store, a new policy), and a client it may not know, authenticating
+ * in a way it no longer takes, costs a failed sign-in where a new registration costs one request.
+ */
+export function registrationUsable(registration: RegisteredClient, as: AuthorizationServerMetadata, redirectUri: string, now: number): boolean {
+  if (registration.issuer !== as.issuer || registration.redirectUri !== redirectUri) return false;
+  const listed = as.token_endpoint_auth_methods_supported;
+  if (listed && !listed.includes(registration.authMethod)) return false;
   const expiresAt = registration.clientSecretExpiresAt;
   return !expiresAt || expiresAt * 1000 > now + 60_000;
 }

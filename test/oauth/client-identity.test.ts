@@ -8,7 +8,7 @@ import { resolveClientIdentity } from '../../activities/oauth/client-identity';
 import { chooseTokenAuthMethod } from '../../activities/oauth/token-auth-method';
 import { AuthorizationServerError, NoClientIdentityError, UnsupportedAuthMethodError } from '../../activities/oauth/errors';
 import type { AuthorizationServerMetadata } from '../../activities/oauth/schemas';
-import { authorize, discover, recordingHttp, REDIRECT_URI, testHttp, type RecordedRequest } from './flow';
+import { authorize, BASE_URL, discover, recordingHttp, REDIRECT_URI, testHttp, type RecordedRequest } from './flow';
 import { FAILURE } from '../../contract/failures';
 
 const fetcher = testHttp();
@@ -143,6 +143,25 @@ test('dynamic registration registers once; a stored registration is reused', asy
   t.truthy(second.tokens.accessToken);
   const elsewhere = await authorize(mcp.url, fetcher, { registration: { ...registration!, issuer: 'https://other.example.com' } });
   t.not(elsewhere.client.identity.clientId, registration!.clientId, 'a registration of another issuer is not used');
+});
+
+test('a stored registration whose method the server no longer lists is made again, with a method it lists', async (t) => {
+  const first = await authorize(mcp.url, fetcher);
+  const stored = first.client.newRegistration!;
+  t.is(stored.authMethod, 'client_secret_basic');
+  // The same issuer, now advertising public clients only: what a server redeployed with another
+  // policy says, or another server on the same address (the conformance suite's scenarios reuse
+  // ports). The metadata is narrowed here; the registration it leads to is the real server's.
+  const discovered = (await discover(mcp.url, fetcher)).authorizationServer.metadata;
+  const publicOnly = { ...discovered, token_endpoint_auth_methods_supported: ['none'] };
+  const input = { authorizationServer: publicOnly, registration: stored, baseUrl: BASE_URL, redirectUri: REDIRECT_URI };
+  const again = await resolveClientIdentity(input, fetcher);
+  t.truthy(again.newRegistration, 'registered again');
+  t.not(again.identity.clientId, stored.clientId);
+  t.is(again.identity.authMethod, 'none');
+  const kept = await resolveClientIdentity({ ...input, authorizationServer: discovered }, fetcher);
+  t.is(kept.newRegistration, null, 'where the server still lists its method, the registration is reused');
+  t.is(kept.identity.clientId, stored.clientId);
 });
 
 test('dynamic registration names the service a web application (SEP-837), and the server registers it so', async (t) => {
