@@ -47,6 +47,7 @@ import { AUDIT_DATABASE, AUDIT_ON, startAuditDatabase, type AuditDatabase } from
 import { startEmbedded, type EmbeddedTarget } from './proxy/embedded';
 import { startGoRelay } from './proxy/go-relay';
 import { benchTargetLines, type Figure, type Figures } from './targets';
+import { startEnv } from './start-flags';
 import { dpopProof, generateDpopKeyJwk, openDpopKey } from '../platform/dpop-proof';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -109,9 +110,14 @@ const OWNERS = process.env.BENCH_OWNERS === '1';
 const PROCESSES = process.env.BENCH_PROCESSES === '1';
 const OWNER_COUNT = 8;
 
-/** The bench proxy's configuration: production variables (see bench/proxy/proxy-server.ts). */
+/**
+ * The bench proxy's configuration: production variables (see bench/proxy/proxy-server.ts), and
+ * the environment the image gives every role (deploy/Dockerfile's MALLOC_ARENA_MAX, which
+ * `npm start` sets too): target 42.5 is the proxy role's RSS as it is deployed.
+ */
 function proxyEnv(port: number, callers: BenchCallers, routes: object, audit: AuditDatabase | null): Record<string, string> {
   return {
+    ...startEnv(),
     ...callers.env,
     ...(audit ? { MONGODB_URI: audit.uri, MONGODB_DATABASE: AUDIT_DATABASE } : {}),
     PORT: String(port),
@@ -179,7 +185,8 @@ async function main(): Promise<void> {
         }))
       : null;
     const goRelay = cheap && process.env.BENCH_GO_RELAY !== '0' ? await startGoRelayOrSkip(stops, cheap.port, callers.authorizations[0]!) : null;
-    const bareEnv = { BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) };
+    // The floors run with the proxy role's allocator settings, so that their ratios compare code.
+    const bareEnv = { ...startEnv(), BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) };
     const bare = await track(stops, startChild('./bare-relay.ts', bareEnv, nodeArgsFrom('BENCH_BARE_NODE_ARGS')));
     const floor = await track(stops, startChild('./bare-http-proxy.ts', bareEnv, nodeArgsFrom('BENCH_FLOOR_NODE_ARGS')));
     const nginx = nginxBinary
