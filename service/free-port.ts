@@ -18,8 +18,10 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
 /**
  * A free port below the kernel's ephemeral range (32768 and up on Linux), for a listener whose
  * port is chosen here but bound later by code that cannot take a socket (the Temporal SDK's
- * metrics exporter). The ports `freePort` hands out, released before their owner binds them, all
- * come from the ephemeral range, so the two never take each other's port in that window.
+ * metrics exporter), or only after other servers have started (a test's stack, which binds PORT
+ * once its Temporal and FerretDB are up). The ports `freePort` hands out, released before their
+ * owner binds them, and every outgoing connection come from the ephemeral range, so none of them
+ * takes such a port in that window.
  */
 export async function freePortBelowEphemeral(host = '127.0.0.1'): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {

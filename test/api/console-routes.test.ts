@@ -18,7 +18,7 @@ import { consoleHandlers } from '../../api/routes/console';
 import { routerOf } from '../../api/router';
 import { createLogger } from '../../platform/logger';
 import { loadConfig } from '../../config/config';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 
 const KEY = 'console-test-key-0123456789';
 let base: string;
@@ -36,7 +36,7 @@ test.before(async () => {
   const auth = createAuthenticator({ enabled: true, apiKeys: [{ subject: 'ann', sha256: sha256Hex(KEY), admin: false }], jwt: null }, fetch);
   app.use(callerMiddleware(auth));
   const signIn = { issuer: 'https://id.example.com/realm', clientId: 'console', audience: 'https://registry.example.com', scope: 'openid' };
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   base = `http://127.0.0.1:${port}`;
   app.use(routerOf({ ...callerHandlers(true), ...consoleHandlers(loadConsoleFiles(dir), { signIn, origin: { baseUrl: base, allowedOrigins: [], authEnabled: true } }) }).routes());
   server = http.createServer(app.callback()).listen(port, '127.0.0.1');

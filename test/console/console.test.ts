@@ -9,7 +9,7 @@
 import test from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sha256Hex } from '../../callers/api-keys';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startOidcServer, startProtectedMcpServer, type OidcServer, type ProtectedMcpServer } from '../fixtures/oauth';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
@@ -31,7 +31,7 @@ let ann: { context: BrowserContext; page: Page; csp: string[] };
 const made: { token?: string; oauth?: string } = {};
 
 test.before(async () => {
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   base = `http://127.0.0.1:${port}`;
   as = await startOidcServer({
     accessTokenTtl: 600,

@@ -7,7 +7,7 @@
 // and no page reports a CSP violation.
 import test from 'ava';
 import type { Browser } from 'playwright-core';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startEnterpriseWorld, startOidcServer, type EnterpriseWorld, type OidcServer } from '../fixtures/oauth';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 import { launchChromium, localStorageKeys, signInAtProvider, watchCsp } from './browser';
@@ -21,7 +21,7 @@ let browser: Browser;
 let base: string;
 
 test.before(async () => {
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   base = `http://127.0.0.1:${port}`;
   platform = await startOidcServer({ accessTokenTtl: 600, staticClients: [{ clientId: CONSOLE_CLIENT, authMethod: 'none', redirectUris: [`${base}/`] }] });
   world = await startEnterpriseWorld({ trustedIssuer: { issuer: platform.issuer, jwksUri: platform.jwksUri } });

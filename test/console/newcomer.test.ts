@@ -5,7 +5,7 @@
 import test from 'ava';
 import type { Browser } from 'playwright-core';
 import { sha256Hex } from '../../callers/api-keys';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 import { launchChromium, screenshot, watchCsp } from './browser';
@@ -47,7 +47,7 @@ test.after.always(async () => {
 
 test.serial('callers authenticated: at 127.0.0.1 the console says where it works and links there; at localhost the newcomer walks the whole path', async (t) => {
   t.timeout(8 * 60_000);
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   await stackAt(port, {
     CONNECTOR__API_KEYS: JSON.stringify([{ subject: 'newcomer', sha256: sha256Hex(KEY) }]),
     CONNECTOR__ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8,::1/128',
@@ -68,7 +68,7 @@ test.serial('callers authenticated: at 127.0.0.1 the console says where it works
 
 test.serial('open loopback mode: opened at 127.0.0.1 while BASE_URL says localhost, the newcomer walks the whole path', async (t) => {
   t.timeout(8 * 60_000);
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   await stackAt(port, {});
   const context = await browser.newContext();
   t.teardown(() => context.close());

@@ -13,7 +13,7 @@ import { loadConsoleFiles } from '../../api/console-files';
 import { openApiDocument } from '../../api/openapi';
 import { consoleHandlers } from '../../api/routes/console';
 import { routerOf } from '../../api/router';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { launchChromium, screenshot, watchCsp } from './browser';
 
 const DIST_CONSOLE = path.join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'console');
@@ -49,7 +49,7 @@ let browser: Browser;
 let base: string;
 
 test.before(async () => {
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   base = `http://127.0.0.1:${port}`;
   const document = openApiDocument(base);
   const app = new Koa();

@@ -6,7 +6,7 @@
 import test from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sha256Hex } from '../../callers/api-keys';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { realServers, startRegistryServer, type RegistryServer } from '../fixtures/registry/registry-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { launchChromium, localStorageKeys, screenshot, watchCsp, signInWithKey } from './browser';
@@ -28,7 +28,7 @@ test.before(async () => {
   registry.publish(real['kubernetes-manager-mcp']!);
   // A remote preset: listed by the presets API, never in the approvals view (only stdio needs one).
   registry.publish({ ...real['acme-analytics']!, name: REMOTE });
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   base = `http://127.0.0.1:${port}`;
   [stack, browser] = await Promise.all([
     startTestStack({

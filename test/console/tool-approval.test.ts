@@ -7,7 +7,7 @@
 import test from 'ava';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sha256Hex } from '../../callers/api-keys';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { mcpRpc } from '../helpers/tasks-rpc';
@@ -25,7 +25,7 @@ let mcpUrl: string;
 let connectorId: string;
 
 test.before(async () => {
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   base = `http://127.0.0.1:${port}`;
   upstream = await startTasksMcpServer({ tasks: false });
   [stack, browser] = await Promise.all([

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startTasksMcpServer } from '../fixtures/tasks-mcp-server';
 import { keyCallers } from '../helpers/list-views';
 import { startStackProcess } from '../helpers/stack-process';
@@ -22,7 +22,7 @@ test('a call waiting for approval survives a SIGKILL of the whole stack, and run
   const [agent, ann] = callers.headers as [Record<string, string>, Record<string, string>];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-approval-crash-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const env = {
     DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info', ...callers.env,
     CONNECTOR__APPROVAL_TOOLS: JSON.stringify([{ tools: 'slow_compute', approvers: ['key:ann'] }]),

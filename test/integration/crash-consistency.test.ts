@@ -24,7 +24,7 @@ import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { viewQuery } from '../../workflows/messages';
 import { startOnFreePort, startStackProcess, type StackProcess } from '../helpers/stack-process';
@@ -81,7 +81,7 @@ test.serial(`${ROUNDS} rounds of random traffic cut by SIGKILL: record, audit tr
   t.teardown(() => upstream.close());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-consistency-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const rounds: Rounds = { ids: new Map(), gone: new Set(), callers: keyCallers(['alice', 'bob', 'carol']) };
   const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info', ...rounds.callers.env };
   let checked = 0;
@@ -118,7 +118,7 @@ test.serial(`${ROUNDS} rounds with the worker alone SIGKILLed while the API take
   const log = createLogger('crash-worker-test', 'warn', path.join(dataDir, 'logs', 'servers.log'));
   const temporalServer = await startTemporalDevServer({ dataDir, headless: true, log });
   const mongo = await startFerretDb({ dataDir, log });
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const rounds: Rounds = { ids: new Map(), gone: new Set(), callers: keyCallers(['alice', 'bob', 'carol']) };
   const env = {
     TEMPORAL_ADDRESS: temporalServer.address, MONGODB_URI: mongo.uri, HOST: '127.0.0.1', LOG_LEVEL: 'info', PORT: String(port),
@@ -174,9 +174,9 @@ const DATABASE_ROUNDS = Number(process.env.CRASH_DATABASE_ROUNDS ?? 2);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-database-'));
   // FerretDB's own output is logged at debug: kept, so that a failed round shows what it said.
   const log = createLogger('crash-database-test', 'debug', path.join(dataDir, 'logs', 'servers.log'));
-  const mongoPort = await freePort();
+  const mongoPort = await freePortBelowEphemeral();
   let mongo = await startFerretDb({ dataDir, port: mongoPort, log });
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const rounds: Rounds = { ids: new Map(), gone: new Set(), callers: keyCallers(['alice', 'bob', 'carol']) };
   // The embedded stack with the database outside it: only the database dies.
   const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info', MONGODB_URI: mongo.uri, ...rounds.callers.env };

@@ -8,7 +8,7 @@ import path from 'node:path';
 import test from 'ava';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { filesContaining } from '../helpers/test-stack';
 import { startStackProcess } from '../helpers/stack-process';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
@@ -28,7 +28,7 @@ test.serial('a SIGKILL of the whole stack loses no connector and no token', asyn
   const upstream = await startTokenMcpServer({ token: TOKEN });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-crash-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'debug' };
   t.teardown(() => upstream.close());
 
@@ -72,7 +72,7 @@ test.serial('a restart brings back the stdio processes of connectors that were c
   const memory = path.join(path.dirname(require.resolve('@modelcontextprotocol/server-memory/package.json')), 'dist/index.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-stdio-crash-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const marker = `PRESET_MARKER=restart-${port}`;
   const env = {
     DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`,

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startStackProcess } from '../helpers/stack-process';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -20,7 +20,7 @@ test(`SIGINT to the embedded stack's process group, ${ROUNDS} times with traffic
   for (let round = 1; round <= ROUNDS; round++) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-ctrl-c-'));
     const logFile = path.join(dataDir, 'stack.log');
-    const port = await freePort();
+    const port = await freePortBelowEphemeral();
     const stack = await startStackProcess({
       entry: 'dist/embedded.mjs', logFile,
       env: { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}`, LOG_FORMAT: 'json' },

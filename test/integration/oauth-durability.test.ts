@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { createConsentAgent, startOidcServer, startProtectedMcpServer } from '../fixtures/oauth';
 import { observeAuthorizationServer } from '../helpers/oauth-as-observer';
 import {
@@ -28,7 +28,7 @@ test.serial('the whole stack SIGKILLed while the user is on the consent page: th
   });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-oauth-crash-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'debug' };
 
   const first = await startStackProcess({ env, logFile });

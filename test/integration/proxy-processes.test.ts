@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { createLogger } from '../../platform/logger';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startTemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { startFerretDb } from '../../stack/servers/ferretdb-server';
 import { eventually } from '../helpers/test-stack';
@@ -22,7 +22,7 @@ test('CONNECTOR__PROXY_PROCESSES=2: both processes serve MCP requests on one por
   const log = createLogger('proxies-test', 'warn');
   const temporal = await startTemporalDevServer({ dataDir, headless: true, log });
   const mongo = await startFerretDb({ dataDir, log });
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const proxy = await startStackProcess({
     entry: 'dist/proxy.mjs',
     env: {

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startTemporalDevServer, type TemporalDevServer } from '../../stack/servers/temporal-dev-server';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 
@@ -29,7 +29,7 @@ const startDatabase = () => startFerretDb({ dataDir, port: mongoPort, log });
 const startTemporal = () => startTemporalDevServer({ dataDir, port: temporalPort, headless: true, log });
 
 test.before(async () => {
-  [mongoPort, temporalPort] = [await freePort(), await freePort()];
+  [mongoPort, temporalPort] = [await freePortBelowEphemeral(), await freePortBelowEphemeral()];
   [ferret, temporal] = await Promise.all([startDatabase(), startTemporal()]);
   stack = await startTestStack({ MONGODB_URI: ferret.uri, TEMPORAL_ADDRESS: temporal.address });
 });

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startStackProcess } from '../helpers/stack-process';
 import { createLogger } from '../../platform/logger';
 import { startEmbeddedStack } from '../../stack/embedded-stack';
@@ -57,7 +57,7 @@ test('CONNECTOR__BLOCK_PRIVATE_NETWORKS=true refuses loopback and private connec
 test('by default the embedded Temporal runs without its Web UI, and nothing names one', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-headless-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const env = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: `http://127.0.0.1:${port}` };
   const stack = await startEmbeddedStack({ env, logger: createLogger('headless-test', 'info', logFile), temporalPort: 0, mongoPort: 0 });
   t.teardown(() => stack.stop());
@@ -70,7 +70,7 @@ test('by default the embedded Temporal runs without its Web UI, and nothing name
 test('npm start with CONNECTOR__TEMPORAL_UI=true and readable logs prints a banner whose console, API reference, API, OpenAPI and Temporal Web UI addresses answer', async (t) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-banner-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   // LOG_FORMAT=pretty stands in for a terminal (test/stack/log-format.test.ts runs one).
   const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_FORMAT: 'pretty', CONNECTOR__TEMPORAL_UI: 'true' };
   const stack = await startStackProcess({ env, logFile, readyLogLine: 'Temporal Web UI' });
@@ -97,7 +97,7 @@ test('npm start with CONNECTOR__TEMPORAL_UI=true and readable logs prints a bann
 
 test('a role that fails to start is reported with its log\'s last lines, so the cause survives its log file', async (t) => {
   const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-startup-')), 'api.log');
-  const port = String(await freePort());
+  const port = String(await freePortBelowEphemeral());
   const failed = await t.throwsAsync(startStackProcess({ entry: 'dist/api.mjs', env: { PORT: port, CONNECTOR__ENCRYPTION_KEY: '11'.repeat(32), TEMPORAL_ADDRESS: '', MONGODB_URI: '' }, logFile }));
   t.regex(failed?.message ?? '', /process exited with 1/);
   t.regex(failed?.message ?? '', /configuration error: .*TEMPORAL_ADDRESS/);

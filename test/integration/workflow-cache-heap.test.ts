@@ -10,7 +10,7 @@ import path from 'node:path';
 import test from 'ava';
 import { startNodeFlags } from '../../bench/start-flags';
 import { cachedWorkflowsFor } from '../../config/config';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startTokenMcpServer } from '../fixtures/token-mcp-server';
 import { inParallel } from '../helpers/in-parallel';
 import { valueOf } from '../helpers/prometheus-text';
@@ -24,7 +24,7 @@ test('npm start fills its default workflow cache within its heap and goes on ser
   const upstream = await startTokenMcpServer({ token: TOKEN });
   t.teardown(() => upstream.close());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-cache-heap-'));
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, MALLOC_ARENA_MAX: '2' };
   const flags = startNodeFlags().split(' ');
   t.true(flags.some((f) => /^--max-old-space-size=\d+$/.test(f)), flags.join(' '));

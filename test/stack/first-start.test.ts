@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { createLogger } from '../../platform/logger';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { locateBinary } from '../../stack/toolchain/binaries';
 import { startStackProcess } from '../helpers/stack-process';
 
@@ -37,7 +37,7 @@ test('a first start whose Go build outlasts the start-up watchdog becomes ready,
   await mkdir(fakeBin, { recursive: true });
   await writeFile(join(fakeBin, 'go'), FAKE_GO);
   await chmod(join(fakeBin, 'go'), 0o755);
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const logFile = join(scratch, 'npm-start.log');
   const started = Date.now();
   const stack = await startStackProcess({

@@ -12,7 +12,7 @@ import test from 'ava';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startToolsMcpServer } from '../fixtures/tools-mcp-server';
 import { keyCallers } from '../helpers/list-views';
 import { startStackProcess } from '../helpers/stack-process';
@@ -56,7 +56,7 @@ test.serial('a SIGKILL of the whole stack loses no toolset: members, access rule
   const [alice, bob, carol] = callers.headers as [Headers, Headers, Headers];
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-toolset-crash-'));
   const logFile = path.join(dataDir, 'logs', 'stack.log');
-  const port = await freePort();
+  const port = await freePortBelowEphemeral();
   const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info', ...callers.env };
 
   const first = await startStackProcess({ env, logFile, entry });

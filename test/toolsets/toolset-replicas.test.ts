@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { sha256Hex } from '../../callers/api-keys';
-import { freePort } from '../../service/free-port';
+import { freePortBelowEphemeral } from '../../service/free-port';
 import { startRecordingMcpServer } from '../fixtures/recording-mcp-server';
 import { startToolsMcpServer } from '../fixtures/tools-mcp-server';
 import { startSplitProcesses } from '../helpers/split-processes';
@@ -59,7 +59,7 @@ test('a toolset session is served by either proxy, survives a restart of one, an
   });
   await start('dist/worker.mjs', 'worker');
   const api = await start('dist/api.mjs', 'api');
-  const ports = [await freePort(), await freePort()];
+  const ports = [await freePortBelowEphemeral(), await freePortBelowEphemeral()];
   const proxies = [await start('dist/proxy.mjs', 'proxy-1', { PORT: String(ports[0]) }), await start('dist/proxy.mjs', 'proxy-2', { PORT: String(ports[1]) })];
   const front = await balancer(proxyPort, () => ports);
   t.teardown(() => front.close());
