@@ -19,7 +19,8 @@
 // Env: BENCH_ROUNDS (5), BENCH_REQUESTS per round (4000), BENCH_SEQUENTIAL per round (1000),
 // BENCH_SSE_EVENTS per round (200), BENCH_SSE_STREAMS (1000), BENCH_UPSTREAMS (cheap,sdk),
 // BENCH_PROXY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"; BENCH_BARE_NODE_ARGS and
-// BENCH_FLOOR_NODE_ARGS the same for the bare relay and the floor), BENCH_WARM_UP (1000: the
+// BENCH_FLOOR_NODE_ARGS the same for the bare relay and the floor; all three run after the node
+// flags of `npm run proxy`, which the chart gives the proxy role), BENCH_WARM_UP (1000: the
 // uncounted burst before each path's round), BENCH_AUDIT=1 (the proxy with the per-call audit
 // on, into a FerretDB of its own: bench/proxy/audit.ts), BENCH_NGINX=0 (no
 // nginx), BENCH_SSE=0 (no SSE parts), BENCH_VARIANTS (proxies with one part off, for the
@@ -47,7 +48,7 @@ import { AUDIT_DATABASE, AUDIT_ON, startAuditDatabase, type AuditDatabase } from
 import { startEmbedded, type EmbeddedTarget } from './proxy/embedded';
 import { startGoRelay } from './proxy/go-relay';
 import { benchTargetLines, type Figure, type Figures } from './targets';
-import { startEnv } from './start-flags';
+import { scriptNodeFlags, startEnv } from './start-flags';
 import { dpopProof, generateDpopKeyJwk, openDpopKey } from '../platform/dpop-proof';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -113,7 +114,8 @@ const OWNER_COUNT = 8;
 /**
  * The bench proxy's configuration: production variables (see bench/proxy/proxy-server.ts), and
  * the environment the image gives every role (deploy/Dockerfile's MALLOC_ARENA_MAX, which
- * `npm start` sets too): target 42.5 is the proxy role's RSS as it is deployed.
+ * `npm start` sets too): target 42.5 is the proxy role's RSS as it is deployed (with its node
+ * flags, main()'s proxyArgs).
  */
 function proxyEnv(port: number, callers: BenchCallers, routes: object, audit: AuditDatabase | null): Record<string, string> {
   return {
@@ -154,7 +156,8 @@ async function main(): Promise<void> {
         routes[`${kind}-many-${i}`] = route(`${owner}-${i}`);
       }
     }
-    const proxyArgs = ['--expose-gc', ...nodeArgsFrom('BENCH_PROXY_NODE_ARGS')];
+    // The proxy role with `npm run proxy`'s node flags, as the chart runs it (BENCH_PROXY_NODE_ARGS after them wins).
+    const proxyArgs = ['--expose-gc', ...scriptNodeFlags('proxy'), ...nodeArgsFrom('BENCH_PROXY_NODE_ARGS')];
     const audit = AUDIT_ON ? await track(stops, startAuditDatabase()) : null;
     const proxy = await track(stops, startChild('./proxy-server.ts', proxyEnv(proxyPort, callers, routes, audit), proxyArgs));
     const nginxRoutes = Object.fromEntries([...upstreams].map(([kind, u]) => [`/${kind}`, { port: u.port, path: '/mcp' }]));
@@ -185,10 +188,10 @@ async function main(): Promise<void> {
         }))
       : null;
     const goRelay = cheap && process.env.BENCH_GO_RELAY !== '0' ? await startGoRelayOrSkip(stops, cheap.port, callers.authorizations[0]!) : null;
-    // The floors run with the proxy role's allocator settings, so that their ratios compare code.
+    // The floors run with the proxy role's allocator and node flags, so that their ratios compare code.
     const bareEnv = { ...startEnv(), BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) };
-    const bare = await track(stops, startChild('./bare-relay.ts', bareEnv, nodeArgsFrom('BENCH_BARE_NODE_ARGS')));
-    const floor = await track(stops, startChild('./bare-http-proxy.ts', bareEnv, nodeArgsFrom('BENCH_FLOOR_NODE_ARGS')));
+    const bare = await track(stops, startChild('./bare-relay.ts', bareEnv, [...scriptNodeFlags('proxy'), ...nodeArgsFrom('BENCH_BARE_NODE_ARGS')]));
+    const floor = await track(stops, startChild('./bare-http-proxy.ts', bareEnv, [...scriptNodeFlags('proxy'), ...nodeArgsFrom('BENCH_FLOOR_NODE_ARGS')]));
     const nginx = nginxBinary
       ? await track(stops, startNginx(nginxBinary, { ...nginxRoutes, '/sse': { port: sse.port, path: '/sse' } }, TOKEN))
       : null;

@@ -22,6 +22,7 @@ import { DEFAULT_GATEWAY_IMAGE } from '../../config/config';
 import { createLogger } from '../../platform/logger';
 import { createKubeCluster, type KubeCluster } from '../../stack/servers/kube-cluster';
 import { resolveBinary } from '../../stack/toolchain/binaries';
+import { scriptNodeFlags } from '../../bench/start-flags';
 import { adminConfig, eventually } from '../workloads/support/kube';
 
 const exec = promisify(execFile);
@@ -109,7 +110,8 @@ test('rendered with presets: the presets reach every pod through a Secret, never
   for (const deployment of byKind(objects, 'Deployment')) {
     const [container] = containersOf(deployment);
     const role = deployment.metadata.name.replace('reg-connector-registry-', '');
-    t.deepEqual(container!.command, ['node', `dist/${role}.mjs`]);
+    // The proxy role runs with `npm run proxy`'s node flags (its young generation: docs/scale.md).
+    t.deepEqual(container!.command, ['node', ...(role === 'proxy' ? scriptNodeFlags('proxy') : []), `dist/${role}.mjs`], role);
     for (const name of ['CONNECTOR__PRESETS', 'CONNECTOR__ENCRYPTION_KEY', 'MONGODB_URI']) {
       const env = envOf(container!, name);
       t.truthy(env?.valueFrom?.secretKeyRef, `${role}: ${name} comes from a Secret`);
@@ -126,6 +128,17 @@ test('rendered with presets: the presets reach every pod through a Secret, never
   const role = byKind(objects, 'Role')[0] as unknown as { rules: { resources: string[]; verbs: string[] }[] };
   const secretRules = role.rules.filter((r) => r.resources.includes('secrets'));
   t.true(secretRules.every((r) => !r.verbs.includes('list') && !r.verbs.includes('watch')), 'the worker may not list or watch Secrets');
+});
+
+test("a role's node flags are values: the proxy's default replaced, another role given some, anything but a flag refused", async (t) => {
+  t.true(scriptNodeFlags('proxy').length > 0, 'npm run proxy gives node flags, which the chart repeats');
+  const commands = async (values: unknown) => Object.fromEntries(byKind(await render(values), 'Deployment')
+    .map((d) => [d.metadata.name.replace('reg-connector-registry-', ''), containersOf(d)[0]!.command]));
+  t.deepEqual(await commands({ proxy: { replicas: 2, nodeFlags: [] }, worker: { replicas: 2, nodeFlags: ['--max-old-space-size=512'] } }), {
+    api: ['node', 'dist/api.mjs'], proxy: ['node', 'dist/proxy.mjs'], worker: ['node', '--max-old-space-size=512', 'dist/worker.mjs'],
+  });
+  t.regex(await renderError({ proxy: { replicas: 2, nodeFlags: ['dist/other.mjs'] } }), /proxy\/nodeFlags\/0/);
+  t.regex(await renderError({ api: { replicas: 2, nodeFlags: ['--inspect=0.0.0.0:9229 --x'] } }), /api\/nodeFlags\/0/);
 });
 
 test('rendered with an existing presets Secret: no presets Secret of its own, every pod reads the named one', async (t) => {
