@@ -156,7 +156,7 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
 
 /** Read outside the schema (by the SDKs, glibc, or the tracing set-up from the raw environment). */
 export const OTHER_VARIABLES: ReadonlyArray<{ name: string; default: string } & Omit<VariableDoc, 'default'>> = [
-  { name: 'MALLOC_ARENA_MAX', section: 'memory', default: '2 (`npm start`, `npm run worker`, the image)', meaning: "glibc's malloc arenas: one per thread kept about 200 MB of freed memory at 600 connectors" },
+  { name: 'MALLOC_ARENA_MAX', section: 'memory', default: '2 (`npm start`, `npm run worker`, `npm run proxy`, the image)', meaning: "glibc's malloc arenas: one per thread kept about 200 MB of freed memory at 600 connectors" },
   { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', section: 'observability', default: '— (traces off)', meaning: 'OTLP/HTTP collector for traces (`/v1/traces` is appended); unset: no SDK is loaded at all' },
   { name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', section: 'observability', default: '—', meaning: 'the traces endpoint, used as given' },
   { name: 'OTEL_EXPORTER_OTLP_PROTOCOL', section: 'observability', default: '`http/protobuf`', meaning: '`http/protobuf` or `http/json` (`grpc` is refused at start-up); `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` too' },
