@@ -48,7 +48,7 @@ import { AUDIT_DATABASE, AUDIT_ON, startAuditDatabase, type AuditDatabase } from
 import { startEmbedded, type EmbeddedTarget } from './proxy/embedded';
 import { startGoRelay } from './proxy/go-relay';
 import { benchTargetLines, type Figure, type Figures } from './targets';
-import { scriptNodeFlags, startEnv } from './start-flags';
+import { scriptEnv, scriptNodeFlags } from './start-flags';
 import { dpopProof, generateDpopKeyJwk, openDpopKey } from '../platform/dpop-proof';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -113,13 +113,13 @@ const OWNER_COUNT = 8;
 
 /**
  * The bench proxy's configuration: production variables (see bench/proxy/proxy-server.ts), and
- * the environment the image gives every role (deploy/Dockerfile's MALLOC_ARENA_MAX, which
- * `npm start` sets too): target 42.5 is the proxy role's RSS as it is deployed (with its node
+ * the environment `npm run proxy` sets (MALLOC_ARENA_MAX, which deploy/Dockerfile gives every
+ * role too): target 42.5 is the proxy role's RSS as it is deployed (with its node
  * flags, main()'s proxyArgs).
  */
 function proxyEnv(port: number, callers: BenchCallers, routes: object, audit: AuditDatabase | null): Record<string, string> {
   return {
-    ...startEnv(),
+    ...scriptEnv('proxy'),
     ...callers.env,
     ...(audit ? { MONGODB_URI: audit.uri, MONGODB_DATABASE: AUDIT_DATABASE } : {}),
     PORT: String(port),
@@ -157,7 +157,8 @@ async function main(): Promise<void> {
       }
     }
     // The proxy role with `npm run proxy`'s node flags, as the chart runs it (BENCH_PROXY_NODE_ARGS after them wins).
-    const proxyArgs = ['--expose-gc', ...scriptNodeFlags('proxy'), ...nodeArgsFrom('BENCH_PROXY_NODE_ARGS')];
+    const roleFlags = scriptNodeFlags('proxy');
+    const proxyArgs = ['--expose-gc', ...roleFlags, ...nodeArgsFrom('BENCH_PROXY_NODE_ARGS')];
     const audit = AUDIT_ON ? await track(stops, startAuditDatabase()) : null;
     const proxy = await track(stops, startChild('./proxy-server.ts', proxyEnv(proxyPort, callers, routes, audit), proxyArgs));
     const nginxRoutes = Object.fromEntries([...upstreams].map(([kind, u]) => [`/${kind}`, { port: u.port, path: '/mcp' }]));
@@ -189,9 +190,9 @@ async function main(): Promise<void> {
       : null;
     const goRelay = cheap && process.env.BENCH_GO_RELAY !== '0' ? await startGoRelayOrSkip(stops, cheap.port, callers.authorizations[0]!) : null;
     // The floors run with the proxy role's allocator and node flags, so that their ratios compare code.
-    const bareEnv = { ...startEnv(), BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) };
-    const bare = await track(stops, startChild('./bare-relay.ts', bareEnv, [...scriptNodeFlags('proxy'), ...nodeArgsFrom('BENCH_BARE_NODE_ARGS')]));
-    const floor = await track(stops, startChild('./bare-http-proxy.ts', bareEnv, [...scriptNodeFlags('proxy'), ...nodeArgsFrom('BENCH_FLOOR_NODE_ARGS')]));
+    const bareEnv = { ...scriptEnv('proxy'), BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) };
+    const bare = await track(stops, startChild('./bare-relay.ts', bareEnv, [...roleFlags, ...nodeArgsFrom('BENCH_BARE_NODE_ARGS')]));
+    const floor = await track(stops, startChild('./bare-http-proxy.ts', bareEnv, [...roleFlags, ...nodeArgsFrom('BENCH_FLOOR_NODE_ARGS')]));
     const nginx = nginxBinary
       ? await track(stops, startNginx(nginxBinary, { ...nginxRoutes, '/sse': { port: sse.port, path: '/sse' } }, TOKEN))
       : null;

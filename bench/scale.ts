@@ -40,7 +40,7 @@ import { startUpstreamProcess } from './lifecycle/upstream-process';
 import { connectOAuth, startOAuthWorld } from './scale/oauth-world';
 import { dirSizeMb, treeRss, type Tree } from './scale/processes';
 import { startScaleService, type ScaleService } from './scale/service-processes';
-import { startNodeFlags } from './start-flags';
+import { startEnv, startNodeFlags } from './start-flags';
 import { benchTargetLines } from './targets';
 
 const N = Number(process.env.BENCH_CONNECTORS ?? 10_000);
@@ -223,7 +223,7 @@ async function main(): Promise<void> {
     CONNECTOR__API_KEYS: JSON.stringify([...owners.map((o) => ({ subject: o.name, sha256: sha256Hex(o.key) })), { subject: 'admin', sha256: sha256Hex(admin.key), admin: true }]),
     CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'false', CONNECTOR__MAX_CONNECTORS_PER_OWNER: '1000000', CONNECTOR__RATE_LIMIT_PER_OWNER: 'off',
     // as `npm start` runs it: two malloc arenas, and its node flags (V8's heap limits)
-    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    ...startEnv(),
     NODE_OPTIONS: `${startNodeFlags()} ${process.env.BENCH_NODE_OPTIONS ?? ''}`.trim(),
     // The extra workers decrypt what the embedded stack's worker encrypted (else it keeps its key in DATA_DIR).
     ...(EXTRA_WORKERS ? { CONNECTOR__ENCRYPTION_KEY: randomBytes(32).toString('hex') } : {}),

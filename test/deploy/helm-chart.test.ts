@@ -22,7 +22,7 @@ import { DEFAULT_GATEWAY_IMAGE } from '../../config/config';
 import { createLogger } from '../../platform/logger';
 import { createKubeCluster, type KubeCluster } from '../../stack/servers/kube-cluster';
 import { resolveBinary } from '../../stack/toolchain/binaries';
-import { scriptNodeFlags } from '../../bench/start-flags';
+import { roleCommand, scriptNodeFlags } from '../../bench/start-flags';
 import { adminConfig, eventually } from '../workloads/support/kube';
 
 const exec = promisify(execFile);
@@ -111,7 +111,7 @@ test('rendered with presets: the presets reach every pod through a Secret, never
     const [container] = containersOf(deployment);
     const role = deployment.metadata.name.replace('reg-connector-registry-', '');
     // The proxy role runs with `npm run proxy`'s node flags (its young generation: docs/scale.md).
-    t.deepEqual(container!.command, ['node', ...(role === 'proxy' ? scriptNodeFlags('proxy') : []), `dist/${role}.mjs`], role);
+    t.deepEqual(container!.command, roleCommand(role as 'api' | 'proxy' | 'worker'), role);
     for (const name of ['CONNECTOR__PRESETS', 'CONNECTOR__ENCRYPTION_KEY', 'MONGODB_URI']) {
       const env = envOf(container!, name);
       t.truthy(env?.valueFrom?.secretKeyRef, `${role}: ${name} comes from a Secret`);

@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { containerName } from '../../activities/workloads/container-run-args';
 import { createLogger } from '../../platform/logger';
-import { scriptNodeFlags } from '../../bench/start-flags';
+import { roleCommand } from '../../bench/start-flags';
 import { freePort } from '../../service/free-port';
 import { testServersImage, type TestImage } from '../helpers/container-images';
 import { projectImages, type ProjectImages } from '../helpers/project-images';
@@ -118,9 +118,8 @@ test('the service image runs the API and the proxy, the worker image the worker;
   const split = await startSplitProcesses(t, { CONNECTOR__STDIO_RUNTIME: 'container', CONNECTOR__PRESETS: presets });
   const apiPort = await freePort();
   const api = apiClient(`http://127.0.0.1:${apiPort}`);
-  const role = (script: string, port: number) => runContainer(t, {
-    image: service.tag, env: { ...split.env, PORT: String(port) }, options: ['--network', 'host'],
-    command: ['node', ...(script === 'proxy' ? scriptNodeFlags('proxy') : []), `dist/${script}.mjs`], // as the chart runs each role
+  const role = (script: 'api' | 'proxy', port: number) => runContainer(t, {
+    image: service.tag, env: { ...split.env, PORT: String(port) }, options: ['--network', 'host'], command: roleCommand(script),
   });
   for (const image of [service.tag, worker.tag]) {
     const user = (await exec(images.engine!.program, ['image', 'inspect', '--format', '{{.Config.User}}', image])).stdout.trim();
