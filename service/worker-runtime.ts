@@ -1,18 +1,15 @@
 // The Temporal worker: the connector workflow plus the activities built from real dependencies.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import {
-  DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel, type WorkflowBundleOption,
-} from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { createRegistryActivities, unconfiguredRegistryActivities, type RegistryActivityDeps } from '../activities/registry/sync-activities';
 import { workflowBundleName } from './workflow-bundle';
-import { activityFailureLine } from './activity-failure-line';
 import type { TemporalAccess } from '../config/config';
 import type { Logger } from '../platform/logger';
 import { bundleWorkflowsApart } from './bundle-workflows';
 import { assertHeapHoldsCache } from './heap-fit';
-import { freePortBelowEphemeral } from './free-port';
+import { installSdkRuntime } from './sdk-runtime';
 import { temporalConnectOptions } from './services';
 import type { Tracing } from './tracing';
 
@@ -20,38 +17,6 @@ const bundles = new Map<boolean, Promise<WorkflowBundleOption>>();
 export const STICKY_QUEUE_TIMEOUT = '1s';
 const MAX_CONCURRENT_WORKFLOW_TASKS = 8;
 const MAX_CONCURRENT_ACTIVITIES = 1_000;
-let runtimeInstalled: Promise<string> | undefined;
-
-/**
- * Routes the SDK's own log lines into the service's logger, and has its worker metrics served
- * on a loopback port of their own, once per process. Resolves to that port's scrape URL (merged
- * into /metrics at each scrape).
- */
-function installRuntime(logger: Logger): Promise<string> {
-  runtimeInstalled ??= freePortBelowEphemeral().then((port) => {
-    installWith(logger, port);
-    return `http://127.0.0.1:${port}/metrics`;
-  });
-  return runtimeInstalled;
-}
-
-function installWith(logger: Logger, metricsPort: number): void {
-  const sdk = logger.child({ component: 'temporal-sdk' });
-  const level = (['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'] as LogLevel[]).find((l) => l.toLowerCase() === logger.level) ?? 'WARN';
-  Runtime.install({
-    logger: new DefaultLogger(level === 'INFO' ? 'WARN' : level, ({ level: l, message, meta }) => {
-      const method = l === 'ERROR' ? 'error' : l === 'WARN' ? 'warn' : l === 'INFO' ? 'info' : 'debug';
-      // taskToken is an opaque routing handle, not a secret, but it is noise in a log line.
-      const { taskToken, ...rest } = (meta ?? {}) as Record<string, unknown>;
-      const typed = activityFailureLine(message, rest);
-      if (typed) sdk.warn(typed.fields, typed.message);
-      else sdk[method](rest, message);
-    }),
-    telemetryOptions: {
-      metrics: { prometheus: { bindAddress: `127.0.0.1:${metricsPort}`, countersTotalSuffix: true, useSecondsForDurations: true } },
-    },
-  });
-}
 
 // `npm run build` writes the bundles beside the compiled worker (dist/); from source there are none.
 const prebuilt = (traced: boolean) => fileURLToPath(new URL(`./${workflowBundleName(traced)}`, import.meta.url));
@@ -89,7 +54,7 @@ export interface WorkerOptions {
 
 export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; sdkMetricsUrl: string }> {
   assertHeapHoldsCache(options.maxCachedWorkflows);
-  const sdkMetricsUrl = await installRuntime(options.logger);
+  const sdkMetricsUrl = await installSdkRuntime(options.logger);
   const connection = await NativeConnection.connect(temporalConnectOptions(options.address, options.access));
   const worker = await Worker.create({
     connection,
