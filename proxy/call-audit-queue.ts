@@ -20,7 +20,7 @@ export interface CallAuditQueueOptions {
   writeServerTask?(entry: CallEntry): Promise<void>;
   /** Calls waiting or being written, at most; past it new calls are dropped. */
   capacity: number;
-  /** Largest batch written at once (default 500). */
+  /** Largest batch written at once (default 2,000: a batch costs mostly its commands, not its calls; docs/scale.md). */
   batchSize?: number;
   /** How long a call waits for its batch at most (default 1 s). */
   intervalMs?: number;
@@ -43,7 +43,7 @@ export class CallAuditQueue implements CallSink {
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly o: CallAuditQueueOptions) {
-    this.batchSize = Math.max(1, Math.min(o.batchSize ?? 500, o.capacity));
+    this.batchSize = Math.max(1, Math.min(o.batchSize ?? 2_000, o.capacity));
     this.timer = setInterval(() => this.flush(), o.intervalMs ?? 1_000);
     this.timer.unref();
   }

@@ -74,6 +74,31 @@ test.serial('two writers at once: every call on the chain once, newest first', a
   }
 });
 
+test.serial('two writers taking turns, each sure it linked the newest batch: the other has moved on, and each batch still lands after it', async (t) => {
+  const connector = '12121212-1212-4121-8121-121212121212';
+  const writers = clients.map((c) => new CallAuditStore(c.db('calls_test'), 30));
+  const batches = Array.from({ length: 12 }, (_, b) => [entry(connector, `turn${b}.0`), entry(connector, `turn${b}.1`)]);
+  for (const [b, batch] of batches.entries()) await writers[b % 2]!.insert(batch);
+  const { methods } = await listAll(writers[1]!, connector);
+  t.deepEqual(methods, batches.flat().map((e) => e.rpcMethod!).reverse(), 'every call once, newest first, in the order written');
+});
+
+test.serial('a writer alone on a connector writes each batch after its first with one insert and the hint, reading nothing', async (t) => {
+  const connector = '13131313-1313-4131-8131-131313131313';
+  const client = await MongoClient.connect(server.uri, { monitorCommands: true });
+  t.teardown(() => client.close());
+  const commands: string[] = [];
+  client.on('commandStarted', (event) => { if (event.databaseName === 'calls_test') commands.push(event.commandName); });
+  const store = new CallAuditStore(client.db('calls_test'), 30);
+  await store.insert([entry(connector, 'first')]);
+  const first = commands.splice(0);
+  t.true(first.includes('find'), `the first batch looks for the newest (${first.join(', ')})`);
+  for (let b = 0; b < 5; b++) await store.insert([entry(connector, `next${b}`)]);
+  t.deepEqual(commands, Array.from({ length: 5 }, () => ['insert', 'update']).flat());
+  const { methods } = await listAll(store, connector);
+  t.deepEqual(methods, ['next4', 'next3', 'next2', 'next1', 'next0', 'first']);
+});
+
 test.serial('a filter that matches nothing reads a bounded number of batches and gives a token to go on', async (t) => {
   const connector = '22222222-2222-4222-8222-222222222222';
   const store = new CallAuditStore(db, 30);
@@ -87,6 +112,17 @@ test.serial('a filter that matches nothing reads a bounded number of batches and
   t.deepEqual((await listAll(store, connector, { status: '5xx' })).methods, ['tools/call']);
   t.is((await listAll(store, connector, { error: false })).methods.length, 130);
   t.is((await listAll(store, connector, { since: new Date(clock - 100) })).methods.length, 11, 'the walk for since stops early yet finds all');
+});
+
+test.serial('large batches bound a page by the calls read: a filter that matches nothing stops after 50,000 and gives a token to go on', async (t) => {
+  const connector = '23232323-2323-4232-8232-232323232323';
+  const store = new CallAuditStore(db, 30);
+  for (let b = 0; b < 3; b++) await store.insert(Array.from({ length: 25_000 }, () => entry(connector, 'tools/list')));
+  const first = await store.list(connector, { limit: 10, method: 'nothing' });
+  t.deepEqual(first.items, []);
+  t.true(first.has_more, 'two batches of three read: 50,000 calls');
+  const second = await store.list(connector, { limit: 10, method: 'nothing', pageToken: first.next_page_token! });
+  t.deepEqual(second, { items: [], has_more: false, next_page_token: null });
 });
 
 test.serial('the listing and the linking are `_id` lookups the database pushes down', async (t) => {
