@@ -24,9 +24,4 @@ export class AuditTips {
     this.tips.set(connectorId, { batch, at: this.now() });
     if (this.tips.size > MAX_CONNECTORS) this.tips.delete(this.tips.keys().next().value!);
   }
-
-  /** Where a chain is known to have moved on without this process. */
-  forget(connectorId: string): void {
-    this.tips.delete(connectorId);
-  }
 }
