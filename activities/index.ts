@@ -1,6 +1,6 @@
 // Every side effect the connector workflow asks for, built by one factory from injected
 // dependencies. Workflows import only the type of this module.
-import type { AuditEvent, ConnectorRecord } from '../contract/connector-record';
+import type { AuditEvent, ConnectorRecord, ProjectedVersion } from '../contract/connector-record';
 import { Context, heartbeat } from '@temporalio/activity';
 import type { ChangeFeed } from '../store/change-feed';
 import type { ConnectorStore } from '../store/connector-store';
@@ -68,9 +68,13 @@ export function createActivities(deps: ActivityDeps) {
   });
   return admittedInTask(inTask, {
     /** The audit events of one or more transitions, and the record as they left it. */
-    async recordTransition({ record, events }: { record: ConnectorRecord; events: AuditEvent[] }): Promise<void> {
+    async recordTransition({ record, events, prior }: {
+      record: ConnectorRecord; events: AuditEvent[];
+      /** The version the workflow wrote before this one (null: none): spares the read before the write. Absent from workflows older than it. */
+      prior?: ProjectedVersion | null;
+    }): Promise<void> {
       // Both writes are idempotent and a failure of either retries both: no order is needed.
-      await Promise.all([deps.store.appendEvents(events), deps.store.project(record)]);
+      await Promise.all([deps.store.appendEvents(events), deps.store.project(record, prior)]);
       // After the record: the workflow's route query already answers the transition (this
       // activity runs once the task that made it is in history), so a proxy that forgets the
       // route now loads the new one.

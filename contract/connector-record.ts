@@ -87,6 +87,12 @@ export const ConnectorRecordSchema = z.object({
 });
 export type ConnectorRecord = z.infer<typeof ConnectorRecordSchema>;
 
+/** A version of a record as the workflow wrote it, and the state its list keys were filed under. */
+export interface ProjectedVersion {
+  version: number;
+  state: ConnectorRecord['state'];
+}
+
 /** The record as the API answers it: its MCP address instead of the projection's version. */
 export const ConnectorSchema = ConnectorRecordSchema.omit({ version: true })
   .extend({

@@ -1,7 +1,7 @@
 // MongoDB: the connector records (a projection written by the workflow's activities), the audit
 // trail, and the reads of the API. Writes are idempotent so that an activity retried after a
 // crash changes nothing the first attempt already did.
-import type { AuditEvent, ConnectorRecord } from '../contract/connector-record';
+import { ConnectorRecordSchema, type AuditEvent, type ConnectorRecord, type ProjectedVersion } from '../contract/connector-record';
 import type { Collection, Db, Filter } from 'mongodb';
 
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';
@@ -14,6 +14,8 @@ import { onlyDuplicateKeys } from './duplicate-key';
 type RecordDoc = Omit<ConnectorRecord, 'id'> & { _id: string };
 /** `expires_at` is set when the connector's record is removed: the events are kept until then. */
 type EventDoc = Omit<AuditEvent, 'connectorId'> & { _id: string; connector_id: string; expires_at?: Date };
+
+const RECORD_FIELDS = Object.keys(ConnectorRecordSchema.shape);
 
 export const EVENT_EXPIRY: Expiry = { field: 'expires_at', afterSeconds: 0 };
 
@@ -53,26 +55,39 @@ export class ConnectorStore {
 
   /**
    * Writes the record unless the same or a newer version is already there (a retried or late
-   * write changes nothing), and moves its list keys. The record is read first, so that the
-   * views its keys leave are known and marked before it is written (list-index.ts), and written
-   * only over that version (compare-and-set): a write that raced this one is read again.
+   * write changes nothing), and moves its list keys. Without `prior`, the record is read first, so
+   * that the views its keys leave are known and marked before it is written (list-index.ts), and
+   * written only over that version (compare-and-set): a write that raced this one is read again.
+   * With `prior` (the version its writer wrote last, null when none), that stands in for the
+   * read; where the stored record is not that version, the write changes nothing and the read
+   * follows.
    */
-  async project(view: ConnectorRecord): Promise<void> {
-    const { id, ...rest } = view;
+  async project(view: ConnectorRecord, prior?: ProjectedVersion | null): Promise<void> {
+    const told = prior && { version: prior.version, keys: listKeysOf({ ...view, state: prior.state }) };
+    if (prior !== undefined && (await this.writeOver(view, told ?? null, unsetAbsent(view)))) return;
     for (;;) {
-      const before = await this.records.findOne({ _id: id });
+      const before = await this.records.findOne({ _id: view.id });
       // The same or a newer version is there. A write that stopped after it and before its keys
       // left the marks of its views: the repair puts those keys right.
       if (before && before.version >= view.version) return;
-      // Only the keys that change (a state's): one transition moves two or four keys, not eight.
-      const old = before ? listKeysOf(toView(before)) : [];
-      const now = listKeysOf(view);
-      const write = async () => {
-        if (before) return (await this.records.updateOne({ _id: id, version: before.version }, { $set: rest, ...absentOf(before, rest) })).matchedCount === 1;
-        return this.records.insertOne({ _id: id, ...rest }).then(() => true, (err) => (onlyDuplicateKeys(err) ? false : Promise.reject(err)));
-      };
-      if (await this.index.change(now.filter((key) => !old.includes(key)), old.filter((key) => !now.includes(key)), write)) return;
+      if (await this.writeOver(view, before && { version: before.version, keys: listKeysOf(toView(before)) }, absentOf(before, view))) return;
     }
+  }
+
+  /**
+   * Writes `view` over the record at `before` (null: none), moving only the keys that change (a
+   * state's: one transition moves two or four keys, not eight). False where the stored record was
+   * not that version.
+   */
+  private writeOver(view: ConnectorRecord, before: { version: number; keys: string[] } | null, unset: { $unset?: Record<string, ''> }): Promise<boolean> {
+    const { id, ...rest } = view;
+    const old = before?.keys ?? [];
+    const now = listKeysOf(view);
+    const write = async () => {
+      if (before) return (await this.records.updateOne({ _id: id, version: before.version }, { $set: rest, ...unset })).matchedCount === 1;
+      return this.records.insertOne({ _id: id, ...rest }).then(() => true, (err) => (onlyDuplicateKeys(err) ? false : Promise.reject(err)));
+    };
+    return this.index.change(now.filter((key) => !old.includes(key)), old.filter((key) => !now.includes(key)), write);
   }
 
   /** Appends audit events; those already there (a retried write) are left as they are. */
@@ -223,7 +238,13 @@ function toView({ _id, ...rest }: RecordDoc): ConnectorRecord {
 // The view leaves out an optional field that is empty (approval rules removed, no headers): $set
 // alone would keep the stored one. The document is the view (RecordDoc), so whatever the stored
 // one has and the new view has not goes.
-function absentOf(before: RecordDoc, view: Omit<ConnectorRecord, 'id'>): { $unset?: Record<string, ''> } {
-  const gone = Object.keys(before).filter((key) => key !== '_id' && !(key in view));
+function absentOf(before: RecordDoc | null, view: ConnectorRecord): { $unset?: Record<string, ''> } {
+  const gone = before ? Object.keys(before).filter((key) => key !== '_id' && !(key in view)) : [];
+  return gone.length ? { $unset: Object.fromEntries(gone.map((key) => [key, ''])) } : {};
+}
+
+/** Unread, the stored record may hold any field the schema allows: each one the view lacks goes. */
+function unsetAbsent(view: ConnectorRecord): { $unset?: Record<string, ''> } {
+  const gone = RECORD_FIELDS.filter((key) => key !== 'id' && !(key in view));
   return gone.length ? { $unset: Object.fromEntries(gone.map((key) => [key, ''])) } : {};
 }

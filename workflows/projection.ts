@@ -2,7 +2,7 @@
 // write at a time and in order. The writes are regular activities (activity-proxies.ts), so what
 // MongoDB shows is always a transition Temporal has persisted.
 import { ApplicationFailure, CancellationScope, condition } from '@temporalio/workflow';
-import type { AuditEvent } from '../contract/connector-record';
+import type { AuditEvent, ProjectedVersion } from '../contract/connector-record';
 import type { ConnectorEvent } from '../contract/connector-states';
 import { FAILURE } from '../contract/failures';
 import { store } from './activity-proxies';
@@ -18,9 +18,16 @@ export class Projection {
   private projectedSeq: number;
   private unrecorded: AuditEvent[] = [];
   private lastWrite: Promise<void> = Promise.resolve();
+  /**
+   * The version the write before the next one leaves in MongoDB (null: none yet), sent with the
+   * next so that the store need not read it first. A guess where a write failed: the store reads
+   * where it does not hold.
+   */
+  private lastWritten: ProjectedVersion | null;
 
   constructor(private readonly entity: ConnectorEntity, projectedSeq: number) {
     this.projectedSeq = projectedSeq;
+    this.lastWritten = projectedSeq === 0 ? null : { version: projectedSeq, state: entity.state };
   }
 
   /** Applies `event` and writes it; a transition the state machine refuses fails the caller with 409. */
@@ -43,9 +50,11 @@ export class Projection {
   write(events: AuditEvent[]): Promise<void> {
     const record = this.entity.record();
     const upTo = record.version;
+    const prior = this.lastWritten;
+    this.lastWritten = { version: upTo, state: record.state };
     // Once the state has changed in memory it must reach MongoDB, even if the work that caused
     // it is being cancelled; the store's version check keeps a late write from going back.
-    const write = this.lastWrite.then(() => CancellationScope.nonCancellable(() => store.recordTransition({ record, events })));
+    const write = this.lastWrite.then(() => CancellationScope.nonCancellable(() => store.recordTransition({ record, events, prior })));
     this.lastWrite = write.catch(() => undefined);
     return write.then(() => {
       this.projectedSeq = Math.max(this.projectedSeq, upTo);
