@@ -7,7 +7,8 @@
 // The owner is fixed when the workflow starts (its memo, which Temporal's frontend answers
 // without a worker: describe), and never changes. Connector ids are never reused: an answer stays true for the
 // connector's whole life, so it is kept (bounded, least recently used out) and paid once per
-// connector and process. "No workflow" is not kept: a create may be on its way.
+// connector and process, or not at all by the process that created it. "No workflow" is not
+// kept: a create may be on its way.
 import type { Client } from '@temporalio/client';
 import { isWorkflowGone } from '../platform/workflow-gone';
 import { connectorWorkflowId } from '../workflows/messages';
@@ -24,6 +25,12 @@ export interface WorkflowOwner {
 export interface OwnerSource {
   /** The connector's owner per its workflow; null when it has no workflow (never made, or deleted). */
   ownerOf(connectorId: string): Promise<WorkflowOwner | null>;
+  /**
+   * The owner a create of this process started the workflow with, as the workflow's own answer
+   * to that create gave it (the memo and the workflow's input are set by the same start): kept
+   * as if asked, so that the connect that usually follows asks Temporal nothing.
+   */
+  started?(connectorId: string, owner: WorkflowOwner): void;
 }
 
 const MAX_KEPT = 50_000;
@@ -46,12 +53,16 @@ export function workflowOwners(temporal: Client, maxKept = MAX_KEPT): OwnerSourc
         if (isWorkflowGone(err)) return null;
         throw toProblemError(err);
       }
-      if (!answer) return null;
-      if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
-      kept.set(connectorId, answer);
+      if (answer) keep(connectorId, answer);
       return answer;
     },
+    started: keep,
   };
+
+  function keep(connectorId: string, owner: WorkflowOwner): void {
+    if (kept.size >= maxKept) kept.delete(kept.keys().next().value!);
+    kept.set(connectorId, owner);
+  }
 }
 
 async function ask(temporal: Client, connectorId: string): Promise<WorkflowOwner | null> {

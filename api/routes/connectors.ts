@@ -72,6 +72,7 @@ export function connectorHandlers(deps: ConnectorRouteDeps): { [K in ConnectorOp
         id, url: body.url, metadata: body.metadata, clientId: body.client_id, clientSecret: body.client_secret,
         preset, transport: body.transport, createdBy: caller.subject, createdByName: caller.displayName, approvalRules: body.approval_rules,
       }));
+      deps.owners.started?.(view.id, { owner: view.created_by, name: view.created_by_name ?? null });
       ctx.status = 201;
       ctx.set('Location', `/api/v1/connectors/${view.id}`);
       ctx.body = present(view);
