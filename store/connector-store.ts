@@ -63,14 +63,17 @@ export class ConnectorStore {
    * follows.
    */
   async project(view: ConnectorRecord, prior?: ProjectedVersion | null): Promise<void> {
-    const told = prior && { version: prior.version, keys: listKeysOf({ ...view, state: prior.state }) };
-    if (prior !== undefined && (await this.writeOver(view, told ?? null, unsetAbsent(view)))) return;
+    if (prior !== undefined) {
+      const before = prior && { version: prior.version, keys: listKeysOf({ ...view, state: prior.state }) };
+      if (await this.writeOver(view, before, unsetOf(RECORD_FIELDS, view))) return;
+    }
     for (;;) {
       const before = await this.records.findOne({ _id: view.id });
       // The same or a newer version is there. A write that stopped after it and before its keys
       // left the marks of its views: the repair puts those keys right.
       if (before && before.version >= view.version) return;
-      if (await this.writeOver(view, before && { version: before.version, keys: listKeysOf(toView(before)) }, absentOf(before, view))) return;
+      const stored = before && { version: before.version, keys: listKeysOf(toView(before)) };
+      if (await this.writeOver(view, stored, unsetOf(before ? Object.keys(before) : [], view))) return;
     }
   }
 
@@ -236,15 +239,9 @@ function toView({ _id, ...rest }: RecordDoc): ConnectorRecord {
 }
 
 // The view leaves out an optional field that is empty (approval rules removed, no headers): $set
-// alone would keep the stored one. The document is the view (RecordDoc), so whatever the stored
-// one has and the new view has not goes.
-function absentOf(before: RecordDoc | null, view: ConnectorRecord): { $unset?: Record<string, ''> } {
-  const gone = before ? Object.keys(before).filter((key) => key !== '_id' && !(key in view)) : [];
-  return gone.length ? { $unset: Object.fromEntries(gone.map((key) => [key, ''])) } : {};
-}
-
-/** Unread, the stored record may hold any field the schema allows: each one the view lacks goes. */
-function unsetAbsent(view: ConnectorRecord): { $unset?: Record<string, ''> } {
-  const gone = RECORD_FIELDS.filter((key) => key !== 'id' && !(key in view));
+// alone would keep the stored one. So each of `fields` (the stored document's, or unread, every
+// field the schema allows) that the view has not goes.
+function unsetOf(fields: readonly string[], view: ConnectorRecord): { $unset?: Record<string, ''> } {
+  const gone = fields.filter((key) => key !== '_id' && key !== 'id' && !(key in view));
   return gone.length ? { $unset: Object.fromEntries(gone.map((key) => [key, ''])) } : {};
 }

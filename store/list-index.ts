@@ -16,7 +16,7 @@ import { ExclusiveGate } from './exclusive-gate';
 import { ListCounts, isExact, writerKey, type CountDoc, type ViewCount } from './list-counts';
 import { countIdOf, type ListView, viewPrefix, viewRange } from './list-keys';
 import type { PagePosition } from './page-token';
-import { onlyDuplicateKeys } from './duplicate-key';
+import { insertAbsent } from './duplicate-key';
 
 interface KeyDoc {
   _id: string;
@@ -149,26 +149,12 @@ export class ListIndex {
    * answers those that were not there. Each key is one view's, so the refused ones (a retried
    * change meeting its own keys) say which counts must not move.
    */
-  private async insertNew(keys: readonly string[]): Promise<readonly string[]> {
-    if (keys.length === 0) return keys;
-    try {
-      // insertOne for a lone key: the driver's bulk path costs about twice its CPU.
-      if (keys.length === 1) await this.keys.insertOne({ _id: keys[0]! });
-      else await this.keys.insertMany(keys.map((_id) => ({ _id })), { ordered: false });
-      return keys;
-    } catch (err) {
-      if (!onlyDuplicateKeys(err)) throw err;
-      const refused = new Set([(err as { writeErrors?: { index: number } | { index: number }[] }).writeErrors ?? { index: 0 }].flat().map((w) => w.index));
-      return keys.filter((_, i) => !refused.has(i));
-    }
+  private async insertNew(keys: readonly string[]): Promise<string[]> {
+    return (await insertAbsent(this.keys, keys.map((_id) => ({ _id })))).map((doc) => doc._id);
   }
 
   private async insertKeys(keys: readonly string[]): Promise<void> {
-    for (let i = 0; i < keys.length; i += BATCH) {
-      await this.keys.insertMany(keys.slice(i, i + BATCH).map((_id) => ({ _id })), { ordered: false }).catch((err: unknown) => {
-        if (!onlyDuplicateKeys(err)) throw err;
-      });
-    }
+    for (let i = 0; i < keys.length; i += BATCH) await this.insertNew(keys.slice(i, i + BATCH));
   }
 
   private cut(): void {

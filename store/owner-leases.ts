@@ -9,7 +9,7 @@
 // a count: owner-slots.ts). An expired lease is deleted by whoever needs the slot, then taken
 // like a free one; a process that died leaves nothing behind for longer than its leases' TTL.
 import type { Collection, Db } from 'mongodb';
-import { onlyDuplicateKeys } from './duplicate-key';
+import { insertAbsent } from './duplicate-key';
 
 interface LeaseDoc {
   _id: string;
@@ -51,15 +51,8 @@ export class OwnerLeases {
     const chosen = pickFree(live, limit, count).map((n) => prefix + String(n).padStart(NUMBER_WIDTH, '0'));
     if (!chosen.length) return [];
     const expires = new Date(now + ttlMs);
-    try {
-      await this.docs.insertMany(chosen.map((_id) => ({ _id, holder, expires })), { ordered: false });
-      return chosen;
-    } catch (err) {
-      // Another process took some of them meanwhile: the rest are this holder's.
-      if (!onlyDuplicateKeys(err)) throw err;
-      const lost = new Set([(err as { writeErrors?: { index: number } | { index: number }[] }).writeErrors ?? []].flat().map((e) => e.index));
-      return chosen.filter((_, i) => !lost.has(i));
-    }
+    // Another process may have taken some of them meanwhile: the rest are this holder's.
+    return (await insertAbsent(this.docs, chosen.map((_id) => ({ _id, holder, expires })))).map((doc) => doc._id);
   }
 
   /** Extends the leases among `ids` that `holder` still holds. */
