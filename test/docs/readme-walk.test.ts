@@ -51,7 +51,10 @@ test('a wrong token is one warning line naming the connector and the reason, wit
   const res = await stack.api('POST', `/api/v1/connectors/${id}/connect`, { access_token: 'not-the-token' });
   t.is(res.status, 502, res.text);
   t.regex(res.body.detail, /refused the token \(HTTP 401\)/);
-  const lines = readFileSync(stack.logFile, 'utf8').split('\n').filter((line) => line.includes(id));
+  // The answer can reach the test before the worker's line reaches the log file: read until it is there.
+  const linesOf = () => readFileSync(stack.logFile, 'utf8').split('\n').filter((line) => line.includes(id));
+  for (let tries = 0; tries < 100 && !linesOf().some((line) => line.includes('failed')); tries++) await new Promise((r) => setTimeout(r, 100));
+  const lines = linesOf();
   const failures = lines.filter((line) => line.includes('failed'));
   t.is(failures.length, 1, failures.join('\n'));
   const line = JSON.parse(failures[0]!) as { level: number; msg: string; connector: string; stack?: unknown; error?: unknown };
