@@ -83,18 +83,20 @@ test('pages of every view walk the connectors in creation order, and the counts 
   t.deepEqual(await store.countByState(), { created: 5, connected: 4 });
 });
 
-test('changes of one view at once share its count writes, and every count comes out exact and right', async (t) => {
+test('changes at once share their count writes, and every count comes out exact and right', async (t) => {
   const { db, store } = await freshStore('list_concurrent');
   const counts = db.collection('connector_list_counts');
   let countWrites = 0;
-  const updateOne = counts.updateOne.bind(counts);
   // The store's own collection object is another instance: count at the driver's class instead.
-  const proto = Object.getPrototypeOf(counts) as { updateOne: typeof updateOne };
-  const original = proto.updateOne;
-  proto.updateOne = function (this: unknown, ...args: Parameters<typeof updateOne>) {
-    if ((this as { collectionName?: string }).collectionName === 'connector_list_counts') countWrites += 1;
-    return original.apply(this, args);
-  } as typeof updateOne;
+  // A lone view's write is an updateOne, several views' one bulkWrite: one command each.
+  const proto = Object.getPrototypeOf(counts) as Record<'updateOne' | 'bulkWrite', (...args: unknown[]) => unknown>;
+  const originals = { updateOne: proto.updateOne, bulkWrite: proto.bulkWrite };
+  for (const name of ['updateOne', 'bulkWrite'] as const) {
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      if ((this as { collectionName?: string }).collectionName === 'connector_list_counts') countWrites += 1;
+      return originals[name].apply(this, args);
+    };
+  }
   try {
     const n = 40;
     await Promise.all(Array.from({ length: n }, (_, i) => store.project(record(i + 1, 'created', i % 2 ? 'alice' : 'bob'))));
@@ -108,14 +110,14 @@ test('changes of one view at once share its count writes, and every count comes 
     t.deepEqual(await store.countByState(), { connected: n });
     t.is((await store.list({ limit: 1, createdBy: 'alice', state: 'connected' })).total_count, n / 2);
     t.deepEqual((await listAll(store, { state: 'created' }, 10)).ids, []);
-    // One at a time, each change wrote each of its 4 views' counts twice (mark, settle): 16 per
-    // connector. How many share a write depends on how the changes interleave, which a loaded
-    // machine spreads out (12.1 per connector in one CI run, 5.3 in another run of this file): any
-    // fewer than 16 shows they were grouped.
+    // One at a time, each change wrote its views' counts in two commands (the marks, the
+    // settles): 4 per connector. How many changes share a command depends on how they
+    // interleave, which a loaded machine spreads out: any fewer than 4 shows they were grouped.
     t.log(`count writes: ${countWrites} (${(countWrites / n).toFixed(1)} per connector)`);
-    t.true(countWrites < 16 * n, `the count writes were grouped (${countWrites})`);
+    t.true(countWrites < 4 * n, `the count writes were grouped (${countWrites})`);
+    t.true(countWrites > 0, 'the count writes were seen');
   } finally {
-    proto.updateOne = original;
+    Object.assign(proto, originals);
   }
 });
 

@@ -30,7 +30,7 @@ test.after.always(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const WRITES = new Set(['insertOne', 'insertMany', 'updateOne', 'updateMany', 'deleteOne', 'deleteMany', 'findOneAndUpdate', 'replaceOne']);
+const WRITES = new Set(['insertOne', 'insertMany', 'updateOne', 'updateMany', 'deleteOne', 'deleteMany', 'findOneAndUpdate', 'replaceOne', 'bulkWrite']);
 
 /**
  * A view of `db` whose process dies at its `cutAt`-th write: that write and every later call fail.
