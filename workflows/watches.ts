@@ -103,9 +103,9 @@ async function refreshLoop(ctx: WatchContext): Promise<void> {
 }
 
 /**
- * One refresh, racing the token's expiry: past it the connector is disconnected (not permanently)
- * until the refresh succeeds. `scheduledAt`: when the refresh loop meant it to run (the activity
- * measures its lag). `onFailure: 'report'` (a refresh the proxy asked for after a 401): a failure
+ * One refresh, racing the token's expiry once it has left its workflow task: past it the connector
+ * is disconnected (not permanently) until the refresh succeeds. `scheduledAt`: when the refresh
+ * loop meant it to run (the activity measures its lag). `onFailure: 'report'` (a refresh the proxy asked for after a 401): a failure
  * changes no state, since the proxy's refusal report that follows asks the user to authorize
  * anew; a grant found dead is dropped so that nobody tries it again. `expiryLosesConnection: false`:
  * the token expired before its renewal was due (the refresh floor), so its expiry says nothing
@@ -117,21 +117,21 @@ export async function refreshOnce(
 ): Promise<boolean> {
   const session = entity.data.oauth.session!;
   const inTask = patched(IN_TASK_REFRESH);
-  const refreshing = renewal(session, { connectorId: entity.data.init.id, owner: entity.data.init.createdBy, scheduledAt }, inTask);
-  const expiry = session.expiresAt ? Date.parse(session.expiresAt) - Date.now() : null;
+  const expiresAt = session.expiresAt ? Date.parse(session.expiresAt) : null;
+  const mayLoseConnection = expiresAt !== null && entity.state === 'connected' && expiryLosesConnection;
+  const expiredAtReport = onFailure === 'report' && expiresAt !== null && expiresAt <= Date.now();
+  const onExpired = async () => {
+    if (!isAllowed(entity.state, 'connection_lost')) return;
+    await commit('connection_lost', { actor: 'service', reason: 'the access token expired while the authorization server was unreachable; retrying', permanent: false });
+  };
+  const onLeaving = mayLoseConnection && !expiredAtReport && inTask && patched(EXPIRY_RACE_ON_LEAVING);
+  const leaving: Leaving | undefined = onLeaving ? (asActivity) => racedAgainstExpiry(expiresAt, asActivity, onExpired) : undefined;
+  const refreshing = renewal(session, { connectorId: entity.data.init.id, owner: entity.data.init.createdBy, scheduledAt }, inTask, leaving);
   // A token the MCP server refused after it expired (its renewal not due yet: the floor) is renewed
-  // here, and a failure changes no state: its expiry is no news either.
-  const expiredBeforeReport = onFailure === 'report' && expiry !== null && expiry <= 0 && patched(REFRESH_FLOOR);
-  if (expiry !== null && entity.state === 'connected' && expiryLosesConnection && !expiredBeforeReport) {
-    // The expiry's timer goes once the renewal is done: left running, it woke the workflow for nothing.
-    const race = new CancellationScope();
-    const expired = race.run(() => sleep(Math.max(0, expiry))).then(() => 'expired' as const, () => 'cancelled' as const);
-    const first = await Promise.race([refreshing.then(() => 'done' as const, () => 'done' as const), expired]);
-    if (first === 'done' && inTask) race.cancel();
-    if (first === 'expired' && isAllowed(entity.state, 'connection_lost')) {
-      await commit('connection_lost', { actor: 'service', reason: 'the access token expired while the authorization server was unreachable; retrying', permanent: false });
-    }
-  }
+  // here, and a failure changes no state: its expiry is no news either. Asked after the renewal
+  // started, and raced here, beside it, as histories from before 'expiry-race-on-leaving' did.
+  const expiredBeforeReport = expiredAtReport && patched(REFRESH_FLOOR);
+  if (mayLoseConnection && !expiredBeforeReport && !onLeaving) await raceExpiry(expiresAt, () => refreshing, inTask, onExpired);
   try {
     const tokens = await refreshing;
     entity.data.secrets.accessToken = tokens.accessToken;
@@ -167,11 +167,42 @@ export async function refreshOnce(
  */
 const IN_TASK_REFRESH = 'refresh-in-workflow-task';
 
+/**
+ * Since this patch, a renewal races its token's expiry only once it has left its workflow task, so
+ * one that ends in its task (nearly all) makes no timer and none of the race's promises. Histories
+ * from before started the race beside the renewal (its timer cancelled unsent when the renewal
+ * ended in its task) and replay that way: their commands differ from these only where the task
+ * was heartbeated while its call ran, which sends the timer early.
+ */
+const EXPIRY_RACE_ON_LEAVING = 'expiry-race-on-leaving';
+
+/**
+ * Runs `work` (started after the expiry's timer) against the token's expiry and, should the token
+ * expire first, `onExpired` (the connection is lost meanwhile). Over when the first of them is.
+ * `cancelUnused`: the timer goes once the renewal is done (left running, it woke the workflow for nothing).
+ */
+async function raceExpiry(expiresAt: number, work: () => Promise<unknown>, cancelUnused: boolean, onExpired: () => Promise<void>): Promise<void> {
+  const race = new CancellationScope();
+  const expired = race.run(() => sleep(Math.max(0, expiresAt - Date.now()))).then(() => 'expired' as const, () => 'cancelled' as const);
+  const first = await Promise.race([work().then(() => 'done' as const, () => 'done' as const), expired]);
+  if (first === 'done' && cancelUnused) race.cancel();
+  if (first === 'expired') await onExpired();
+}
+
+/** What a renewal runs when its try in the task failed: the same call as a regular activity, or that call raced against the expiry. */
+type Leaving = (asActivity: () => Promise<SealedTokens>) => Promise<SealedTokens>;
+
+async function racedAgainstExpiry(expiresAt: number, asActivity: () => Promise<SealedTokens>, onExpired: () => Promise<void>): Promise<SealedTokens> {
+  let answer!: Promise<SealedTokens>;
+  await raceExpiry(expiresAt, () => (answer = asActivity()), true, onExpired);
+  return answer;
+}
+
 /** Renews this grant: in the timer's workflow task first, as a regular activity when that try cannot finish there. */
-function renewal(session: Session, call: RenewalCall, inTask: boolean): Promise<SealedTokens> {
+function renewal(session: Session, call: RenewalCall, inTask: boolean, leaving: Leaving = (asActivity) => asActivity()): Promise<SealedTokens> {
   if (!inTask) return renew(regularRefresher, session, call);
   if (!patched(IN_TASK_TRY_ONCE)) return renew(inTaskRefresher, session, call);
-  return inTaskFirst(() => renew(inTaskTry, session, call), () => renew(regularRefresher, session, call));
+  return inTaskFirst(() => renew(inTaskTry, session, call), () => leaving(() => renew(regularRefresher, session, call)));
 }
 
 interface RenewalCall { connectorId: string; owner: string | null; scheduledAt: number | undefined }

@@ -118,6 +118,22 @@ test.serial('a quiet refresh costs one workflow task: the renewal runs in the ta
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
+// Timer ids are the workflow's own sequence numbers, and a timer made and dropped unsent in one task
+// still takes one: an expiry race set up beside each renewal left a gap between refresh timers.
+test.serial('a renewal that ends in its task makes no expiry timer: the refresh timers after the first renewal are numbered without gaps', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => tokens(1_500);
+  const { handle, id } = await authorized(1_500);
+  await until(() => (h.stubs.called('oauthRefresh').filter((c) => (c.input as { connectorId: string }).connectorId === id).length >= 3 ? true : undefined), 'three renewals');
+  const { events } = await handle.fetchHistory();
+  const firstRenewal = (events ?? []).findIndex(isRefresh);
+  const timers = (events ?? []).slice(firstRenewal)
+    .map((e) => e.timerStartedEventAttributes?.timerId).filter((timerId): timerId is string => Boolean(timerId)).map(Number);
+  t.log(`refresh timer ids: ${timers.join(', ')}`);
+  t.true(timers.length >= 2, 'two refresh timers after the first renewal');
+  t.deepEqual(timers.slice(1).map((n, i) => n - timers[i]!), timers.slice(1).map(() => 1));
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
 /** Whether the stub runs as a local activity (in a workflow task) or a regular one. */
 const where = () => (Context.current().info.isLocal ? 'in task' : 'activity');
 const placesOf = (name: string, id: string) => h.stubs.called(name)
@@ -147,6 +163,23 @@ test.serial('a renewal that cannot finish in its task runs again at once as a re
   await until(async () => ((await handle.query(routeQuery)).token === fresh.accessToken ? true : undefined), 'the new token on the route');
   t.is((await handle.query(viewQuery)).state, 'connected');
   t.is(recordOf(id)!.version, 4, 'no transition: nobody saw the try that left the task');
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('a renewal that left its task and is overtaken by the token\'s expiry: the connection is lost, not for good, and back when the renewal succeeds', async (t) => {
+  const { handle, id } = await authorized(1_500);
+  h.stubs.behaviour.oauthRefresh = marking(async (place) => {
+    if (place === 'in task') throw transientFailure();
+    // The activity's retry comes a second later, after the token's expiry (half a second away).
+    if (placesOf('oauthRefresh', id).filter((p) => p === 'activity').length === 1) throw transientFailure();
+    return tokens(3_600_000) as never;
+  }) as never;
+  await until(() => (trail(id).includes('disconnected>connected:service') ? true : undefined), 'the connection lost and back');
+  t.deepEqual(trail(id).slice(-2), ['connected>disconnected:service', 'disconnected>connected:service']);
+  t.deepEqual(placesOf('oauthRefresh', id), ['in task', 'activity', 'activity']);
+  const lost = h.stubs.events.get(id)!.at(-2)!;
+  t.regex(lost.reason ?? '', /expired while the authorization server was unreachable/);
+  t.is((await handle.query(viewQuery)).state, 'connected');
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 

@@ -83,6 +83,31 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
     await handle.executeUpdate(deleteUpdate, { args: [actor] });
     return handle;
   },
+  // Since renewals race their token's expiry only once they leave their task (patched
+  // 'expiry-race-on-leaving'): a renewal in its task, one that left it and ended before the expiry,
+  // one the expiry overtook (the connection lost, then back), and one in its task again.
+  async 'expiry-race-on-leaving'(h) {
+    let renewals = 0;
+    let activityTries = 0;
+    h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-race', 60_000);
+    h.stubs.behaviour.oauthComplete = async () => tokens(1_500);
+    h.stubs.behaviour.oauthRefresh = (async () => {
+      if (Context.current().info.isLocal) {
+        renewals += 1;
+        if (renewals === 2 || renewals === 3) throw transientFailure();
+        return tokens(1_500);
+      }
+      // The third renewal's first try as an activity fails: its retry, a second later, is past the expiry.
+      if (++activityTries === 2) throw transientFailure();
+      return tokens(1_500);
+    }) as never;
+    const handle = await h.start();
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, redirectUrl: 'http://127.0.0.1:1/done' }] });
+    await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-race', callback: 'sealed-callback' as never }] });
+    await until(() => (renewals >= 4 ? true : undefined), 'four renewals, two of which left their task');
+    await handle.executeUpdate(deleteUpdate, { args: [actor] });
+    return handle;
+  },
   async 'stdio-connect'(h) {
     let watches = 0;
     h.stubs.behaviour.watchWorkload = async () => (++watches === 1 ? sleep(500).then(() => ({ kind: 'exited', reason: 'the stdio server exited with code 1' }) as never) : Context.current().cancelled as never);
