@@ -14,10 +14,13 @@ import { toProblemError } from './temporal-errors';
 import { envPurpose, headerPurpose, type UpstreamBinding } from '../contract/upstream-inputs';
 import type { ConnectInputs } from '../catalog/connect-inputs';
 import { sealGrants } from './connect-grants';
+import { connectorQueue } from '../config/workflow-shards';
 
 export interface CommandDeps {
   temporal: Client;
   taskQueue: string;
+  /** How many task queues the workflows spread over (config/workflow-shards.ts); absent: 1, the base queue only. */
+  shards?: number;
   secrets: SecretBox;
   settings: ConnectorInit['settings'];
   /** Told after every connect, disconnect and delete, whatever its outcome. */
@@ -66,7 +69,7 @@ export class ConnectorCommands {
     };
     const start = new WithStartWorkflowOperation<typeof connectorWorkflow>('connectorWorkflow', {
       workflowId: connectorWorkflowId(id),
-      taskQueue: this.deps.taskQueue,
+      taskQueue: connectorQueue(this.deps.taskQueue, this.deps.shards ?? 1, id),
       args: [{ init }],
       workflowIdConflictPolicy: 'USE_EXISTING',
       // The owner where Temporal answers without a worker (describe): ownership decisions read it

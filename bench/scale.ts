@@ -131,7 +131,11 @@ const metricsOf = async (url: string) => samples(await (await fetch(`${url}/metr
 async function memoryFigures(service: ScaleService): Promise<string> {
   const [all, ...workers] = await Promise.all(service.urls().map(metricsOf));
   const mb = (name: string) => ((all!.find((s) => s.name === name)?.value ?? NaN) / 1048576).toFixed(0);
-  const cached = [all!, ...workers].map((of) => of.find((s) => s.name === 'temporal_sticky_cache_size')?.value ?? '?');
+  // One gauge per shard's worker (CONNECTOR__WORKFLOW_SHARDS): the process's cache is their sum.
+  const cached = [all!, ...workers].map((of) => {
+    const shards = of.filter((s) => s.name === 'temporal_sticky_cache_size');
+    return shards.length ? shards.reduce((sum, s) => sum + s.value, 0) : '?';
+  });
   return `V8 heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')} MB, external ${mb('nodejs_external_memory_bytes')} MB; workflows cached ${cached.join(' + ')}`;
 }
 

@@ -10,6 +10,7 @@ import { parsePresets, PresetConfigError } from '../catalog/presets';
 import { parseRegistryConfig, RegistryConfigError, type RegistryConfig } from '../catalog/registry-config';
 import type { Preset } from '../contract/schemas';
 import type { TaskSupport } from '../contract/tool-tasks';
+import { MAX_WORKFLOW_SHARDS } from './workflow-shards';
 import { ApprovalRulesSchema, type ApprovalRule } from '../contract/approvals';
 import { DEFAULT_MIN_REFRESH_INTERVAL_SECONDS, DEFAULT_REFRESH_SKEW_SECONDS } from '../contract/token-renewal';
 import { parseKey } from '../platform/secret-box';
@@ -69,6 +70,7 @@ export const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   CONNECTOR__TASK_QUEUE: z.string().min(1).default('connectors'),
+  CONNECTOR__WORKFLOW_SHARDS: z.coerce.number().int().min(1).max(MAX_WORKFLOW_SHARDS).default(1),
   // The names Temporal's own clients use (envconfig), so one set of variables serves both.
   TEMPORAL_TLS: bool.optional(),
   TEMPORAL_TLS_CLIENT_CERT_PATH: z.string().min(1).optional(),
@@ -171,7 +173,9 @@ export interface Config {
   dataDir: string;
   temporal: {
     address?: string; namespace: string; taskQueue: string; access: TemporalAccess;
-    /** Connector workflows a worker keeps in memory (the rest are replayed from history when they next run). */
+    /** Task queues the connector workflows spread over, each with a worker of its own (config/workflow-shards.ts). */
+    shards: number;
+    /** Connector workflows a worker process keeps in memory, all shards together (the rest are replayed from history when they next run). */
     maxCachedWorkflows: number;
     /**
      * The embedded dev server's Web UI (CONNECTOR__TEMPORAL_UI, default off). It has no sign-in and
@@ -363,7 +367,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): Config {
     baseUrl: baseUrlOf(e),
     dataDir: e.DATA_DIR,
     temporal: {
-      address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.CONNECTOR__TASK_QUEUE, access: temporalAccess(e),
+      address: e.TEMPORAL_ADDRESS, namespace: e.TEMPORAL_NAMESPACE, taskQueue: e.CONNECTOR__TASK_QUEUE, access: temporalAccess(e), shards: e.CONNECTOR__WORKFLOW_SHARDS,
       maxCachedWorkflows: e.CONNECTOR__MAX_CACHED_WORKFLOWS ?? cachedWorkflowsFor(e.CONNECTOR__WORKER_MEMORY_BUDGET_MB),
       webUi: e.CONNECTOR__TEMPORAL_UI,
     },

@@ -3,6 +3,7 @@
 // run one each.
 import os from 'node:os';
 import type { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
 import type { Config } from '../config/config';
 import type { Logger } from '../platform/logger';
 import type { SecretBox } from '../platform/secret-box';
@@ -20,7 +21,8 @@ import { sdkMetrics, type ProcessMetrics } from './metrics';
 import { temporalCheck, type Mongo } from './services';
 import type { SharedLimits } from './shared-limits';
 import type { Tracing } from './tracing';
-import { createWorker } from './worker-runtime';
+import { createWorkers } from './worker-runtime';
+import { assertNoStrandedShards } from './worker-shards';
 import { ensureRegistrySchedule } from './registry-schedule';
 import { startPeriodicPass } from './periodic-pass';
 import { openTemporal } from './services';
@@ -47,6 +49,12 @@ export { authenticatorOf, buildProxy, originPolicyOf } from './proxy-role';
 
 export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
   const { config } = deps;
+  const routesClient = await openTemporal(deps.temporalAddress, config.temporal.namespace, config.temporal.access);
+  // Before anything starts: a worker that would leave workflows unserved does not start at all.
+  await assertNoStrandedShards(routesClient, config.temporal.taskQueue, config.temporal.shards, deps.logger).catch(async (err: unknown) => {
+    await routesClient.connection.close();
+    throw err;
+  });
   const runtime = await createWorkloadRuntime(config.stdio, deps.logger, { callersEnabled: config.callers.enabled, stateDir: config.dataDir });
   const isConnected = async (id: string) => (await deps.mongo.store.get(id))?.state === 'connected';
   const reconciler = startReconciler(runtime, isConnected, config.stdio.kube.reconcileIntervalMs, deps.logger);
@@ -60,16 +68,16 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
   const catalogReload = startPeriodicPass({ pass: () => catalog.reload(), nothing: [], intervalMs: CATALOG_RELOAD_MS, logger: deps.logger, what: 'reloading the presets' });
   const fetch = createGuardedFetch(policyOf(config), { timeoutMs: config.connectTimeoutMs });
   // The tasks the service owns make their calls as the proxy relays them: routes from the connectors' workflows.
-  const routesClient = await openTemporal(deps.temporalAddress, config.temporal.namespace, config.temporal.access);
   const taskUpstream = new UpstreamClient({
     routes: workflowRoutes(routesClient, deps.secrets), policy: policyOf(config), logger: deps.logger,
     connectTimeoutMs: config.connectTimeoutMs, headersTimeoutMs: TASK_CALL_LIMIT_MS, pool: { maxSockets: config.upstreamMaxSockets },
   });
-  const { worker, connection, sdkMetricsUrl } = await createWorker({
+  const { workers, connection, sdkMetricsUrl } = await createWorkers({
     address: deps.temporalAddress,
     access: config.temporal.access,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
+    shards: config.temporal.shards,
     maxCachedWorkflows: config.temporal.maxCachedWorkflows,
     logger: deps.logger,
     tracing: deps.tracing,
@@ -109,11 +117,11 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
   const scheduler = config.registry ? await openTemporal(deps.temporalAddress, config.temporal.namespace, config.temporal.access) : null;
   if (scheduler) await ensureRegistrySchedule(scheduler, config.temporal.taskQueue, config.registry!.syncMinutes);
   deps.metrics?.extras.push(sdkMetrics(sdkMetricsUrl));
-  const running = worker.run();
+  const running = runAll(workers);
   return {
     running,
-    /** For the worker's /readyz: polling Temporal's task queue. */
-    isRunning: () => worker.getState() === 'RUNNING',
+    /** For the worker's /readyz: polling every shard's task queue. */
+    isRunning: () => workers.every((worker) => worker.getState() === 'RUNNING'),
     /** Whether its stdio servers share this machine's network (and reach its loopback). */
     stdioSharesHostNetwork: runtime.sharesHostNetwork,
     async stop() {
@@ -121,7 +129,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       await sweeper.stop();
       await catalogReload.stop();
       await listRepair.stop();
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await running.catch(() => undefined);
       await connection.close();
       taskUpstream.destroy();
@@ -130,6 +138,14 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       await runtime.close();
     },
   };
+}
+
+/** Every shard's worker until all have stopped; when one fails, the others are shut down too (the process is then not ready). */
+async function runAll(workers: Worker[]): Promise<void> {
+  await Promise.all(workers.map((worker) => worker.run().catch((err: unknown) => {
+    for (const other of workers) if (other.getState() === 'RUNNING') other.shutdown();
+    throw err;
+  })));
 }
 
 /** The REST API and a `close` for the connection its readiness check keeps. */
@@ -146,6 +162,7 @@ export function buildApi(deps: RoleDeps & {
   const commands = new ConnectorCommands({
     temporal: deps.temporal,
     taskQueue: config.temporal.taskQueue,
+    shards: config.temporal.shards,
     secrets: deps.secrets,
     onChanged: deps.onChanged,
     settings: {

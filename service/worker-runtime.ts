@@ -1,4 +1,5 @@
-// The Temporal worker: the connector workflow plus the activities built from real dependencies.
+// The Temporal workers: one per shard of the connector workflows (config/workflow-shards.ts), each the
+// connector workflow plus the activities built from real dependencies, made once and shared.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
@@ -11,6 +12,7 @@ import { bundleWorkflowsApart } from './bundle-workflows';
 import { assertHeapHoldsCache } from './heap-fit';
 import { installSdkRuntime } from './sdk-runtime';
 import { temporalConnectOptions } from './services';
+import { shardQueues } from '../config/workflow-shards';
 import type { Tracing } from './tracing';
 
 const bundles = new Map<boolean, Promise<WorkflowBundleOption>>();
@@ -27,7 +29,7 @@ const prebuilt = (traced: boolean) => fileURLToPath(new URL(`./${workflowBundleN
  * tracing, the bundle holding the Temporal workflow interceptors; without, the one that has
  * none, so that workflows make no spans when traces are off.
  */
-function workflowBundle(traced: boolean): Promise<WorkflowBundleOption> {
+function bundleFor(traced: boolean): Promise<WorkflowBundleOption> {
   if (existsSync(prebuilt(traced))) return Promise.resolve({ codePath: prebuilt(traced) });
   let bundle = bundles.get(traced);
   if (!bundle) {
@@ -41,8 +43,11 @@ export interface WorkerOptions {
   address: string;
   access?: TemporalAccess;
   namespace: string;
+  /** The base task queue: shard 0's, and the tool tasks' and registry sync's (config/workflow-shards.ts). */
   taskQueue: string;
-  /** The workflow cache's size: the worker's memory is bounded by it, not by the number of connectors. */
+  /** One worker per shard, each serving its own task queue. */
+  shards: number;
+  /** The workflow cache's size, all shards together: the worker's memory is bounded by it, not by the number of connectors. */
   maxCachedWorkflows: number;
   activities: ActivityDeps;
   /** The registry sync's activities (CONNECTOR__REGISTRY_URL); absent: they refuse. */
@@ -52,20 +57,40 @@ export interface WorkerOptions {
   tracing?: Tracing | null;
 }
 
-export async function createWorker(options: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection; sdkMetricsUrl: string }> {
-  assertHeapHoldsCache(options.maxCachedWorkflows);
+export interface ShardWorkers {
+  /** Shard 0's first. */
+  workers: Worker[];
+  connection: NativeConnection;
+  sdkMetricsUrl: string;
+}
+
+export async function createWorkers(options: WorkerOptions): Promise<ShardWorkers> {
+  const cachePerShard = Math.max(1, Math.ceil(options.maxCachedWorkflows / options.shards));
+  // Each shard's cache lives in its own workflow thread's isolate, whose heap limit is the process's.
+  assertHeapHoldsCache(cachePerShard);
   const sdkMetricsUrl = await installSdkRuntime(options.logger);
   const connection = await NativeConnection.connect(temporalConnectOptions(options.address, options.access));
-  const worker = await Worker.create({
-    connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    workflowBundle: await workflowBundle(Boolean(options.tracing)),
-    activities: {
-      ...createActivities(options.activities),
-      ...(options.registry ? createRegistryActivities(options.registry) : unconfiguredRegistryActivities()),
-    },
-    ...(options.tracing ? options.tracing.worker : {}),
+  const workflowBundle = await bundleFor(Boolean(options.tracing));
+  // Made once and shared: the in-task admission's per-owner counts and the activities' pools are the process's, whatever the shard.
+  const activities = {
+    ...createActivities(options.activities),
+    ...(options.registry ? createRegistryActivities(options.registry) : unconfiguredRegistryActivities()),
+  };
+  const workers: Worker[] = [];
+  try {
+    for (const taskQueue of shardQueues(options.taskQueue, options.shards)) {
+      workers.push(await Worker.create({ ...workerSettings(cachePerShard), connection, namespace: options.namespace, taskQueue, workflowBundle, activities, ...(options.tracing ? options.tracing.worker : {}) }));
+    }
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+  return { workers, connection, sdkMetricsUrl };
+}
+
+/** What every shard's worker is given besides its queue. */
+function workerSettings(maxCachedWorkflows: number) {
+  return {
     // All pollers also serve the normal queue: bursts of new workflows no longer wait for a
     // sticky poller (measured: ~2x connectors/s on the dev server, see toolchain notes).
     nonStickyToStickyPollRatio: 1,
@@ -73,14 +98,15 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     // worker may take it: Temporal's default (10 s) is how long a connect waited when that worker
     // had died. A live worker polls its queue all the time, so a second is plenty for it.
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
-    maxCachedWorkflows: options.maxCachedWorkflows,
+    maxCachedWorkflows,
     // A workflow task's timeout (2 s, api/connector-commands.ts) runs from the moment the worker
     // takes it, and the workflow thread runs activations one after another: tasks taken beyond
     // what it finishes in 2 s time out, and the next attempt replays them and runs their in-task
     // refresh or probe again. With the SDK's 40, 2,000 OAuth connectors on 2 cores ran each refresh
     // three times (1,480 timed-out tasks in 6.5 minutes); with 16, 15 timed out; with 8, none, and
     // connects went no slower (docs/scale.md). Tasks not taken wait on the server, with no timeout.
-    maxConcurrentWorkflowTaskExecutions: Math.min(MAX_CONCURRENT_WORKFLOW_TASKS, options.maxCachedWorkflows),
+    // Each shard's worker has a workflow thread of its own, and so its own 8.
+    maxConcurrentWorkflowTaskExecutions: Math.min(MAX_CONCURRENT_WORKFLOW_TASKS, maxCachedWorkflows),
     // An activity that waits on someone else's server holds its slot as long, and the record and
     // audit writes of every owner take slots from the same pool. With the SDK's 100, one owner's
     // connectors (100 by default, CONNECTOR__MAX_CONNECTORS_PER_OWNER) pointed at a server that
@@ -89,6 +115,5 @@ export async function createWorker(options: WorkerOptions): Promise<{ worker: Wo
     // a socket and a few kilobytes.
     maxConcurrentActivityTaskExecutions: MAX_CONCURRENT_ACTIVITIES,
     shutdownGraceTime: '5s',
-  });
-  return { worker, connection, sdkMetricsUrl };
+  } as const;
 }

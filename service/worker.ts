@@ -25,7 +25,7 @@ await runProcess('worker', { mongo: true }, async (config, logger, tracing) => {
   // port then, and must not take this one.
   const port = await listen(server, config.port, config.host);
   worker = await startWorkerRole({ config, logger, secrets: secretBox(config.encryptionKey), mongo, temporalAddress: config.temporal.address!, metrics, tracing });
-  logger.info({ taskQueue: config.temporal.taskQueue, port }, 'worker running');
+  logger.info({ taskQueue: config.temporal.taskQueue, shards: config.temporal.shards, port }, 'worker running');
   return async () => {
     await closeServer(server);
     await metricsServing.close();

@@ -165,8 +165,9 @@ export class ListCounts {
    * marks alone (which match always, or make their document) go as another, beside it.
    */
   private async apply(statements: Statement[]): Promise<number> {
-    const [matched] = await Promise.all([this.update(statements.filter((s) => !s.upsert)), this.upsert(statements.filter((s) => s.upsert))]);
-    return matched + statements.filter((s) => s.upsert).length;
+    const upserts = statements.filter((s) => s.upsert);
+    const [matched] = await Promise.all([this.update(statements.filter((s) => !s.upsert)), this.upsert(upserts)]);
+    return matched + upserts.length;
   }
 
   /** One command (a lone statement as a single update: the driver's bulk path costs more); answers how many matched. */

@@ -164,6 +164,12 @@ test('the workflow cache is sized from the worker memory budget, or given', (t) 
   t.throws(() => loadConfig({ CONNECTOR__WORKER_MEMORY_BUDGET_MB: 'lots' }), { message: /CONNECTOR__WORKER_MEMORY_BUDGET_MB/ });
 });
 
+test('the connector workflows stay on one task queue unless shards are asked for, and no more than 16', (t) => {
+  t.is(loadConfig({}).temporal.shards, 1);
+  t.is(loadConfig({ CONNECTOR__WORKFLOW_SHARDS: '4' }).temporal.shards, 4);
+  for (const bad of ['0', '17', '2.5', 'many']) t.throws(() => loadConfig({ CONNECTOR__WORKFLOW_SHARDS: bad }), { message: /CONNECTOR__WORKFLOW_SHARDS/ }, bad);
+});
+
 test('traces are off without an OTLP endpoint, and read from the OpenTelemetry variables with one', (t) => {
   t.is(loadConfig({}).tracing, null);
   t.is(loadConfig({ OTEL_SERVICE_NAME: 'x', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing, null, 'no endpoint, no SDK');

@@ -58,6 +58,9 @@ test.before(async () => {
     CONNECTOR__RATE_LIMIT_PER_OWNER: `${RATE.perSecond}/s,burst=${RATE.burst}`,
     CONNECTOR__MAX_STREAMS_PER_OWNER: String(STREAM_CAP),
     CONNECTOR__AUTH_TIMEOUT_SECONDS: '120',
+    // Connectors spread over two task queues, both served by each worker replica: a worker killed
+    // below leaves both shards to the other (config/workflow-shards.ts).
+    CONNECTOR__WORKFLOW_SHARDS: '2',
   });
 });
 

@@ -9,6 +9,7 @@ import { MongoClient } from 'mongodb';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { ConnectorStore } from '../../store/connector-store';
+import { watchedDatabase } from '../helpers/watched-database';
 
 let dataDir: string;
 let server: FerretDbServer;
@@ -61,11 +62,8 @@ test.serial('appending events again (a retried write) keeps one of each, in orde
 
 /** A store whose client records the commands it sends to `database`, in order. */
 async function watchedStore(t: ExecutionContext, database: string) {
-  const watched = await MongoClient.connect(server.uri, { monitorCommands: true });
-  t.teardown(() => watched.close());
-  const commands: string[] = [];
-  watched.on('commandStarted', (e) => { if (e.databaseName === database) commands.push(e.commandName); });
-  return { store: new ConnectorStore(watched.db(database)), commands };
+  const { db, commands } = await watchedDatabase(t, server.uri, database);
+  return { store: new ConnectorStore(db), commands };
 }
 
 const owned = (id: string, version: number, state: ConnectorRecord['state']): ConnectorRecord => ({ ...view(id, 1, state), created_by: 'alice', version });

@@ -6,10 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { MongoClient } from 'mongodb';
 import { createLogger } from '../../platform/logger';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
 import { ListCounts, isExact, writerKey } from '../../store/list-counts';
+import { watchedDatabase } from '../helpers/watched-database';
 
 let dataDir: string;
 let server: FerretDbServer;
@@ -28,11 +28,8 @@ const WRITER = 'worker-a:8080';
 
 /** Counts on a client that records the commands sent to `database`. */
 async function watchedCounts(t: ExecutionContext, database: string) {
-  const client = await MongoClient.connect(server.uri, { monitorCommands: true });
-  t.teardown(() => client.close());
-  const commands: string[] = [];
-  client.on('commandStarted', (e) => { if (e.databaseName === database) commands.push(e.commandName); });
-  return { counts: new ListCounts(client.db(database)), commands };
+  const { db, commands } = await watchedDatabase(t, server.uri, database);
+  return { counts: new ListCounts(db), commands };
 }
 
 test.serial('the marks of four views that arrive together are one update, and so are their settles', async (t) => {

@@ -118,22 +118,6 @@ test.serial('a quiet refresh costs one workflow task: the renewal runs in the ta
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
-// Timer ids are the workflow's own sequence numbers, and a timer made and dropped unsent in one task
-// still takes one: an expiry race set up beside each renewal left a gap between refresh timers.
-test.serial('a renewal that ends in its task makes no expiry timer: the refresh timers after the first renewal are numbered without gaps', async (t) => {
-  h.stubs.behaviour.oauthRefresh = async () => tokens(1_500);
-  const { handle, id } = await authorized(1_500);
-  await until(() => (h.stubs.called('oauthRefresh').filter((c) => (c.input as { connectorId: string }).connectorId === id).length >= 3 ? true : undefined), 'three renewals');
-  const { events } = await handle.fetchHistory();
-  const firstRenewal = (events ?? []).findIndex(isRefresh);
-  const timers = (events ?? []).slice(firstRenewal)
-    .map((e) => e.timerStartedEventAttributes?.timerId).filter((timerId): timerId is string => Boolean(timerId)).map(Number);
-  t.log(`refresh timer ids: ${timers.join(', ')}`);
-  t.true(timers.length >= 2, 'two refresh timers after the first renewal');
-  t.deepEqual(timers.slice(1).map((n, i) => n - timers[i]!), timers.slice(1).map(() => 1));
-  await handle.executeUpdate(deleteUpdate, { args: [actor] });
-});
-
 /** Whether the stub runs as a local activity (in a workflow task) or a regular one. */
 const where = () => (Context.current().info.isLocal ? 'in task' : 'activity');
 const placesOf = (name: string, id: string) => h.stubs.called(name)
@@ -148,6 +132,22 @@ function marking<T>(answer: (place: string) => Promise<T>) {
     return answer(place);
   };
 }
+
+// Timer ids are the workflow's own sequence numbers, and a timer made and dropped unsent in one task
+// still takes one: an expiry race set up beside each renewal left a gap between refresh timers.
+test.serial('a renewal that ends in its task makes no expiry timer: the refresh timers after the first renewal are numbered without gaps', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => tokens(1_500);
+  const { handle, id } = await authorized(1_500);
+  await until(() => (placesOf('oauthRefresh', id).length >= 3 ? true : undefined), 'three renewals');
+  const { events } = await handle.fetchHistory();
+  const firstRenewal = (events ?? []).findIndex(isRefresh);
+  const timers = (events ?? []).slice(firstRenewal)
+    .map((e) => e.timerStartedEventAttributes?.timerId).filter((timerId): timerId is string => Boolean(timerId)).map(Number);
+  t.log(`refresh timer ids: ${timers.join(', ')}`);
+  t.true(timers.length >= 2, 'two refresh timers after the first renewal');
+  t.deepEqual(timers.slice(1).map((n, i) => n - timers[i]!), timers.slice(1).map(() => 1));
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
 
 test.serial('a renewal that cannot finish in its task runs again at once as a regular activity; the connector keeps its new token', async (t) => {
   const fresh = tokens(3_600_000) as unknown as { accessToken: string };

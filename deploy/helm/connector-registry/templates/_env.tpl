@@ -11,6 +11,7 @@
 - { name: TEMPORAL_ADDRESS, value: {{ .Values.temporal.address | quote }} }
 - { name: TEMPORAL_NAMESPACE, value: {{ .Values.temporal.namespace | quote }} }
 - { name: CONNECTOR__TASK_QUEUE, value: {{ .Values.temporal.taskQueue | quote }} }
+- { name: CONNECTOR__WORKFLOW_SHARDS, value: {{ .Values.temporal.workflowShards | quote }} }
 {{- if .Values.temporal.tls.enabled }}
 - { name: TEMPORAL_TLS, value: "true" }
 {{- with .Values.temporal.tls.existingSecret }}
