@@ -129,7 +129,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       await sweeper.stop();
       await catalogReload.stop();
       await listRepair.stop();
-      for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+      shutdownAll(workers);
       await running.catch(() => undefined);
       await connection.close();
       taskUpstream.destroy();
@@ -143,9 +143,13 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
 /** Every shard's worker until all have stopped; when one fails, the others are shut down too (the process is then not ready). */
 async function runAll(workers: Worker[]): Promise<void> {
   await Promise.all(workers.map((worker) => worker.run().catch((err: unknown) => {
-    for (const other of workers) if (other.getState() === 'RUNNING') other.shutdown();
+    shutdownAll(workers);
     throw err;
   })));
+}
+
+function shutdownAll(workers: Worker[]): void {
+  for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
 }
 
 /** The REST API and a `close` for the connection its readiness check keeps. */
