@@ -9,7 +9,8 @@
 // state, owner, owner+state), GET by id p99, the first Update to an evicted workflow against a
 // cached one (its replay), the refresh lag distribution, and the refreshes across a restart of
 // the service (worker included) in the middle, with the CPU per refresh of each part of the
-// stack before the restart and after it (its cache empty: every first refresh a replay). Traffic stays on 127.0.0.1. BENCH_MEMORY_ONLY=1
+// stack before the restart and after it (its cache empty: every first refresh a replay), and for each 10 s of
+// both windows the cores used and the refreshes made on time. Traffic stays on 127.0.0.1. BENCH_MEMORY_ONLY=1
 // stops after the memory figures (to compare CONNECTOR__WORKER_MEMORY_BUDGET_MB or
 // CONNECTOR__MAX_CACHED_WORKFLOWS settings, which the run passes on to the service); BENCH_LISTS_ONLY=1
 // after the lists and the replay.
@@ -148,6 +149,29 @@ async function watchingMemory(pid: number, ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
   clearInterval(timer);
   console.log(`  node RSS each minute meanwhile (MB): ${samples.join(', ')}`);
+}
+
+const SLICE_S = 10;
+
+/**
+ * Waits `ms` as watchingMemory does, and prints for each 10 s of it the cores the service used and
+ * the refreshes it made (how many within 5 s of schedule): whether late refreshes came with the
+ * CPU used up (more work than the cores do) or with CPU to spare (something waited).
+ */
+async function watchingSlices(service: ScaleService, ms: number): Promise<void> {
+  const cpuSeconds = () => Object.values(service.cpu()).reduce((a, b) => a + b, 0);
+  const slices: string[] = [];
+  let [cpu, refreshes, at] = [cpuSeconds(), await refreshFigures(service.urls()), performance.now()];
+  const sampling = (async () => {
+    for (let left = ms; left > 0; left -= SLICE_S * 1000) {
+      await new Promise((r) => setTimeout(r, Math.min(left, SLICE_S * 1000)));
+      const [cpu1, refreshes1, at1] = [cpuSeconds(), await refreshFigures(service.urls()), performance.now()];
+      slices.push(`${((cpu1 - cpu) / ((at1 - at) / 1000)).toFixed(2)} ${refreshes1.count - refreshes.count}/${refreshes1.within5 - refreshes.within5}`);
+      [cpu, refreshes, at] = [cpu1, refreshes1, at1];
+    }
+  })();
+  await Promise.all([watchingMemory(service.embedded.child.pid!, ms), sampling]);
+  console.log(`  each ${SLICE_S} s: cores used, refreshes/within 5 s: ${slices.join(', ')}`);
 }
 
 /** The refresh lag histogram and outcomes from /metrics (counters start at 0 in a new process). */
@@ -344,7 +368,7 @@ async function main(): Promise<void> {
     // refresh is read over that window.
     const waitMs = Math.max(TTL_S * 1000, connectedAt + TTL_S * 1000 - Date.now()) + 5_000;
     console.log(`waiting ${(waitMs / 1000).toFixed(0)} s for a token lifetime of refreshes...`);
-    await refreshCpu(service, () => watchingMemory(service.embedded.child.pid!, waitMs));
+    await refreshCpu(service, () => watchingSlices(service, waitMs));
     const before = await refreshFigures(service.urls());
     outcome.before = before;
     console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}; the authorization server's refusals ${JSON.stringify(world.refusals())}`);
@@ -357,7 +381,7 @@ async function main(): Promise<void> {
     service = await startScaleService(serviceOptions);
     const downS = (performance.now() - down) / 1000;
     console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s`);
-    await refreshCpu(service, () => watchingMemory(service.embedded.child.pid!, TTL_S * 1000 + 10_000));
+    await refreshCpu(service, () => watchingSlices(service, TTL_S * 1000 + 10_000));
     const afterRestart = await refreshFigures(service.urls());
     const states = await statesOf(api, oauthIds);
     console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}; the authorization server's refusals so far ${JSON.stringify(world.refusals())}`);
