@@ -378,9 +378,10 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, (TTL_S * 1000) / 3));
     const down = performance.now();
     await service.stop();
+    const stoppedS = (performance.now() - down) / 1000;
     service = await startScaleService(serviceOptions);
     const downS = (performance.now() - down) / 1000;
-    console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s`);
+    console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s (stopped in ${stoppedS.toFixed(1)} s)`);
     await refreshCpu(service, () => watchingSlices(service, TTL_S * 1000 + 10_000));
     const afterRestart = await refreshFigures(service.urls());
     const states = await statesOf(api, oauthIds);
