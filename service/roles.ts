@@ -152,10 +152,12 @@ function shutdownAll(workers: Worker[]): void {
   for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
 }
 
-/** The REST API and a `close` for the connection its readiness check keeps. */
-/** `onChanged` hears of every connector the API has just changed (a proxy in the same process). */
-/** Connectors by state are counted here, in the process that serves the projection (not the worker's too, which would count them twice). */
-/** `limits`: the per-owner rate shared with the other processes (absent: this process's own). */
+/**
+ * The REST API and a `close` for the connection its readiness check keeps. `onChanged` hears of
+ * every connector the API has just changed (a proxy in the same process); `limits` is the per-owner
+ * rate shared with the other processes (absent: this process's own). Connectors by state are counted
+ * here, in the process that serves the projection (not the worker's too, which would count them twice).
+ */
 export function buildApi(deps: RoleDeps & {
   mongo: Mongo; temporal: Client; temporalAddress: string; onChanged?: (connectorId: string) => void; onToolsetChanged?: (toolsetId: string) => void; limits?: SharedLimits;
 }) {
