@@ -2,6 +2,10 @@
 // command lines, so ask the OS for them and release them just before the children bind them.
 import { createServer, type Server } from 'node:net';
 
+/** The ports the embedded stack's servers prefer, so their addresses are the familiar ones. */
+export const USUAL_PORTS = { temporal: 7233, temporalUi: 8233, mongodb: 27017 } as const;
+const USUAL_PORT_NUMBERS = new Set<number>(Object.values(USUAL_PORTS));
+
 export async function freePorts(count: number, host = '127.0.0.1'): Promise<number[]> {
   // All listeners stay open until every port is known, so the numbers are distinct.
   const servers = await Promise.all(Array.from({ length: count }, () => listenOn(0, host)));
@@ -21,11 +25,13 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
  * metrics exporter), or only after other servers have started (a test's stack, which binds PORT
  * once its Temporal and FerretDB are up). The ports `freePort` hands out, released before their
  * owner binds them, and every outgoing connection come from the ephemeral range, so none of them
- * takes such a port in that window.
+ * takes such a port in that window. The servers' usual ports are never handed out: a stack
+ * started next would take its FerretDB's 27017 first and then fail to bind PORT there (CI saw it).
  */
-export async function freePortBelowEphemeral(host = '127.0.0.1'): Promise<number> {
+export async function freePortBelowEphemeral(host = '127.0.0.1', pick = randomPortBelowEphemeral): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const port = pick();
+    if (USUAL_PORT_NUMBERS.has(port)) continue;
     const server = await listenOn(port, host).catch(() => null);
     if (!server) continue; // taken: try another
     await new Promise((resolve) => server.close(resolve));
@@ -33,6 +39,8 @@ export async function freePortBelowEphemeral(host = '127.0.0.1'): Promise<number
   }
   return freePort(host);
 }
+
+const randomPortBelowEphemeral = () => 20_000 + Math.floor(Math.random() * 12_000);
 
 export async function portOrFree(port: number | undefined, host = '127.0.0.1'): Promise<number> {
   return port ? port : freePort(host);
@@ -60,7 +68,7 @@ export async function retryOnPortConflict<T>(start: () => Promise<T>, attempts =
   }
 }
 
-/** The preferred port when nothing listens on it (the usual 7233, 27017...), else any free port. */
+/** The preferred port (one of USUAL_PORTS) when nothing listens on it, else any free port. */
 export async function preferredOrFree(preferred: number, host = '127.0.0.1'): Promise<number> {
   try {
     const server = await listenOn(preferred, host);

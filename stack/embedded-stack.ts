@@ -10,7 +10,7 @@ import { startFerretDb } from './servers/ferretdb-server';
 import { serverBinaries } from './server-binaries';
 import { ensurePrivateDir } from '../service/private-files';
 import { onFreePorts } from './preferred-port';
-import { preferredOrFree } from '../service/free-port';
+import { preferredOrFree, USUAL_PORTS } from '../service/free-port';
 import { logReach } from './servers/reach-line';
 import { startTemporalDevServer } from './servers/temporal-dev-server';
 import { closeServer, createHttpServer, listen } from '../service/http-server';
@@ -71,13 +71,13 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
       ? null
       : await onFreePorts(async (fallback) => startTemporalDevServer({
           dataDir, headless: options.headless ?? !config.temporal.webUi, log: logger, binary: binaries.temporal,
-          port: fallback ? 0 : await preferredOrFree(options.temporalPort ?? 7233),
-          uiPort: fallback ? 0 : await preferredOrFree(options.temporalUiPort ?? 8233),
+          port: fallback ? 0 : await preferredOrFree(options.temporalPort ?? USUAL_PORTS.temporal),
+          uiPort: fallback ? 0 : await preferredOrFree(options.temporalUiPort ?? USUAL_PORTS.temporalUi),
         }));
     if (temporalServer) stops.push(() => temporalServer.stop());
     const ferret = config.mongo.uri
       ? null
-      : await onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? 27017), log: logger, binary: binaries.ferretdb }));
+      : await onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? USUAL_PORTS.mongodb), log: logger, binary: binaries.ferretdb }));
     if (ferret) stops.push(() => ferret.stop());
     const temporalAddress = config.temporal.address ?? temporalServer!.address;
     const mongoUri = config.mongo.uri ?? ferret!.uri;

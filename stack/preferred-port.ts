@@ -1,4 +1,4 @@
-// The embedded stack prefers the servers' usual ports (7233, 8233, 27017) so their addresses
+// The embedded stack prefers the servers' usual ports (USUAL_PORTS) so their addresses
 // are familiar, but never fails because something else holds one.
 import { isPortConflict } from '../service/free-port';
 
