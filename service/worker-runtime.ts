@@ -82,10 +82,25 @@ export async function createWorkers(options: WorkerOptions): Promise<ShardWorker
       workers.push(await Worker.create({ ...workerSettings(cachePerShard), connection, namespace: options.namespace, taskQueue, workflowBundle, activities, ...(options.tracing ? options.tracing.worker : {}) }));
     }
   } catch (err) {
-    await connection.close();
+    // The cause is what the process reports: a failure to let go of the connection must not replace it.
+    await releaseUnrun(workers).then(() => connection.close()).catch((closing: unknown) => {
+      options.logger.warn({ err: closing }, 'the Temporal connection of workers that failed to start did not close');
+    });
     throw err;
   }
   return { workers, connection, sdkMetricsUrl };
+}
+
+/**
+ * Lets go of workers made but never run: the connection refuses to close while any holds it, and
+ * running one and shutting it down at once is the SDK's only way to release it.
+ */
+export async function releaseUnrun(workers: Worker[]): Promise<void> {
+  await Promise.all(workers.map((worker) => {
+    const running = worker.run();
+    worker.shutdown();
+    return running;
+  }));
 }
 
 /** What every shard's worker is given besides its queue. */
