@@ -8,6 +8,7 @@ import { access, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../../platform/logger';
+import { aptGet } from './apt-get';
 import { cacheRoot } from './cache-dir';
 import { findOnPath, isExecutableFile } from './executable';
 
@@ -68,7 +69,7 @@ async function fetchDebianChromium(root: string, log: Logger): Promise<void> {
   try {
     const debs = join(work, 'debs');
     await mkdir(debs);
-    await exec('apt-get', ['download', '-qq', ...packages], { cwd: debs, maxBuffer: 16 * 1024 * 1024 });
+    await aptGet(['download', '-qq', ...packages], { log, cwd: debs });
     const tree = join(work, 'root');
     for (const deb of await readdir(debs)) await exec('dpkg-deb', ['-x', join(debs, deb), tree]);
     const { path, env } = cached(tree, 'fetched');
@@ -90,7 +91,7 @@ async function missingDependencies(log: Logger): Promise<string[]> {
   if (depends.length === 0 && process.getuid?.() === 0) {
     // A fresh Debian machine has no package lists yet.
     log.info('no package lists: running apt-get update');
-    await exec('apt-get', ['update', '-qq']);
+    await aptGet(['update', '-qq'], { log });
     depends = await aptDepends();
   }
   if (depends.length === 0) throw missing('apt knows no package "chromium" (run apt-get update as root first)');

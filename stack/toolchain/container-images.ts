@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { detectContainerEngine, type ContainerEngine } from '../../activities/workloads/container-engine';
 import type { Logger } from '../../platform/logger';
+import { aptGet } from './apt-get';
 import { withFileLock } from './build-lock';
 import { cacheRoot } from './cache-dir';
 import { locateNode24 } from './node24';
@@ -34,10 +35,8 @@ export async function locateContainerEngine(options: { log: Logger }): Promise<E
     return { engine: null, reason: 'neither podman nor Docker answers, and podman can only be installed here as root on Debian (apt-get install podman runc)' };
   }
   options.log.info('installing podman and runc from Debian packages (about 40 s)');
-  await exec('apt-get', ['update', '-qq'], { maxBuffer: 64 * 1024 * 1024 });
-  await exec('apt-get', ['install', '-y', '-qq', 'podman', 'runc', 'mmdebstrap'], {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, maxBuffer: 64 * 1024 * 1024,
-  });
+  await aptGet(['update', '-qq'], options);
+  await aptGet(['install', '-y', '-qq', 'podman', 'runc', 'mmdebstrap'], options);
   if (!existsSync('/etc/containers/containers.conf')) {
     await mkdir('/etc/containers', { recursive: true });
     await writeFile('/etc/containers/containers.conf', CONTAINERS_CONF);

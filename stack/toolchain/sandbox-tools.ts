@@ -2,14 +2,12 @@
 // runtime's sandbox), slirp4netns, nftables and iproute2 (the filtered egress networks of local
 // servers and podman containers). util-linux (setpriv, unshare, nsenter) is always there. Installed
 // where this user may (root on Debian), as podman is; elsewhere the tests that need them say so.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { promisify } from 'node:util';
 import type { Logger } from '../../platform/logger';
 import { systemProgram } from '../../activities/workloads/system-program';
+import { aptGet } from './apt-get';
 import { toolchainVariable } from './toolchain-env';
 
-const exec = promisify(execFile);
 /** Each program, and the Debian package it comes in. */
 export const SANDBOX_PACKAGES = { bwrap: 'bubblewrap', slirp4netns: 'slirp4netns', nft: 'nftables', ip: 'iproute2' } as const;
 
@@ -24,12 +22,11 @@ export async function locateSandboxTools(options: { log: Logger }): Promise<Sand
     return { source: 'skipped', path: `missing ${packages.join(', ')} (apt-get install ${packages.join(' ')}, as root)` };
   }
   options.log.info({ packages }, 'installing the stdio sandbox\'s tools from Debian packages');
-  await exec('apt-get', ['install', '-y', '-qq', '-o', 'DPkg::Lock::Timeout=120', ...packages], {
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, maxBuffer: 64 * 1024 * 1024,
-  }).catch(async () => {
+  const log = options.log;
+  await aptGet(['install', '-y', '-qq', ...packages], { log }).catch(async () => {
     // Package lists may be missing on a fresh machine.
-    await exec('apt-get', ['update', '-qq'], { maxBuffer: 64 * 1024 * 1024 });
-    await exec('apt-get', ['install', '-y', '-qq', ...packages], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }, maxBuffer: 64 * 1024 * 1024 });
+    await aptGet(['update', '-qq'], { log });
+    await aptGet(['install', '-y', '-qq', ...packages], { log });
   });
   const after = missing();
   if (after.length > 0) return { source: 'skipped', path: `still missing after install: ${after.map(([p]) => p).join(', ')}` };
