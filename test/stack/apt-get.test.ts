@@ -18,6 +18,7 @@ async function holdPackageDatabase() {
   const exited = new Promise((resolve) => holder.once('exit', resolve));
   const log = createLogger('apt-get-test', 'silent');
   for (;;) {
+    if (holder.exitCode !== null) throw new Error(`dpkg --set-selections exited with ${holder.exitCode} before holding the lock`);
     const refused = await aptGet(['check', '-qq'], { log, lockWaitMs: 0 }).then(() => false, (err: { stderr?: string }) => /lock/.test(err.stderr ?? ''));
     if (refused) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
