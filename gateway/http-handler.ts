@@ -9,6 +9,7 @@ import type { RequestCheck } from './gateway-auth';
 import type { LazyModernEndpoint } from './lazy-modern';
 import { mightBeModern } from './modern-wire';
 import type { Router } from './router';
+import { onceClosed } from '../platform/response-closed';
 
 export interface GatewayHealth {
   ok: boolean;
@@ -84,7 +85,7 @@ async function mcp(deps: HttpHandlerDeps, req: IncomingMessage, res: ServerRespo
   } else {
     return rpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
   }
-  session.trackExchange(method === 'GET', (ended) => res.once('close', ended));
+  session.trackExchange(method === 'GET', (ended) => onceClosed(res, ended));
   try {
     await session.transport.handleRequest(req, res, body);
   } finally {

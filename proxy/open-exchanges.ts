@@ -4,7 +4,11 @@ import type { ServerResponse } from 'node:http';
 
 /** What counts exchanges per key: this process's own count, or one shared with other processes (shared-exchanges.ts). */
 export interface ExchangeCounter {
-  /** Counts one more for `key` until `res` closes; false, counting nothing, past the limit. */
+  /**
+   * Counts one more for `key` until `res` closes; false, counting nothing, past the limit. A
+   * response already closed (its client left while it was authenticated, routed or read) is not
+   * counted: its 'close' has been emitted and will not be again, so it would hold a place for good.
+   */
   take(key: string, res: ServerResponse): boolean;
   count(key: string): number;
   close?(): Promise<void>;
@@ -28,6 +32,7 @@ export class OpenExchanges implements ExchangeCounter {
 
   /** Counts one more for `key` until `res` closes; false, counting nothing, past the limit. */
   take(key: string, res: ServerResponse): boolean {
+    if (res.closed) return true; // its client left already: nothing to count (ExchangeCounter.take)
     const count = this.open.get(key) ?? 0;
     if (count >= this.limit) return false;
     this.open.set(key, count + 1);

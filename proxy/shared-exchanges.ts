@@ -71,6 +71,7 @@ export class SharedExchanges implements ExchangeCounter {
   }
 
   take(owner: string, res: ServerResponse): boolean {
+    if (res.closed) return true; // its client left already: nothing to count (ExchangeCounter.take)
     const now = this.now();
     let share = this.shares.get(owner);
     if (!share) this.shares.set(owner, (share = { held: [], open: 0, claiming: false, short: false, fullUntil: 0, lastBusy: now }));

@@ -7,6 +7,7 @@ import type { ServerResponse } from 'node:http';
 import type { ChangeWatch } from './change-watch';
 import { EventWriter } from './member-answer';
 import { META, isObject, paramsOf, type RpcId, type RpcMessage } from './rpc';
+import { onceClosed } from '../../platform/response-closed';
 
 const KINDS = [['toolsListChanged', 'tools'], ['promptsListChanged', 'prompts'], ['resourcesListChanged', 'resources']] as const;
 const KEEP_ALIVE_MS = 25_000;
@@ -25,7 +26,7 @@ export function serveListen(res: ServerResponse, message: RpcMessage & { id: Rpc
     for (const [, kind] of honored) void writer.write({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed`, params: { _meta: meta } });
   });
   const keepAlive = setInterval(() => res.write(':\n\n'), KEEP_ALIVE_MS).unref();
-  res.once('close', () => {
+  onceClosed(res, () => {
     unwatch();
     clearInterval(keepAlive);
   });

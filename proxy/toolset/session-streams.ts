@@ -17,6 +17,7 @@ import type { MemberLink } from './member-link';
 import { fromMember } from './member-relay';
 import type { SessionStore } from './session-store';
 import type { ToolsetContext } from './toolset-context';
+import { onceClosed } from '../../platform/response-closed';
 
 export interface SessionStreamDeps {
   store: SessionStore;
@@ -62,7 +63,7 @@ export class SessionStreams {
         if (!res.writableEnded) res.end();
       },
     };
-    res.once('close', () => held.close());
+    onceClosed(res, () => held.close());
     this.held.set(session.id, held);
     this.openMembers(held);
     this.timer ??= setInterval(() => void this.poll(), this.deps.pollMs).unref();

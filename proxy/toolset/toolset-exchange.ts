@@ -24,6 +24,7 @@ import { sendAccepted, sendMessage } from './toolset-answers';
 import { serverInfoOf, type ToolsetContext, type ToolsetDeps } from './toolset-context';
 import { answerSessionOf, answerableCapabilities, isInputRequestId, keepAnswer } from './input-bridge';
 import { routeRequest, serverDescription } from './toolset-router';
+import { onceClosed } from '../../platform/response-closed';
 
 export interface ExchangeDeps {
   deps: ToolsetDeps;
@@ -47,7 +48,7 @@ export class ToolsetExchange {
   constructor(private readonly x: ExchangeDeps, private readonly req: IncomingMessage, private readonly res: ServerResponse,
     private readonly toolset: ToolsetRecord, private readonly caller: Caller, private readonly grant: Grant) {
     const gone = new AbortController();
-    res.once('close', () => {
+    onceClosed(res, () => {
       if (!res.writableFinished) gone.abort();
     });
     this.signal = gone.signal;

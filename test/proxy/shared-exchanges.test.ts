@@ -6,7 +6,9 @@
 import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import test from 'ava';
+import { OpenExchanges } from '../../proxy/open-exchanges';
 import { SharedExchanges, type StreamLeases } from '../../proxy/shared-exchanges';
+import { abandonedResponse } from '../helpers/abandoned-response';
 
 function memoryLeases() {
   const slots = new Map<string, string>(); // slot → holder
@@ -95,4 +97,19 @@ test("a client's first exchanges at once are admitted before the process has lea
   const admitted = Array.from({ length: 8 }, () => p1.take('key:cold', response()));
   t.deepEqual(admitted, Array(8).fill(true), 'an eighth of the limit on credit');
   t.false(p1.take('key:cold', response()), 'then no more until the lease answers');
+});
+
+test('a response whose client left before it was counted holds no place, in one process or shared', async (t) => {
+  const leases = memoryLeases();
+  const shared = new SharedExchanges(leases, 'p1', 1);
+  t.teardown(() => shared.close());
+  for (const counter of [new OpenExchanges(1), shared]) {
+    for (let i = 0; i < 3; i++) t.true(counter.take('key:a', await abandonedResponse()), 'admitted: it will write nothing');
+    t.is(counter.count('key:a'), 0);
+    const live = response();
+    t.true(counter.take('key:a', live), 'the one place is still free');
+    await settle();
+    t.false(counter.take('key:a', response()), 'and the limit holds');
+    live.emit('close');
+  }
 });
