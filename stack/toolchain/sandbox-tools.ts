@@ -22,11 +22,10 @@ export async function locateSandboxTools(options: { log: Logger }): Promise<Sand
     return { source: 'skipped', path: `missing ${packages.join(', ')} (apt-get install ${packages.join(' ')}, as root)` };
   }
   options.log.info({ packages }, 'installing the stdio sandbox\'s tools from Debian packages');
-  const log = options.log;
-  await aptGet(['install', '-y', '-qq', ...packages], { log }).catch(async () => {
+  await aptGet(['install', '-y', '-qq', ...packages], options).catch(async () => {
     // Package lists may be missing on a fresh machine.
-    await aptGet(['update', '-qq'], { log });
-    await aptGet(['install', '-y', '-qq', ...packages], { log });
+    await aptGet(['update', '-qq'], options);
+    await aptGet(['install', '-y', '-qq', ...packages], options);
   });
   const after = missing();
   if (after.length > 0) return { source: 'skipped', path: `still missing after install: ${after.map(([p]) => p).join(', ')}` };

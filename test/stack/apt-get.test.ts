@@ -12,11 +12,13 @@ import { standInFor } from '../helpers/uid-isolation-gate';
 const FILE = 'test/stack/apt-get.test.ts';
 const canLock = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get') && existsSync('/usr/bin/dpkg');
 
+const lines: { msg: string }[] = [];
+const log = createLogger('apt-get-test', 'info', { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
+
 /** Holds dpkg's locks until `release`; resolves once apt-get is refused for them. */
 async function holdPackageDatabase() {
   const holder = spawn('dpkg', ['--set-selections'], { stdio: ['pipe', 'ignore', 'ignore'] });
   const exited = new Promise((resolve) => holder.once('exit', resolve));
-  const log = createLogger('apt-get-test', 'silent');
   for (;;) {
     if (holder.exitCode !== null) throw new Error(`dpkg --set-selections exited with ${holder.exitCode} before holding the lock`);
     const refused = await aptGet(['check', '-qq'], { log, lockWaitMs: 0 }).then(() => false, (err: { stderr?: string }) => /lock/.test(err.stderr ?? ''));
@@ -25,9 +27,6 @@ async function holdPackageDatabase() {
   }
   return { release: async () => { holder.stdin.end(); await exited; } };
 }
-
-const lines: { msg: string }[] = [];
-const log = createLogger('apt-get-test', 'info', { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string }) });
 
 if (canLock) {
   test.serial('apt-get waits for a lock another process holds, saying so, and runs once it is let go', async (t) => {
