@@ -3,15 +3,19 @@
 // whether traces are on; `npm run build` makes both ahead of time, the worker from source bundles
 // the one it needs once.
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { BundleOptions } from '@temporalio/worker';
 
 export const workflowBundleName = (traced: boolean) => (traced ? 'workflow-bundle-traced.js' : 'workflow-bundle.js');
 
 const SILENT = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 
+/** `workflowsPath` is the workflows' index.ts; the sandbox's stack limit is its neighbour. */
 export function workflowBundleOptions(workflowsPath: string, traced: boolean): BundleOptions {
   return {
     workflowsPath,
+    // Run once in the shared sandbox before its globals are frozen (workflows/sandbox-stack-limit.ts).
+    preloadModules: [path.join(path.dirname(workflowsPath), 'sandbox-stack-limit.ts')],
     logger: SILENT,
     ...(traced ? { workflowInterceptorModules: [createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')] } : {}),
   };

@@ -27,8 +27,9 @@ test('every recorded history replays against the current workflow code', async (
   }));
   const failures: string[] = [];
   let replayed = 0;
+  const { code } = await bundleWorkflowCode(workflowBundleOptions(fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)), false));
   for await (const result of Worker.runReplayHistories({
-    workflowsPath: fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)),
+    workflowBundle: { code },
     replayName: 'connector-workflow-replay',
   }, histories)) {
     replayed += 1;

@@ -19,6 +19,7 @@ import { startTemporalDevServer, type TemporalDevServer } from '../../../stack/s
 import type { connectorWorkflow } from '../../../workflows/connector-workflow';
 import { connectorWorkflowId, createdUpdate, type ConnectorInit } from '../../../workflows/messages';
 import type { createActivities } from '../../../activities';
+import { workflowBundleOptions } from '../../../service/workflow-bundle';
 
 type Activities = ReturnType<typeof createActivities>;
 export type StubActivities = { [K in keyof Activities]: (...args: Parameters<Activities[K]>) => ReturnType<Activities[K]> };
@@ -136,10 +137,8 @@ export async function startHarness(): Promise<Harness> {
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const worker = await Worker.create({
     connection: nativeConnection, taskQueue, activities: stubs.activities(),
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url)),
-      logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} },
-    }),
+    // The bundle as the worker ships it (its preloaded sandbox settings included), without traces.
+    workflowBundle: await bundleWorkflowCode(workflowBundleOptions(fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url)), false)),
     nonStickyToStickyPollRatio: 1,
     shutdownGraceTime: '1s',
     shutdownForceTime: '5s',
