@@ -40,7 +40,11 @@ const STOP_GRACE_MS = 10_000;
 
 export async function startChildServer(spec: ChildServerSpec): Promise<ChildServer> {
   await stopLeftover(spec.pidFile, spec.identityArgs, spec.log);
-  const child = spawn(spec.binary, spec.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // A process group of its own: a signal to ours (Ctrl-C in a terminal, systemd's stop, a
+  // supervisor's SIGTERM to the group) reaches only the process that started the server, which
+  // stops it once its worker has finished with it. Signalled with the rest, Temporal went away while
+  // the worker's shutdown still needed it, which then retried for about 5 s (docs/scale.md).
+  const child = spawn(spec.binary, spec.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const pid = await spawned(child, spec.name);
   child.on('error', (error) => spec.log.warn({ server: spec.name, err: error }, 'signalling the server failed'));
   await writePidFile(spec.pidFile, pid);

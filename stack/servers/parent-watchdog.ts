@@ -1,8 +1,10 @@
 // Node cannot ask the kernel to signal a child when its parent dies (no prctl PDEATHSIG), so each
 // server gets a tiny `sh` watchdog whose stdin is a pipe from us. Nothing is ever written to it:
 // when our process dies, however it dies, the kernel closes the pipe, `read` returns, and the
-// watchdog cleans up. No polling while we live. A SIGKILL of the whole process tree takes the
-// watchdog too; the pid files then let the next start clean up.
+// watchdog cleans up. No polling while we live. The watchdog has a process group of its own, as
+// the servers do (child-server.ts), so that a signal to ours does not take it: after a SIGKILL of
+// our whole group it is what stops them. Should it be killed too, the pid files let the next start
+// clean up.
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 
@@ -34,7 +36,7 @@ export function runOnParentDeath(command: string, args: string[], env?: NodeJS.P
 }
 
 function startWatchdog(shArgs: string[], env?: NodeJS.ProcessEnv): ParentWatchdog {
-  const watchdog = spawn('sh', ['-c', ...shArgs], { stdio: ['pipe', 'ignore', 'ignore'], env: env ?? process.env });
+  const watchdog = spawn('sh', ['-c', ...shArgs], { stdio: ['pipe', 'ignore', 'ignore'], env: env ?? process.env, detached: true });
   // Neither the watchdog nor its pipe may keep our event loop alive.
   watchdog.unref();
   (watchdog.stdin as unknown as Socket).unref();

@@ -18,19 +18,33 @@ const FIXTURE = fileURLToPath(new URL('./fixtures/start-servers.ts', import.meta
 const log = createLogger('test-parent-death', process.env.LOG_LEVEL ?? 'error');
 const dirs: string[] = [];
 
-interface Started { fixture: ChildProcess; temporalPid: number; ferretdbPid: number }
+interface Started {
+  fixture: ChildProcess;
+  temporalPid: number;
+  ferretdbPid: number;
+  /** The fixture's next line of output that holds `key` (its log's lines go to the same output). */
+  next<T>(key: string): Promise<T>;
+}
 
 async function startFixture(dataDir: string, marker: string, detached: boolean): Promise<Started> {
   const fixture = spawn(process.execPath, ['--import', 'tsx', FIXTURE, dataDir, marker], {
     stdio: ['ignore', 'pipe', 'inherit'],
     detached,
   });
-  const [line] = await Promise.race([
-    new Promise<string[]>((resolve) => createInterface({ input: fixture.stdout! }).once('line', (l) => resolve([l]))),
-    new Promise<never>((_, reject) => fixture.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)))),
-  ]);
-  const pids = JSON.parse(line ?? '{}') as { temporalPid: number; ferretdbPid: number };
-  return { fixture, ...pids };
+  const lines = createInterface({ input: fixture.stdout! })[Symbol.asyncIterator]();
+  // 'close', not 'exit': it comes after the last of its output has been read.
+  const exited = new Promise<never>((_, reject) => fixture.once('close', (code) => reject(new Error(`fixture exited with ${code}`))));
+  exited.catch(() => undefined);
+  const next = async <T>(key: string): Promise<T> => {
+    for (;;) {
+      const line = await Promise.race([lines.next(), exited]);
+      if (line.done) throw new Error(`the fixture's output ended before a line with ${key}`);
+      const parsed = JSON.parse(line.value) as Record<string, unknown>;
+      if (key in parsed) return parsed as T;
+    }
+  };
+  const pids = await next<{ temporalPid: number; ferretdbPid: number }>('temporalPid');
+  return { fixture, ...pids, next };
 }
 
 async function newDataDir(): Promise<string> {
@@ -46,6 +60,17 @@ test.after.always(async () => {
 test('the servers stop when the process that started them is SIGKILLed', async (t) => {
   const started = await startFixture(await newDataDir(), 'parent-only', false);
   started.fixture.kill('SIGKILL');
+  t.true(await waitUntilGone(started.temporalPid, 30_000), 'temporal stopped');
+  t.true(await waitUntilGone(started.ferretdbPid, 30_000), 'ferretdb stopped');
+});
+
+// Ctrl-C in a terminal, systemd's stop and many supervisors signal the whole process group: the
+// servers must still answer while the process that started them shuts its worker down.
+test('a SIGTERM to the whole process group leaves the servers to the process that started them: they answer until it stops them', async (t) => {
+  const started = await startFixture(await newDataDir(), 'group-signal', true);
+  const answered = started.next('temporal');
+  process.kill(-started.fixture.pid!, 'SIGTERM');
+  t.deepEqual(await answered, { temporal: true, ferretdb: true });
   t.true(await waitUntilGone(started.temporalPid, 30_000), 'temporal stopped');
   t.true(await waitUntilGone(started.ferretdbPid, 30_000), 'ferretdb stopped');
 });
