@@ -7,9 +7,9 @@ import { connectUpdate } from '../../workflows/messages';
 import { startHarness, type Harness } from './support/workflow-harness';
 
 // Three frames in the sandbox (not imported: the module sets the limit of whichever context loads
-// it, this test process's too), of which the SDK's promise hook spends two on its own functions (its
-// `init` and Node's `initAll`) before the frame that made the promise.
-const FRAMES_LEFT = 3 - 2;
+// it, this test process's too), of which the SDK's promise hook spends one or two on its own
+// functions (its `init`; under Node 20 also Node's `initAll`) before the frame that made the promise.
+const MOST_FRAMES_LEFT = 3 - 1;
 
 let h: Harness;
 test.before(async () => {
@@ -19,13 +19,14 @@ test.after.always(async () => {
   await h?.stop();
 });
 
-test('a connector waiting for its authorization: its stack trace names its workflows/ source, one frame a promise', async (t) => {
+test('a connector waiting for its authorization: its stack trace names its workflows/ source, a frame or two a promise', async (t) => {
   const handle = await h.start();
   await handle.executeUpdate(connectUpdate, { args: [{ actor: 'tester' }] });
   const trace = await handle.query<EnhancedStackTrace>('__enhanced_stack_trace');
   const locations = trace.stacks.map((stack) => stack.locations);
   t.true(locations.length > 0, 'the workflow waits on its authorization and its deadline');
-  t.deepEqual([...new Set(locations.map((l) => l.length))], [FRAMES_LEFT], 'every stack holds the frames left after the hook’s');
+  const lengths = locations.map((l) => l.length);
+  t.true(lengths.every((n) => n >= 1 && n <= MOST_FRAMES_LEFT), `every stack holds only the frames left after the hook's: ${lengths.join(', ')}`);
   const files = locations.flat().map((l) => l.file_path ?? '');
   t.true(files.some((f) => /\/workflows\/[\w-]+\.ts$/.test(f)), `a frame maps to the project's workflow source: ${files.join(', ')}`);
 });
