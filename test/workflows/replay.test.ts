@@ -6,8 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import proto from '@temporalio/proto';
-import { Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { workflowBundleOptions } from '../../service/workflow-bundle';
+import { Worker } from '@temporalio/worker';
+import { bundleWorkflows } from '../../service/bundle-workflows';
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
 const { History } = proto.temporal.api.history.v1;
@@ -27,7 +27,7 @@ test('every recorded history replays against the current workflow code', async (
   }));
   const failures: string[] = [];
   let replayed = 0;
-  const { code } = await bundleWorkflowCode(workflowBundleOptions(fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)), false));
+  const code = await bundleWorkflows(false);
   for await (const result of Worker.runReplayHistories({
     workflowBundle: { code },
     replayName: 'connector-workflow-replay',
@@ -47,7 +47,7 @@ test('every recorded history replays against the traced workflow bundle', async 
     workflowId: file.replace(/\.binpb$/, ''),
     history: History.decode(fs.readFileSync(path.join(DIR, file))),
   }));
-  const { code } = await bundleWorkflowCode(workflowBundleOptions(fileURLToPath(new URL('../../workflows/index.ts', import.meta.url)), true));
+  const code = await bundleWorkflows(true);
   t.true(code.includes('OpenTelemetryInboundInterceptor'), 'the bundle holds the interceptors');
   const failures: string[] = [];
   let replayed = 0;

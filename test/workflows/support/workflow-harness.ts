@@ -10,8 +10,7 @@ import path from 'node:path';
 import { Client, Connection, WithStartWorkflowOperation, type WorkflowHandle } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { fileURLToPath } from 'node:url';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { AuditEvent, ConnectorRecord } from '../../../contract/connector-record';
 import { createLogger } from '../../../platform/logger';
 import { FAILURE } from '../../../contract/failures';
@@ -19,7 +18,7 @@ import { startTemporalDevServer, type TemporalDevServer } from '../../../stack/s
 import type { connectorWorkflow } from '../../../workflows/connector-workflow';
 import { connectorWorkflowId, createdUpdate, type ConnectorInit } from '../../../workflows/messages';
 import type { createActivities } from '../../../activities';
-import { workflowBundleOptions } from '../../../service/workflow-bundle';
+import { bundleWorkflows } from '../../../service/bundle-workflows';
 
 type Activities = ReturnType<typeof createActivities>;
 export type StubActivities = { [K in keyof Activities]: (...args: Parameters<Activities[K]>) => ReturnType<Activities[K]> };
@@ -138,7 +137,7 @@ export async function startHarness(): Promise<Harness> {
   const worker = await Worker.create({
     connection: nativeConnection, taskQueue, activities: stubs.activities(),
     // The bundle as the worker ships it (its preloaded sandbox settings included), without traces.
-    workflowBundle: await bundleWorkflowCode(workflowBundleOptions(fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url)), false)),
+    workflowBundle: { code: await bundleWorkflows(false) },
     nonStickyToStickyPollRatio: 1,
     shutdownGraceTime: '1s',
     shutdownForceTime: '5s',
