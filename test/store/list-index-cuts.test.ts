@@ -149,7 +149,9 @@ test('a repair that takes for cut a change still under way in another process le
   } } as unknown as Db;
   const slow = new ConnectorStore(slowDb, 'worker-a').project(record(2, 'created', 'alice', 1));
   const b = new ConnectorStore(db, 'worker-b');
-  await eventuallyNotExact(t, b);
+  // All four of its views: their marks are one command, but FerretDB applies its statements one
+  // by one, and a repair that read a view before its mark landed would recount it instead.
+  await eventuallyNotExact(t, b, [{}, { state: 'created' }, { createdBy: 'alice' }, { createdBy: 'alice', state: 'created' }]);
   t.like(await b.repairListIndex(), { unsettled: 4 }, 'marks of another writer, seen once: perhaps a change under way');
   t.like(await b.repairListIndex(), { unsettled: 0, recounted: 4 }, 'seen again unchanged: taken for cut');
   resume();
@@ -161,9 +163,10 @@ test('a repair that takes for cut a change still under way in another process le
   t.like(await b.list({ limit: 10, createdBy: 'alice' }), { total_count: 2, total_count_exact: true });
 });
 
-async function eventuallyNotExact(t: ExecutionContext, store: ConnectorStore): Promise<void> {
+async function eventuallyNotExact(t: ExecutionContext, store: ConnectorStore, views: typeof VIEWS): Promise<void> {
   for (let i = 0; i < 1200; i += 1) { // a minute at most
-    if (!(await store.list({ limit: 1 })).total_count_exact) return;
+    const exact = await Promise.all(views.map(async (view) => (await store.list({ ...view, limit: 1 })).total_count_exact));
+    if (!exact.includes(true)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   t.fail('the change under way never marked its views');
