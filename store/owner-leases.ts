@@ -35,7 +35,8 @@ export class OwnerLeases {
   /**
    * Up to `count` free slots of the owner's `limit`, leased to `holder` for `ttlMs`: their ids,
    * fewer (none) when the owner's other holders have the rest. Concurrent claims never get the
-   * same slot.
+   * same slot. A holder claims one at a time per owner: a claim that fails gives back whatever of
+   * its slots the holder has, in case they were taken.
    */
   async claim(owner: string, holder: string, count: number, limit: number, ttlMs: number): Promise<string[]> {
     const prefix = this.prefix(owner);
@@ -51,8 +52,16 @@ export class OwnerLeases {
     const chosen = pickFree(live, limit, count).map((n) => prefix + String(n).padStart(NUMBER_WIDTH, '0'));
     if (!chosen.length) return [];
     const expires = new Date(now + ttlMs);
-    // Another process may have taken some of them meanwhile: the rest are this holder's.
-    return (await insertAbsent(this.docs, chosen.map((_id) => ({ _id, holder, expires })))).map((doc) => doc._id);
+    try {
+      // Another process may have taken some of them meanwhile: the rest are this holder's.
+      return (await insertAbsent(this.docs, chosen.map((_id) => ({ _id, holder, expires })))).map((doc) => doc._id);
+    } catch (err) {
+      // The inserts may have landed though their answer was lost (a dropped connection, a write
+      // that failed part-way): leased to a holder that never learns of them, the owner's slots
+      // would stay taken until they expire. Given back when the database can be reached.
+      await this.release(holder, chosen).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Extends the leases among `ids` that `holder` still holds. */

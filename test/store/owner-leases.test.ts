@@ -1,6 +1,8 @@
 // Per-owner leases on the embedded database (FerretDB, whose updates are not atomic): holders on
 // four connections claiming at once never hold more slots than the limit between them; a lease
-// that expired is taken by whoever needs it, one renewed is not; released slots are free again.
+// that expired is taken by whoever needs it, one renewed is not; released slots are free again;
+// a claim whose inserts landed but whose answer was lost leaves no slot taken.
+import type { Db } from 'mongodb';
 import test from 'ava';
 import { databasePerFile } from '../helpers/database-per-file';
 import { OwnerLeases } from '../../store/owner-leases';
@@ -40,4 +42,27 @@ test('a lease that expired is taken by whoever needs the slot; a renewed one is 
   now += 4_000;
   t.deepEqual(await b.claim('key:s', 'session-3', 1, 2, 10_000), [idle], 'the idle session\'s slot');
   t.deepEqual(await b.claim('key:s', 'session-4', 1, 2, 10_000), [], 'the renewed one is still held');
+});
+
+test('a claim whose inserts landed but whose answer was lost leaves none of the owner\'s slots taken', async (t) => {
+  const db = database.connect().db('leases');
+  // The database carries out the inserts; the answer never reaches the claim (a dropped connection).
+  const losingAnswers = new Proxy(db, { get: (target, prop) => prop !== 'collection' ? Reflect.get(target, prop) : (name: string) => {
+    const collection = target.collection(name);
+    return new Proxy(collection, { get: (c, method) => {
+      const value = Reflect.get(c, method);
+      if (typeof value !== 'function') return value;
+      if (method !== 'insertOne' && method !== 'insertMany') return value.bind(c);
+      return async (...args: unknown[]) => {
+        await value.apply(c, args);
+        throw new Error('connection closed before the answer');
+      };
+    } });
+  } }) as Db;
+  const failing = new OwnerLeases(losingAnswers, 'streams');
+  for (const count of [1, 3]) { // a lone insert and a bulk one
+    await t.throwsAsync(failing.claim('key:lost', 'p1', count, 4, 60_000), { message: /before the answer/ });
+    t.is(await failing.count('key:lost'), 0, `a failed claim of ${count}: nothing left leased`);
+  }
+  t.is((await leasesIn('streams').claim('key:lost', 'p2', 4, 4, 60_000)).length, 4, 'another holder gets every slot');
 });
