@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, retryOnPortConflict } from '../../service/free-port';
+import { killOnParentDeath } from '../../stack/servers/parent-watchdog';
 import { SERVICE_TEST_ENV } from './service-env';
 import { apiClient, eventually, type ApiCall } from './test-stack';
 
@@ -43,7 +44,10 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
     cwd: ROOT, env: { ...process.env, ...SERVICE_TEST_ENV, ...options.env }, stdio: ['ignore', log, log], detached: true,
   });
   fs.closeSync(log);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Its own process group keeps a Ctrl-C of ours from reaching it, so it must not outlive us:
+  // a bench interrupted or a test worker that crashed would leave it and its servers running.
+  const watchdog = child.pid === undefined ? null : killOnParentDeath(child.pid);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => { watchdog?.dispose(); resolve(code); }));
   const baseUrl = `http://127.0.0.1:${options.env.PORT}`;
   const api = apiClient(baseUrl);
   const failed = exited.then((code) => { throw new Error(`process exited with ${code}; see ${options.logFile}; it ends:\n${logTail(options.logFile)}`); });
