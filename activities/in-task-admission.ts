@@ -9,7 +9,15 @@
 // slot). An owner has at most two calls in tasks at once, and one whose call overran, failed or
 // was slow has their calls run as regular activities in this worker for a while. Without caller
 // authentication there is one tenant, whose servers can only slow themselves: the budget alone.
+//
+// "Slow", for a call that answered within the budget, is the server's part of its time: what is
+// left after the time this thread's event loop spent running code meanwhile. A saturated worker
+// reads every answer late; counted against the owners, that sent them all out, and each call sent
+// out costs a second workflow task, which saturated the worker further (docs/scale.md, "The
+// sandbox's stack limit"). A server gains from that discount only while this thread is busy, and
+// then it holds at most two slots for less than the budget; an overrun sends its owner out always.
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../contract/failures';
 
@@ -22,7 +30,10 @@ export interface InTaskCall {
 export interface InTaskLimits {
   /** A call still running after this long leaves the task (below the task's 2 s timeout). */
   budgetMs: number;
-  /** A call that took longer than this, though it finished, sends its owner's next calls out of tasks too. */
+  /**
+   * A call whose server took longer than this (its time less this thread's busy time meanwhile),
+   * though it answered within the budget, sends its owner's next calls out of tasks too.
+   */
   slowMs: number;
   /** How long an owner's calls stay out of tasks. */
   outMs: number;
@@ -31,6 +42,28 @@ export interface InTaskLimits {
 }
 
 export const IN_TASK_LIMITS: InTaskLimits = { budgetMs: 1_000, slowMs: 500, outMs: 60_000, perOwner: 2 };
+
+/** Milliseconds this thread's event loop has spent running code (not waiting for I/O or timers) so far. */
+export type LoopBusyMeter = () => number;
+
+const loopBusyMs: LoopBusyMeter = () => performance.eventLoopUtilization().active;
+
+/**
+ * What became of a call offered to a task: `answered` in it, `failed` there, `overran` its budget
+ * (run again as an activity), or refused before it started because its owner was `owner_out` or
+ * had `owner_busy` calls in tasks (run as an activity at once).
+ */
+export type InTaskOutcome = 'answered' | 'failed' | 'overran' | 'owner_out' | 'owner_busy';
+
+/** The clocks an admission reads, and who hears what it decides: tests set their own. */
+export interface InTaskWatch {
+  now?: () => number;
+  loopBusy?: LoopBusyMeter;
+  /** Told when an owner's calls start to run as activities (not each time their time is extended). */
+  onSentOut?: (owner: string, why: string) => void;
+  /** Told of every call offered to a task (the in_task_calls_total series). */
+  onOutcome?: (outcome: InTaskOutcome) => void;
+}
 
 /** Beyond this many owners sent out, the ones whose time is up are forgotten. */
 const PRUNE_AT = 1_024;
@@ -53,27 +86,34 @@ export class InTaskAdmission {
   /** Owner → their calls in tasks now. */
   private readonly inTask = new Map<string, number>();
 
-  constructor(
-    private readonly limits: InTaskLimits = IN_TASK_LIMITS,
-    private readonly now: () => number = Date.now,
-    /** Told when an owner's calls start to run as activities (not each time their time is extended). */
-    private readonly onSentOut: (owner: string, why: string) => void = () => undefined,
-  ) {}
+  private readonly now: () => number;
+  private readonly loopBusy: LoopBusyMeter;
+  private readonly onSentOut: (owner: string, why: string) => void;
+  private readonly onOutcome: (outcome: InTaskOutcome) => void;
+
+  constructor(private readonly limits: InTaskLimits = IN_TASK_LIMITS, watch: InTaskWatch = {}) {
+    this.now = watch.now ?? Date.now;
+    this.loopBusy = watch.loopBusy ?? loopBusyMs;
+    this.onSentOut = watch.onSentOut ?? (() => undefined);
+    this.onOutcome = watch.onOutcome ?? (() => undefined);
+  }
 
   /** Runs `work` in the task if its owner may, within the budget; else throws a retryable failure that sends it out. */
   async run<T>(owner: string | null | undefined, work: () => Promise<T>): Promise<T> {
-    if (owner == null) return this.withinBudget(work);
-    if (this.isOut(owner)) throw leaving('this owner\'s servers were slow of late: the call runs as an activity');
+    if (owner == null) return this.counted(this.withinBudget(work));
+    if (this.isOut(owner)) throw this.refused('owner_out', 'this owner\'s servers were slow of late: the call runs as an activity');
     const running = this.inTask.get(owner) ?? 0;
-    if (running >= this.limits.perOwner) throw leaving(`this owner has ${running} calls in workflow tasks: the call runs as an activity`);
+    if (running >= this.limits.perOwner) throw this.refused('owner_busy', `this owner has ${running} calls in workflow tasks: the call runs as an activity`);
     this.inTask.set(owner, running + 1);
-    const started = this.now();
+    const clock = this.startClock();
     try {
-      const answer = await this.withinBudget(work);
-      const took = this.now() - started;
-      if (took > this.limits.slowMs) this.sendOut(owner, `a call took ${took} ms`);
+      const answer = await this.counted(this.withinBudget(work));
+      const { took, busy } = clock();
+      if (took - busy > this.limits.slowMs) this.sendOut(owner, `a call took ${took} ms${ownPart(busy)}`);
       return answer;
     } catch (err) {
+      // An overrun held its slot the whole budget, however busy this thread was: the owner is sent
+      // out whatever the cause, or a tarpit would keep two slots whenever the worker is loaded.
       this.sendOut(owner, ownLeaving.has(err as object) ? (err as Error).message : failed(err));
       throw err;
     } finally {
@@ -81,6 +121,30 @@ export class InTaskAdmission {
       if (left > 0) this.inTask.set(owner, left);
       else this.inTask.delete(owner);
     }
+  }
+
+  /** The call's outcome told to `onOutcome`, the call's own answer or failure passed on. */
+  private async counted<T>(call: Promise<T>): Promise<T> {
+    try {
+      const answer = await call;
+      this.onOutcome('answered');
+      return answer;
+    } catch (err) {
+      this.onOutcome(ownLeaving.has(err as object) ? 'overran' : 'failed');
+      throw err;
+    }
+  }
+
+  private refused(outcome: InTaskOutcome, message: string): ApplicationFailure {
+    this.onOutcome(outcome);
+    return leaving(message);
+  }
+
+  /** From now: the time a call took, and how much of it this thread's event loop was busy. */
+  private startClock(): () => { took: number; busy: number } {
+    const started = this.now();
+    const busyBefore = this.loopBusy();
+    return () => ({ took: this.now() - started, busy: Math.round(this.loopBusy() - busyBefore) });
   }
 
   /** Whether this owner's calls run as regular activities now. */
@@ -129,6 +193,10 @@ function leaving(message: string): ApplicationFailure {
   const failure = ApplicationFailure.create({ type: FAILURE.transient, message, nonRetryable: false });
   ownLeaving.add(failure);
   return failure;
+}
+
+function ownPart(busyMs: number): string {
+  return busyMs > 0 ? ` (${busyMs} ms of it the worker's own)` : '';
 }
 
 /** Why, without the failure's message: it may quote a URL, credentials included. */

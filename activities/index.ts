@@ -18,6 +18,7 @@ import type { SealedHeader } from '../contract/upstream-inputs';
 import { probeMcpServer, type ProbeResult } from './mcp-probe';
 import type { FetchLike } from './oauth/http';
 import type { Logger } from '../platform/logger';
+import type { Metrics } from '../platform/metrics';
 import type { WorkloadActivityFunctions } from './workloads/activities';
 import { createOAuthActivities } from './oauth-activities';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
@@ -27,7 +28,9 @@ import { IN_TASK_LIMITS, InTaskAdmission, type InTaskCall } from './in-task-admi
 /** The managed-workload activities (activities/workloads), injected so that either runtime fits. */
 export type WorkloadActivities = WorkloadActivityFunctions;
 
-export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http'> {
+export interface ActivityDeps extends Omit<OAuthActivityDeps, 'http' | 'metrics'> {
+  /** Where refreshes and calls offered to workflow tasks are counted. */
+  metrics?: NonNullable<OAuthActivityDeps['metrics']> & Partial<Pick<Metrics, 'inTaskCalls'>>;
   store: ConnectorStore;
   /** Where a deleted connector is pulled from every toolset (absent: no toolsets here). */
   toolsets?: ToolsetStore;
@@ -63,8 +66,9 @@ const DAY_MS = 86_400_000;
 const probeNonces = new DpopNonces();
 
 export function createActivities(deps: ActivityDeps) {
-  const inTask = deps.inTask ?? new InTaskAdmission(IN_TASK_LIMITS, Date.now, (owner, why) => {
-    deps.logger?.warn({ owner, why }, `this owner's calls run as regular activities for ${IN_TASK_LIMITS.outMs / 1000} s, not in workflow tasks`);
+  const inTask = deps.inTask ?? new InTaskAdmission(IN_TASK_LIMITS, {
+    onSentOut: (owner, why) => deps.logger?.warn({ owner, why }, `this owner's calls run as regular activities for ${IN_TASK_LIMITS.outMs / 1000} s, not in workflow tasks`),
+    onOutcome: (outcome) => deps.metrics?.inTaskCalls?.inc({ outcome }),
   });
   return admittedInTask(inTask, {
     /** The audit events of one or more transitions, and the record as they left it. */

@@ -32,6 +32,8 @@ export interface Metrics {
   readonly workloadReadiness: Histogram<'outcome'>;
   readonly tokenRefreshes: Counter<'outcome'>;
   readonly tokenRefreshLag: Histogram;
+  /** Calls offered to a workflow task (activities/in-task-admission.ts), by outcome. */
+  readonly inTaskCalls: Counter<'outcome'>;
 }
 
 export function createMetrics(registry = new Registry()): Metrics {
@@ -53,6 +55,7 @@ export function createMetrics(registry = new Registry()): Metrics {
     workloadReadiness: new Histogram({ name: 'workload_readiness_seconds', help: 'From a workload start to its readiness (or its failure)', labelNames: ['outcome'], buckets: SLOW_SECONDS, registers }),
     tokenRefreshes: new Counter({ name: 'token_refreshes_total', help: 'OAuth token refreshes, by outcome', labelNames: ['outcome'], registers }),
     tokenRefreshLag: new Histogram({ name: 'token_refresh_lag_seconds', help: 'How late a scheduled token refresh ran behind its schedule (0 when on time or early)', buckets: [0, 0.5, 1, 5, 15, 30, 60, 120, 300, 900, 3600], registers }),
+    inTaskCalls: new Counter({ name: 'in_task_calls_total', help: 'Calls to servers offered to a workflow task (a token probe, a renewal), by outcome: answered, failed, overran (run again as an activity), owner_out or owner_busy (refused, run as an activity)', labelNames: ['outcome'], registers }),
   };
 }
 

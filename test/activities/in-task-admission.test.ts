@@ -1,17 +1,23 @@
 // The budget of a call in a workflow task, and the owners whose calls are sent out of tasks
 // (activities/in-task-admission.ts). The clock that decides "slow" and "for how long" is the
-// test's; the budget is a real timer, overrun by calls that the test holds unanswered.
+// test's, and so is the meter of the worker's own busy time, except in the tests that block this
+// thread for real; the budget is a real timer, overrun by calls that the test holds unanswered.
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../contract/failures';
-import { InTaskAdmission, type InTaskLimits } from '../../activities/in-task-admission';
+import { InTaskAdmission, type InTaskLimits, type InTaskOutcome } from '../../activities/in-task-admission';
 
 const LIMITS: InTaskLimits = { budgetMs: 30, slowMs: 500, outMs: 60_000, perOwner: 2 };
 
 function admission() {
-  const clock = { now: 1_000_000 };
+  const clock = { now: 1_000_000, busy: 0 };
   const sentOut: string[] = [];
-  return { clock, sentOut, gate: new InTaskAdmission(LIMITS, () => clock.now, (owner, why) => sentOut.push(`${owner}: ${why}`)) };
+  const outcomes: InTaskOutcome[] = [];
+  const gate = new InTaskAdmission(LIMITS, {
+    now: () => clock.now, loopBusy: () => clock.busy,
+    onSentOut: (owner, why) => sentOut.push(`${owner}: ${why}`), onOutcome: (outcome) => outcomes.push(outcome),
+  });
+  return { clock, sentOut, outcomes, gate };
 }
 
 /** A call the test answers when it likes. */
@@ -65,6 +71,38 @@ test('a slow answer or a failure sends the owner out too; a quick answer does no
   t.deepEqual(sentOut, ['slow: a call took 501 ms', 'failing: a call failed (Error)'], 'told once per owner sent out, without the failure\'s message');
 });
 
+test('time the worker spent busy is not the server\'s: an answer read late by a busy worker does not send its owner out', async (t) => {
+  const { clock, gate, sentOut } = admission();
+  const lateBusy = async (busy: number) => { clock.now += LIMITS.slowMs * 3; clock.busy += busy; return 'ok'; };
+  t.is(await gate.run('late', () => lateBusy(LIMITS.slowMs * 2)), 'ok');
+  t.false(gate.isOut('late'), 'the server\'s part is the slow limit: not slow');
+  t.is(await gate.run('slow', () => lateBusy(LIMITS.slowMs * 2 - 1)), 'ok');
+  t.true(gate.isOut('slow'), 'the server\'s part is one past it');
+  t.deepEqual(sentOut, [`slow: a call took ${LIMITS.slowMs * 3} ms (${LIMITS.slowMs * 2 - 1} ms of it the worker's own)`]);
+});
+
+test('an overrun sends its owner out even when the worker was busy all along: the call held its slot the whole budget', async (t) => {
+  const { clock, gate, sentOut } = admission();
+  const busyAll = () => { clock.busy += LIMITS.budgetMs * 2; return held<string>().promise; };
+  const err = await t.throwsAsync(gate.run('mallory', busyAll), { message: /did not answer within 30 ms/ });
+  t.is((err as ApplicationFailure).type, FAILURE.transient, 'the call runs again as an activity');
+  t.true(gate.isOut('mallory'), 'a tarpit is not excused by a loaded worker');
+  t.deepEqual(sentOut, ['mallory: the server did not answer within 30 ms: the call runs as an activity']);
+});
+
+test('every call offered to a task is told by its outcome, refusals included', async (t) => {
+  const { gate, outcomes } = admission();
+  await gate.run('alice', async () => 'ok');
+  await gate.run(null, async () => 'ok');
+  await t.throwsAsync(gate.run('mallory', () => Promise.reject(new Error('no'))));
+  await t.throwsAsync(gate.run('mallory', async () => 'refused'));
+  const [first, second] = [held<string>(), held<string>()];
+  const running = [gate.run('bob', () => first.promise), gate.run('bob', () => second.promise)];
+  await t.throwsAsync(gate.run('bob', async () => 'refused'));
+  await Promise.all(running.map((call) => t.throwsAsync(call)));
+  t.deepEqual(outcomes, ['answered', 'answered', 'failed', 'owner_out', 'owner_busy', 'overran', 'overran']);
+});
+
 test('an owner has at most two calls in tasks at once; a third runs as an activity, and costs them nothing later', async (t) => {
   const { gate } = admission();
   const first = held<string>();
@@ -99,4 +137,32 @@ test('owners whose time is up are forgotten once many were sent out', async (t) 
   await t.throwsAsync(gate.run('last', () => Promise.reject(new Error('no'))));
   const held = (gate as unknown as { sentOut: Map<string, number> }).sentOut;
   t.deepEqual([...held.keys()], ['last']);
+});
+
+// This thread, blocked for real: the meter is the event loop's own (performance.eventLoopUtilization).
+const REAL: InTaskLimits = { budgetMs: 5_000, slowMs: 150, outMs: 60_000, perOwner: 2 };
+
+function blockThisThread(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) { /* the worker busy with other connectors' tasks */ }
+}
+
+const answerAfter = (ms: number) => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), ms));
+
+test.serial('on a real event loop: a quick answer read late because this thread was blocked does not send its owner out', async (t) => {
+  const sentOut: string[] = [];
+  const gate = new InTaskAdmission(REAL, { onSentOut: (owner, why) => sentOut.push(`${owner}: ${why}`) });
+  const call = gate.run('alice', () => answerAfter(5));
+  blockThisThread(REAL.slowMs * 3);
+  t.is(await call, 'ok');
+  t.false(gate.isOut('alice'));
+  t.deepEqual(sentOut, []);
+});
+
+test.serial('on a real event loop: a server that is slow while this thread idles sends its owner out', async (t) => {
+  const sentOut: string[] = [];
+  const gate = new InTaskAdmission(REAL, { onSentOut: (owner, why) => sentOut.push(`${owner}: ${why}`) });
+  t.is(await gate.run('mallory', () => answerAfter(REAL.slowMs * 3)), 'ok');
+  t.true(gate.isOut('mallory'));
+  t.regex(sentOut[0] ?? '', /^mallory: a call took \d+ ms/);
 });

@@ -217,5 +217,6 @@ test.serial('a scheduled token refresh is counted with its lag behind the schedu
   const lagCount = valueOf(text, 'token_refresh_lag_seconds_count')!;
   t.true(lagCount >= refreshes - 1 && lagCount <= refreshes + 1, `one lag per scheduled refresh (${lagCount} for ${refreshes})`);
   t.true(valueOf(text, 'token_refresh_lag_seconds_sum')! >= 0);
+  t.true((valueOf(text, 'in_task_calls_total', { outcome: 'answered' }) ?? 0) >= 1, 'the renewal its timer woke was answered in its workflow task');
   t.is(valueOf(text, 'connectors', { state: 'connected' }), 1);
 });
