@@ -68,24 +68,6 @@ const owners = Array.from({ length: OWNERS }, (_, i) => keyOf(`owner-${i}`));
 const admin = keyOf('admin');
 const auth = (k: { key: string }) => ({ authorization: `Bearer ${k.key}` });
 
-/**
- * The first tokens' lifetimes under BENCH_FIRST_REFRESH_AFTER_CONNECTS: until `from` (set when
- * the OAuth connects begin) plus a share of one lifetime that spreads evenly whatever the count
- * (the golden ratio's sequence), so that the first refreshes come at the rate of the later ones.
- */
-function heldFirstTokens() {
-  let from: number | null = null;
-  let issued = 0;
-  return {
-    holdUntil: (at: number) => { from = at; },
-    get from() { return from; },
-    ttl: (): number => {
-      const spread = ((issued++ * 0.6180339887) % 1) * TTL_S;
-      return from === null ? TTL_S : Math.max(TTL_S, Math.round((from - Date.now()) / 1000 + spread));
-    },
-  };
-}
-
 /** The item's result, or a failure once `ms` have passed (the OAuth walk's own fetches have no deadline). */
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -181,12 +163,18 @@ async function refreshFigures(baseUrls: string[]) {
   const sum = (into: Map<string, number>, key: string, v: number) => into.set(key, (into.get(key) ?? 0) + v);
   const buckets = new Map<string, number>();
   const outcomes = new Map<string, number>();
+  const inTask = new Map<string, number>();
   for (const s of all) {
     if (s.name === 'token_refresh_lag_seconds_bucket') sum(buckets, s.labels.le!, s.value);
     if (s.name === 'token_refreshes_total') sum(outcomes, s.labels.outcome!, s.value);
+    if (s.name === 'in_task_calls_total') sum(inTask, s.labels.outcome!, s.value);
   }
   const count = all.filter((s) => s.name === 'token_refresh_lag_seconds_count').reduce((n, s) => n + s.value, 0);
-  return { count, within5: buckets.get('5') ?? 0, buckets: [...buckets].map(([le, v]) => `≤${le}s:${v}`).join(' '), outcomes: Object.fromEntries(outcomes) };
+  return {
+    count, within5: buckets.get('5') ?? 0, buckets: [...buckets].map(([le, v]) => `≤${le}s:${v}`).join(' '), outcomes: Object.fromEntries(outcomes),
+    /** Calls offered to workflow tasks by outcome (activities/in-task-admission.ts): all but `answered` cost a second task. */
+    inTask: JSON.stringify(Object.fromEntries(inTask)),
+  };
 }
 
 /**
@@ -262,8 +250,9 @@ async function main(): Promise<void> {
   try {
     const upstream = await startUpstreamProcess(TOKEN);
     stops.push(() => upstream.stop());
-    const held = heldFirstTokens();
-    const world = await startOAuthWorld(TTL_S, HOLD_FIRST_REFRESH ? held.ttl : undefined);
+    const world = await startOAuthWorld(TTL_S);
+    /** Under BENCH_FIRST_REFRESH_AFTER_CONNECTS: when the first tokens start to expire. */
+    let heldFrom: number | null = null;
     stops.push(() => world.close());
     const entry = process.env.BENCH_ENTRY ?? 'dist/embedded.mjs'; // `npm start`'s, built by npm run bench:scale
     const serviceOptions = { env, logDir: path.join(dataDir, 'logs'), entry, extraWorkers: EXTRA_WORKERS };
@@ -294,8 +283,9 @@ async function main(): Promise<void> {
 
     const oauthIds: string[] = [];
     if (HOLD_FIRST_REFRESH) {
-      held.holdUntil(Date.now() + (nOAuth / CONNECT_RATE) * 1000);
-      console.log(`first tokens live until ${new Date(held.from!).toISOString()} (${nOAuth} connects at ${CONNECT_RATE}/s), then expire over ${TTL_S} s`);
+      heldFrom = Date.now() + (nOAuth / CONNECT_RATE) * 1000;
+      world.holdFirstTokensUntil(heldFrom);
+      console.log(`first tokens live until ${new Date(heldFrom).toISOString()} (${nOAuth} connects at ${CONNECT_RATE}/s), then expire over ${TTL_S} s`);
     }
     const oauth = await pool(nOAuth, async (i) => {
       oauthIds.push(await connectOAuth(api, port, world, auth(owners[i % OWNERS]!), baseUrl));
@@ -303,6 +293,7 @@ async function main(): Promise<void> {
     const connectedAt = Date.now();
     outcome.oauthConnected = oauthIds.length;
     console.log(`OAuth connectors: ${oauth.ms.length} connected in ${oauth.seconds.toFixed(0)} s (${(oauth.ms.length / oauth.seconds).toFixed(1)}/s); failures ${JSON.stringify([...oauth.errors])}`);
+    console.log(`  calls offered to workflow tasks so far, by outcome: ${(await refreshFigures(service.urls())).inTask}`);
     const rssAll = treeRss(service.embedded.child.pid!);
     console.log(`with all ${ids.length + oauthIds.length} connected: ${fmtTree(rssAll, service.workersRss())}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB; node per connector ${((nodeMb(rssAll) - nodeStart) * 1024 / N).toFixed(0)} KB${EXTRA_WORKERS ? ' (the processes together)' : ''}`);
     console.log(`  ${await memoryFigures(service)}`);
@@ -359,9 +350,9 @@ async function main(): Promise<void> {
       : 'connect on a connected connector: not measured (no token connectors in this run)');
     if (process.env.BENCH_LISTS_ONLY) return; // the lists again, without the refresh part
 
-    if (held.from !== null && Date.now() < held.from) {
-      console.log(`waiting ${((held.from - Date.now()) / 1000).toFixed(0)} s for the first tokens to start expiring...`);
-      await new Promise((r) => setTimeout(r, held.from! - Date.now()));
+    if (heldFrom !== null && Date.now() < heldFrom) {
+      console.log(`waiting ${((heldFrom - Date.now()) / 1000).toFixed(0)} s for the first tokens to start expiring...`);
+      await new Promise((r) => setTimeout(r, heldFrom! - Date.now()));
     }
     // Refreshes: one whole token lifetime, then a restart of the service in the middle of the next.
     // A whole lifetime of them without connects, even when connecting took longer: the CPU per
@@ -371,7 +362,7 @@ async function main(): Promise<void> {
     await refreshCpu(service, () => watchingSlices(service, waitMs));
     const before = await refreshFigures(service.urls());
     outcome.before = before;
-    console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}; the authorization server's refusals ${JSON.stringify(world.refusals())}`);
+    console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}; calls offered to workflow tasks ${before.inTask}; the authorization server's refusals ${JSON.stringify(world.refusals())}`);
     console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.embedded.child.pid!), service.workersRss())}; ${await memoryFigures(service)}`);
 
     const connectedBefore = await statesOf(api, oauthIds);
@@ -385,7 +376,7 @@ async function main(): Promise<void> {
     await refreshCpu(service, () => watchingSlices(service, TTL_S * 1000 + 10_000));
     const afterRestart = await refreshFigures(service.urls());
     const states = await statesOf(api, oauthIds);
-    console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}; the authorization server's refusals so far ${JSON.stringify(world.refusals())}`);
+    console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}; calls offered to workflow tasks ${afterRestart.inTask}; the authorization server's refusals so far ${JSON.stringify(world.refusals())}`);
     const expected = connectedBefore.get('connected') ?? 0;
     Object.assign(outcome, {
       after: afterRestart,
