@@ -173,7 +173,7 @@ async function refreshFigures(baseUrls: string[]) {
   return {
     count, within5: buckets.get('5') ?? 0, buckets: [...buckets].map(([le, v]) => `≤${le}s:${v}`).join(' '), outcomes: Object.fromEntries(outcomes),
     /** Calls offered to workflow tasks by outcome (activities/in-task-admission.ts): all but `answered` cost a second task. */
-    inTask: JSON.stringify(Object.fromEntries(inTask)),
+    inTask: Object.fromEntries(inTask),
   };
 }
 
@@ -293,7 +293,7 @@ async function main(): Promise<void> {
     const connectedAt = Date.now();
     outcome.oauthConnected = oauthIds.length;
     console.log(`OAuth connectors: ${oauth.ms.length} connected in ${oauth.seconds.toFixed(0)} s (${(oauth.ms.length / oauth.seconds).toFixed(1)}/s); failures ${JSON.stringify([...oauth.errors])}`);
-    console.log(`  calls offered to workflow tasks so far, by outcome: ${(await refreshFigures(service.urls())).inTask}`);
+    console.log(`  calls offered to workflow tasks so far, by outcome: ${JSON.stringify((await refreshFigures(service.urls())).inTask)}`);
     const rssAll = treeRss(service.embedded.child.pid!);
     console.log(`with all ${ids.length + oauthIds.length} connected: ${fmtTree(rssAll, service.workersRss())}; DATA_DIR ${dirSizeMb(dataDir).toFixed(0)} MB; node per connector ${((nodeMb(rssAll) - nodeStart) * 1024 / N).toFixed(0)} KB${EXTRA_WORKERS ? ' (the processes together)' : ''}`);
     console.log(`  ${await memoryFigures(service)}`);
@@ -362,7 +362,7 @@ async function main(): Promise<void> {
     await refreshCpu(service, () => watchingSlices(service, waitMs));
     const before = await refreshFigures(service.urls());
     outcome.before = before;
-    console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}; calls offered to workflow tasks ${before.inTask}; the authorization server's refusals ${JSON.stringify(world.refusals())}`);
+    console.log(`refreshes before the restart: ${before.count} (within 5 s: ${before.within5}); lag ${before.buckets}; outcomes ${JSON.stringify(before.outcomes)}; calls offered to workflow tasks ${JSON.stringify(before.inTask)}; the authorization server's refusals ${JSON.stringify(world.refusals())}`);
     console.log(`RSS under refresh churn: ${fmtTree(treeRss(service.embedded.child.pid!), service.workersRss())}; ${await memoryFigures(service)}`);
 
     const connectedBefore = await statesOf(api, oauthIds);
@@ -376,7 +376,7 @@ async function main(): Promise<void> {
     await refreshCpu(service, () => watchingSlices(service, TTL_S * 1000 + 10_000));
     const afterRestart = await refreshFigures(service.urls());
     const states = await statesOf(api, oauthIds);
-    console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}; calls offered to workflow tasks ${afterRestart.inTask}; the authorization server's refusals so far ${JSON.stringify(world.refusals())}`);
+    console.log(`refreshes in the ${TTL_S + 10} s after the restart: ${afterRestart.count} for ${nOAuth} OAuth connectors (each due once or more; within 5 s: ${afterRestart.within5}); lag ${afterRestart.buckets}; outcomes ${JSON.stringify(afterRestart.outcomes)}; calls offered to workflow tasks ${JSON.stringify(afterRestart.inTask)}; the authorization server's refusals so far ${JSON.stringify(world.refusals())}`);
     const expected = connectedBefore.get('connected') ?? 0;
     Object.assign(outcome, {
       after: afterRestart,
