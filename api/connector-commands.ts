@@ -65,6 +65,7 @@ export class ConnectorCommands {
       clientSecret: clientSecret ? this.deps.secrets.seal(clientSecret, secretContext(id, 'client_secret')) : null,
       ...((input.transport ?? preset?.transport) === 'sse' ? { transport: 'sse' as const } : {}),
       ...(input.approvalRules?.length ? { approvalRules: input.approvalRules } : {}),
+      freshRunAfterConnect: true,
       settings: this.deps.settings,
     };
     const start = new WithStartWorkflowOperation<typeof connectorWorkflow>('connectorWorkflow', {

@@ -245,9 +245,22 @@ export class ConnectorManager {
 
   private mayContinueAsNew(): boolean {
     const info = workflowInfo();
-    const due = info.continueAsNewSuggested || info.historyLength >= this.entity.data.init.settings.historyLimit;
+    const due = info.continueAsNewSuggested || info.historyLength >= this.entity.data.init.settings.historyLimit || this.connectBehind();
     return due && this.job === null && this.uncutWork === 0;
   }
+
+  /**
+   * A connect (or the callback that ends one) is most of its run's history, and a worker that
+   * restarts replays all of it at the next renewal: once one has settled into a refresh wait, the
+   * run continues as new, so that what a renewal replays is the waits since. The run would reach
+   * its history limit a few renewals later anyway; this only moves that continue-as-new forward.
+   */
+  private connectBehind(): boolean {
+    return this.connectEndedInRun && this.entity.data.init.freshRunAfterConnect === true && this.watch?.kind === 'refresh';
+  }
+
+  /** A connect or callback job ended in this run (see connectBehind). */
+  private connectEndedInRun = false;
 
   /** Continue-as-new only between pieces of work, once every handler has returned. */
   private async continueAsNew(): Promise<void> {
@@ -293,6 +306,7 @@ export class ConnectorManager {
     this.job = job;
     job.done.catch(() => undefined).finally(() => {
       if (this.job === job) this.job = null;
+      if (kind !== 'refresh') this.connectEndedInRun = true;
     });
     return job;
   }

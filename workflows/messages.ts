@@ -32,6 +32,12 @@ export interface ConnectorInit {
   transport?: 'sse';
   /** The owner's approval rules given at creation (absent: none). */
   approvalRules?: ApprovalRule[];
+  /**
+   * The run continues as new once a connect or callback has settled into a refresh wait, so that
+   * a restarted worker replays the waits, not the connect (absent from connectors created before
+   * it: only at the history limit).
+   */
+  freshRunAfterConnect?: true;
   settings: {
     historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs: number; refreshSkewSeconds: number;
     /** CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS (absent from connectors created before it: its default). */

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ConnectorState } from '../../contract/connector-states';
 import { FAILURE } from '../../contract/failures';
 import {
-  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, stepUpUpdate, viewQuery,
+  type ConnectorInit, callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, stepUpUpdate, viewQuery,
 } from '../../workflows/messages';
 import { runOf } from '../helpers/history-values';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
@@ -29,11 +29,11 @@ const trail = (id: string) => (h.stubs.events.get(id) ?? []).map((e) => `${e.fro
 const inState = (id: string, state: ConnectorState) => () => (recordOf(id)?.state === state ? recordOf(id) : undefined);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-async function authorized(lifetimeMs: number, settings = {}) {
+async function authorized(lifetimeMs: number, settings = {}, init: Partial<ConnectorInit> = {}) {
   const stateHash = `h-${Math.random()}`;
   h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(stateHash, 60_000);
   h.stubs.behaviour.oauthComplete = async () => tokens(lifetimeMs);
-  const handle = await h.start(settings);
+  const handle = await h.start(settings, init);
   const id = (await handle.query(viewQuery)).id;
   const record = await handle.executeUpdate(connectUpdate, { args: [actor] });
   if (record.state !== 'auth_required') throw new Error(`expected auth_required, got ${record.state}`);
@@ -322,6 +322,39 @@ test.serial('continue-as-new under refresh churn keeps the connector, its grant 
   t.like(view, { id, state: 'connected', version: 4 });
   t.true((await latest.fetchHistory()).events!.length < 200, 'the new run starts with a short history');
   await latest.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+// A restarted worker replays a connector's current run at its next renewal: a connect's run holds
+// about a hundred events, a renewal six.
+test.serial('a connect that settles into a refresh wait continues as new before the wait, and the new run renews on the same schedule', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => tokens(60_000);
+  const { handle, id } = await authorized(1_500, {}, { freshRunAfterConnect: true });
+  const latest = h.client.workflow.getHandle(handle.workflowId);
+  const fresh = await until(async () => {
+    const events = (await latest.fetchHistory()).events ?? [];
+    return events.some(isRefresh) ? events : undefined;
+  }, 'the first renewal on record');
+  const connectRun = fresh[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+  if (!connectRun) return t.fail('the run that renewed continued from another');
+  const connect = await h.client.workflow.getHandle(handle.workflowId, connectRun).describe();
+  t.is(connect.status.name, 'CONTINUED_AS_NEW');
+  t.true(connect.historyLength > 50, `the connect's run held ${connect.historyLength} events`);
+  const connectEvents = (await h.client.workflow.getHandle(handle.workflowId, connectRun).fetchHistory()).events ?? [];
+  t.false(connectEvents.some(isRefresh), 'the connect\'s run ended before its first renewal');
+  const renewalAt = fresh.findIndex(isRefresh);
+  t.true(renewalAt > 0 && renewalAt < 20, `the new run held ${renewalAt} events before its renewal`);
+  t.like(await latest.query(viewQuery), { id, state: 'connected', version: 4 }, 'continuing as new is no transition');
+  await latest.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('a connector created before that rule keeps its connect\'s run until the history limit', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => tokens(60_000);
+  const { handle, id } = await authorized(1_500);
+  const connectRun = (await handle.describe()).runId;
+  await until(() => (placesOf('oauthRefresh', id).length >= 1 ? true : undefined), 'the first renewal');
+  const latest = await h.client.workflow.getHandle(handle.workflowId).describe();
+  t.is(latest.runId, connectRun, 'the renewal ran in the connect\'s run');
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
 test.serial('hundreds of refreshes: every run\'s history stays bounded, no rotated refresh token is lost across continue-as-new, and the connector still works', async (t) => {

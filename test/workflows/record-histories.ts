@@ -138,6 +138,22 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
     await h.client.workflow.getHandle(handle.workflowId).executeUpdate(deleteUpdate, { args: [actor] });
     return h.client.workflow.getHandle(handle.workflowId, first); // the first run: it ends in continue-as-new
   },
+  // Since a connect settled into a refresh wait continues as new at once (ConnectorInit.freshRunAfterConnect).
+  async 'continue-after-connect'(h) {
+    h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-fresh', 60_000);
+    h.stubs.behaviour.oauthComplete = async () => tokens(1_500);
+    h.stubs.behaviour.oauthRefresh = async () => tokens(1_500);
+    const handle = await h.start({}, { freshRunAfterConnect: true });
+    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, redirectUrl: 'http://127.0.0.1:1/done' }] });
+    await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-fresh', callback: 'sealed-callback' as never }] });
+    await until(() => (h.stubs.called('oauthRefresh').length >= 1 ? true : undefined), 'a refresh in the new run');
+    const latest = h.client.workflow.getHandle(handle.workflowId);
+    const { events } = await latest.fetchHistory();
+    await latest.executeUpdate(deleteUpdate, { args: [actor] });
+    const connectRun = events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+    if (!connectRun) throw new Error('the connect\'s run did not continue as new');
+    return h.client.workflow.getHandle(handle.workflowId, connectRun); // it ends in continue-as-new
+  },
 };
 
 const h = await startHarness();
@@ -148,7 +164,7 @@ try {
   for (const [name, run] of Object.entries(SCENARIOS).filter(([name]) => only.length === 0 || only.includes(name))) {
     const handle = await run(h);
     h.stubs.behaviour = {};
-    if (name !== 'continue-as-new') await handle.result();
+    if (!name.startsWith('continue-')) await handle.result();
     const history = await handle.fetchHistory();
     // Binary protobuf, as the service sends it; `temporal workflow show` prints one for people.
     fs.writeFileSync(path.join(OUT, `${name}.binpb`), temporal.api.history.v1.History.encode(history).finish());
