@@ -67,7 +67,7 @@ export const VARIABLE_DOCS: Record<Name, VariableDoc> = {
   TEMPORAL_API_KEY: { section: 'temporal', meaning: 'a Temporal Cloud API key; only ever sent over TLS' },
   CONNECTOR__TEMPORAL_UI: { section: 'temporal', meaning: "start the embedded dev server's Web UI (unauthenticated: single-user machines only); the banner names it" },
   CONNECTOR__WORKFLOW_SHARDS: { section: 'temporal', meaning: 'task queues the connector workflows spread over by id, each served by a worker of its own in every worker process, sharing its cache and slots: each walks only its share of the cache (docs/scale.md); may be raised at any time, not lowered while workflows run on a queue it would drop (the worker refuses to start)' },
-  CONNECTOR__HISTORY_LIMIT: { section: 'temporal', meaning: 'history events after which a connector workflow continues as new; a connector keeps the limit it was created with' },
+  CONNECTOR__HISTORY_LIMIT: { section: 'temporal', meaning: 'history events after which a connector workflow continues as new (one created since the rule also does once a connect has settled into its refresh wait); a connector keeps the limit it was created with' },
 
   CONNECTOR__WORKER_MEMORY_BUDGET_MB: { section: 'memory', meaning: 'memory a worker spends on cached workflows: the cache holds budget ÷ 400 KB of them (163 by default), the rest replay when they wake (docs/scale.md)' },
   CONNECTOR__MAX_CACHED_WORKFLOWS: { section: 'memory', default: 'from the budget', meaning: "the workflow cache's size, given outright (was `TEMPORAL_MAX_CACHED_WORKFLOWS`)" },
