@@ -15,9 +15,14 @@ export async function historyOfAllRuns(temporal: Client, workflowId: string): Pr
   for (let runId: string | undefined; ;) {
     const history = await temporal.workflow.getHandle(workflowId, runId).fetchHistory();
     runs.unshift(history);
-    runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
+    runId = continuedFrom(history);
     if (!runId) return { events: runs.flatMap((run) => run.events ?? []) };
   }
+}
+
+/** The run this one continued as new from, named by its first event (undefined: the workflow's first run). */
+export function continuedFrom(history: History): string | undefined {
+  return history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || undefined;
 }
 
 /** Every JSON payload of the workflow's history (all its runs), decoded. */

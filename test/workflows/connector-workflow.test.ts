@@ -9,7 +9,7 @@ import { FAILURE } from '../../contract/failures';
 import {
   type ConnectorInit, callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, stepUpUpdate, viewQuery,
 } from '../../workflows/messages';
-import { runOf } from '../helpers/history-values';
+import { continuedFrom, runOf } from '../helpers/history-values';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
 let h: Harness;
@@ -330,11 +330,12 @@ test.serial('a connect that settles into a refresh wait continues as new before 
   h.stubs.behaviour.oauthRefresh = async () => tokens(60_000);
   const { handle, id } = await authorized(1_500, {}, { freshRunAfterConnect: true });
   const latest = h.client.workflow.getHandle(handle.workflowId);
-  const fresh = await until(async () => {
-    const events = (await latest.fetchHistory()).events ?? [];
-    return events.some(isRefresh) ? events : undefined;
+  const freshHistory = await until(async () => {
+    const history = await latest.fetchHistory();
+    return history.events?.some(isRefresh) ? history : undefined;
   }, 'the first renewal on record');
-  const connectRun = fresh[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+  const fresh = freshHistory.events ?? [];
+  const connectRun = continuedFrom(freshHistory);
   if (!connectRun) return t.fail('the run that renewed continued from another');
   const connect = await h.client.workflow.getHandle(handle.workflowId, connectRun).describe();
   t.is(connect.status.name, 'CONTINUED_AS_NEW');

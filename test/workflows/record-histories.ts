@@ -12,6 +12,7 @@ const { temporal } = proto;
 import {
   callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, upstreamRefusedUpdate, viewQuery,
 } from '../../workflows/messages';
+import { continuedFrom } from '../helpers/history-values';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
 const OUT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'histories');
@@ -148,9 +149,8 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
     await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-fresh', callback: 'sealed-callback' as never }] });
     await until(() => (h.stubs.called('oauthRefresh').length >= 1 ? true : undefined), 'a refresh in the new run');
     const latest = h.client.workflow.getHandle(handle.workflowId);
-    const { events } = await latest.fetchHistory();
+    const connectRun = continuedFrom(await latest.fetchHistory());
     await latest.executeUpdate(deleteUpdate, { args: [actor] });
-    const connectRun = events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     if (!connectRun) throw new Error('the connect\'s run did not continue as new');
     return h.client.workflow.getHandle(handle.workflowId, connectRun); // it ends in continue-as-new
   },
