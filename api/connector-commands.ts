@@ -9,6 +9,7 @@ import type { connectorWorkflow } from '../workflows/connector-workflow';
 import {
   approvalRulesUpdate, connectUpdate, connectorWorkflowId, createdUpdate, deleteUpdate, disconnectUpdate, type ConnectorInit,
 } from '../workflows/messages';
+import { CHANGES_BUILT_IN } from '../workflows/code-changes';
 import type { ApprovalRule } from '../contract/approvals';
 import { toProblemError } from './temporal-errors';
 import { envPurpose, headerPurpose, type UpstreamBinding } from '../contract/upstream-inputs';
@@ -66,6 +67,7 @@ export class ConnectorCommands {
       ...((input.transport ?? preset?.transport) === 'sse' ? { transport: 'sse' as const } : {}),
       ...(input.approvalRules?.length ? { approvalRules: input.approvalRules } : {}),
       freshRunAfterConnect: true,
+      changesBuiltIn: [...CHANGES_BUILT_IN],
       settings: this.deps.settings,
     };
     const start = new WithStartWorkflowOperation<typeof connectorWorkflow>('connectorWorkflow', {

@@ -90,9 +90,6 @@ function mayRetry(err: unknown): boolean {
   return cause instanceof ApplicationFailure && !cause.nonRetryable && !NON_RETRYABLE.includes(cause.type as never);
 }
 
-/** Histories written before `inTaskFirst` replay with the retrying local activities above; every connect and renewal since uses it. */
-export const IN_TASK_TRY_ONCE = 'in-task-try-once';
-
 /** Tear-down work (revocation, workload removal): best effort, bounded. */
 export const cleanup = proxyActivities<Activities>({
   startToCloseTimeout: '60s',

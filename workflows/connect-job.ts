@@ -3,13 +3,14 @@
 // an activity; this file orders them and turns their outcome into a transition.
 import { FAILURE, isFailureType, type FailureType } from '../contract/failures';
 import type { ConnectorRecord } from '../contract/connector-record';
-import { ApplicationFailure, isCancellation, patched } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { ConnectorEvent } from '../contract/connector-states';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import type { ConnectInput } from './messages';
 import type { Ciphertext } from '../contract/ciphertext';
 import type { StartWorkloadInput } from '../activities/workloads/activities';
-import { IN_TASK_TRY_ONCE, inTaskFirst, inTaskTry, probe, remote, workloads } from './activity-proxies';
+import { inTaskFirst, inTaskTry, probe, remote, workloads } from './activity-proxies';
+import { IN_TASK_TRY_ONCE, takes } from './code-changes';
 import type { ProbeResult } from '../activities/mcp-probe';
 import { beginAuthorization } from './oauth-begin';
 import { connectWithServiceGrant, connectsWithServiceGrant } from './client-credentials';
@@ -61,7 +62,7 @@ async function connectWithToken(job: ConnectJob): Promise<void> {
 function probeToken(entity: ConnectorEntity, token: Ciphertext): Promise<ProbeResult> {
   const { connectTimeoutMs } = entity.data.init.settings;
   const input = { connectorId: entity.data.init.id, url: entity.upstreamUrl, token, headers: entity.upstreamHeaders, ...entity.upstreamTransport };
-  if (!patched(IN_TASK_TRY_ONCE)) return probe(connectTimeoutMs).probeServer(input);
+  if (!takes(entity.data.init, IN_TASK_TRY_ONCE)) return probe(connectTimeoutMs).probeServer(input);
   return inTaskFirst(() => inTaskTry.probeServer({ ...input, owner: entity.data.init.createdBy }), () => remote(connectTimeoutMs).probeServer(input));
 }
 

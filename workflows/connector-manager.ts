@@ -27,6 +27,7 @@ import { teardown, teardownMaterial, type TeardownMaterial } from './teardown';
 import { refreshOnce, runWatch, watchFor, type WatchContext, type WatchKind } from './watches';
 import { store } from './activity-proxies';
 import { renewable } from './client-credentials';
+import { withChangesBuiltIn } from './code-changes';
 
 export type ConnectorWorkflowInput = { init: ConnectorInit } | { resume: ConnectorData };
 
@@ -266,7 +267,7 @@ export class ConnectorManager {
   private async continueAsNew(): Promise<void> {
     await this.stopWatch();
     await condition(allHandlersFinished);
-    if (this.job === null && !this.deleteRequested) await continueAsNew({ resume: this.entity.data });
+    if (this.job === null && !this.deleteRequested) await continueAsNew({ resume: { ...this.entity.data, init: withChangesBuiltIn(this.entity.data.init) } });
   }
 
   /** Work under way that a continue-as-new waits for (watches.ts). */

@@ -38,6 +38,12 @@ export interface ConnectorInit {
    * it: only at the history limit).
    */
   freshRunAfterConnect?: true;
+  /**
+   * The patched() changes (workflows/code-changes.ts) that the code starting this run had built
+   * in: the run takes them without asking patched(), which writes a marker and an upsert into each
+   * run. Set at creation and at every continue-as-new (absent from runs started before: they ask).
+   */
+  changesBuiltIn?: string[];
   settings: {
     historyLimit: number; authTimeoutSeconds: number; connectTimeoutMs: number; stdioReadyTimeoutMs: number; refreshSkewSeconds: number;
     /** CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS (absent from connectors created before it: its default). */

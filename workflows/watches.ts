@@ -2,17 +2,17 @@
 // deadline, the token's refresh time, the stdio workload's life. Each is a loop of durable timers
 // and activities that the workflow runs in its own cancellation scope and replaces whenever the
 // state changes.
-import { CancellationScope, isCancellation, patched, sleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import { authExpiryEvent, isAllowed, refreshOutcomeEvent, watchNeeded, type ConnectorEvent, type WatchKind } from '../contract/connector-states';
 import { FAILURE } from '../contract/failures';
 import type { ApplyOptions, ConnectorEntity } from './connector-entity';
 import { failureMessage, failureType, workloadInput } from './connect-job';
-import {
-  IN_TASK_TRY_ONCE, cleanup, inTaskFirst, inTaskRefresher, inTaskTry, refresher as regularRefresher, watcher, workloads,
-} from './activity-proxies';
+import { cleanup, inTaskFirst, inTaskRefresher, inTaskTry, refresher as regularRefresher, watcher, workloads } from './activity-proxies';
+import { EXPIRY_RACE_ON_LEAVING, IN_TASK_REFRESH, IN_TASK_TRY_ONCE, REFRESH_FLOOR, takes } from './code-changes';
 import { renewable, renewsWithCredentials } from './client-credentials';
 import { askForAssertion, renewsFromAssertion } from './assertion-request';
 import type { OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
+import type { ConnectorInit } from './messages';
 import { DEFAULT_MIN_REFRESH_INTERVAL_SECONDS, DEFAULT_REFRESH_SKEW_SECONDS } from '../contract/token-renewal';
 
 type Session = NonNullable<OAuthState['session']>;
@@ -73,16 +73,9 @@ export function refreshDelayMs(
   return Math.max(0, expires - skew - now, obtained + minIntervalSeconds * 1000 - now);
 }
 
-/**
- * Histories written before the floor between renewals replay as they were written; since, a
- * renewal waits at least the connector's minimum interval, and one that the floor put past the
- * token's expiry does not count the expired token as a lost connection (the MCP server's refusal
- * of it asks for a renewal through the proxy meanwhile).
- */
-const REFRESH_FLOOR = 'refresh-floor';
-
+/** The floor between renewals (code-changes.ts, REFRESH_FLOOR). */
 function minRefreshIntervalSeconds(entity: ConnectorEntity): number {
-  if (!patched(REFRESH_FLOOR)) return 0;
+  if (!takes(entity.data.init, REFRESH_FLOOR)) return 0;
   return entity.data.init.settings.minRefreshIntervalSeconds ?? DEFAULT_MIN_REFRESH_INTERVAL_SECONDS;
 }
 
@@ -116,7 +109,8 @@ export async function refreshOnce(
   { onFailure = 'lose', expiryLosesConnection = true }: { onFailure?: 'lose' | 'report'; expiryLosesConnection?: boolean } = {},
 ): Promise<boolean> {
   const session = entity.data.oauth.session!;
-  const inTask = patched(IN_TASK_REFRESH);
+  const { init } = entity.data;
+  const inTask = takes(init, IN_TASK_REFRESH);
   const expiresAt = session.expiresAt ? Date.parse(session.expiresAt) : null;
   const mayLoseConnection = expiresAt !== null && entity.state === 'connected' && expiryLosesConnection;
   const expiredAtReport = onFailure === 'report' && expiresAt !== null && expiresAt <= Date.now();
@@ -124,13 +118,13 @@ export async function refreshOnce(
     if (!isAllowed(entity.state, 'connection_lost')) return;
     await commit('connection_lost', { actor: 'service', reason: 'the access token expired while the authorization server was unreachable; retrying', permanent: false });
   };
-  const onLeaving = mayLoseConnection && !expiredAtReport && inTask && patched(EXPIRY_RACE_ON_LEAVING);
+  const onLeaving = mayLoseConnection && !expiredAtReport && inTask && takes(init, EXPIRY_RACE_ON_LEAVING);
   const leaving: Leaving | undefined = onLeaving ? (asActivity) => racedAgainstExpiry(expiresAt, asActivity, onExpired) : undefined;
-  const refreshing = renewal(session, { connectorId: entity.data.init.id, owner: entity.data.init.createdBy, scheduledAt }, inTask, leaving);
+  const refreshing = renewal(init, session, { connectorId: init.id, owner: init.createdBy, scheduledAt }, inTask, leaving);
   // A token the MCP server refused after it expired (its renewal not due yet: the floor) is renewed
   // here, and a failure changes no state: its expiry is no news either. Asked after the renewal
   // started, and raced here, beside it, as histories from before 'expiry-race-on-leaving' did.
-  const expiredBeforeReport = expiredAtReport && patched(REFRESH_FLOOR);
+  const expiredBeforeReport = expiredAtReport && takes(init, REFRESH_FLOOR);
   if (mayLoseConnection && !expiredBeforeReport && !onLeaving) await raceExpiry(expiresAt, () => refreshing, inTask, onExpired);
   try {
     const tokens = await refreshing;
@@ -162,21 +156,6 @@ export async function refreshOnce(
 }
 
 /**
- * Histories written before renewals ran in the timer's workflow task (a regular activity, and an
- * expiry timer left to fire) replay as they were written; every renewal since runs in the task.
- */
-const IN_TASK_REFRESH = 'refresh-in-workflow-task';
-
-/**
- * Since this patch, a renewal races its token's expiry only once it has left its workflow task, so
- * one that ends in its task (nearly all) makes no timer and none of the race's promises. Histories
- * from before started the race beside the renewal (its timer cancelled unsent when the renewal
- * ended in its task) and replay that way: their commands differ from these only where the task
- * was heartbeated while its call ran, which sends the timer early.
- */
-const EXPIRY_RACE_ON_LEAVING = 'expiry-race-on-leaving';
-
-/**
  * Runs `work` (started after the expiry's timer) against the token's expiry and, should the token
  * expire first, `onExpired` (the connection is lost meanwhile). Over when the first of them is.
  * `cancelUnused`: the timer goes once the renewal is done (left running, it woke the workflow for nothing).
@@ -199,9 +178,11 @@ async function racedAgainstExpiry(expiresAt: number, asActivity: () => Promise<S
 }
 
 /** Renews this grant: in the timer's workflow task first, as a regular activity when that try cannot finish there. */
-function renewal(session: Session, call: RenewalCall, inTask: boolean, leaving: Leaving = (asActivity) => asActivity()): Promise<SealedTokens> {
+function renewal(
+  init: ConnectorInit, session: Session, call: RenewalCall, inTask: boolean, leaving: Leaving = (asActivity) => asActivity(),
+): Promise<SealedTokens> {
   if (!inTask) return renew(regularRefresher, session, call);
-  if (!patched(IN_TASK_TRY_ONCE)) return renew(inTaskRefresher, session, call);
+  if (!takes(init, IN_TASK_TRY_ONCE)) return renew(inTaskRefresher, session, call);
   return inTaskFirst(() => renew(inTaskTry, session, call), () => leaving(() => renew(regularRefresher, session, call)));
 }
 

@@ -65,3 +65,19 @@ export function runOf(event: HistoryEvent, name: string): 'activity' | 'in task'
   const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data as Uint8Array | undefined;
   return data && Buffer.from(data).toString('utf8').includes(`"${name}"`) ? 'in task' : null;
 }
+
+/**
+ * What the events write for patched(): the change ids of its markers, and how many
+ * `TemporalChangeVersion` search-attribute upserts the SDK's core wrote beside them (each names every change so far).
+ */
+export function patchWrites(events: ReadonlyArray<HistoryEvent>): { markers: string[]; upserts: number } {
+  const markers: string[] = [];
+  let upserts = 0;
+  for (const event of events) {
+    const marker = event.markerRecordedEventAttributes;
+    const data = marker?.markerName === 'core_patch' ? marker.details?.['patch-data']?.payloads?.[0]?.data : undefined;
+    if (data) markers.push(JSON.parse(Buffer.from(data).toString('utf8')).id);
+    if (event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.TemporalChangeVersion) upserts += 1;
+  }
+  return { markers, upserts };
+}

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { connectorWorkflowId, routeQuery } from '../../workflows/messages';
 import { OWNER_MEMO } from '../../api/connector-commands';
-import { historyOfAllRuns } from '../helpers/history-values';
+import { historyOfAllRuns, patchWrites } from '../helpers/history-values';
 import { startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTokenMcpServer, type TokenMcpServer } from '../fixtures/token-mcp-server';
 
@@ -61,6 +61,8 @@ test('history is bounded by continue-as-new and nothing is lost', async (t) => {
   t.true(runs > 1, `the history read back spans ${runs} runs`);
   const connects = all.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === 'connect');
   t.is(connects.length, cycles + 1);
+  // The API starts a connector with every patched change built in (workflows/code-changes.ts): no run asks patched().
+  t.deepEqual(patchWrites(all), { markers: [], upserts: 0 }, 'no patch marker or TemporalChangeVersion upsert in any run');
 
   // And the connector still takes Updates and can be deleted.
   t.is((await stack.api('DELETE', `/api/v1/connectors/${c.id}`)).status, 202);

@@ -9,7 +9,8 @@ import { FAILURE } from '../../contract/failures';
 import {
   type ConnectorInit, callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, stepUpUpdate, viewQuery,
 } from '../../workflows/messages';
-import { continuedFrom, runOf } from '../helpers/history-values';
+import { continuedFrom, historyOfAllRuns, patchWrites, runOf } from '../helpers/history-values';
+import { CHANGES_BUILT_IN } from '../../workflows/code-changes';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
 let h: Harness;
@@ -312,7 +313,8 @@ for (const [state, reach] of Object.entries(REACH)) {
 
 test.serial('continue-as-new under refresh churn keeps the connector, its grant and its schedule', async (t) => {
   h.stubs.behaviour.oauthRefresh = async () => tokens(600);
-  const { handle, id } = await authorized(600, { historyLimit: 60 });
+  // A limit above the connect's hundred events: the first run renews before it continues as new.
+  const { handle, id } = await authorized(600, { historyLimit: 130 });
   const firstRun = (await handle.describe()).runId;
   const latest = h.client.workflow.getHandle(handle.workflowId);
   await until(async () => ((await latest.describe()).runId !== firstRun ? true : undefined), 'a new run');
@@ -358,16 +360,69 @@ test.serial('a connector created before that rule keeps its connect\'s run until
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
+// patched() writes a marker and a TemporalChangeVersion upsert into every run that asks it: a
+// run started by code with the changes built in takes them as its input says, and asks nothing.
+test.serial('a connector created with every patched change built in writes no patch marker or upsert in any run, and still renews in its task', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => tokens(1_500);
+  const { handle, id } = await authorized(1_500, {}, { freshRunAfterConnect: true, changesBuiltIn: [...CHANGES_BUILT_IN] });
+  const { events } = await until(async () => {
+    const history = await historyOfAllRuns(h.client, handle.workflowId);
+    return history.events!.filter(isRefresh).length >= 3 ? history : undefined;
+  }, 'three renewals');
+  const runs = events!.filter((e) => e.workflowExecutionStartedEventAttributes).length;
+  t.true(runs >= 2, `the connect's run continued as new (${runs} runs)`);
+  t.deepEqual(patchWrites(events!), { markers: [], upserts: 0 });
+  const places = events!.filter(isRefresh).map((e) => runOf(e, 'oauthRefresh'));
+  t.true(places.every((place) => place === 'in task'), `renewals ran in their task, tried once there (${places.join(', ')})`);
+  t.like(await h.client.workflow.getHandle(handle.workflowId).query(viewQuery), { id, state: 'connected', version: 4 });
+  await h.client.workflow.getHandle(handle.workflowId).executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+test.serial('a connector from before the list asks patched() until its next continue-as-new, whose run has every change built in', async (t) => {
+  h.stubs.behaviour.oauthRefresh = async () => tokens(600);
+  // A limit above the connect's hundred events: the first run renews before it continues as new.
+  const { handle, id } = await authorized(600, { historyLimit: 130 });
+  const firstRun = (await handle.describe()).runId;
+  const latest = h.client.workflow.getHandle(handle.workflowId);
+  const later = await until(async () => {
+    const history = await latest.fetchHistory();
+    return continuedFrom(history) === firstRun && history.events!.filter(isRefresh).length >= 2 ? history : undefined;
+  }, 'two renewals in the next run');
+  const first = patchWrites((await h.client.workflow.getHandle(handle.workflowId, firstRun).fetchHistory()).events!);
+  t.deepEqual([...new Set(first.markers)].sort(), [...CHANGES_BUILT_IN].sort(), 'the first run asked every patch');
+  t.is(first.upserts, first.markers.length, 'each marker with its upsert');
+  const started = later.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!.data!;
+  t.deepEqual(JSON.parse(Buffer.from(started).toString('utf8')).resume.init.changesBuiltIn, [...CHANGES_BUILT_IN]);
+  t.deepEqual(patchWrites(later.events!), { markers: [], upserts: 0 }, 'the next run asks none');
+  t.false(later.events!.some((e) => e.upsertWorkflowSearchAttributesEventAttributes), 'and upserts nothing');
+  t.true(later.events!.filter(isRefresh).every((e) => runOf(e, 'oauthRefresh') === 'in task'), 'and renews in its task');
+  t.like(await latest.query(viewQuery), { id, state: 'connected', version: 4 });
+  await latest.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
 test.serial('hundreds of refreshes: every run\'s history stays bounded, no rotated refresh token is lost across continue-as-new, and the connector still works', async (t) => {
   // Each refresh answers a new refresh token (rotation) a moment later, so that continue-as-new
   // is often due while a refresh is under way: the next refresh must use the token the last answered.
   const used: string[] = [];
   const issued: string[] = [];
+  const answered = new Map<string, { runId: string; answer: unknown }>();
+  let rerunInRun = 0;
   h.stubs.behaviour.oauthRefresh = async (input) => {
-    used.push((input as { refreshToken: string }).refreshToken);
+    const presented = (input as { refreshToken: string }).refreshToken;
+    const runId = Context.current().info.workflowExecution?.runId ?? '';
+    // A renewal run again in its own run (its workflow task timed out on a loaded machine) takes
+    // the first answer, as the refresh ledger gives it (store/refresh-ledger.ts); a token presented
+    // again in a later run was lost across continue-as-new, and breaks the chain below.
+    const earlier = answered.get(presented);
+    if (earlier && earlier.runId === runId) {
+      rerunInRun += 1;
+      return earlier.answer as never;
+    }
+    used.push(presented);
     await sleep(40);
     const answer = tokens(600) as unknown as { refreshToken: string };
     issued.push(answer.refreshToken);
+    answered.set(presented, { runId, answer });
     return answer as never;
   };
   t.timeout(600_000); // about a second a refresh on a busy 2-core machine, twice that under a loaded CI run
@@ -390,7 +445,7 @@ test.serial('hundreds of refreshes: every run\'s history stays bounded, no rotat
   const checked = Math.min(used.length - 1, issued.length);
   const broken = Array.from({ length: checked }, (_, i) => i).filter((i) => used[i + 1] !== issued[i]);
   t.deepEqual(broken, [], `refreshes that used a stale refresh token, out of ${checked}`);
-  t.log(`${used.length} refreshes over ${runs.length} runs; longest history ${longest} events`);
+  t.log(`${used.length} refreshes over ${runs.length} runs; longest history ${longest} events; ${rerunInRun} renewals run again in their run`);
 
   // Still the same workflow id taking Updates: disconnect, then delete.
   t.is((await latest.executeUpdate(disconnectUpdate, { args: [actor] })).state, 'disconnected');

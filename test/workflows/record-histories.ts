@@ -10,8 +10,9 @@ import proto from '@temporalio/proto';
 
 const { temporal } = proto;
 import {
-  callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, upstreamRefusedUpdate, viewQuery,
+  type ConnectInput, type ConnectorInit, callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, upstreamRefusedUpdate, viewQuery,
 } from '../../workflows/messages';
+import { CHANGES_BUILT_IN } from '../../workflows/code-changes';
 import { continuedFrom } from '../helpers/history-values';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
@@ -87,27 +88,19 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
   // Since renewals race their token's expiry only once they leave their task (patched
   // 'expiry-race-on-leaving'): a renewal in its task, one that left it and ended before the expiry,
   // one the expiry overtook (the connection lost, then back), and one in its task again.
-  async 'expiry-race-on-leaving'(h) {
-    let renewals = 0;
-    let activityTries = 0;
-    h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-race', 60_000);
-    h.stubs.behaviour.oauthComplete = async () => tokens(1_500);
-    h.stubs.behaviour.oauthRefresh = (async () => {
-      if (Context.current().info.isLocal) {
-        renewals += 1;
-        if (renewals === 2 || renewals === 3) throw transientFailure();
-        return tokens(1_500);
+  'expiry-race-on-leaving': (h) => expiryRaceStory(h),
+  // Since a run takes the patched changes its input names (ConnectorInit.changesBuiltIn) without
+  // asking patched(), so without markers: a token probe that left its task, then the story above.
+  async 'changes-built-in'(h) {
+    let probed = false;
+    h.stubs.behaviour.probeServer = (async () => {
+      if (Context.current().info.isLocal && !probed) {
+        probed = true;
+        throw transientFailure();
       }
-      // The third renewal's first try as an activity fails: its retry, a second later, is past the expiry.
-      if (++activityTries === 2) throw transientFailure();
-      return tokens(1_500);
+      return { serverName: 'stub', protocolVersion: '2025-11-25' };
     }) as never;
-    const handle = await h.start();
-    await handle.executeUpdate(connectUpdate, { args: [{ ...actor, redirectUrl: 'http://127.0.0.1:1/done' }] });
-    await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-race', callback: 'sealed-callback' as never }] });
-    await until(() => (renewals >= 4 ? true : undefined), 'four renewals, two of which left their task');
-    await handle.executeUpdate(deleteUpdate, { args: [actor] });
-    return handle;
+    return expiryRaceStory(h, { changesBuiltIn: [...CHANGES_BUILT_IN] }, { ...actor, accessToken: 'sealed-token-1' as never });
   },
   async 'stdio-connect'(h) {
     let watches = 0;
@@ -155,6 +148,31 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
     return h.client.workflow.getHandle(handle.workflowId, connectRun); // it ends in continue-as-new
   },
 };
+
+/** A renewal in its task, one that left it and ended before the expiry, one the expiry overtook, one in its task again; after `tokenConnect`, if given. */
+async function expiryRaceStory(h: Harness, init: Partial<ConnectorInit> = {}, tokenConnect?: ConnectInput): Promise<Handle> {
+  let renewals = 0;
+  let activityTries = 0;
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-race', 60_000);
+  h.stubs.behaviour.oauthComplete = async () => tokens(1_500);
+  h.stubs.behaviour.oauthRefresh = (async () => {
+    if (Context.current().info.isLocal) {
+      renewals += 1;
+      if (renewals === 2 || renewals === 3) throw transientFailure();
+      return tokens(1_500);
+    }
+    // The third renewal's first try as an activity fails: its retry, a second later, is past the expiry.
+    if (++activityTries === 2) throw transientFailure();
+    return tokens(1_500);
+  }) as never;
+  const handle = await h.start({}, init);
+  if (tokenConnect) await handle.executeUpdate(connectUpdate, { args: [tokenConnect] });
+  await handle.executeUpdate(connectUpdate, { args: [{ ...actor, redirectUrl: 'http://127.0.0.1:1/done' }] });
+  await handle.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-race', callback: 'sealed-callback' as never }] });
+  await until(() => (renewals >= 4 ? true : undefined), 'four renewals, two of which left their task');
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+  return handle;
+}
 
 const h = await startHarness();
 try {

@@ -15,7 +15,7 @@ const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.binpb')).sort();
 
 test('the recorded histories cover a token connect, an OAuth connect with refresh, calls that leave their task (and race the expiry once out), a stdio connect, deletes, and continue-as-new at the history limit and after a connect', (t) => {
   t.deepEqual(files, [
-    'continue-after-connect.binpb', 'continue-as-new.binpb', 'delete-while-connecting.binpb', 'expiry-race-on-leaving.binpb', 'in-task-try-once.binpb', 'oauth-connect-refresh.binpb',
+    'changes-built-in.binpb', 'continue-after-connect.binpb', 'continue-as-new.binpb', 'delete-while-connecting.binpb', 'expiry-race-on-leaving.binpb', 'in-task-try-once.binpb', 'oauth-connect-refresh.binpb',
     'oauth-refresh-in-task.binpb', 'refresh-floor.binpb', 'stdio-connect.binpb', 'token-connect.binpb',
   ]);
 });
