@@ -21,6 +21,18 @@ const actor = { actor: 'recorder' };
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 type Handle = Awaited<ReturnType<Harness['start']>>;
 
+/** A stub whose first try in a workflow task fails (it leaves its task); every other call answers. */
+function leavesOnce<T>(answer: () => T) {
+  let tried = false;
+  return async () => {
+    if (Context.current().info.isLocal && !tried) {
+      tried = true;
+      throw transientFailure();
+    }
+    return answer();
+  };
+}
+
 const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
   async 'token-connect'(h) {
     const handle = await h.start();
@@ -47,16 +59,6 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
   // Since calls in a task get one try and leave it for a regular activity (patched 'in-task-try-once'):
   // a token probe that left its task, then refreshes, the first of which left its task too.
   async 'in-task-try-once'(h) {
-    const leavesOnce = <T>(answer: () => T) => {
-      let tried = false;
-      return async () => {
-        if (Context.current().info.isLocal && !tried) {
-          tried = true;
-          throw transientFailure();
-        }
-        return answer();
-      };
-    };
     h.stubs.behaviour.probeServer = leavesOnce(() => ({ serverName: 'stub', protocolVersion: '2025-11-25' })) as never;
     h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer('h-try-once', 60_000);
     h.stubs.behaviour.oauthComplete = async () => tokens(1_500);
@@ -92,14 +94,7 @@ const SCENARIOS: Record<string, (h: Harness) => Promise<Handle>> = {
   // Since a run takes the patched changes its input names (ConnectorInit.changesBuiltIn) without
   // asking patched(), so without markers: a token probe that left its task, then the story above.
   async 'changes-built-in'(h) {
-    let probed = false;
-    h.stubs.behaviour.probeServer = (async () => {
-      if (Context.current().info.isLocal && !probed) {
-        probed = true;
-        throw transientFailure();
-      }
-      return { serverName: 'stub', protocolVersion: '2025-11-25' };
-    }) as never;
+    h.stubs.behaviour.probeServer = leavesOnce(() => ({ serverName: 'stub', protocolVersion: '2025-11-25' })) as never;
     return expiryRaceStory(h, { changesBuiltIn: [...CHANGES_BUILT_IN] }, { ...actor, accessToken: 'sealed-token-1' as never });
   },
   async 'stdio-connect'(h) {
