@@ -194,7 +194,9 @@ async function refreshCpu(service: ScaleService, during: () => Promise<void>): P
 async function statesOf(api: ReturnType<typeof apiClient>, ids: string[]): Promise<Map<string, number>> {
   const states = new Map<string, number>();
   for (const id of ids) {
-    const s = (await api('GET', `/api/v1/connectors/${id}`, undefined, auth(admin))).body?.state ?? 'missing';
+    const record = (await api('GET', `/api/v1/connectors/${id}`, undefined, auth(admin))).body;
+    // A connector that left `connected` says why: the run's only trace once its data dir is gone.
+    const s = record?.state === 'disconnected' ? `disconnected (${record.disconnect_reason})` : record?.state ?? 'missing';
     states.set(s, (states.get(s) ?? 0) + 1);
   }
   return states;

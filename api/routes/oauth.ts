@@ -15,6 +15,7 @@ import { callbackUpdate, connectorWorkflowId, type CallbackOutcome } from '../..
 import { renderCallbackPage } from '../callback-page';
 import type { Handler } from '../router';
 import type { OwnerSource } from '../workflow-owners';
+import type { Logger } from '../../platform/logger';
 
 export interface OAuthRouteDeps {
   temporal: Client;
@@ -22,6 +23,7 @@ export interface OAuthRouteDeps {
   store: ConnectorStore;
   secrets: SecretBox;
   baseUrl: string;
+  logger: Logger;
 }
 
 type OAuthOperation = 'getClientMetadata' | 'getConsentPage' | 'oauthCallback';
@@ -90,7 +92,11 @@ export function oauthHandlers(deps: OAuthRouteDeps & { owners: OwnerSource }): {
         args: [{ stateHash: pending._id, callback: sealed }],
       });
     } catch (err) {
-      const detail = err instanceof WorkflowUpdateFailedError ? (err.cause?.message ?? err.message) : 'the connector could not complete the authorization';
+      const refused = err instanceof WorkflowUpdateFailedError;
+      // Anything but a refusal leaves the outcome unknown (a call that timed out under load): the
+      // workflow may have taken the callback all the same, so the log says which it was.
+      if (!refused) deps.logger.warn({ connectorId: id, error: (err as Error)?.name, detail: (err as Error)?.message }, 'the callback Update ended without an outcome: the connector may still complete the authorization');
+      const detail = refused ? (err.cause?.message ?? err.message) : 'the connector could not complete the authorization';
       outcome = { connectorId: id, redirectUrl: pending.redirect_url, error: 'invalid_request', errorDescription: detail };
     }
     respond(ctx, outcome);

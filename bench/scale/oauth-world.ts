@@ -60,8 +60,13 @@ export async function connectOAuth(api: ApiCall, port: number, world: OAuthWorld
   const consent = await openConsentPage(port, started.body.auth_request.authorization_endpoint);
   const callback = await createConsentAgent().authorize(consent.authorizationUrl.href, { redirectUri: `${baseUrl}/api/v1/connectors/oauth/callback`, decision: 'approve' });
   const delivered = await deliverCallback(port, callback, consent.cookie);
-  if (delivered.status >= 400) throw new Error(`the callback answered ${delivered.status}`);
+  if (delivered.status >= 400) throw new Error(`the callback answered ${delivered.status}: ${pageText(delivered.text)}`);
   const record = await api('GET', `/api/v1/connectors/${id}`, undefined, headers);
   if (record.body?.state !== 'connected') throw new Error(`after the callback: ${record.body?.state} (${record.body?.disconnect_reason})`);
   return id;
+}
+
+/** The callback page's words, for a failure's message (what the user was told). */
+function pageText(html: string): string {
+  return html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim().slice(0, 200);
 }
