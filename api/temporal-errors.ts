@@ -34,7 +34,7 @@ function recordExtension(details: Partial<ConnectFailureDetails> | undefined): R
   return details?.record ? { connector_state: details.record.state, disconnect_reason: details.record.disconnect_reason } : {};
 }
 
-function isUnavailable(err: unknown): boolean {
+export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: number; cause?: { code?: number }; name?: string };
   return e.code === 14 || e.cause?.code === 14 || e.name === 'ServiceError';
 }

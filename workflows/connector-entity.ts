@@ -6,7 +6,7 @@ import { keepsAuthorizationRequest, transition, type ConnectorEvent, type Connec
 import { isStdioUrl } from '../contract/connector-url';
 import type { Ciphertext } from '../contract/ciphertext';
 import type { SealedHeader, UpstreamBinding } from '../contract/upstream-inputs';
-import type { ConnectorInit, RouteView } from './messages';
+import type { CallbackOutcome, ConnectorInit, RouteView } from './messages';
 import type { ApprovalRule } from '../contract/approvals';
 import type { OAuthContext, OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
 
@@ -37,6 +37,12 @@ export interface ConnectorData {
   authKind?: AuthKind | null;
   /** The owner's approval rules, as last set (absent: those given at creation, if any). */
   approvalRules?: ApprovalRule[];
+  /**
+   * The last authorization callback this connector took and what it answered: the API sends a
+   * callback again when its first call ended without an answer, and gets this one, in this run or
+   * the next (absent in state from before it existed).
+   */
+  lastCallback?: { stateHash: string; outcome: CallbackOutcome } | null;
 }
 
 export interface ApplyOptions {

@@ -76,6 +76,10 @@ export class ConnectorManager {
   }
 
   validateCallback(input: CallbackInput): void {
+    if (!this.answeredCallback(input)) this.validatePendingCallback(input);
+  }
+
+  private validatePendingCallback(input: CallbackInput): void {
     if (!this.awaitsCallback(input)) {
       throw ApplicationFailure.create({ type: FAILURE.authorizationFailed, message: 'this authorization request is no longer pending', nonRetryable: true });
     }
@@ -122,13 +126,17 @@ export class ConnectorManager {
   }
 
   async callback(input: CallbackInput): Promise<CallbackOutcome> {
+    const answered = this.answeredCallback(input);
+    if (answered) return answered;
     const job = await this.lock.runExclusive(async () => {
       // A connect that restarted the authorization may have come first.
-      this.validateCallback(input);
+      this.validatePendingCallback(input);
       await this.stopWatch(); // the authorization deadline no longer applies
       return this.startJob('callback', () => completeAuthorization(this.workContext(), input));
     });
-    return (await job.done) as CallbackOutcome;
+    const outcome = (await job.done) as CallbackOutcome;
+    this.entity.data.lastCallback = { stateHash: input.stateHash, outcome };
+    return outcome;
   }
 
   /**
@@ -338,6 +346,12 @@ export class ConnectorManager {
   }
 
   // What the state says
+
+  /** The outcome this connector gave the same callback before (the API's second try of one it lost). */
+  private answeredCallback(input: CallbackInput): CallbackOutcome | null {
+    const last = this.entity.data.lastCallback;
+    return last?.stateHash === input.stateHash ? last.outcome : null;
+  }
 
   private awaitsCallback(input: CallbackInput): boolean {
     return acceptsCallback(this.entity.state) && this.entity.data.oauth.pending?.stateHash === input.stateHash && authorizationOpen(this.entity);

@@ -13,6 +13,7 @@ import { FAILURE, FAILURE_HTTP } from '../../contract/failures';
 import { hashState, type OAuthStore } from '../../store/oauth-store';
 import { callbackUpdate, connectorWorkflowId, type CallbackOutcome } from '../../workflows/messages';
 import { renderCallbackPage } from '../callback-page';
+import { deliverCallback } from '../callback-delivery';
 import type { Handler } from '../router';
 import type { OwnerSource } from '../workflow-owners';
 import type { Logger } from '../../platform/logger';
@@ -86,15 +87,18 @@ export function oauthHandlers(deps: OAuthRouteDeps & { owners: OwnerSource }): {
     }
     const id = pending.connector_id;
     const sealed = deps.secrets.seal(ctx.querystring, secretContext(id, 'oauth_callback'));
+    const handle = deps.temporal.workflow.getHandle(connectorWorkflowId(id));
+    const input = { stateHash: pending._id, callback: sealed };
+    const lost = (err: Error, attempt: number) => deps.logger.warn(
+      { connectorId: id, attempt, error: err.name, detail: err.message }, 'the callback Update ended without an answer: sending it again under the same Update id',
+    );
     let outcome: CallbackOutcome;
     try {
-      outcome = await deps.temporal.workflow.getHandle(connectorWorkflowId(id)).executeUpdate(callbackUpdate, {
-        args: [{ stateHash: pending._id, callback: sealed }],
-      });
+      outcome = await deliverCallback((updateId) => handle.executeUpdate(callbackUpdate, { updateId, args: [input] }), pending._id, lost);
     } catch (err) {
       const refused = err instanceof WorkflowUpdateFailedError;
-      // Anything but a refusal leaves the outcome unknown (a call that timed out under load): the
-      // workflow may have taken the callback all the same, so the log says which it was.
+      // Anything but a refusal, after the last try, leaves the outcome unknown: the workflow may
+      // have taken the callback all the same, so the log says which it was.
       if (!refused) deps.logger.warn({ connectorId: id, error: (err as Error)?.name, detail: (err as Error)?.message }, 'the callback Update ended without an outcome: the connector may still complete the authorization');
       const detail = refused ? (err.cause?.message ?? err.message) : 'the connector could not complete the authorization';
       outcome = { connectorId: id, redirectUrl: pending.redirect_url, error: 'invalid_request', errorDescription: detail };

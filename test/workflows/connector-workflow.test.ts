@@ -10,6 +10,7 @@ import {
   type ConnectorInit, callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, stepUpUpdate, viewQuery,
 } from '../../workflows/messages';
 import { continuedFrom, historyOfAllRuns, patchWrites, runOf } from '../helpers/history-values';
+import { deliverCallback } from '../../api/callback-delivery';
 import { CHANGES_BUILT_IN } from '../../workflows/code-changes';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
@@ -275,6 +276,48 @@ test.serial('a second connect restarts the authorization; the first request\'s c
   t.is(outcome.error, null);
   t.is((await handle.query(viewQuery)).state, 'connected');
   await handle.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+// The API sends a callback again when its Update call ends without an answer (api/callback-delivery.ts):
+// here the first call is really cancelled while the workflow exchanges the code.
+test.serial('a callback whose answer was lost: sent again it gets the first one\'s outcome, in the same run and after a continue-as-new, and the code is exchanged once', async (t) => {
+  const stateHash = `h-lost-${Math.random()}`;
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(stateHash, 60_000);
+  let release!: () => void;
+  const exchanging = new Promise<void>((resolve) => { release = resolve; });
+  h.stubs.behaviour.oauthComplete = async () => { await exchanging; return tokens(1_500); };
+  h.stubs.behaviour.oauthRefresh = async () => tokens(60_000);
+  const handle = await h.start({}, { freshRunAfterConnect: true });
+  const id = (await handle.query(viewQuery)).id;
+  t.is((await handle.executeUpdate(connectUpdate, { args: [actor] })).state, 'auth_required');
+  const exchanges = () => h.stubs.called('oauthComplete').filter((c) => (c.input as { connectorId: string }).connectorId === id).length;
+
+  const input = { stateHash, callback: 'sealed-callback' as never };
+  const cancel = new AbortController();
+  const sent: string[] = [];
+  const lost: string[] = [];
+  const send = (updateId: string) => {
+    sent.push(updateId);
+    const call = () => handle.executeUpdate(callbackUpdate, { updateId, args: [input] });
+    return sent.length === 1 ? h.client.connection.withAbortSignal(cancel.signal, call) : call();
+  };
+  const delivered = deliverCallback(send, stateHash, (err) => { lost.push(err.name); release(); }, { attempts: 3, delayMs: 200 });
+  await until(() => (exchanges() === 1 ? true : undefined), 'the workflow took the callback');
+  cancel.abort();
+  const outcome = await delivered;
+  t.deepEqual(lost, ['WorkflowUpdateRPCTimeoutOrCancelledError'], 'the first call ended without an answer');
+  t.is(sent.length, 2);
+  t.is(new Set(sent).size, 1, 'both calls under one Update id');
+  t.like(outcome, { connectorId: id, error: null });
+  t.is((await handle.query(viewQuery)).state, 'connected');
+
+  const latest = h.client.workflow.getHandle(handle.workflowId);
+  await until(async () => (continuedFrom(await latest.fetchHistory()) ? true : undefined), 'the continue-as-new after the connect');
+  t.deepEqual(await latest.executeUpdate(callbackUpdate, { args: [input] }), outcome, 'the new run answers the callback it took with the outcome it gave');
+  t.is(exchanges(), 1, 'the code was exchanged once');
+  const other = await t.throwsAsync(latest.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-never-asked', callback: 'c' as never }] }));
+  t.regex(other!.message + String((other as { cause?: Error }).cause?.message), /no longer pending/, 'a callback it never took is still refused');
+  await latest.executeUpdate(deleteUpdate, { args: [actor] });
 });
 
 const REACH: Record<string, (handle: Awaited<ReturnType<Harness['start']>>) => Promise<void>> = {
