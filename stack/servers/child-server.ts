@@ -45,14 +45,16 @@ export async function startChildServer(spec: ChildServerSpec): Promise<ChildServ
   // stops it once its worker has finished with it. Signalled with the rest, Temporal went away while
   // the worker's shutdown still needed it, which then retried for about 5 s (docs/scale.md).
   const child = spawn(spec.binary, spec.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  // Listened for before anything is awaited: a child that loses its port can exit while its pid
+  // file is written, and an 'exit' missed then left the start waiting for ever (CI saw it).
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
+  });
+  const output = captureOutput(child, spec.name, spec.log);
   const pid = await spawned(child, spec.name);
   child.on('error', (error) => spec.log.warn({ server: spec.name, err: error }, 'signalling the server failed'));
   await writePidFile(spec.pidFile, pid);
   const watchdog = killOnParentDeath(pid);
-  const output = captureOutput(child, spec.name, spec.log);
-  const exited = new Promise<number | string>((resolve) => {
-    child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-  });
   // The pid file and the watchdog go as soon as the child does, whoever stopped it.
   const cleanedUp = exited.then(async () => {
     watchdog.dispose();

@@ -41,6 +41,22 @@ test('a server that never answers is stopped, and the error shows its output', a
   t.false(existsSync(pidFile));
 });
 
+// A child that loses its port exits within milliseconds, often while its pid file is still being
+// written: before the fix most of these starts waited for ever for an exit already gone by.
+test('a server that exits at once, while its pid file is written, is seen to exit every time', async (t) => {
+  const outcomes: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const started = startChildServer({
+      name: 'quick', binary: 'sh', args: ['-c', 'echo lost the port; exit 3'], pidFile: join(scratch, `quick-${i}.pid`),
+      identityArgs: ['quick'], probe: notYet, log,
+    });
+    outcomes.push(await started.then(() => 'ready', (error: Error) => error.message));
+  }
+  t.is(outcomes.length, 20);
+  for (const outcome of outcomes) t.regex(outcome, /quick exited \(3\) before answering; its output:\nlost the port/);
+  t.false(outcomes.some((_, i) => existsSync(join(scratch, `quick-${i}.pid`))), 'every pid file removed');
+});
+
 test('a pid file naming some other process does not get that process killed', async (t) => {
   const bystander = spawn('sleep', ['30'], { stdio: 'ignore' });
   t.teardown(() => bystander.kill('SIGKILL'));
