@@ -16,10 +16,13 @@
 // out costs a second workflow task, which saturated the worker further (docs/scale.md, "The
 // sandbox's stack limit"). A server gains from that discount only while this thread is busy, and
 // then it holds at most two slots for less than the budget; an overrun sends its owner out always.
+// Why an owner was sent out names the time this thread was held off the CPU meanwhile
+// (activities/timer-lateness.ts): at scale, what tells a slow server from a stalled machine.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../contract/failures';
+import { timerLateness, type TimerLatenessMeter } from './timer-lateness';
 
 /** What the workflow passes to an activity it may run in a task: whose call it is. */
 export interface InTaskCall {
@@ -59,6 +62,7 @@ export type InTaskOutcome = 'answered' | 'failed' | 'overran' | 'owner_out' | 'o
 export interface InTaskWatch {
   now?: () => number;
   loopBusy?: LoopBusyMeter;
+  lateness?: TimerLatenessMeter;
   /** Told when an owner's calls start to run as activities (not each time their time is extended). */
   onSentOut?: (owner: string, why: string) => void;
   /** Told of every call offered to a task (the in_task_calls_total series). */
@@ -88,12 +92,14 @@ export class InTaskAdmission {
 
   private readonly now: () => number;
   private readonly loopBusy: LoopBusyMeter;
+  private readonly lateness: TimerLatenessMeter;
   private readonly onSentOut: (owner: string, why: string) => void;
   private readonly onOutcome: (outcome: InTaskOutcome) => void;
 
   constructor(private readonly limits: InTaskLimits = IN_TASK_LIMITS, watch: InTaskWatch = {}) {
     this.now = watch.now ?? Date.now;
     this.loopBusy = watch.loopBusy ?? loopBusyMs;
+    this.lateness = watch.lateness ?? timerLateness;
     this.onSentOut = watch.onSentOut ?? (() => undefined);
     this.onOutcome = watch.onOutcome ?? (() => undefined);
   }
@@ -108,13 +114,14 @@ export class InTaskAdmission {
     const clock = this.startClock();
     try {
       const answer = await this.counted(this.withinBudget(work));
-      const { took, busy } = clock();
-      if (took - busy > this.limits.slowMs) this.sendOut(owner, `a call took ${took} ms${ownPart(busy)}`);
+      const times = clock();
+      if (times.took - times.busy > this.limits.slowMs) this.sendOut(owner, `a call took ${times.took} ms${ownPart(times)}`);
       return answer;
     } catch (err) {
       // An overrun held its slot the whole budget, however busy this thread was: the owner is sent
       // out whatever the cause, or a tarpit would keep two slots whenever the worker is loaded.
-      this.sendOut(owner, ownLeaving.has(err as object) ? (err as Error).message : failed(err));
+      const times = clock();
+      this.sendOut(owner, `${ownLeaving.has(err as object) ? (err as Error).message : failed(err)}${ownPart(times)}`);
       throw err;
     } finally {
       const left = (this.inTask.get(owner) ?? 1) - 1;
@@ -140,11 +147,17 @@ export class InTaskAdmission {
     return leaving(message);
   }
 
-  /** From now: the time a call took, and how much of it this thread's event loop was busy. */
-  private startClock(): () => { took: number; busy: number } {
+  /** From now: the time a call took, how much of it this thread's event loop was busy, and how much it was held off. */
+  private startClock(): () => CallTimes {
     const started = this.now();
     const busyBefore = this.loopBusy();
-    return () => ({ took: this.now() - started, busy: Math.round(this.loopBusy() - busyBefore) });
+    const lateBefore = this.lateness();
+    return () => {
+      const busy = this.loopBusy() - busyBefore;
+      // Busy stretches make timers late too: only lateness beyond them is the machine's.
+      const heldOff = this.lateness() - lateBefore - busy;
+      return { took: this.now() - started, busy: Math.round(busy), heldOff: Math.max(0, Math.round(heldOff)) };
+    };
   }
 
   /** Whether this owner's calls run as regular activities now. */
@@ -195,8 +208,20 @@ function leaving(message: string): ApplicationFailure {
   return failure;
 }
 
-function ownPart(busyMs: number): string {
-  return busyMs > 0 ? ` (${busyMs} ms of it the worker's own)` : '';
+interface CallTimes {
+  took: number;
+  /** This thread's event loop running code. */
+  busy: number;
+  /** This thread ready to run and kept waiting by the machine. */
+  heldOff: number;
+}
+
+function ownPart({ busy, heldOff }: CallTimes): string {
+  const parts = [
+    ...(busy > 0 ? [`${busy} ms of it the worker's own`] : []),
+    ...(heldOff > 0 ? [`${heldOff} ms of it the worker held off the CPU`] : []),
+  ];
+  return parts.length ? ` (${parts.join(', ')})` : '';
 }
 
 /** Why, without the failure's message: it may quote a URL, credentials included. */

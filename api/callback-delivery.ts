@@ -14,10 +14,10 @@ export interface Retry {
   delayMs: number;
 }
 
-export const CALLBACK_RETRY: Retry = { attempts: 3, delayMs: 1_000 };
+const CALLBACK_RETRY: Retry = { attempts: 3, delayMs: 1_000 };
 
 /** One callback, one Update id, however many calls it takes. */
-export function callbackUpdateId(stateHash: string): string {
+function callbackUpdateId(stateHash: string): string {
   return `authorization-callback/${stateHash}`;
 }
 

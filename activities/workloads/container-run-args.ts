@@ -14,6 +14,12 @@ export const OWNER_LABEL = 'io.connector-registry.owner';
 export const CONTAINER_USER = '65534:65534';
 /** Process limit per container: enough for npx and a shell, far from a fork bomb. */
 export const DEFAULT_PIDS_LIMIT = 256;
+/**
+ * Seconds a stop or `rm --force` waits after SIGTERM before SIGKILL. A Node server runs as the
+ * container's pid 1, which ignores SIGTERM unless it says otherwise, so every disconnect waited out
+ * the engine's default 10 s; the gateway has already given the server the same 2 s to end.
+ */
+export const STOP_TIMEOUT_S = 2;
 
 export interface ContainerRunOptions {
   connectorId: string;
@@ -53,6 +59,7 @@ export function containerRunArgs(options: ContainerRunOptions): string[] {
     '--memory', String(Math.floor(memoryBytes(limits.memory))),
     '--cpus', String(cpuCores(limits.cpu)),
     '--pids-limit', String(options.pidsLimit ?? DEFAULT_PIDS_LIMIT),
+    '--stop-timeout', String(STOP_TIMEOUT_S),
     '--workdir', '/tmp', '--env', 'HOME=/tmp',
     ...options.envNames.flatMap((name) => ['--env', name]),
     // `command` replaces the image's entrypoint and `args` its arguments, as on Kubernetes.

@@ -1,6 +1,6 @@
 // The budget of a call in a workflow task, and the owners whose calls are sent out of tasks
 // (activities/in-task-admission.ts). The clock that decides "slow" and "for how long" is the
-// test's, and so is the meter of the worker's own busy time, except in the tests that block this
+// test's, and so are the meters of the worker's own busy time and of its timers' lateness, except in the tests that block this
 // thread for real; the budget is a real timer, overrun by calls that the test holds unanswered.
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
@@ -10,11 +10,11 @@ import { InTaskAdmission, type InTaskLimits, type InTaskOutcome } from '../../ac
 const LIMITS: InTaskLimits = { budgetMs: 30, slowMs: 500, outMs: 60_000, perOwner: 2 };
 
 function admission() {
-  const clock = { now: 1_000_000, busy: 0 };
+  const clock = { now: 1_000_000, busy: 0, late: 0 };
   const sentOut: string[] = [];
   const outcomes: InTaskOutcome[] = [];
   const gate = new InTaskAdmission(LIMITS, {
-    now: () => clock.now, loopBusy: () => clock.busy,
+    now: () => clock.now, loopBusy: () => clock.busy, lateness: () => clock.late,
     onSentOut: (owner, why) => sentOut.push(`${owner}: ${why}`), onOutcome: (outcome) => outcomes.push(outcome),
   });
   return { clock, sentOut, outcomes, gate };
@@ -87,7 +87,21 @@ test('an overrun sends its owner out even when the worker was busy all along: th
   const err = await t.throwsAsync(gate.run('mallory', busyAll), { message: /did not answer within 30 ms/ });
   t.is((err as ApplicationFailure).type, FAILURE.transient, 'the call runs again as an activity');
   t.true(gate.isOut('mallory'), 'a tarpit is not excused by a loaded worker');
-  t.deepEqual(sentOut, ['mallory: the server did not answer within 30 ms: the call runs as an activity']);
+  t.deepEqual(sentOut, [`mallory: the server did not answer within 30 ms: the call runs as an activity (${LIMITS.budgetMs * 2} ms of it the worker's own)`]);
+});
+
+test('why an owner was sent out names the time the worker was held off the CPU: its timers\' lateness beyond its own busy time', async (t) => {
+  const { clock, gate, sentOut } = admission();
+  // 100 ms running code (late timers by as much), then 300 ms ready to run and not let.
+  const stalled = () => { clock.busy += 100; clock.late += 400; return held<string>().promise; };
+  await t.throwsAsync(gate.run('alice', stalled), { message: 'the server did not answer within 30 ms: the call runs as an activity' });
+  t.true(gate.isOut('alice'), 'an overrun sends its owner out all the same: held-off time is named, not excused');
+  const lateOnlyFromBusy = async () => { clock.now += LIMITS.slowMs + 2; clock.busy += 1; clock.late += 1; return 'ok'; };
+  await gate.run('bob', lateOnlyFromBusy);
+  t.deepEqual(sentOut, [
+    'alice: the server did not answer within 30 ms: the call runs as an activity (100 ms of it the worker\'s own, 300 ms of it the worker held off the CPU)',
+    `bob: a call took ${LIMITS.slowMs + 2} ms (1 ms of it the worker's own)`,
+  ]);
 });
 
 test('every call offered to a task is told by its outcome, refusals included', async (t) => {

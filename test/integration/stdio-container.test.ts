@@ -60,11 +60,12 @@ test.serial('an image-only preset is runnable, connects, answers through the pro
 
   const disconnected = await stack.api('POST', `/api/v1/connectors/${created.id}/disconnect`);
   t.is(disconnected.body.state, 'disconnected');
-  await eventually(async () => ((await exists(containerName(created.id))) ? undefined : true), 30_000, 'the container to go');
+  // Bounds for a loaded machine: a removal waits on the engine, which the other test files keep busy.
+  await eventually(async () => ((await exists(containerName(created.id))) ? undefined : true), 90_000, 'the container to go');
 
   t.is((await stack.api('POST', `/api/v1/connectors/${created.id}/connect`, { access_token: TOKEN })).body.state, 'connected');
   t.true(await exists(containerName(created.id)));
   t.is((await stack.api('DELETE', `/api/v1/connectors/${created.id}`)).status, 202);
-  await eventually(async () => ((await stack!.api('GET', `/api/v1/connectors/${created.id}`)).status === 404 ? true : undefined), 30_000, 'the delete');
+  await eventually(async () => ((await stack!.api('GET', `/api/v1/connectors/${created.id}`)).status === 404 ? true : undefined), 90_000, 'the delete');
   t.false(await exists(containerName(created.id)), 'delete removes the container');
 });

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ContainerEngine } from '../../activities/workloads/container-engine';
 import { ContainerRuntime } from '../../activities/workloads/container-runtime';
 import { EgressNetworks } from '../../activities/workloads/egress-network';
-import { containerName, CONNECTOR_LABEL } from '../../activities/workloads/container-run-args';
+import { containerName, CONNECTOR_LABEL, STOP_TIMEOUT_S } from '../../activities/workloads/container-run-args';
 import { WorkloadExitedError } from '../../activities/workloads/errors';
 import type { StartedRuntimeWorkload } from '../../activities/workloads/runtime';
 import { GATEWAY_SECRET_HEADER } from '../../contract/gateway-secret';
@@ -118,6 +118,7 @@ engineTest('a preset defined only by its image runs, sandboxed as configured, an
   t.is(c.HostConfig.Memory, 256 * 1024 * 1024, 'the preset memory limit');
   t.is(c.HostConfig.NanoCpus, 500_000_000, 'the preset CPU limit');
   t.is(c.HostConfig.PidsLimit, 256, 'a pids limit');
+  t.is(c.Config.StopTimeout, STOP_TIMEOUT_S, 'a stop kills a server that ignores SIGTERM after 2 s, not the default 10 s');
   t.is(c.HostConfig.NetworkMode, 'none', 'a network namespace of its own with loopback only');
   t.deepEqual((c.Mounts ?? []).filter((m: { Type: string }) => m.Type === 'bind'), [], 'no host mounts');
   t.true(Object.keys(c.HostConfig.Tmpfs ?? {}).includes('/tmp'), 'a private /tmp');
