@@ -115,13 +115,13 @@ export class InTaskAdmission {
     try {
       const answer = await this.counted(this.withinBudget(work));
       const times = clock();
-      if (times.took - times.busy > this.limits.slowMs) this.sendOut(owner, `a call took ${times.took} ms${ownPart(times)}`);
+      if (times.took - times.busy > this.limits.slowMs) this.sendOut(owner, `a call took ${times.took} ms${workerPart(times)}`);
       return answer;
     } catch (err) {
       // An overrun held its slot the whole budget, however busy this thread was: the owner is sent
       // out whatever the cause, or a tarpit would keep two slots whenever the worker is loaded.
       const times = clock();
-      this.sendOut(owner, `${ownLeaving.has(err as object) ? (err as Error).message : failed(err)}${ownPart(times)}`);
+      this.sendOut(owner, `${ownLeaving.has(err as object) ? (err as Error).message : failed(err)}${workerPart(times)}`);
       throw err;
     } finally {
       const left = (this.inTask.get(owner) ?? 1) - 1;
@@ -216,7 +216,7 @@ interface CallTimes {
   heldOff: number;
 }
 
-function ownPart({ busy, heldOff }: CallTimes): string {
+function workerPart({ busy, heldOff }: CallTimes): string {
   const parts = [
     ...(busy > 0 ? [`${busy} ms of it the worker's own`] : []),
     ...(heldOff > 0 ? [`${heldOff} ms of it the worker held off the CPU`] : []),

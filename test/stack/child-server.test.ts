@@ -52,7 +52,6 @@ test('a server that exits at once, while its pid file is written, is seen to exi
     });
     outcomes.push(await started.then(() => 'ready', (error: Error) => error.message));
   }
-  t.is(outcomes.length, 20);
   for (const outcome of outcomes) t.regex(outcome, /quick exited \(3\) before answering; its output:\nlost the port/);
   t.false(outcomes.some((_, i) => existsSync(join(scratch, `quick-${i}.pid`))), 'every pid file removed');
 });
