@@ -17,7 +17,8 @@
 // sandbox's stack limit"). A server gains from that discount only while this thread is busy, and
 // then it holds at most two slots for less than the budget; an overrun sends its owner out always.
 // Why an owner was sent out names the time this thread was held off the CPU meanwhile
-// (activities/timer-lateness.ts): at scale, what tells a slow server from a stalled machine.
+// (activities/timer-lateness.ts) and the time the call waited on the registry's own database
+// (`inOwnStore`): at scale, what tells a slow server from a stalled machine.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
@@ -73,8 +74,16 @@ export interface InTaskWatch {
 const PRUNE_AT = 1_024;
 const OVERRAN = Symbol('overran');
 
-/** The call in a task that this code runs in, if any: whether it has left its task. */
-const currentCall = new AsyncLocalStorage<{ left: boolean }>();
+/** A call in a task: whether it has left its task, and its waits on the registry's own database. */
+interface CallInTask {
+  left: boolean;
+  ownStoreMs: number;
+  /** When the wait on the database now under way began (performance.now()). */
+  ownStoreSince: number | null;
+}
+
+/** The call in a task that this code runs in, if any. */
+const currentCall = new AsyncLocalStorage<CallInTask>();
 
 /**
  * Whether the call this code runs in overran its budget and was left to finish on its own: the
@@ -82,6 +91,26 @@ const currentCall = new AsyncLocalStorage<{ left: boolean }>();
  */
 export function callLeftItsTask(): boolean {
   return currentCall.getStore()?.left === true;
+}
+
+/**
+ * Runs `work`, a wait on the registry's own database (the refresh ledger), counted as the
+ * registry's part of the call it runs in rather than the owner's server's.
+ */
+export async function inOwnStore<T>(work: () => Promise<T>): Promise<T> {
+  const call = currentCall.getStore();
+  if (!call || call.ownStoreSince !== null) return work();
+  call.ownStoreSince = performance.now();
+  try {
+    return await work();
+  } finally {
+    call.ownStoreMs += performance.now() - call.ownStoreSince;
+    call.ownStoreSince = null;
+  }
+}
+
+function ownStoreSoFar(call: CallInTask): number {
+  return call.ownStoreMs + (call.ownStoreSince === null ? 0 : performance.now() - call.ownStoreSince);
 }
 
 export class InTaskAdmission {
@@ -106,22 +135,23 @@ export class InTaskAdmission {
 
   /** Runs `work` in the task if its owner may, within the budget; else throws a retryable failure that sends it out. */
   async run<T>(owner: string | null | undefined, work: () => Promise<T>): Promise<T> {
-    if (owner == null) return this.counted(this.withinBudget(work));
+    const call: CallInTask = { left: false, ownStoreMs: 0, ownStoreSince: null };
+    if (owner == null) return this.counted(this.withinBudget(call, work));
     if (this.isOut(owner)) throw this.refused('owner_out', 'this owner\'s servers were slow of late: the call runs as an activity');
     const running = this.inTask.get(owner) ?? 0;
     if (running >= this.limits.perOwner) throw this.refused('owner_busy', `this owner has ${running} calls in workflow tasks: the call runs as an activity`);
     this.inTask.set(owner, running + 1);
-    const clock = this.startClock();
+    const clock = this.startClock(call);
     try {
-      const answer = await this.counted(this.withinBudget(work));
+      const answer = await this.counted(this.withinBudget(call, work));
       const times = clock();
-      if (times.took - times.busy > this.limits.slowMs) this.sendOut(owner, `a call took ${times.took} ms${workerPart(times)}`);
+      if (times.took - times.busy > this.limits.slowMs) this.sendOut(owner, `a call took ${times.took} ms${registryPart(times)}`);
       return answer;
     } catch (err) {
       // An overrun held its slot the whole budget, however busy this thread was: the owner is sent
       // out whatever the cause, or a tarpit would keep two slots whenever the worker is loaded.
       const times = clock();
-      this.sendOut(owner, `${ownLeaving.has(err as object) ? (err as Error).message : failed(err)}${workerPart(times)}`);
+      this.sendOut(owner, `${ownLeaving.has(err as object) ? (err as Error).message : failed(err)}${registryPart(times)}`);
       throw err;
     } finally {
       const left = (this.inTask.get(owner) ?? 1) - 1;
@@ -147,8 +177,8 @@ export class InTaskAdmission {
     return leaving(message);
   }
 
-  /** From now: the time a call took, how much of it this thread's event loop was busy, and how much it was held off. */
-  private startClock(): () => CallTimes {
+  /** From now: the time a call took, and the parts of it that were the registry's (CallTimes). */
+  private startClock(call: CallInTask): () => CallTimes {
     const started = this.now();
     const busyBefore = this.loopBusy();
     const lateBefore = this.lateness();
@@ -156,7 +186,10 @@ export class InTaskAdmission {
       const busy = this.loopBusy() - busyBefore;
       // Busy stretches make timers late too: only lateness beyond them is the machine's.
       const heldOff = this.lateness() - lateBefore - busy;
-      return { took: this.now() - started, busy: Math.round(busy), heldOff: Math.max(0, Math.round(heldOff)) };
+      return {
+        took: this.now() - started, busy: Math.round(busy), heldOff: Math.max(0, Math.round(heldOff)),
+        ownStore: Math.round(ownStoreSoFar(call)),
+      };
     };
   }
 
@@ -170,8 +203,7 @@ export class InTaskAdmission {
    * have presented its refresh token, and the refresh ledger hands its answer to the activity
    * that runs next (activities/refresh-once.ts).
    */
-  private async withinBudget<T>(work: () => Promise<T>): Promise<T> {
-    const call = { left: false };
+  private async withinBudget<T>(call: CallInTask, work: () => Promise<T>): Promise<T> {
     const running = currentCall.run(call, work);
     let timer: NodeJS.Timeout | undefined;
     const overran = new Promise<typeof OVERRAN>((resolve) => {
@@ -214,12 +246,15 @@ interface CallTimes {
   busy: number;
   /** This thread ready to run and kept waiting by the machine. */
   heldOff: number;
+  /** Waiting on the registry's own database (may overlap the time held off). */
+  ownStore: number;
 }
 
-function workerPart({ busy, heldOff }: CallTimes): string {
+function registryPart({ busy, heldOff, ownStore }: CallTimes): string {
   const parts = [
     ...(busy > 0 ? [`${busy} ms of it the worker's own`] : []),
     ...(heldOff > 0 ? [`${heldOff} ms of it the worker held off the CPU`] : []),
+    ...(ownStore > 0 ? [`${ownStore} ms of it waiting on the registry's own database`] : []),
   ];
   return parts.length ? ` (${parts.join(', ')})` : '';
 }

@@ -8,6 +8,7 @@ import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';
 import type { OAuthContext, SealedTokens } from './oauth/oauth-state';
 import { refreshTokens } from './oauth';
+import { inOwnStore } from './in-task-admission';
 
 /** How often a run that found its token being presented by another asks whether the answer is in. */
 const POLL_MS = 200;
@@ -40,7 +41,7 @@ async function presentOnce(
   const ledger = deps.oauthStore.refreshes;
   const holder = crypto.randomUUID();
   for (;;) {
-    const claim = await ledger.claim<SealedTokens>(key, connectorId, holder);
+    const claim = await inOwnStore(() => ledger.claim<SealedTokens>(key, connectorId, holder));
     if (claim.kind === 'answered') {
       // Worth a warning: a try in a workflow task that overran its budget (in-task-admission.ts) leaves
       // its answer here, and otherwise the worker lost a task or an activity's report (it is
@@ -56,12 +57,12 @@ async function presentOnce(
     outcome = await present();
   } catch (err) {
     // Refused, or never answered: the next run may present it (a claim left behind goes stale).
-    await ledger.release(key, holder).catch(() => undefined);
+    await inOwnStore(() => ledger.release(key, holder)).catch(() => undefined);
     throw err;
   }
   // The answer reaches the workflow even when the database does not take it: only a second run,
   // which is rare, needs it there.
-  const settle = outcome.keep ? ledger.record(key, holder, outcome.answer) : ledger.release(key, holder);
+  const settle = inOwnStore(() => (outcome.keep ? ledger.record(key, holder, outcome.answer) : ledger.release(key, holder)));
   await settle.catch((err: unknown) => {
     deps.http.logger?.warn({ connectorId, err: (err as Error).message }, 'the refresh ledger could not be updated; a second run of this refresh may present its token again');
   });

@@ -5,7 +5,7 @@
 import test from 'ava';
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../contract/failures';
-import { InTaskAdmission, type InTaskLimits, type InTaskOutcome } from '../../activities/in-task-admission';
+import { InTaskAdmission, inOwnStore, type InTaskLimits, type InTaskOutcome } from '../../activities/in-task-admission';
 
 const LIMITS: InTaskLimits = { budgetMs: 30, slowMs: 500, outMs: 60_000, perOwner: 2 };
 
@@ -102,6 +102,18 @@ test('why an owner was sent out names the time the worker was held off the CPU: 
     'alice: the server did not answer within 30 ms: the call runs as an activity (100 ms of it the worker\'s own, 300 ms of it the worker held off the CPU)',
     `bob: a call took ${LIMITS.slowMs + 2} ms (1 ms of it the worker's own)`,
   ]);
+});
+
+test('why an owner was sent out names the time the call waited on the registry\'s own database, the wait under way included', async (t) => {
+  const { gate, sentOut } = admission();
+  const storeNeverAnswers = held<string>();
+  await t.throwsAsync(gate.run('alice', () => inOwnStore(() => storeNeverAnswers.promise)), { message: /did not answer within 30 ms/ });
+  const [, waited] = /\((\d+) ms of it waiting on the registry's own database\)$/.exec(sentOut[0] ?? '') ?? [];
+  t.true(Number(waited) >= LIMITS.budgetMs - 5, `the database's part is the budget: ${sentOut[0]}`);
+  const serverNeverAnswers = async () => { await inOwnStore(async () => 'claimed'); return held<string>().promise; };
+  await t.throwsAsync(gate.run('bob', serverNeverAnswers));
+  t.is(sentOut[1], 'bob: the server did not answer within 30 ms: the call runs as an activity', 'a quick database is no part');
+  t.is(await inOwnStore(async () => 'outside a call'), 'outside a call', 'outside a call in a task it only runs the work');
 });
 
 test('every call offered to a task is told by its outcome, refusals included', async (t) => {
