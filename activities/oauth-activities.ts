@@ -11,6 +11,7 @@ import { createEnterpriseManagedSteps } from './enterprise-managed-steps';
 import { createWorkloadIdentitySteps } from './workload-identity-steps';
 import { measuredRenewal, scheduleLag } from './refresh-metrics';
 import { createRefreshOnce } from './refresh-once';
+import { presentOnce } from './present-once';
 import {
   clientCredentialsAuthMethod, exchangeCode, oauthCallbackUrl, requestClientCredentialsToken, revokeTokens, selectScope,
   type AuthorizationServerMetadata,
@@ -28,23 +29,32 @@ export function createOAuthActivities(deps: OAuthActivityDeps) {
     return secrets.sealTokens(id, { ...tokens, refreshToken: null }); // a refresh token would be of no use: the credentials ask again
   };
 
+  const exchange = async (id: string, pending: PendingAuthorization, callback: string): Promise<SealedTokens> => {
+    const { context } = pending;
+    const tokens = await exchangeCode({
+      authorizationServer: context.authorizationServer, client: secrets.plainClient(id, context.client),
+      callback, expectedState: secrets.open(id, 'oauth_state', pending.state),
+      codeVerifier: secrets.open(id, 'code_verifier', pending.codeVerifier), redirectUri: context.redirectUri, resource: context.resource,
+      dpopKey: secrets.dpopKey(id, context),
+    }, deps.http);
+    return secrets.sealTokens(id, tokens);
+  };
+
   return {
     ...createOAuthBeginSteps(deps, secrets),
     ...createEnterpriseManagedSteps(deps, secrets),
     ...createWorkloadIdentitySteps(deps, secrets),
 
-    /** Checks the callback (iss, state, error) and exchanges the code. */
+    /**
+     * Checks the callback (iss, state, error) and exchanges the code, once: a run again after a
+     * lost report takes the first run's answer (activities/present-once.ts).
+     */
     async oauthComplete(input: { connectorId: string; pending: PendingAuthorization; callback: Ciphertext }): Promise<SealedTokens> {
-      return withTypedFailures(async () => {
+      return withTypedFailures(() => {
         const id = input.connectorId;
-        const { context } = input.pending;
-        const tokens = await exchangeCode({
-          authorizationServer: context.authorizationServer, client: secrets.plainClient(id, context.client),
-          callback: secrets.open(id, 'oauth_callback', input.callback), expectedState: secrets.open(id, 'oauth_state', input.pending.state),
-          codeVerifier: secrets.open(id, 'code_verifier', input.pending.codeVerifier), redirectUri: context.redirectUri, resource: context.resource,
-          dpopKey: secrets.dpopKey(id, context),
-        }, deps.http);
-        return secrets.sealTokens(id, tokens);
+        const callback = secrets.open(id, 'oauth_callback', input.callback);
+        // A code is spent when presented, whatever the answer: the answer is always kept.
+        return presentOnce(deps, secrets.codeKey(id, callback), id, async () => ({ answer: await exchange(id, input.pending, callback), keep: true }));
       });
     },
 

@@ -28,6 +28,11 @@ export class OAuthSecrets {
     return this.secrets.tag(refreshToken, secretContext(connectorId, 'refresh_ledger'));
   }
 
+  /** What the ledger knows an authorization's callback (its code) by: a MAC, in a space of its own. */
+  codeKey(connectorId: string, callbackQuery: string): string {
+    return this.secrets.tag(callbackQuery, secretContext(connectorId, 'code_ledger'));
+  }
+
   /** The client as a step needs it: its secret opened, or read from the preset it names. */
   plainClient(connectorId: string, client: OAuthContext['client']): ClientIdentity {
     const { presetUrl, privateKey, ...rest } = client;

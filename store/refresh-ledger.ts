@@ -1,4 +1,5 @@
-// What each refresh token was answered with, so that none is presented twice. A rotating
+// What each refresh token was answered with, so that none is presented twice (and, keyed apart,
+// each authorization code: activities/present-once.ts). A rotating
 // authorization server accepts a refresh token once; shown it again, it may take the reuse for
 // theft and revoke the whole grant (oidc-provider does, as RFC 9700 section 4.14.2 advises). One
 // refresh can run twice: its workflow task timed out on a loaded worker and the next attempt ran

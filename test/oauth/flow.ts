@@ -70,6 +70,21 @@ export async function authorize(
   /** The code is exchanged with a DPoP proof made with this key (JWK, JSON). */
   dpopKey?: string,
 ): Promise<AuthorizedFlow> {
+  const consented = await consent(serverUrl, http, identity);
+  const { discovery, start, callback, redirectUri } = consented;
+  const tokens = await exchangeCode({
+    authorizationServer: discovery.authorizationServer.metadata, client: consented.client.identity, callback: callback.href, expectedState: start.state,
+    codeVerifier: start.codeVerifier, redirectUri, resource: discovery.resource, dpopKey,
+  }, http);
+  return { ...consented, tokens };
+}
+
+/** Probe, discover, pick a client, authorize through the consent pages: the callback, its code not yet exchanged. */
+export async function consent(
+  serverUrl: string,
+  http: OAuthHttp,
+  identity: Partial<Pick<ResolveClientInput, 'given' | 'registration' | 'baseUrl' | 'redirectUri'>> = {},
+) {
   const discovery = await discover(serverUrl, http);
   const redirectUri = identity.redirectUri ?? REDIRECT_URI;
   const as = discovery.authorizationServer.metadata;
@@ -84,11 +99,7 @@ export async function authorize(
   });
   const start = await startAuthorization({ authorizationServer: as, client: client.identity, redirectUri, resource: discovery.resource, scope });
   const callback = await createConsentAgent().authorize(start.authorizationUrl, { redirectUri });
-  const tokens = await exchangeCode({
-    authorizationServer: as, client: client.identity, callback: callback.href, expectedState: start.state,
-    codeVerifier: start.codeVerifier, redirectUri, resource: discovery.resource, dpopKey,
-  }, http);
-  return { discovery, client, start, callback, tokens };
+  return { discovery, client, start, callback, redirectUri };
 }
 
 type BeginActivities = Pick<ReturnType<typeof createOAuthActivities>, 'oauthProbe' | 'oauthDiscover' | 'oauthIdentifyClient' | 'oauthAuthorize'>;

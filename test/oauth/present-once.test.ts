@@ -1,7 +1,8 @@
-// A refresh token is presented to its authorization server once, however often the refresh
-// activity runs with it (store/refresh-ledger.ts). Against a real oidc-provider, which rotates
-// refresh tokens and revokes the whole grant when one is presented twice, and the embedded
-// database (FerretDB) for the ledger.
+// A single-use credential is presented to its authorization server once, however often the
+// activity that presents it runs (activities/present-once.ts, store/refresh-ledger.ts): a refresh
+// token, and an authorization code. Against a real oidc-provider, which rotates refresh tokens and
+// revokes the whole grant when one is presented twice, and refuses a code exchanged before, and the
+// embedded database (FerretDB) for the ledger.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,8 +11,9 @@ import { MongoClient, type Db } from 'mongodb';
 import { createOAuthActivities } from '../../activities/oauth-activities';
 import { OAuthSecrets } from '../../activities/oauth-secrets';
 import { refreshTokens } from '../../activities/oauth/refresh';
+import { exchangeCode } from '../../activities/oauth';
 import { InvalidGrantError } from '../../activities/oauth/errors';
-import type { OAuthContext } from '../../activities/oauth/oauth-state';
+import type { OAuthContext, PendingAuthorization } from '../../activities/oauth/oauth-state';
 import { createLogger } from '../../platform/logger';
 import { SecretBox, secretContext } from '../../platform/secret-box';
 import { startFerretDb, type FerretDbServer } from '../../stack/servers/ferretdb-server';
@@ -19,7 +21,7 @@ import { OAuthStore } from '../../store/oauth-store';
 import { LEDGER_EXPIRY, STALE_CLAIM_MS } from '../../store/refresh-ledger';
 import { startOidcServer, type OidcServer } from '../fixtures/oauth/oidc-server';
 import { startProtectedMcpServer, type ProtectedMcpServer } from '../fixtures/oauth/protected-mcp-server';
-import { authorize, recordingHttp, REDIRECT_URI, testHttp, type AuthorizedFlow } from './flow';
+import { authorize, consent, recordingHttp, REDIRECT_URI, testHttp, type AuthorizedFlow } from './flow';
 
 const log = createLogger('test-refresh-once', process.env.LOG_LEVEL ?? 'silent');
 const fetcher = testHttp();
@@ -61,8 +63,8 @@ function activities() {
     http: wire, secrets: box, oauthStore, baseUrl: 'http://127.0.0.1:9', authTimeoutSeconds: 600, presets: [],
     addressPolicy: { blockPrivateNetworks: false, allowedPrivateNetworks: [] },
   });
-  const presented = () => wire.requests.filter((r) => r.method === 'POST' && new URLSearchParams(r.body ?? '').get('grant_type') === 'refresh_token').length;
-  return { ...built, presented };
+  const granted = (type: string) => wire.requests.filter((r) => r.method === 'POST' && new URLSearchParams(r.body ?? '').get('grant_type') === type).length;
+  return { ...built, presented: () => granted('refresh_token'), exchanged: () => granted('authorization_code') };
 }
 
 /** A connector with a fresh grant at oidc-provider: the refresh activity's input, its token sealed as the workflow holds it. */
@@ -168,4 +170,67 @@ test('answers go a day after their claim: the sweep deletes them and keeps newer
   await ledger.claim('new-key', 'sweep-connector', 'holder', new Date(now - 60_000));
   t.is(await ledger.sweepExpired(new Date(now)), 1);
   t.deepEqual((await db.collection('oauth_refreshes').find({ connector_id: 'sweep-connector' }).toArray()).map((e) => e._id), ['new-key']);
+});
+
+/** A connector whose user consented at oidc-provider: the callback activity's input, its code not yet exchanged. */
+async function consentedConnector() {
+  connectorCount += 1;
+  const connectorId = `0193a0c4-0000-7000-8000-${String(connectorCount).padStart(12, '0')}`;
+  const flow = await consent(mcp.url, fetcher);
+  const pending: PendingAuthorization = {
+    stateHash: 'not-read-here', redirectUrl: null,
+    state: box.seal(flow.start.state, secretContext(connectorId, 'oauth_state')),
+    codeVerifier: box.seal(flow.start.codeVerifier, secretContext(connectorId, 'code_verifier')),
+    context: {
+      authorizationServer: flow.discovery.authorizationServer.metadata, resource: flow.discovery.resource, scope: null,
+      redirectUri: REDIRECT_URI, client: secrets.sealClient(connectorId, flow.client.identity, null),
+    },
+  };
+  // As the API seals it: the callback's query string.
+  const callback = box.seal(flow.callback.search.slice(1), secretContext(connectorId, 'oauth_callback'));
+  return { connectorId, flow, input: { connectorId, pending, callback } };
+}
+
+test('the code exchange run again after a lost report gets the first run\'s tokens; the code is exchanged once', async (t) => {
+  const { flow, input } = await consentedConnector();
+  const complete = activities();
+  const first = await complete.oauthComplete(input);
+  const again = await complete.oauthComplete(input);
+  t.deepEqual(again, first, 'the same sealed tokens');
+  t.is(complete.exchanged(), 1);
+  // The hazard it spares the connect: the code presented again is refused.
+  await t.throwsAsync(exchangeCode({
+    authorizationServer: flow.discovery.authorizationServer.metadata, client: flow.client.identity, callback: flow.callback.href,
+    expectedState: flow.start.state, codeVerifier: flow.start.codeVerifier, redirectUri: REDIRECT_URI, resource: flow.discovery.resource,
+  }, fetcher), { instanceOf: InvalidGrantError });
+});
+
+test('two runs of one code exchange at once: one presents the code, the other waits for its answer', async (t) => {
+  const { input } = await consentedConnector();
+  const complete = activities();
+  const [a, b] = await Promise.all([complete.oauthComplete(input), complete.oauthComplete(input)]);
+  t.deepEqual(a, b);
+  t.is(complete.exchanged(), 1);
+});
+
+test('the ledger keeps no code and no token of an exchange; another connector with the same callback exchanges for itself', async (t) => {
+  const { connectorId, flow, input } = await consentedConnector();
+  const complete = activities();
+  const answer = await complete.oauthComplete(input);
+  const stored = JSON.stringify(await db.collection('oauth_refreshes').find({ connector_id: connectorId }).toArray());
+  const code = flow.callback.searchParams.get('code')!;
+  t.true(code.length > 8);
+  for (const plain of [code, box.open(answer.accessToken, secretContext(connectorId, 'access_token'))]) t.false(stored.includes(plain), 'nothing in plaintext');
+  t.true(stored.includes(answer.accessToken), 'the answer, sealed');
+
+  const other = '0193a0c4-0000-7000-8000-0000000eeeee';
+  const theirs = {
+    ...input, connectorId: other,
+    pending: { ...input.pending, state: box.seal(flow.start.state, secretContext(other, 'oauth_state')),
+      codeVerifier: box.seal(flow.start.codeVerifier, secretContext(other, 'code_verifier')),
+      context: { ...input.pending.context, client: secrets.sealClient(other, flow.client.identity, null) } },
+    callback: box.seal(flow.callback.search.slice(1), secretContext(other, 'oauth_callback')),
+  };
+  await t.throwsAsync(complete.oauthComplete(theirs), { message: /grant/i }, 'its own key: it presents the spent code and is refused, never handed the answer');
+  t.is(complete.exchanged(), 2);
 });
