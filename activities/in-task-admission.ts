@@ -10,15 +10,17 @@
 // was slow has their calls run as regular activities in this worker for a while. Without caller
 // authentication there is one tenant, whose servers can only slow themselves: the budget alone.
 //
-// "Slow", for a call that answered within the budget, is the server's part of its time: what is
-// left after the time this thread's event loop spent running code meanwhile. A saturated worker
-// reads every answer late; counted against the owners, that sent them all out, and each call sent
-// out costs a second workflow task, which saturated the worker further (docs/scale.md, "The
-// sandbox's stack limit"). A server gains from that discount only while this thread is busy, and
-// then it holds at most two slots for less than the budget; an overrun sends its owner out always.
-// Why an owner was sent out names the time this thread was held off the CPU meanwhile
-// (activities/timer-lateness.ts) and the time the call waited on the registry's own database
-// (`inOwnStore`): at scale, what tells a slow server from a stalled machine.
+// An owner is sent out for their server's part of a call's time, not the registry's. For a call
+// that answered within the budget, the registry's part is the larger of: the time this thread's
+// event loop spent running code or was held off the CPU meanwhile (activities/timer-lateness.ts),
+// and the time the call waited on the registry's own database (`inOwnStore`: the refresh ledger's
+// claim before the server is asked and its record after it answered). A saturated worker reads
+// every answer late; counted against the owners, that sent them all out, and each call sent out
+// costs a second workflow task, which saturated the worker further (docs/scale.md, "The sandbox's
+// stack limit", "42.6 at full size on a slower machine"). An overrun is excused only by time the
+// server cannot have had, waits on the database or the CPU, never by this thread's own busy time:
+// a tarpit's call holds its slot the whole budget however busy the worker is, and would otherwise
+// keep two slots whenever the worker is loaded. Why an owner was sent out names each part.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/common';
@@ -35,8 +37,9 @@ export interface InTaskLimits {
   /** A call still running after this long leaves the task (below the task's 2 s timeout). */
   budgetMs: number;
   /**
-   * A call whose server took longer than this (its time less this thread's busy time meanwhile),
-   * though it answered within the budget, sends its owner's next calls out of tasks too.
+   * A call whose server took longer than this (its time less the registry's part meanwhile),
+   * though it answered within the budget, sends its owner's next calls out of tasks too; so does
+   * an overrun unless more than this of its time was the registry's own waits.
    */
   slowMs: number;
   /** How long an owner's calls stay out of tasks. */
@@ -145,13 +148,15 @@ export class InTaskAdmission {
     try {
       const answer = await this.counted(this.withinBudget(call, work));
       const times = clock();
-      if (times.took - times.busy > this.limits.slowMs) this.sendOut(owner, `a call took ${times.took} ms${registryPart(times)}`);
+      const registry = Math.max(times.busy + times.heldOff, times.ownStore);
+      if (times.took - registry > this.limits.slowMs) this.sendOut(owner, `a call took ${times.took} ms${registryPart(times)}`);
       return answer;
     } catch (err) {
-      // An overrun held its slot the whole budget, however busy this thread was: the owner is sent
-      // out whatever the cause, or a tarpit would keep two slots whenever the worker is loaded.
       const times = clock();
-      this.sendOut(owner, `${ownLeaving.has(err as object) ? (err as Error).message : failed(err)}${registryPart(times)}`);
+      const overran = ownLeaving.has(err as object);
+      // More than the slow limit of waits the server cannot have had: it had less than that itself.
+      const excused = overran && Math.max(times.heldOff, times.ownStore) > this.limits.slowMs;
+      if (!excused) this.sendOut(owner, `${overran ? (err as Error).message : failed(err)}${registryPart(times)}`);
       throw err;
     } finally {
       const left = (this.inTask.get(owner) ?? 1) - 1;
@@ -201,7 +206,7 @@ export class InTaskAdmission {
   /**
    * An overrunning call is left to finish on its own rather than cut off: a refresh may already
    * have presented its refresh token, and the refresh ledger hands its answer to the activity
-   * that runs next (activities/refresh-once.ts).
+   * that runs next (activities/present-once.ts).
    */
   private async withinBudget<T>(call: CallInTask, work: () => Promise<T>): Promise<T> {
     const running = currentCall.run(call, work);

@@ -95,13 +95,25 @@ test('why an owner was sent out names the time the worker was held off the CPU: 
   // 100 ms running code (late timers by as much), then 300 ms ready to run and not let.
   const stalled = () => { clock.busy += 100; clock.late += 400; return held<string>().promise; };
   await t.throwsAsync(gate.run('alice', stalled), { message: 'the server did not answer within 30 ms: the call runs as an activity' });
-  t.true(gate.isOut('alice'), 'an overrun sends its owner out all the same: held-off time is named, not excused');
+  t.true(gate.isOut('alice'), 'held off for less than the slow limit: named, not excused');
   const lateOnlyFromBusy = async () => { clock.now += LIMITS.slowMs + 2; clock.busy += 1; clock.late += 1; return 'ok'; };
   await gate.run('bob', lateOnlyFromBusy);
   t.deepEqual(sentOut, [
     'alice: the server did not answer within 30 ms: the call runs as an activity (100 ms of it the worker\'s own, 300 ms of it the worker held off the CPU)',
     `bob: a call took ${LIMITS.slowMs + 2} ms (1 ms of it the worker's own)`,
   ]);
+});
+
+test('an overrun while the worker was held off the CPU longer than the slow limit leaves its task without sending its owner out', async (t) => {
+  const { clock, gate, sentOut, outcomes } = admission();
+  const stalledMachine = () => { clock.late += LIMITS.slowMs + 1; return held<string>().promise; };
+  await t.throwsAsync(gate.run('carol', stalledMachine), { message: /did not answer within 30 ms/ }, 'it still leaves its task');
+  t.false(gate.isOut('carol'));
+  t.deepEqual(sentOut, []);
+  t.deepEqual(outcomes, ['overran']);
+  const answeredLateInAStall = async () => { clock.now += LIMITS.slowMs * 2; clock.late += LIMITS.slowMs + 1; return 'ok'; };
+  t.is(await gate.run('dave', answeredLateInAStall), 'ok');
+  t.false(gate.isOut('dave'), 'an answer read late in a stall is not the server\'s either');
 });
 
 test('why an owner was sent out names the time the call waited on the registry\'s own database, the wait under way included', async (t) => {
@@ -114,6 +126,32 @@ test('why an owner was sent out names the time the call waited on the registry\'
   await t.throwsAsync(gate.run('bob', serverNeverAnswers));
   t.is(sentOut[1], 'bob: the server did not answer within 30 ms: the call runs as an activity', 'a quick database is no part');
   t.is(await inOwnStore(async () => 'outside a call'), 'outside a call', 'outside a call in a task it only runs the work');
+});
+
+// Real time: the database's waits are read off performance.now().
+const STORE: InTaskLimits = { budgetMs: 300, slowMs: 100, outMs: 60_000, perOwner: 2 };
+
+test('an overrun spent waiting on the registry\'s own database is the registry\'s: the owner stays in; a tarpit behind a quick database goes out', async (t) => {
+  const sentOut: string[] = [];
+  const gate = new InTaskAdmission(STORE, { onSentOut: (owner, why) => sentOut.push(`${owner}: ${why}`) });
+  await t.throwsAsync(gate.run('alice', () => inOwnStore(() => held<string>().promise)), { message: /did not answer within 300 ms/ });
+  t.false(gate.isOut('alice'), 'the server was never asked');
+  const tarpit = async () => { await inOwnStore(async () => 'claimed'); return held<string>().promise; };
+  await t.throwsAsync(gate.run('mallory', tarpit));
+  t.true(gate.isOut('mallory'));
+  t.is(sentOut.length, 1);
+  t.regex(sentOut[0] ?? '', /^mallory: the server did not answer within 300 ms/);
+});
+
+test('an answer that waited on the registry\'s own database is not slow for it; the same time spent at the server is', async (t) => {
+  const sentOut: string[] = [];
+  const gate = new InTaskAdmission(STORE, { onSentOut: (owner, why) => sentOut.push(`${owner}: ${why}`) });
+  const wait = (ms: number) => new Promise<string>((resolve) => setTimeout(() => resolve('ok'), ms));
+  t.is(await gate.run('alice', () => inOwnStore(() => wait(STORE.slowMs * 2))), 'ok');
+  t.false(gate.isOut('alice'));
+  t.is(await gate.run('mallory', () => wait(STORE.slowMs * 2)), 'ok');
+  t.true(gate.isOut('mallory'));
+  t.regex(sentOut.join('\n'), /^mallory: a call took \d+ ms/);
 });
 
 test('every call offered to a task is told by its outcome, refusals included', async (t) => {
