@@ -28,7 +28,7 @@ export async function presentOnce(
       // Worth a warning: a try in a workflow task that overran its budget (in-task-admission.ts) leaves
       // its answer here, and otherwise the worker lost a task or an activity's report (it is
       // overloaded, or died).
-      deps.http.logger?.warn({ connectorId }, 'this refresh ran before with the same refresh token: its answer is taken, the token not presented again');
+      deps.http.logger?.warn({ connectorId }, 'this credential was presented by an earlier run: its answer is taken, the credential not presented again');
       return claim.answer;
     }
     if (claim.kind === 'mine') break;
@@ -46,7 +46,7 @@ export async function presentOnce(
   // which is rare, needs it there.
   const settle = inOwnStore(() => (outcome.keep ? ledger.record(key, holder, outcome.answer) : ledger.release(key, holder)));
   await settle.catch((err: unknown) => {
-    deps.http.logger?.warn({ connectorId, err: (err as Error).message }, 'the refresh ledger could not be updated; a second run of this refresh may present its token again');
+    deps.http.logger?.warn({ connectorId, err: (err as Error).message }, 'the ledger could not be updated; a second run may present this credential again');
   });
   return outcome.answer;
 }

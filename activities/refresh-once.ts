@@ -1,6 +1,6 @@
 // The refresh token grant as the activities run it: the refresh token is presented to its
-// authorization server once, however often the refresh runs. store/refresh-ledger.ts says why a
-// refresh can run twice and what a second presentation costs (activities/present-once.ts).
+// authorization server once, however often the refresh runs (activities/present-once.ts says why
+// it can run twice; store/refresh-ledger.ts what a second presentation costs).
 import type { Ciphertext } from '../platform/secret-box';
 import type { OAuthActivityDeps } from './oauth-activity-deps';
 import type { OAuthSecrets } from './oauth-secrets';

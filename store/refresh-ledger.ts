@@ -1,11 +1,11 @@
 // What each refresh token was answered with, so that none is presented twice (and, keyed apart,
-// each authorization code: activities/present-once.ts). A rotating
-// authorization server accepts a refresh token once; shown it again, it may take the reuse for
-// theft and revoke the whole grant (oidc-provider does, as RFC 9700 section 4.14.2 advises). One
-// refresh can run twice: its workflow task timed out on a loaded worker and the next attempt ran
-// the in-task refresh again, or a worker died between the answer and its report to Temporal. So a
-// refresh claims its token here before presenting it and records the sealed answer before it
-// returns; a second run with the same token takes that answer, or waits while the first runs.
+// each authorization code: activities/present-once.ts). A rotating authorization server accepts a
+// refresh token once; shown it again, it may take the reuse for theft and revoke the whole grant
+// (oidc-provider does, as RFC 9700 section 4.14.2 advises). One refresh can run twice: its
+// workflow task timed out on a loaded worker and the next attempt ran the in-task refresh again,
+// or a worker died between the answer and its report to Temporal. So a refresh claims its token
+// here before presenting it and records the sealed answer before it returns; a second run with the
+// same token takes that answer, or waits while the first runs.
 // A token the server did not rotate was not spent: nothing is kept, and the next refresh presents it.
 import type { Collection, Db, Document } from 'mongodb';
 import { ensureTtlIndex, sweepExpired, type Expiry } from './expiry';

@@ -67,10 +67,14 @@ function activities() {
   return { ...built, presented: () => granted('refresh_token'), exchanged: () => granted('authorization_code') };
 }
 
+function nextConnectorId(): string {
+  connectorCount += 1;
+  return `0193a0c4-0000-7000-8000-${String(connectorCount).padStart(12, '0')}`;
+}
+
 /** A connector with a fresh grant at oidc-provider: the refresh activity's input, its token sealed as the workflow holds it. */
 async function grantedConnector() {
-  connectorCount += 1;
-  const connectorId = `0193a0c4-0000-7000-8000-${String(connectorCount).padStart(12, '0')}`;
+  const connectorId = nextConnectorId();
   const flow = await authorize(mcp.url, fetcher);
   return { connectorId, flow, input: refreshInput(connectorId, flow, flow.tokens.refreshToken!) };
 }
@@ -174,9 +178,13 @@ test('answers go a day after their claim: the sweep deletes them and keeps newer
 
 /** A connector whose user consented at oidc-provider: the callback activity's input, its code not yet exchanged. */
 async function consentedConnector() {
-  connectorCount += 1;
-  const connectorId = `0193a0c4-0000-7000-8000-${String(connectorCount).padStart(12, '0')}`;
+  const connectorId = nextConnectorId();
   const flow = await consent(mcp.url, fetcher);
+  return { connectorId, flow, input: callbackInput(connectorId, flow) };
+}
+
+/** The callback activity's input as the workflow holds it for `connectorId`: each secret sealed to it. */
+function callbackInput(connectorId: string, flow: Awaited<ReturnType<typeof consent>>) {
   const pending: PendingAuthorization = {
     stateHash: 'not-read-here', redirectUrl: null,
     state: box.seal(flow.start.state, secretContext(connectorId, 'oauth_state')),
@@ -188,7 +196,7 @@ async function consentedConnector() {
   };
   // As the API seals it: the callback's query string.
   const callback = box.seal(flow.callback.search.slice(1), secretContext(connectorId, 'oauth_callback'));
-  return { connectorId, flow, input: { connectorId, pending, callback } };
+  return { connectorId, pending, callback };
 }
 
 test('the code exchange run again after a lost report gets the first run\'s tokens; the code is exchanged once', async (t) => {
@@ -223,14 +231,7 @@ test('the ledger keeps no code and no token of an exchange; another connector wi
   for (const plain of [code, box.open(answer.accessToken, secretContext(connectorId, 'access_token'))]) t.false(stored.includes(plain), 'nothing in plaintext');
   t.true(stored.includes(answer.accessToken), 'the answer, sealed');
 
-  const other = '0193a0c4-0000-7000-8000-0000000eeeee';
-  const theirs = {
-    ...input, connectorId: other,
-    pending: { ...input.pending, state: box.seal(flow.start.state, secretContext(other, 'oauth_state')),
-      codeVerifier: box.seal(flow.start.codeVerifier, secretContext(other, 'code_verifier')),
-      context: { ...input.pending.context, client: secrets.sealClient(other, flow.client.identity, null) } },
-    callback: box.seal(flow.callback.search.slice(1), secretContext(other, 'oauth_callback')),
-  };
+  const theirs = callbackInput('0193a0c4-0000-7000-8000-0000000eeeee', flow);
   await t.throwsAsync(complete.oauthComplete(theirs), { message: /grant/i }, 'its own key: it presents the spent code and is refused, never handed the answer');
   t.is(complete.exchanged(), 2);
 });
