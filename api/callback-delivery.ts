@@ -1,11 +1,13 @@
 // The authorization callback handed to its connector's workflow. The user reaches the callback
 // page once, so an Update call that ends without an answer (its deadline passed under load, its
-// connection dropped) is not the end of it: the callback is sent again under the same Update id.
+// connection dropped, or the service lost the Update: platform/workflow-gone.ts) is not the end of
+// it: the callback is sent again under the same Update id.
 // Temporal attaches the second call to the first if that one arrived; once the workflow has
 // continued as new, the workflow answers a callback it already took with the outcome it gave
 // (workflows/connector-manager.ts). Either way the code is exchanged once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
+import { isUpdateLost } from '../platform/workflow-gone';
 import { isUnavailable } from './temporal-errors';
 
 export interface Retry {
@@ -42,5 +44,5 @@ export async function deliverCallback<T>(
 
 /** The call ended, but the workflow may have taken the Update all the same. */
 function answerLost(err: unknown): boolean {
-  return err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isUnavailable(err);
+  return err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isUnavailable(err) || isUpdateLost(err);
 }

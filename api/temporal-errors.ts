@@ -5,7 +5,7 @@ import { WorkflowUpdateFailedError, WorkflowUpdateRPCTimeoutOrCancelledError } f
 import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE_HTTP, isFailureType } from '../contract/failures';
 import { ProblemError } from '../contract/problem';
-import { isWorkflowGone } from '../platform/workflow-gone';
+import { isUpdateLost, isWorkflowGone } from '../platform/workflow-gone';
 import type { ConnectFailureDetails } from '../workflows/connect-job';
 
 export function toProblemError(err: unknown): unknown {
@@ -14,9 +14,9 @@ export function toProblemError(err: unknown): unknown {
     return fromFailure(err.cause);
   }
   if (isUnavailable(err)) return new ProblemError(503, 'the workflow service is unavailable; try again');
-  // The Update's call ran out of time, or its connection closed under it (this process stopping):
-  // the workflow may have taken it all the same.
-  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+  // The Update's call ran out of time, its connection closed under it (this process stopping), or
+  // the service lost it: the workflow may have taken it all the same.
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isUpdateLost(err)) {
     return new ProblemError(503, 'the workflow service did not answer; the change may still take effect: read the connector before trying again');
   }
   return err;

@@ -7,10 +7,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ConnectorState } from '../../contract/connector-states';
 import { FAILURE } from '../../contract/failures';
 import {
-  type ConnectorInit, callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, stepUpUpdate, viewQuery,
+  type CallbackOutcome, type ConnectorInit, callbackUpdate, connectUpdate, deleteUpdate, disconnectUpdate, refreshUpdate, routeQuery, stepUpUpdate, viewQuery,
 } from '../../workflows/messages';
 import { continuedFrom, historyOfAllRuns, patchWrites, runOf } from '../helpers/history-values';
 import { deliverCallback } from '../../api/callback-delivery';
+import { toProblemError } from '../../api/temporal-errors';
+import { isUpdateLost, isWorkflowGone } from '../../platform/workflow-gone';
 import { CHANGES_BUILT_IN } from '../../workflows/code-changes';
 import { authorizeAnswer, startHarness, tokens, transientFailure, until, type Harness } from './support/workflow-harness';
 
@@ -318,6 +320,37 @@ test.serial('a callback whose answer was lost: sent again it gets the first one\
   const other = await t.throwsAsync(latest.executeUpdate(callbackUpdate, { args: [{ stateHash: 'h-never-asked', callback: 'c' as never }] }));
   t.regex(other!.message + String((other as { cause?: Error }).cause?.message), /no longer pending/, 'a callback it never took is still refused');
   await latest.executeUpdate(deleteUpdate, { args: [actor] });
+});
+
+// Under load the service can lose an Update before the workflow takes it, and answers NOT_FOUND
+// naming the Update (a full-size start met it on a callback, docs/scale.md). The first call here
+// asks the service for an Update it never took: the same answer, from the real service.
+test.serial('a callback the service lost is sent again and connects; a lost Update is not read as a deleted connector', async (t) => {
+  const stateHash = `h-unknown-${Math.random()}`;
+  h.stubs.behaviour.oauthAuthorize = async () => authorizeAnswer(stateHash, 60_000);
+  h.stubs.behaviour.oauthComplete = async () => tokens(60_000);
+  const handle = await h.start();
+  const id = (await handle.query(viewQuery)).id;
+  t.is((await handle.executeUpdate(connectUpdate, { args: [actor] })).state, 'auth_required');
+
+  const input = { stateHash, callback: 'sealed-callback' as never };
+  const lost: Error[] = [];
+  const send = (updateId: string) => (lost.length === 0
+    ? handle.getUpdateHandle<CallbackOutcome>(updateId).result()
+    : handle.executeUpdate(callbackUpdate, { updateId, args: [input] }));
+  const outcome = await deliverCallback(send, stateHash, (err) => { lost.push(err); }, { attempts: 3, delayMs: 50 });
+  t.is(lost.length, 1, 'the first call was answered NOT_FOUND and sent again');
+  t.true(isUpdateLost(lost[0]), lost[0]?.message);
+  t.false(isWorkflowGone(lost[0]), 'the connector is not read as deleted');
+  t.like(toProblemError(lost[0]), { status: 503 }, 'an API call that lost its Update answers 503, not 404');
+  t.like(outcome, { connectorId: id, error: null });
+  t.is((await handle.query(viewQuery)).state, 'connected');
+
+  await handle.executeUpdate(deleteUpdate, { args: [actor] });
+  await handle.result();
+  const gone = await t.throwsAsync(handle.executeUpdate(connectUpdate, { args: [actor] }));
+  t.true(isWorkflowGone(gone), 'a deleted connector is still read as gone');
+  t.false(isUpdateLost(gone));
 });
 
 const REACH: Record<string, (handle: Awaited<ReturnType<Harness['start']>>) => Promise<void>> = {
