@@ -6,9 +6,7 @@
 // continued as new, the workflow answers a callback it already took with the outcome it gave
 // (workflows/connector-manager.ts). Either way the code is exchanged once.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
-import { isUpdateLost } from '../platform/workflow-gone';
-import { isUnavailable } from './temporal-errors';
+import { isOutcomeUnknown, isUnavailable } from './temporal-errors';
 
 export interface Retry {
   attempts: number;
@@ -44,5 +42,5 @@ export async function deliverCallback<T>(
 
 /** The call ended, but the workflow may have taken the Update all the same. */
 function answerLost(err: unknown): boolean {
-  return err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isUnavailable(err) || isUpdateLost(err);
+  return isOutcomeUnknown(err) || isUnavailable(err);
 }

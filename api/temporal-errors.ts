@@ -14,9 +14,7 @@ export function toProblemError(err: unknown): unknown {
     return fromFailure(err.cause);
   }
   if (isUnavailable(err)) return new ProblemError(503, 'the workflow service is unavailable; try again');
-  // The Update's call ran out of time, its connection closed under it (this process stopping), or
-  // the service lost it: the workflow may have taken it all the same.
-  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isUpdateLost(err)) {
+  if (isOutcomeUnknown(err)) {
     return new ProblemError(503, 'the workflow service did not answer; the change may still take effect: read the connector before trying again');
   }
   return err;
@@ -37,4 +35,12 @@ function recordExtension(details: Partial<ConnectFailureDetails> | undefined): R
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: number; cause?: { code?: number }; name?: string };
   return e.code === 14 || e.cause?.code === 14 || e.name === 'ServiceError';
+}
+
+/**
+ * The Update's call ran out of time, its connection closed under it (this process stopping), or
+ * the service lost it: the workflow may have taken it all the same.
+ */
+export function isOutcomeUnknown(err: unknown): boolean {
+  return err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || isUpdateLost(err);
 }
