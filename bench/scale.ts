@@ -23,8 +23,11 @@
 // figures; a part the run did not reach (BENCH_*_ONLY, a failure) NOT MEASURED without.
 // BENCH_FIRST_REFRESH_AFTER_CONNECTS=1 has each connector's first token live until the connects
 // are expected to be over (BENCH_CONNECT_RATE OAuth connects a second, 6) and then expire spread
-// over one token lifetime, so that the connects do not run under the refresh load they build up
-// (at 10,000 they stalled near 9,600 without it; they averaged 4.4/s with it) and the refreshes start at the full rate; every later token lives
+// over the renewal period (a token's life less the service's skew: 240 s for 5-minute tokens), so
+// that the connects do not run under the refresh load they build up (at 10,000 they stalled near
+// 9,600 without it; they averaged 4.4/s with it) and the refreshes start at the steady rate, as
+// evenly spread as they stay (spread over a whole lifetime, a quarter of each 240 s had twice the
+// rate of the rest, for good: docs/scale.md); every later token lives
 // BENCH_TOKEN_TTL_S, and every refresh from the start counts. BENCH_EXTRA_WORKERS=n runs n worker
 // processes (`npm run worker`) beside the embedded stack on its servers, each caching its share of
 // the workflows (bench/scale/service-processes.ts); the figures sum over the processes, and the
@@ -34,6 +37,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../callers/api-keys';
+import { DEFAULT_REFRESH_SKEW_SECONDS, renewalSkewMs } from '../contract/token-renewal';
 import { freePort } from '../service/free-port';
 import { apiClient, samples } from '../test/helpers/for-bench';
 import { percentile } from './lifecycle/rounds';
@@ -47,6 +51,8 @@ import { benchTargetLines } from './targets';
 const N = Number(process.env.BENCH_CONNECTORS ?? 10_000);
 const OAUTH_SHARE = Number(process.env.BENCH_OAUTH_SHARE ?? 0.05);
 const TTL_S = Number(process.env.BENCH_TOKEN_TTL_S ?? 300);
+/** How often the service renews a token of TTL_S: its life less the skew the service is given. */
+const RENEWAL_PERIOD_S = TTL_S - renewalSkewMs(TTL_S * 1000, Number(process.env.CONNECTOR__REFRESH_SKEW_SECONDS ?? DEFAULT_REFRESH_SKEW_SECONDS)) / 1000;
 const OWNERS = Number(process.env.BENCH_OWNERS ?? 10);
 const CONCURRENCY = 20;
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -286,8 +292,8 @@ async function main(): Promise<void> {
     const oauthIds: string[] = [];
     if (HOLD_FIRST_REFRESH) {
       heldFrom = Date.now() + (nOAuth / CONNECT_RATE) * 1000;
-      world.holdFirstTokensUntil(heldFrom);
-      console.log(`first tokens live until ${new Date(heldFrom).toISOString()} (${nOAuth} connects at ${CONNECT_RATE}/s), then expire over ${TTL_S} s`);
+      world.holdFirstTokensUntil(heldFrom, RENEWAL_PERIOD_S);
+      console.log(`first tokens live until ${new Date(heldFrom).toISOString()} (${nOAuth} connects at ${CONNECT_RATE}/s), then expire over ${RENEWAL_PERIOD_S} s, the renewal period of ${TTL_S} s tokens (${(nOAuth / RENEWAL_PERIOD_S).toFixed(1)} refreshes/s due)`);
     }
     const oauth = await pool(nOAuth, async (i) => {
       oauthIds.push(await connectOAuth(api, port, world, auth(owners[i % OWNERS]!), baseUrl));

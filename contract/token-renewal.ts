@@ -5,6 +5,15 @@
 export const DEFAULT_REFRESH_SKEW_SECONDS = 60;
 
 /**
+ * How long before its expiry a token that lives `lifeMs` is renewed: the skew, shortened for
+ * short-lived tokens to a third of their life. A token of a steady life is renewed every
+ * `lifeMs` less this (bench:scale spreads a fleet's first renewals over that period).
+ */
+export function renewalSkewMs(lifeMs: number, skewSeconds = DEFAULT_REFRESH_SKEW_SECONDS): number {
+  return Math.min(skewSeconds * 1000, Math.max(0, lifeMs / 3));
+}
+
+/**
  * The least time between two scheduled renewals (CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS). Tokens
  * in service live minutes to hours; an authorization server that issues tokens of seconds, by
  * mistake or on purpose, would otherwise have the worker renew every one of its connectors'

@@ -9,8 +9,11 @@ import { createConsentAgent, deliverCallback, openConsentPage, type ApiCall } fr
 export interface OAuthWorld {
   /** The MCP server's URL: it takes the authorization server's tokens. */
   mcpUrl: string;
-  /** Each connector's first token lives until `at` and then a share of a lifetime (spread evenly), so the first refreshes come at the later ones' rate. */
-  holdFirstTokensUntil(at: number): void;
+  /**
+   * Each connector's first token lives until `at` and then a share of `spreadS` (spread evenly):
+   * given the renewal period, the first refreshes come at the later ones' rate and phases.
+   */
+  holdFirstTokensUntil(at: number, spreadS: number): void;
   /** The token requests the authorization server refused so far, by its own reason (oidc-provider's error_detail). */
   refusals(): Record<string, number>;
   close(): Promise<void>;
@@ -18,7 +21,7 @@ export interface OAuthWorld {
 
 /** What the world's process tells (oauth-world-server.ts), and what it is told. */
 export type WorldMessage = { mcpUrl: string } | { refused: string };
-export interface WorldOrder { holdFirstTokensUntil: number }
+export interface WorldOrder { holdFirstTokensUntil: number; spreadS: number }
 
 /** Starts the world in its own process (oauth-world-server.ts): `accessTokenTtl` in seconds. */
 export function startOAuthWorld(accessTokenTtl: number): Promise<OAuthWorld> {
@@ -39,7 +42,7 @@ export function startOAuthWorld(accessTokenTtl: number): Promise<OAuthWorld> {
       if ('mcpUrl' in message) {
         resolve({
           mcpUrl: message.mcpUrl, refusals: () => ({ ...refused }), close,
-          holdFirstTokensUntil: (at) => child.send({ holdFirstTokensUntil: at } satisfies WorldOrder),
+          holdFirstTokensUntil: (at, spreadS) => child.send({ holdFirstTokensUntil: at, spreadS } satisfies WorldOrder),
         });
         return;
       }

@@ -3,6 +3,7 @@
 // and never sooner than CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS after the token was obtained.
 import test from 'ava';
 import { refreshDelayMs } from '../../workflows/watches';
+import { renewalSkewMs } from '../../contract/token-renewal';
 import { loadConfig } from '../../config/config';
 
 const obtainedAt = '2026-01-01T00:00:00.000Z';
@@ -20,6 +21,15 @@ test('a short-lived token is refreshed a third of its life early, whatever the s
   const session = { obtainedAt, expiresAt: at(90) };
   t.is(refreshDelayMs(session, now, 60), 60 * 1000);
   t.is(refreshDelayMs(session, now, 10), 80 * 1000, 'a skew below a third of the life wins');
+});
+
+test('the renewal period that bench:scale spreads first renewals over is the one the workflow keeps', (t) => {
+  // A 5-minute token renewed 60 s early is renewed every 240 s, so 10,000 of them are ~42 a second.
+  for (const life of [300, 90]) {
+    const renewed = refreshDelayMs({ obtainedAt, expiresAt: at(life) }, now, 60);
+    t.is(renewed, life * 1000 - renewalSkewMs(life * 1000, 60), `a ${life} s token`);
+  }
+  t.is(300_000 - renewalSkewMs(300_000), 240_000);
 });
 
 test('a token without a lifetime has no refresh time; a late timer refreshes at once', (t) => {
