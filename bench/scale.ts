@@ -37,7 +37,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { sha256Hex } from '../callers/api-keys';
-import { DEFAULT_MIN_REFRESH_INTERVAL_SECONDS, DEFAULT_REFRESH_SKEW_SECONDS, renewalSkewMs } from '../contract/token-renewal';
+import { DEFAULT_MIN_REFRESH_INTERVAL_SECONDS, DEFAULT_REFRESH_SKEW_SECONDS, renewalPeriodMs } from '../contract/token-renewal';
 import { freePort } from '../service/free-port';
 import { apiClient, samples } from '../test/helpers/for-bench';
 import { percentile } from './lifecycle/rounds';
@@ -52,10 +52,11 @@ const N = Number(process.env.BENCH_CONNECTORS ?? 10_000);
 const OAUTH_SHARE = Number(process.env.BENCH_OAUTH_SHARE ?? 0.05);
 const TTL_S = Number(process.env.BENCH_TOKEN_TTL_S ?? 300);
 /** How often the service renews a token of TTL_S: its life less the skew the service is given, never below its floor. */
-const RENEWAL_PERIOD_S = Math.max(
-  TTL_S - renewalSkewMs(TTL_S * 1000, Number(process.env.CONNECTOR__REFRESH_SKEW_SECONDS ?? DEFAULT_REFRESH_SKEW_SECONDS)) / 1000,
+const RENEWAL_PERIOD_S = renewalPeriodMs(
+  TTL_S * 1000,
+  Number(process.env.CONNECTOR__REFRESH_SKEW_SECONDS ?? DEFAULT_REFRESH_SKEW_SECONDS),
   Number(process.env.CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS ?? DEFAULT_MIN_REFRESH_INTERVAL_SECONDS),
-);
+) / 1000;
 const OWNERS = Number(process.env.BENCH_OWNERS ?? 10);
 const CONCURRENCY = 20;
 const REQUEST_TIMEOUT_MS = 60_000;

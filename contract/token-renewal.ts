@@ -13,6 +13,11 @@ export function renewalSkewMs(lifeMs: number, skewSeconds = DEFAULT_REFRESH_SKEW
   return Math.min(skewSeconds * 1000, Math.max(0, lifeMs / 3));
 }
 
+/** How long after it was obtained a token that lives `lifeMs` is renewed: its life less the skew, never sooner than the floor. */
+export function renewalPeriodMs(lifeMs: number, skewSeconds = DEFAULT_REFRESH_SKEW_SECONDS, minIntervalSeconds = 0): number {
+  return Math.max(lifeMs - renewalSkewMs(lifeMs, skewSeconds), minIntervalSeconds * 1000);
+}
+
 /**
  * The least time between two scheduled renewals (CONNECTOR__MIN_REFRESH_INTERVAL_SECONDS). Tokens
  * in service live minutes to hours; an authorization server that issues tokens of seconds, by

@@ -13,7 +13,7 @@ import { renewable, renewsWithCredentials } from './client-credentials';
 import { askForAssertion, renewsFromAssertion } from './assertion-request';
 import type { OAuthState, SealedTokens } from '../activities/oauth/oauth-state';
 import type { ConnectorInit } from './messages';
-import { DEFAULT_MIN_REFRESH_INTERVAL_SECONDS, DEFAULT_REFRESH_SKEW_SECONDS, renewalSkewMs } from '../contract/token-renewal';
+import { DEFAULT_MIN_REFRESH_INTERVAL_SECONDS, DEFAULT_REFRESH_SKEW_SECONDS, renewalPeriodMs } from '../contract/token-renewal';
 
 type Session = NonNullable<OAuthState['session']>;
 
@@ -69,8 +69,7 @@ export function refreshDelayMs(
   if (!session.expiresAt) return null; // refreshed on 401 only
   const expires = Date.parse(session.expiresAt);
   const obtained = Date.parse(session.obtainedAt);
-  const skew = renewalSkewMs(expires - obtained, skewSeconds);
-  return Math.max(0, expires - skew - now, obtained + minIntervalSeconds * 1000 - now);
+  return Math.max(0, obtained + renewalPeriodMs(expires - obtained, skewSeconds, minIntervalSeconds) - now);
 }
 
 /** The floor between renewals (code-changes.ts, REFRESH_FLOOR). */
