@@ -6,9 +6,21 @@
 // that answers slowly, or never (a tarpit), would otherwise hold every slot for the call's whole
 // timeout and stall every owner's connectors. So a call in a task has a short budget: past it the
 // call leaves the task (the workflow runs it again as a regular activity, which waits without a
-// slot). An owner has at most two calls in tasks at once, and one whose call overran, failed or
-// was slow has their calls run as regular activities in this worker for a while. Without caller
-// authentication there is one tenant, whose servers can only slow themselves: the budget alone.
+// slot).
+//
+// An owner has at most two calls in each shard's tasks at once: each shard's worker has slots of
+// its own (CONNECTOR__WORKFLOW_SHARDS), and a limit for the whole process also counted calls that
+// held other shards' slots (at 10,000 connectors on 4 shards one renewal in eleven was refused so,
+// each then costing a second workflow task and an activity). An owner whose call overran, failed
+// or was slow has their calls run as regular activities in this worker for a while: briefly the
+// first time, twice as long each time they are sent out again soon after, up to a minute. An
+// honest owner on a loaded worker is sent out now and then (an answer read late, a database
+// wait); sent out for a minute each time, such owners' renewals were a sixth of all refreshes at
+// 10,000 connectors (docs/scale.md, "42.6 with the first renewals spread over the renewal
+// period"), and their second tasks loaded the worker further. A tarpit is sent out again as soon
+// as it is back, so its fourth time out is the whole minute, and from then on it holds slots as
+// seldom as it did with a minute every time. Without caller authentication there is one tenant,
+// whose servers can only slow themselves: the budget alone.
 //
 // An owner is sent out for their server's part of a call's time, not the registry's. For a call
 // that answered within the budget, the registry's part is the larger of: the time this thread's
@@ -42,13 +54,18 @@ export interface InTaskLimits {
    * an overrun unless more than this of its time was the registry's own waits.
    */
   slowMs: number;
-  /** How long an owner's calls stay out of tasks. */
-  outMs: number;
-  /** How many of an owner's calls may be in tasks at once: the others run as activities. */
+  /** How long an owner's calls stay out of tasks the first time (or the first since a while). */
+  firstOutMs: number;
+  /**
+   * The longest they stay out: an owner sent out again within this long of their last time ending
+   * stays out twice as long as that time, up to this.
+   */
+  maxOutMs: number;
+  /** How many of an owner's calls may be in one shard's tasks at once: the others run as activities. */
   perOwner: number;
 }
 
-export const IN_TASK_LIMITS: InTaskLimits = { budgetMs: 1_000, slowMs: 500, outMs: 60_000, perOwner: 2 };
+export const IN_TASK_LIMITS: InTaskLimits = { budgetMs: 1_000, slowMs: 500, firstOutMs: 7_500, maxOutMs: 60_000, perOwner: 2 };
 
 /** Milliseconds this thread's event loop has spent running code (not waiting for I/O or timers) so far. */
 export type LoopBusyMeter = () => number;
@@ -67,13 +84,13 @@ export interface InTaskWatch {
   now?: () => number;
   loopBusy?: LoopBusyMeter;
   lateness?: TimerLatenessMeter;
-  /** Told when an owner's calls start to run as activities (not each time their time is extended). */
-  onSentOut?: (owner: string, why: string) => void;
+  /** Told when an owner's calls start to run as activities, and for how long (not each time their time is extended). */
+  onSentOut?: (owner: string, why: string, forMs: number) => void;
   /** Told of every call offered to a task (the in_task_calls_total series). */
   onOutcome?: (outcome: InTaskOutcome) => void;
 }
 
-/** Beyond this many owners sent out, the ones whose time is up are forgotten. */
+/** Beyond this many owners sent out, the ones whose time is up, and whose next time would be the first, are forgotten. */
 const PRUNE_AT = 1_024;
 const OVERRAN = Symbol('overran');
 
@@ -116,16 +133,22 @@ function ownStoreSoFar(call: CallInTask): number {
   return call.ownStoreMs + (call.ownStoreSince === null ? 0 : performance.now() - call.ownStoreSince);
 }
 
+/** An owner sent out: until when, and for how long that time was. */
+interface TimeOut {
+  until: number;
+  forMs: number;
+}
+
 export class InTaskAdmission {
-  /** Owner → until when their calls run as regular activities. */
-  private readonly sentOut = new Map<string, number>();
-  /** Owner → their calls in tasks now. */
-  private readonly inTask = new Map<string, number>();
+  /** Owner → their latest time out of tasks (the current one, or the one a next time doubles). */
+  private readonly sentOut = new Map<string, TimeOut>();
+  /** The workflow-task slots of a shard (its task queue) → owner → their calls in those slots now. */
+  private readonly inTask = new Map<string, Map<string, number>>();
 
   private readonly now: () => number;
   private readonly loopBusy: LoopBusyMeter;
   private readonly lateness: TimerLatenessMeter;
-  private readonly onSentOut: (owner: string, why: string) => void;
+  private readonly onSentOut: (owner: string, why: string, forMs: number) => void;
   private readonly onOutcome: (outcome: InTaskOutcome) => void;
 
   constructor(private readonly limits: InTaskLimits = IN_TASK_LIMITS, watch: InTaskWatch = {}) {
@@ -136,14 +159,19 @@ export class InTaskAdmission {
     this.onOutcome = watch.onOutcome ?? (() => undefined);
   }
 
-  /** Runs `work` in the task if its owner may, within the budget; else throws a retryable failure that sends it out. */
-  async run<T>(owner: string | null | undefined, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in the task if its owner may, within the budget; else throws a retryable failure
+   * that sends it out. `slots`: whose workflow-task slots the call holds (its shard's task queue).
+   */
+  async run<T>(owner: string | null | undefined, work: () => Promise<T>, slots = ''): Promise<T> {
     const call: CallInTask = { left: false, ownStoreMs: 0, ownStoreSince: null };
     if (owner == null) return this.counted(this.withinBudget(call, work));
     if (this.isOut(owner)) throw this.refused('owner_out', 'this owner\'s servers were slow of late: the call runs as an activity');
-    const running = this.inTask.get(owner) ?? 0;
-    if (running >= this.limits.perOwner) throw this.refused('owner_busy', `this owner has ${running} calls in workflow tasks: the call runs as an activity`);
-    this.inTask.set(owner, running + 1);
+    const owners = this.inTask.get(slots) ?? new Map<string, number>();
+    const running = owners.get(owner) ?? 0;
+    if (running >= this.limits.perOwner) throw this.refused('owner_busy', `this owner has ${running} calls in this shard's workflow tasks: the call runs as an activity`);
+    owners.set(owner, running + 1);
+    this.inTask.set(slots, owners);
     const clock = this.startClock(call);
     try {
       const answer = await this.counted(this.withinBudget(call, work));
@@ -159,10 +187,16 @@ export class InTaskAdmission {
       if (!excused) this.sendOut(owner, `${overran ? (err as Error).message : failed(err)}${registryPart(times)}`);
       throw err;
     } finally {
-      const left = (this.inTask.get(owner) ?? 1) - 1;
-      if (left > 0) this.inTask.set(owner, left);
-      else this.inTask.delete(owner);
+      this.leave(slots, owner);
     }
+  }
+
+  private leave(slots: string, owner: string): void {
+    const owners = this.inTask.get(slots);
+    const left = (owners?.get(owner) ?? 1) - 1;
+    if (left > 0) owners?.set(owner, left);
+    else owners?.delete(owner);
+    if (owners?.size === 0) this.inTask.delete(slots);
   }
 
   /** The call's outcome told to `onOutcome`, the call's own answer or failure passed on. */
@@ -200,7 +234,7 @@ export class InTaskAdmission {
 
   /** Whether this owner's calls run as regular activities now. */
   isOut(owner: string): boolean {
-    return (this.sentOut.get(owner) ?? 0) > this.now();
+    return (this.sentOut.get(owner)?.until ?? 0) > this.now();
   }
 
   /**
@@ -227,11 +261,24 @@ export class InTaskAdmission {
 
   private sendOut(owner: string, why: string): void {
     const now = this.now();
-    if (!this.isOut(owner)) this.onSentOut(owner, why);
+    const last = this.sentOut.get(owner);
+    const forMs = this.timeOut(last, now);
+    if (!last || last.until <= now) this.onSentOut(owner, why, forMs);
     if (this.sentOut.size >= PRUNE_AT) {
-      for (const [known, until] of this.sentOut) if (until <= now) this.sentOut.delete(known);
+      for (const [known, out] of this.sentOut) if (out.until + this.limits.maxOutMs <= now) this.sentOut.delete(known);
     }
-    this.sentOut.set(owner, now + this.limits.outMs);
+    this.sentOut.set(owner, { until: Math.max(last?.until ?? 0, now + forMs), forMs });
+  }
+
+  /**
+   * How long an owner goes out now. Still out: as long again from now, not longer (the calls of
+   * one burst fail together). Back for less than the longest time: twice the last time. Else the first.
+   */
+  private timeOut(last: TimeOut | undefined, now: number): number {
+    if (!last) return this.limits.firstOutMs;
+    if (last.until > now) return last.forMs;
+    if (now - last.until < this.limits.maxOutMs) return Math.min(this.limits.maxOutMs, last.forMs * 2);
+    return this.limits.firstOutMs;
   }
 }
 

@@ -67,7 +67,7 @@ const probeNonces = new DpopNonces();
 
 export function createActivities(deps: ActivityDeps) {
   const inTask = deps.inTask ?? new InTaskAdmission(IN_TASK_LIMITS, {
-    onSentOut: (owner, why) => deps.logger?.warn({ owner, why }, `this owner's calls run as regular activities for ${IN_TASK_LIMITS.outMs / 1000} s, not in workflow tasks`),
+    onSentOut: (owner, why, forMs) => deps.logger?.warn({ owner, why, forMs }, `this owner's calls run as regular activities for ${forMs / 1000} s, not in workflow tasks`),
     onOutcome: (outcome) => deps.metrics?.inTaskCalls?.inc({ outcome }),
   });
   return admittedInTask(inTask, {
@@ -123,12 +123,17 @@ export function createActivities(deps: ActivityDeps) {
   });
 }
 
-/** Any of them run as a local activity runs within the budget of a call in a workflow task (in-task-admission.ts). */
+/**
+ * Any of them run as a local activity runs within the budget of a call in a workflow task
+ * (in-task-admission.ts), counted against the slots of the shard whose worker runs it: a local
+ * activity runs on its workflow's worker, and the SDK gives it that worker's task queue.
+ */
 function admittedInTask<T extends Record<string, (input: never) => Promise<unknown>>>(admission: InTaskAdmission, activities: T): T {
   return Object.fromEntries(
-    Object.entries(activities).map(([name, fn]) => [name, (input: never) => (
-      Context.current().info.isLocal ? admission.run((input as InTaskCall | undefined)?.owner, () => fn(input)) : fn(input)
-    )]),
+    Object.entries(activities).map(([name, fn]) => [name, (input: never) => {
+      const { isLocal, taskQueue } = Context.current().info;
+      return isLocal ? admission.run((input as InTaskCall | undefined)?.owner, () => fn(input), taskQueue) : fn(input);
+    }]),
   ) as T;
 }
 

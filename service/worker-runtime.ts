@@ -71,7 +71,7 @@ export async function createWorkers(options: WorkerOptions): Promise<ShardWorker
   const sdkMetricsUrl = await installSdkRuntime(options.logger);
   const connection = await NativeConnection.connect(temporalConnectOptions(options.address, options.access));
   const workflowBundle = await bundleFor(Boolean(options.tracing));
-  // Made once and shared: the in-task admission's per-owner counts and the activities' pools are the process's, whatever the shard.
+  // Made once and shared: the in-task admission (owners sent out; calls in tasks counted per shard) and the activities' pools are the process's.
   const activities = {
     ...createActivities(options.activities),
     ...(options.registry ? createRegistryActivities(options.registry) : unconfiguredRegistryActivities()),

@@ -7,17 +7,19 @@ import { ApplicationFailure } from '@temporalio/common';
 import { FAILURE } from '../../contract/failures';
 import { InTaskAdmission, inOwnStore, type InTaskLimits, type InTaskOutcome } from '../../activities/in-task-admission';
 
-const LIMITS: InTaskLimits = { budgetMs: 30, slowMs: 500, outMs: 60_000, perOwner: 2 };
+const LIMITS: InTaskLimits = { budgetMs: 30, slowMs: 500, firstOutMs: 7_500, maxOutMs: 60_000, perOwner: 2 };
 
 function admission() {
   const clock = { now: 1_000_000, busy: 0, late: 0 };
   const sentOut: string[] = [];
+  const timesOut: number[] = [];
   const outcomes: InTaskOutcome[] = [];
   const gate = new InTaskAdmission(LIMITS, {
     now: () => clock.now, loopBusy: () => clock.busy, lateness: () => clock.late,
-    onSentOut: (owner, why) => sentOut.push(`${owner}: ${why}`), onOutcome: (outcome) => outcomes.push(outcome),
+    onSentOut: (owner, why, forMs) => { sentOut.push(`${owner}: ${why}`); timesOut.push(forMs); },
+    onOutcome: (outcome) => outcomes.push(outcome),
   });
-  return { clock, sentOut, outcomes, gate };
+  return { clock, sentOut, timesOut, outcomes, gate };
 }
 
 /** A call the test answers when it likes. */
@@ -51,10 +53,42 @@ test('an owner whose call overran has calls refused at once, other owners none, 
   t.is((refused as ApplicationFailure).type, FAILURE.transient);
   t.is(await gate.run('bob', async () => 'bob answered'), 'bob answered');
   t.false(gate.isOut('bob'));
-  clock.now += LIMITS.outMs - 1;
+  clock.now += LIMITS.firstOutMs - 1;
   t.true(gate.isOut('mallory'));
   clock.now += 2;
   t.is(await gate.run('mallory', async () => 'back'), 'back');
+});
+
+test('an owner sent out again soon after their time ended stays out twice as long, up to the longest; a while later the first time again', async (t) => {
+  const { clock, gate, timesOut } = admission();
+  const overrun = () => t.throwsAsync(gate.run('mallory', () => held<string>().promise));
+  const backAfter = (ms: number) => { clock.now += ms; t.false(gate.isOut('mallory')); };
+  await overrun();
+  for (let again = 0; again < 4; again++) {
+    backAfter(timesOut.at(-1)!);
+    await overrun();
+  }
+  t.deepEqual(timesOut, [7_500, 15_000, 30_000, 60_000, 60_000], 'a tarpit is back in tasks no more than once a minute within four tries');
+  clock.now += timesOut.at(-1)! - 1;
+  t.true(gate.isOut('mallory'));
+  backAfter(1 + LIMITS.maxOutMs);
+  await overrun();
+  t.deepEqual(timesOut.at(-1), LIMITS.firstOutMs, 'a minute without being sent out: the first time again');
+  await t.throwsAsync(gate.run('bob', () => Promise.reject(new Error('no'))));
+  t.deepEqual(timesOut.at(-1), LIMITS.firstOutMs, 'each owner has their own count');
+});
+
+test('calls of one burst that fail together send their owner out once, for the same time', async (t) => {
+  const { clock, gate, timesOut } = admission();
+  const calls = [held<string>(), held<string>()];
+  const running = calls.map((call) => gate.run('mallory', () => call.promise));
+  clock.now += 10;
+  await Promise.all(running.map((call) => t.throwsAsync(call)));
+  t.deepEqual(timesOut, [LIMITS.firstOutMs], 'told once');
+  clock.now += LIMITS.firstOutMs - 1;
+  t.true(gate.isOut('mallory'));
+  clock.now += 1;
+  t.false(gate.isOut('mallory'), 'not doubled by the second call of the burst');
 });
 
 test('a slow answer or a failure sends the owner out too; a quick answer does not', async (t) => {
@@ -129,7 +163,7 @@ test('why an owner was sent out names the time the call waited on the registry\'
 });
 
 // Real time: the database's waits are read off performance.now().
-const STORE: InTaskLimits = { budgetMs: 300, slowMs: 100, outMs: 60_000, perOwner: 2 };
+const STORE: InTaskLimits = { budgetMs: 300, slowMs: 100, firstOutMs: 7_500, maxOutMs: 60_000, perOwner: 2 };
 
 test('an overrun spent waiting on the registry\'s own database is the registry\'s: the owner stays in; a tarpit behind a quick database goes out', async (t) => {
   const sentOut: string[] = [];
@@ -184,6 +218,24 @@ test('an owner has at most two calls in tasks at once; a third runs as an activi
   t.is(await gate.run('mallory', async () => 'again'), 'again', 'the calls that left freed their places');
 });
 
+test('an owner\'s calls in tasks are counted per shard: two in one shard\'s slots do not refuse a call in another\'s', async (t) => {
+  const { gate, outcomes } = admission();
+  const first = held<string>();
+  const second = held<string>();
+  const running = [gate.run('mallory', () => first.promise, 'shard-0'), gate.run('mallory', () => second.promise, 'shard-0')];
+  await t.throwsAsync(gate.run('mallory', async () => 'x', 'shard-0'), { message: /2 calls in this shard's workflow tasks/ });
+  t.is(await gate.run('mallory', async () => 'in shard 1', 'shard-1'), 'in shard 1');
+  const third = held<string>();
+  const fourth = held<string>();
+  running.push(gate.run('mallory', () => third.promise, 'shard-1'), gate.run('mallory', () => fourth.promise, 'shard-1'));
+  await t.throwsAsync(gate.run('mallory', async () => 'x', 'shard-1'), { message: /2 calls in this shard's/ }, 'each shard has its own two');
+  [first, second, third, fourth].forEach((call, i) => call.answer(`answer ${i}`));
+  t.deepEqual(await Promise.all(running), ['answer 0', 'answer 1', 'answer 2', 'answer 3']);
+  t.deepEqual(outcomes, ['owner_busy', 'answered', 'owner_busy', 'answered', 'answered', 'answered', 'answered']);
+  t.is(await gate.run('mallory', async () => 'again', 'shard-0'), 'again');
+  t.is((gate as unknown as { inTask: Map<string, unknown> }).inTask.size, 0, 'no count is kept for a shard with no calls in it');
+});
+
 test('without authentication (one tenant) only the budget applies', async (t) => {
   const { clock, gate } = admission();
   await t.throwsAsync(gate.run(null, () => held<string>().promise), { message: /did not answer within 30 ms/ });
@@ -197,14 +249,17 @@ test('without authentication (one tenant) only the budget applies', async (t) =>
 test('owners whose time is up are forgotten once many were sent out', async (t) => {
   const { clock, gate } = admission();
   for (let i = 0; i < 1_024; i++) await t.throwsAsync(gate.run(`owner-${i}`, () => Promise.reject(new Error('no'))));
-  clock.now += LIMITS.outMs + 1;
+  clock.now += LIMITS.firstOutMs + LIMITS.maxOutMs - 1;
+  await t.throwsAsync(gate.run('recent', () => Promise.reject(new Error('no'))));
+  const held = (gate as unknown as { sentOut: Map<string, unknown> }).sentOut;
+  t.is(held.size, 1_025, 'an owner back for less than the longest time out is remembered: their next time doubles');
+  clock.now += 2;
   await t.throwsAsync(gate.run('last', () => Promise.reject(new Error('no'))));
-  const held = (gate as unknown as { sentOut: Map<string, number> }).sentOut;
-  t.deepEqual([...held.keys()], ['last']);
+  t.deepEqual([...held.keys()], ['recent', 'last']);
 });
 
 // This thread, blocked for real: the meter is the event loop's own (performance.eventLoopUtilization).
-const REAL: InTaskLimits = { budgetMs: 5_000, slowMs: 150, outMs: 60_000, perOwner: 2 };
+const REAL: InTaskLimits = { budgetMs: 5_000, slowMs: 150, firstOutMs: 7_500, maxOutMs: 60_000, perOwner: 2 };
 
 function blockThisThread(ms: number): void {
   const until = Date.now() + ms;

@@ -8,7 +8,7 @@ import { callLeftItsTask, InTaskAdmission, type InTaskLimits } from '../../activ
 import { measuredRenewal } from '../../activities/refresh-metrics';
 import { createMetrics } from '../../platform/metrics';
 
-const LIMITS: InTaskLimits = { budgetMs: 30, slowMs: 500, outMs: 60_000, perOwner: 2 };
+const LIMITS: InTaskLimits = { budgetMs: 30, slowMs: 500, firstOutMs: 7_500, maxOutMs: 60_000, perOwner: 2 };
 
 function held<T>() {
   let answer!: (value: T) => void;
