@@ -61,8 +61,6 @@ const OWNERS = Number(process.env.BENCH_OWNERS ?? 10);
 const CONCURRENCY = 20;
 const REQUEST_TIMEOUT_MS = 60_000;
 const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 30);
-/** Token lifetimes of refreshes watched before the restart: more give short-lived tokens a window as long as 5-minute ones get. */
-const WATCH_LIFETIMES = Number(process.env.BENCH_WATCH_LIFETIMES ?? 1);
 /** Requests per list view: with 200, p99 is the third-slowest, not the slowest as it is with 50. */
 const SAMPLES = Number(process.env.BENCH_LIST_SAMPLES ?? 200);
 const TOKEN = 'bench-scale-token';
@@ -371,9 +369,8 @@ async function main(): Promise<void> {
     // Refreshes: one whole token lifetime, then a restart of the service in the middle of the next.
     // A whole lifetime of them without connects, even when connecting took longer: the CPU per
     // refresh is read over that window.
-    const lifetimesMs = WATCH_LIFETIMES * TTL_S * 1000;
-    const waitMs = Math.max(lifetimesMs, connectedAt + lifetimesMs - Date.now()) + 5_000;
-    console.log(`waiting ${(waitMs / 1000).toFixed(0)} s for ${WATCH_LIFETIMES} token lifetime(s) of refreshes...`);
+    const waitMs = Math.max(TTL_S * 1000, connectedAt + TTL_S * 1000 - Date.now()) + 5_000;
+    console.log(`waiting ${(waitMs / 1000).toFixed(0)} s for a token lifetime of refreshes...`);
     await refreshCpu(service, () => watchingSlices(service, waitMs));
     const before = await refreshFigures(service.urls());
     outcome.before = before;
