@@ -14,8 +14,12 @@ const SILENT = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log()
 export function workflowBundleOptions(workflowsPath: string, traced: boolean): BundleOptions {
   return {
     workflowsPath,
-    // Run once in the shared sandbox before its globals are frozen (workflows/sandbox-stack-limit.ts).
-    preloadModules: [path.join(path.dirname(workflowsPath), 'sandbox-stack-limit.ts')],
+    // Both run once in each workflow thread's shared sandbox, before the SDK freezes its globals:
+    // the stack limit (workflows/sandbox-stack-limit.ts), and the workflow code itself, which
+    // otherwise the SDK would evaluate again, every module of it, for each workflow it creates
+    // (each replay, each new run) and keep a copy of in each cached one. Sharing it needs modules
+    // that keep no state of a workflow's at their top level (test/architecture/shared-workflow-modules.test.ts).
+    preloadModules: [path.join(path.dirname(workflowsPath), 'sandbox-stack-limit.ts'), workflowsPath],
     logger: SILENT,
     ...(traced ? { workflowInterceptorModules: [createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')] } : {}),
   };
