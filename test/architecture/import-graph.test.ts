@@ -7,6 +7,7 @@ import test from 'ava';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { edgesOf, workflowModules, type Edge } from '../helpers/import-edges';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -47,41 +48,12 @@ const ROOMS = Object.keys(ALLOWED);
 /** The one module of test/ that bench/ may import. */
 const BENCH_DOOR = 'test/helpers/for-bench.ts';
 
-interface Edge { from: string; to: string; typeOnly: boolean }
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return sourceFiles(path);
     return /\.tsx?$/.test(name) ? [relative(ROOT, path)] : [];
   });
-}
-
-function resolveImport(from: string, spec: string): string | null {
-  if (!spec.startsWith('.')) return null;
-  const base = normalize(join(dirname(from), spec)).replace(/\.js$/, '');
-  for (const candidate of [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')]) {
-    try {
-      if (statSync(join(ROOT, candidate)).isFile()) return candidate;
-    } catch { /* try the next form */ }
-  }
-  return null;
-}
-
-function edgesOf(file: string): Edge[] {
-  const text = readFileSync(join(ROOT, file), 'utf8');
-  const pattern = /^(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?'([^']+)';/gm;
-  const edges: Edge[] = [];
-  for (const match of text.matchAll(pattern)) {
-    const to = resolveImport(file, match[3]!);
-    if (to) edges.push({ from: file, to, typeOnly: Boolean(match[2]) });
-  }
-  // Modules loaded on demand (the Kubernetes runtime, the gateway's modern endpoint) count too.
-  for (const match of text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)) {
-    const to = resolveImport(file, match[1]!);
-    if (to) edges.push({ from: file, to, typeOnly: false });
-  }
-  return edges;
 }
 
 const roomOf = (file: string) => file.split('/')[0]!;
@@ -151,23 +123,11 @@ test('contract/ is sandbox-safe: no Node built-in, only pure packages', (t) => {
   t.deepEqual(outside, []);
 });
 
-// The Temporal SDK evaluates the workflow bundle's modules again for every workflow it caches (its
-// reusable V8 context shares only the SDK's own): a schema library the workflows reach costs each
-// cached workflow its own copy. With zod reached through three contract modules a cached workflow
+// Before the bundle preloaded the workflow code (service/workflow-bundle.ts), the Temporal SDK
+// evaluated its modules again for every workflow it cached: a schema library the workflows reached
+// cost each cached workflow its own copy. With zod reached through three contract modules a cached workflow
 // held 1.4 MB, and npm start's default cache outgrew its heap at about a hundred connectors.
 const NOT_IN_WORKFLOWS = new Set(['zod']);
-
-/** The modules the workflow bundle evaluates: what workflows/index.ts reaches through value imports. */
-function workflowModules(): string[] {
-  const reached = new Set<string>();
-  const visit = (file: string) => {
-    if (reached.has(file)) return;
-    reached.add(file);
-    for (const e of edgesOf(file)) if (!e.typeOnly) visit(e.to);
-  };
-  visit('workflows/index.ts');
-  return [...reached];
-}
 
 test('the workflows evaluate no schema library, through any module they import', (t) => {
   const modules = workflowModules();

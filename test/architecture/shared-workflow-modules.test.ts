@@ -8,13 +8,13 @@
 // constant changed later throws in the workflow tests; this check covers what a module keeps to
 // itself and a collection's contents, which freezing does not reach.
 import test from 'ava';
-import { readFileSync, statSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { workflowModules } from '../helpers/import-edges';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const ENTRY = 'workflows/index.ts';
 
 /**
  * Top-level state allowed, each with why sharing it cannot differ between workflows. Keyed by
@@ -30,39 +30,13 @@ const ALLOWED: Record<string, string> = {
 const COLLECTIONS = new Set(['Set', 'Map', 'WeakSet', 'WeakMap', 'Array']);
 const MUTATORS = new Set(['push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin', 'set', 'add', 'delete', 'clear']);
 
-/** Relative value imports of a source file, resolved to repository paths. */
-function valueImports(file: string, source: ts.SourceFile): string[] {
-  const found: string[] = [];
-  for (const statement of source.statements) {
-    if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) || !statement.moduleSpecifier) continue;
-    const typeOnly = ts.isImportDeclaration(statement) ? statement.importClause?.isTypeOnly : statement.isTypeOnly;
-    const spec = (statement.moduleSpecifier as ts.StringLiteral).text;
-    if (typeOnly || !spec.startsWith('.')) continue;
-    const base = normalize(join(dirname(file), spec)).replace(/\.js$/, '');
-    const resolved = [`${base}.ts`, join(base, 'index.ts')].find((candidate) => {
-      try { return statSync(join(ROOT, candidate)).isFile(); } catch { return false; }
-    });
-    if (resolved) found.push(relative(ROOT, join(ROOT, resolved)));
-  }
-  return found;
-}
-
 function parse(file: string, text = readFileSync(join(ROOT, file), 'utf8')): ts.SourceFile {
   return ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
 }
 
-/** Every module the workflow bundle evaluates from this repository, the entry first. */
-function workflowModules(): Map<string, ts.SourceFile> {
-  const modules = new Map<string, ts.SourceFile>();
-  const queue = [ENTRY];
-  while (queue.length > 0) {
-    const file = queue.shift()!;
-    if (modules.has(file)) continue;
-    const source = parse(file);
-    modules.set(file, source);
-    queue.push(...valueImports(file, source));
-  }
-  return modules;
+/** Every module the workflow bundle evaluates from this repository, parsed. */
+function workflowSources(): Map<string, ts.SourceFile> {
+  return new Map(workflowModules().map((file) => [file, parse(file)]));
 }
 
 /** The expression under any `as` or `satisfies`. */
@@ -130,7 +104,7 @@ function topLevelState(file: string, source: ts.SourceFile, mutated = mutatedNam
 }
 
 test('the modules the workflows import keep no state at their top level, so one workflow thread can share them', (t) => {
-  const modules = workflowModules();
+  const modules = workflowSources();
   t.true(modules.has('workflows/connector-manager.ts') && [...modules.keys()].some((file) => file.startsWith('contract/')), 'the walk reached the workflows and the contract they use');
   // A name changed in place in any of them (an import keeps its name here) counts as changed.
   const mutated = new Set([...modules.values()].flatMap((source) => [...mutatedNames(source)]));
