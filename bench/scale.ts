@@ -44,7 +44,7 @@ import { percentile } from './lifecycle/rounds';
 import { startUpstreamProcess } from './lifecycle/upstream-process';
 import { connectOAuth, startOAuthWorld } from './scale/oauth-world';
 import { dirSizeMb, treeRss, type Tree } from './scale/processes';
-import { startScaleService, type ScaleService } from './scale/service-processes';
+import { restartSteps, startScaleService, type ScaleService } from './scale/service-processes';
 import { startEnv, startNodeFlags } from './start-flags';
 import { benchTargetLines } from './targets';
 
@@ -247,7 +247,7 @@ async function main(): Promise<void> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: Record<string, string> = {
-    DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'warn', LOG_FORMAT: 'json',
+    DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'info', LOG_FORMAT: 'json',
     CONNECTOR__API_KEYS: JSON.stringify([...owners.map((o) => ({ subject: o.name, sha256: sha256Hex(o.key) })), { subject: 'admin', sha256: sha256Hex(admin.key), admin: true }]),
     CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'false', CONNECTOR__MAX_CONNECTORS_PER_OWNER: '1000000', CONNECTOR__RATE_LIMIT_PER_OWNER: 'off',
     // as `npm start` runs it: two malloc arenas, and its node flags (V8's heap limits)
@@ -385,6 +385,7 @@ async function main(): Promise<void> {
     service = await startScaleService(serviceOptions);
     const downS = (performance.now() - down) / 1000;
     console.log(`service stopped and started again (worker included) in ${downS.toFixed(1)} s (stopped in ${stoppedS.toFixed(1)} s)`);
+    console.log(`  its steps, in ms: ${restartSteps(serviceOptions.logDir)}`);
     await refreshCpu(service, () => watchingSlices(service, TTL_S * 1000 + 10_000));
     const afterRestart = await refreshFigures(service.urls());
     const states = await statesOf(api, oauthIds);

@@ -31,6 +31,8 @@ import { RegistryStore } from '../store/registry-store';
 import { UpstreamClient } from '../proxy/upstream-client';
 import { workflowRoutes } from '../proxy/workflow-routes';
 import { connectorCalls } from './connector-calls';
+import { runStopSteps } from '../platform/stop-steps';
+import { stepClock } from '../platform/step-clock';
 
 /** How long a task's call may take to answer (its worker's heartbeats, not this, notice a lost one). */
 const TASK_CALL_LIMIT_MS = 24 * 3_600_000;
@@ -49,13 +51,16 @@ export { authenticatorOf, buildProxy, originPolicyOf } from './proxy-role';
 
 export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
   const { config } = deps;
+  const clock = stepClock();
   const routesClient = await openTemporal(deps.temporalAddress, config.temporal.namespace, config.temporal.access);
   // Before anything starts: a worker that would leave workflows unserved does not start at all.
   await assertNoStrandedShards(routesClient, config.temporal.taskQueue, config.temporal.shards, deps.logger).catch(async (err: unknown) => {
     await routesClient.connection.close();
     throw err;
   });
+  clock.lap('shards checked');
   const runtime = await createWorkloadRuntime(config.stdio, deps.logger, { callersEnabled: config.callers.enabled, stateDir: config.dataDir });
+  clock.lap('stdio runtime');
   const isConnected = async (id: string) => (await deps.mongo.store.get(id))?.state === 'connected';
   const reconciler = startReconciler(runtime, isConnected, config.stdio.kube.reconcileIntervalMs, deps.logger);
   const sweeper = startExpirySweeper(deps.mongo, deps.logger);
@@ -72,6 +77,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     routes: workflowRoutes(routesClient, deps.secrets), policy: policyOf(config), logger: deps.logger,
     connectTimeoutMs: config.connectTimeoutMs, headersTimeoutMs: TASK_CALL_LIMIT_MS, pool: { maxSockets: config.upstreamMaxSockets },
   });
+  clock.lap('passes');
   const { workers, connection, sdkMetricsUrl } = await createWorkers({
     address: deps.temporalAddress,
     access: config.temporal.access,
@@ -114,29 +120,39 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     } : null,
   });
   // Only with a registry: a schedule left from an earlier configuration fails plainly (unconfiguredRegistryActivities).
+  clock.lap('workers created');
   const scheduler = config.registry ? await openTemporal(deps.temporalAddress, config.temporal.namespace, config.temporal.access) : null;
   if (scheduler) await ensureRegistrySchedule(scheduler, config.temporal.taskQueue, config.registry!.syncMinutes);
   deps.metrics?.extras.push(sdkMetrics(sdkMetricsUrl));
   const running = runAll(workers);
+  clock.lap('registry schedule');
+  deps.logger.info(clock.summary(), 'the worker started');
   return {
     running,
     /** For the worker's /readyz: polling every shard's task queue. */
     isRunning: () => workers.every((worker) => worker.getState() === 'RUNNING'),
     /** Whether its stdio servers share this machine's network (and reach its loopback). */
     stdioSharesHostNetwork: runtime.sharesHostNetwork,
-    async stop() {
-      reconciler.stop();
-      await sweeper.stop();
-      await catalogReload.stop();
-      await listRepair.stop();
-      shutdownAll(workers);
-      await running.catch(() => undefined);
-      await connection.close();
-      taskUpstream.destroy();
-      await routesClient.connection.close();
-      await scheduler?.connection.close();
-      await runtime.close();
-    },
+    stop: () => runStopSteps(deps.logger, 'the worker stopped', [
+      { name: 'passes', stop: async () => {
+        reconciler.stop();
+        await sweeper.stop();
+        await catalogReload.stop();
+        await listRepair.stop();
+      } },
+      // Its tasks handed back, its cached workflows let go, its activities given the grace time.
+      { name: 'workers', stop: () => {
+        shutdownAll(workers);
+        return running.catch(() => undefined);
+      } },
+      { name: 'connections', stop: async () => {
+        await connection.close();
+        taskUpstream.destroy();
+        await routesClient.connection.close();
+        await scheduler?.connection.close();
+      } },
+      { name: 'stdio runtime', stop: () => runtime.close() },
+    ]),
   };
 }
 

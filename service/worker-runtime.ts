@@ -76,17 +76,18 @@ export async function createWorkers(options: WorkerOptions): Promise<ShardWorker
     ...createActivities(options.activities),
     ...(options.registry ? createRegistryActivities(options.registry) : unconfiguredRegistryActivities()),
   };
-  const workers: Worker[] = [];
-  try {
-    for (const taskQueue of shardQueues(options.taskQueue, options.shards)) {
-      workers.push(await Worker.create({ ...workerSettings(cachePerShard), connection, namespace: options.namespace, taskQueue, workflowBundle, activities, ...(options.tracing ? options.tracing.worker : {}) }));
-    }
-  } catch (err) {
+  // All shards at once: each loads the workflow code into a thread of its own, which is most of a
+  // start's time on one core and can run side by side on the others (docs/scale.md).
+  const made = await Promise.allSettled(shardQueues(options.taskQueue, options.shards).map((taskQueue) =>
+    Worker.create({ ...workerSettings(cachePerShard), connection, namespace: options.namespace, taskQueue, workflowBundle, activities, ...(options.tracing ? options.tracing.worker : {}) })));
+  const workers = made.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const failed = made.find((outcome) => outcome.status === 'rejected');
+  if (failed) {
     // The cause is what the process reports: a failure to let go of the connection must not replace it.
     await releaseUnrun(workers).then(() => connection.close()).catch((closing: unknown) => {
       options.logger.warn({ err: closing }, 'the Temporal connection of workers that failed to start did not close');
     });
-    throw err;
+    throw failed.reason;
   }
   return { workers, connection, sdkMetricsUrl };
 }

@@ -18,6 +18,8 @@ import { createProcessMetrics, serveMetrics } from '../service/metrics';
 import { authenticatorOf, buildApi, buildProxy, originPolicyOf, startWorkerRole } from '../service/roles';
 import { encryptionKey, openMongo, openTemporal, secretBox } from '../service/services';
 import { startTracing } from '../service/tracing';
+import { runStopSteps, type StopStep } from '../platform/stop-steps';
+import { stepClock } from '../platform/step-clock';
 import { toolsetSourceOf } from '../service/proxy-role';
 
 export interface EmbeddedStack {
@@ -57,16 +59,17 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
   const logger = options.logger ?? createLogger('connector-registry', config.logLevel);
   const dataDir = path.resolve(config.dataDir);
   ensurePrivateDir(dataDir);
-  const stops: (() => Promise<void>)[] = [];
-  const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((err) => logger.error({ err }, 'stop failed'));
-  };
+  const stops: StopStep[] = [];
+  // Last started, first stopped; a second call finds nothing left to stop.
+  const stopAll = () => runStopSteps(logger, 'stopped', stops.splice(0).reverse());
   try {
     const binaries = await serverBinaries(config, logger);
     options.onServersStarting?.();
+    // From here: a first start's builds of the servers are not part of what it times.
+    const clock = stepClock();
     const secrets = secretBox(encryptionKey(config, logger));
     const tracing = await startTracing(config.tracing, 'connector-registry', logger);
-    if (tracing) stops.push(() => tracing.flush());
+    if (tracing) stops.push({ name: 'tracing', stop: () => tracing.flush() });
     const temporalServer = config.temporal.address
       ? null
       : await onFreePorts(async (fallback) => startTemporalDevServer({
@@ -74,22 +77,25 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
           port: fallback ? 0 : await preferredOrFree(options.temporalPort ?? USUAL_PORTS.temporal),
           uiPort: fallback ? 0 : await preferredOrFree(options.temporalUiPort ?? USUAL_PORTS.temporalUi),
         }));
-    if (temporalServer) stops.push(() => temporalServer.stop());
+    if (temporalServer) stops.push({ name: 'temporal', stop: () => temporalServer.stop() });
+    clock.lap('temporal');
     const ferret = config.mongo.uri
       ? null
       : await onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? USUAL_PORTS.mongodb), log: logger, binary: binaries.ferretdb }));
-    if (ferret) stops.push(() => ferret.stop());
+    if (ferret) stops.push({ name: 'ferretdb', stop: () => ferret.stop() });
+    clock.lap('ferretdb');
     const temporalAddress = config.temporal.address ?? temporalServer!.address;
     const mongoUri = config.mongo.uri ?? ferret!.uri;
 
     const mongo = await openMongo(mongoUri, config.mongo.database, config.callAudit.days);
-    stops.push(() => mongo.client.close());
+    stops.push({ name: 'mongodb client', stop: () => mongo.client.close() });
     const temporal = await openTemporal(temporalAddress, config.temporal.namespace, undefined, tracing?.clientInterceptors);
-    stops.push(() => temporal.connection.close());
+    stops.push({ name: 'temporal client', stop: () => temporal.connection.close() });
+    clock.lap('clients');
 
     const metrics = createProcessMetrics();
     const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
-    stops.push(metricsServing.close);
+    stops.push({ name: 'metrics', stop: metricsServing.close });
     // Before the HTTP server listens: /readyz answering means the worker polls too. (The Temporal
     // SDK's metrics exporter it starts takes a port below the ephemeral range, never PORT's.)
     // npm start gives this isolate (the proxy and the API) an 8 MB young generation: at 4 MB the
@@ -99,10 +105,11 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     // V8 reads the flag when an isolate is made, so it applies to those threads only.
     if (youngGenerationWas(8)) v8.setFlagsFromString('--max-semi-space-size=4');
     const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
-    stops.push(() => worker.stop());
+    stops.push({ name: 'worker', stop: () => worker.stop() });
+    clock.lap('worker');
     logReach(logger, { temporal: temporalServer?.address ?? null, mongodb: ferret?.uri ?? null }, worker.stdioSharesHostNetwork);
     const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
-    stops.push(() => proxy.stop());
+    stops.push({ name: 'proxy', stop: () => proxy.stop() });
     // One process: a change the API made is seen by the proxy at once, not after its route TTL.
     const onChanged = (connectorId: string) => {
       proxy.invalidate(connectorId);
@@ -110,10 +117,13 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     };
     const onToolsetChanged = (toolsetId: string) => proxy.toolsets?.toolsetChanged(toolsetId);
     const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged, onToolsetChanged, metrics });
-    stops.push(closeApi);
+    stops.push({ name: 'api', stop: closeApi });
     const server = createHttpServer({ api, proxy, toolsets: proxy.toolsets, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint, tracer: tracing?.tracer });
     const port = await listen(server, config.port, config.host);
-    stops.push(() => closeServer(server));
+    stops.push({ name: 'http server', stop: () => closeServer(server) });
+    clock.lap('api and proxy');
+    // Since the process began too: loading its code and finding the servers' binaries come first.
+    logger.info({ ...clock.summary(), sinceProcessStartMs: Math.round(performance.now()) }, 'started');
 
     const baseUrl = config.baseUrl;
     return {

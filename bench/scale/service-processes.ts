@@ -67,3 +67,22 @@ function embeddedServers(nodePid: number): { temporal: string; mongodb: string }
   if (!temporalPort || !ferretListen) throw new Error('the embedded stack\'s Temporal or FerretDB was not found among its children');
   return { temporal: `127.0.0.1:${temporalPort}`, mongodb: `mongodb://${ferretListen}/` };
 }
+
+/**
+ * The embedded stack's last stop and start, step by step, from the lines it logs at info
+ * (platform/step-clock.ts): what a restart's seconds went on.
+ */
+export function restartSteps(logDir: string): string {
+  const wanted = ['stopped', 'the worker stopped', 'started', 'the worker started'];
+  const last = new Map<string, string>();
+  for (const line of fs.readFileSync(path.join(logDir, 'service.log'), 'utf8').split('\n')) {
+    if (!line.includes('"tookMs"')) continue;
+    const entry = JSON.parse(line) as { msg: string; tookMs: Record<string, number>; totalMs: number; sinceProcessStartMs?: number };
+    if (!wanted.includes(entry.msg)) continue;
+    const steps = Object.entries(entry.tookMs).map(([name, ms]) => `${name} ${ms}`).join(', ');
+    const since = entry.sinceProcessStartMs === undefined ? '' : `; ${entry.sinceProcessStartMs} ms since the process began`;
+    last.set(entry.msg, `${entry.msg} in ${entry.totalMs} ms (${steps}${since})`);
+  }
+  return wanted.filter((msg) => last.has(msg)).map((msg) => last.get(msg)).join('; ') || 'not logged';
+}
+
