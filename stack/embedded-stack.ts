@@ -70,20 +70,22 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     const secrets = secretBox(encryptionKey(config, logger));
     const tracing = await startTracing(config.tracing, 'connector-registry', logger);
     if (tracing) stops.push({ name: 'tracing', stop: () => tracing.flush() });
-    const temporalServer = config.temporal.address
-      ? null
-      : await onFreePorts(async (fallback) => startTemporalDevServer({
-          dataDir, headless: options.headless ?? !config.temporal.webUi, log: logger, binary: binaries.temporal,
-          port: fallback ? 0 : await preferredOrFree(options.temporalPort ?? USUAL_PORTS.temporal),
-          uiPort: fallback ? 0 : await preferredOrFree(options.temporalUiPort ?? USUAL_PORTS.temporalUi),
-        }));
+    // Both at once: neither needs the other, and each spends most of its start on its own.
+    const [temporalStart, ferretStart] = await Promise.allSettled([
+      config.temporal.address ? null : onFreePorts(async (fallback) => startTemporalDevServer({
+        dataDir, headless: options.headless ?? !config.temporal.webUi, log: logger, binary: binaries.temporal,
+        port: fallback ? 0 : await preferredOrFree(options.temporalPort ?? USUAL_PORTS.temporal),
+        uiPort: fallback ? 0 : await preferredOrFree(options.temporalUiPort ?? USUAL_PORTS.temporalUi),
+      })),
+      config.mongo.uri ? null : onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? USUAL_PORTS.mongodb), log: logger, binary: binaries.ferretdb })),
+    ]);
+    // Whichever started is stopped with the rest if the other failed.
+    const temporalServer = temporalStart.status === 'fulfilled' ? temporalStart.value : null;
+    const ferret = ferretStart.status === 'fulfilled' ? ferretStart.value : null;
     if (temporalServer) stops.push({ name: 'temporal', stop: () => temporalServer.stop() });
-    clock.lap('temporal');
-    const ferret = config.mongo.uri
-      ? null
-      : await onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? USUAL_PORTS.mongodb), log: logger, binary: binaries.ferretdb }));
     if (ferret) stops.push({ name: 'ferretdb', stop: () => ferret.stop() });
-    clock.lap('ferretdb');
+    for (const start of [temporalStart, ferretStart]) if (start.status === 'rejected') throw start.reason;
+    clock.lap('temporal and ferretdb');
     const temporalAddress = config.temporal.address ?? temporalServer!.address;
     const mongoUri = config.mongo.uri ?? ferret!.uri;
 
