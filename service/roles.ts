@@ -119,8 +119,8 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
       envPresets: config.presets, onStored: () => void catalogReload.runOnce(),
     } : null,
   });
-  // Only with a registry: a schedule left from an earlier configuration fails plainly (unconfiguredRegistryActivities).
   clock.lap('workers created');
+  // Only with a registry: a schedule left from an earlier configuration fails plainly (unconfiguredRegistryActivities).
   const scheduler = config.registry ? await openTemporal(deps.temporalAddress, config.temporal.namespace, config.temporal.access) : null;
   if (scheduler) await ensureRegistrySchedule(scheduler, config.temporal.taskQueue, config.registry!.syncMinutes);
   deps.metrics?.extras.push(sdkMetrics(sdkMetricsUrl));

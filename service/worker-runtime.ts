@@ -76,8 +76,8 @@ export async function createWorkers(options: WorkerOptions): Promise<ShardWorker
     ...createActivities(options.activities),
     ...(options.registry ? createRegistryActivities(options.registry) : unconfiguredRegistryActivities()),
   };
-  // All shards at once: each loads the workflow code into a thread of its own, which is most of a
-  // start's time on one core and can run side by side on the others (docs/scale.md).
+  // All shards at once: each loads the workflow code into a workflow thread of its own, and those
+  // loads run side by side (4 shards: 2.4 s one after another, 1.85 s at once; docs/scale.md).
   const made = await Promise.allSettled(shardQueues(options.taskQueue, options.shards).map((taskQueue) =>
     Worker.create({ ...workerSettings(cachePerShard), connection, namespace: options.namespace, taskQueue, workflowBundle, activities, ...(options.tracing ? options.tracing.worker : {}) })));
   const workers = made.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));

@@ -1,4 +1,4 @@
-// A shard's worker that fails to be made leaves the ones made before it: they hold the Temporal
+// A shard's worker that fails to be made leaves the ones made beside it: they hold the Temporal
 // connection, which refuses to close while they do, and that refusal must not hide the cause
 // (service/worker-runtime.ts, createWorkers).
 import { mkdtemp, rm } from 'node:fs/promises';
