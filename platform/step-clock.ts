@@ -22,3 +22,11 @@ export function stepClock(): StepClock {
     summary: () => ({ tookMs: { ...tookMs }, totalMs: Math.round(last - began) }),
   };
 }
+
+/** The messages of the lines that carry a clock's summary: logged by the stack and its worker, read back by bench:scale. */
+export const TIMED_LINES = {
+  stackStopped: 'stopped',
+  workerStopped: 'the worker stopped',
+  stackStarted: 'started',
+  workerStarted: 'the worker started',
+} as const;

@@ -32,7 +32,7 @@ import { UpstreamClient } from '../proxy/upstream-client';
 import { workflowRoutes } from '../proxy/workflow-routes';
 import { connectorCalls } from './connector-calls';
 import { runStopSteps } from '../platform/stop-steps';
-import { stepClock } from '../platform/step-clock';
+import { stepClock, TIMED_LINES } from '../platform/step-clock';
 
 /** How long a task's call may take to answer (its worker's heartbeats, not this, notice a lost one). */
 const TASK_CALL_LIMIT_MS = 24 * 3_600_000;
@@ -126,14 +126,14 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
   deps.metrics?.extras.push(sdkMetrics(sdkMetricsUrl));
   const running = runAll(workers);
   clock.lap('registry schedule');
-  deps.logger.info(clock.summary(), 'the worker started');
+  deps.logger.info(clock.summary(), TIMED_LINES.workerStarted);
   return {
     running,
     /** For the worker's /readyz: polling every shard's task queue. */
     isRunning: () => workers.every((worker) => worker.getState() === 'RUNNING'),
     /** Whether its stdio servers share this machine's network (and reach its loopback). */
     stdioSharesHostNetwork: runtime.sharesHostNetwork,
-    stop: () => runStopSteps(deps.logger, 'the worker stopped', [
+    stop: () => runStopSteps(deps.logger, TIMED_LINES.workerStopped, [
       { name: 'passes', stop: async () => {
         reconciler.stop();
         await sweeper.stop();

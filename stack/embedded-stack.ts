@@ -19,7 +19,7 @@ import { authenticatorOf, buildApi, buildProxy, originPolicyOf, startWorkerRole 
 import { encryptionKey, openMongo, openTemporal, secretBox } from '../service/services';
 import { startTracing } from '../service/tracing';
 import { runStopSteps, type StopStep } from '../platform/stop-steps';
-import { stepClock } from '../platform/step-clock';
+import { stepClock, TIMED_LINES } from '../platform/step-clock';
 import { toolsetSourceOf } from '../service/proxy-role';
 
 export interface EmbeddedStack {
@@ -61,7 +61,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
   ensurePrivateDir(dataDir);
   const stops: StopStep[] = [];
   // Last started, first stopped; a second call finds nothing left to stop.
-  const stopAll = () => runStopSteps(logger, 'stopped', stops.splice(0).reverse());
+  const stopAll = () => runStopSteps(logger, TIMED_LINES.stackStopped, stops.splice(0).reverse());
   try {
     const binaries = await serverBinaries(config, logger);
     options.onServersStarting?.();
@@ -125,7 +125,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     stops.push({ name: 'http server', stop: () => closeServer(server) });
     clock.lap('api and proxy');
     // Since the process began too: loading its code and finding the servers' binaries come first.
-    logger.info({ ...clock.summary(), sinceProcessStartMs: Math.round(performance.now()) }, 'started');
+    logger.info({ ...clock.summary(), sinceProcessStartMs: Math.round(performance.now()) }, TIMED_LINES.stackStarted);
 
     const baseUrl = config.baseUrl;
     return {

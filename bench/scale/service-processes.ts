@@ -6,6 +6,7 @@
 // BENCH_EXTRA_WORKERS measures.
 import fs from 'node:fs';
 import path from 'node:path';
+import { TIMED_LINES } from '../../platform/step-clock';
 import { freePort } from '../../service/free-port';
 import { startStackProcess, type StackProcess } from '../../test/helpers/for-bench';
 import { cpuByPart, rssMb, serviceTree } from './processes';
@@ -73,7 +74,7 @@ function embeddedServers(nodePid: number): { temporal: string; mongodb: string }
  * (platform/step-clock.ts): what a restart's seconds went on.
  */
 export function restartSteps(logDir: string): string {
-  const wanted = ['stopped', 'the worker stopped', 'started', 'the worker started'];
+  const wanted: string[] = Object.values(TIMED_LINES);
   const last = new Map<string, string>();
   for (const line of fs.readFileSync(path.join(logDir, 'service.log'), 'utf8').split('\n')) {
     if (!line.includes('"tookMs"')) continue;
