@@ -22,6 +22,7 @@ import { temporalCheck, type Mongo } from './services';
 import type { SharedLimits } from './shared-limits';
 import type { Tracing } from './tracing';
 import { createWorkers } from './worker-runtime';
+import { untilHandedBack } from './worker-hand-back';
 import { assertNoStrandedShards } from './worker-shards';
 import { ensureRegistrySchedule } from './registry-schedule';
 import { startPeriodicPass } from './periodic-pass';
@@ -48,6 +49,18 @@ export interface RoleDeps {
 }
 
 export { authenticatorOf, buildProxy, originPolicyOf } from './proxy-role';
+
+/** A worker's stop, in two moments. */
+export interface WorkerStop {
+  /**
+   * Everything Temporal and MongoDB must hear of is told, and its stdio servers are stopped: from
+   * here they may stop too, while the worker lets go of its cached workflows (seconds with
+   * thousands cached: service/worker-hand-back.ts), which is local work only.
+   */
+  handedBack: Promise<void>;
+  /** All of it: its cached workflows let go and its connections closed. */
+  stopped: Promise<void>;
+}
 
 export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalAddress: string }) {
   const { config } = deps;
@@ -125,6 +138,7 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
   if (scheduler) await ensureRegistrySchedule(scheduler, config.temporal.taskQueue, config.registry!.syncMinutes);
   deps.metrics?.extras.push(sdkMetrics(sdkMetricsUrl));
   const running = runAll(workers);
+  let stopping: WorkerStop | undefined;
   clock.lap('registry schedule');
   deps.logger.info(clock.summary(), TIMED_LINES.workerStarted);
   return {
@@ -133,16 +147,29 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
     isRunning: () => workers.every((worker) => worker.getState() === 'RUNNING'),
     /** Whether its stdio servers share this machine's network (and reach its loopback). */
     stdioSharesHostNetwork: runtime.sharesHostNetwork,
-    stop: () => runStopSteps(deps.logger, TIMED_LINES.workerStopped, [
+    /** The whole stop, once; see WorkerStop for its two moments. */
+    stop: (): WorkerStop => (stopping ??= runStop()),
+  };
+
+  function runStop(): WorkerStop {
+    let reached!: () => void;
+    const handedBack = new Promise<void>((resolve) => (reached = resolve));
+    const stopped = runStopSteps(deps.logger, TIMED_LINES.workerStopped, [
       { name: 'passes', stop: async () => {
         reconciler.stop();
         await sweeper.stop();
         await catalogReload.stop();
         await listRepair.stop();
       } },
-      // Its tasks handed back, its cached workflows let go, its activities given the grace time.
-      { name: 'workers', stop: () => {
+      // Its tasks handed back and its activities given the grace time: nothing left for Temporal or MongoDB to hear.
+      { name: 'tasks handed back', stop: () => {
         shutdownAll(workers);
+        return untilHandedBack(workers, running);
+      } },
+      // No activity runs any more, so no workload is being started or stopped.
+      { name: 'stdio runtime', stop: () => runtime.close() },
+      { name: 'cache let go', stop: () => {
+        reached();
         return running.catch(() => undefined);
       } },
       { name: 'connections', stop: async () => {
@@ -151,9 +178,9 @@ export async function startWorkerRole(deps: RoleDeps & { mongo: Mongo; temporalA
         await routesClient.connection.close();
         await scheduler?.connection.close();
       } },
-      { name: 'stdio runtime', stop: () => runtime.close() },
-    ]),
-  };
+    ]).finally(reached);
+    return { handedBack, stopped };
+  }
 }
 
 /** Every shard's worker until all have stopped; when one fails, the others are shut down too (the process is then not ready). */

@@ -29,7 +29,7 @@ await runProcess('worker', { mongo: true }, async (config, logger, tracing) => {
   return async () => {
     await closeServer(server);
     await metricsServing.close();
-    await worker?.stop();
+    await worker?.stop().stopped;
     await temporalReady.close();
     await mongo.client.close();
   };

@@ -35,8 +35,16 @@ export interface EmbeddedStack {
   store: ConnectorStore;
   /** The dev servers this stack started (null when external): for the benchmarks' CPU accounting. */
   serverPids: { temporal: number | null; ferretdb: number | null };
-  stop(): Promise<void>;
+  stop(options?: StopOptions): Promise<void>;
 }
+
+export interface StopOptions {
+  /** The process exits right after: what would only free its memory is left to the exit. */
+  exiting?: boolean;
+}
+
+/** A stop step that only frees this process's memory: skipped when the process exits anyway. */
+type StackStopStep = StopStep & { onlyFreesMemory?: true };
 
 export interface EmbeddedOptions {
   env?: NodeJS.ProcessEnv;
@@ -59,9 +67,10 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
   const logger = options.logger ?? createLogger('connector-registry', config.logLevel);
   const dataDir = path.resolve(config.dataDir);
   ensurePrivateDir(dataDir);
-  const stops: StopStep[] = [];
+  const stops: StackStopStep[] = [];
   // Last started, first stopped; a second call finds nothing left to stop.
-  const stopAll = () => runStopSteps(logger, TIMED_LINES.stackStopped, stops.splice(0).reverse());
+  const stopAll = ({ exiting = false }: StopOptions = {}) =>
+    runStopSteps(logger, TIMED_LINES.stackStopped, stops.splice(0).reverse().filter((step) => !(exiting && step.onlyFreesMemory)));
   try {
     const binaries = await serverBinaries(config, logger);
     options.onServersStarting?.();
@@ -107,7 +116,11 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     // V8 reads the flag when an isolate is made, so it applies to those threads only.
     if (youngGenerationWas(8)) v8.setFlagsFromString('--max-semi-space-size=4');
     const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
-    stops.push({ name: 'worker', stop: () => worker.stop() });
+    // The servers stop once the worker has handed back its work, while it lets go of its cached
+    // workflows (seconds with thousands cached: the refreshes due meanwhile wait for the restart);
+    // the last step waits for that.
+    stops.push({ name: 'worker', stop: () => worker.stop().handedBack });
+    stops.unshift({ name: 'worker cache let go', stop: () => worker.stop().stopped, onlyFreesMemory: true });
     clock.lap('worker');
     logReach(logger, { temporal: temporalServer?.address ?? null, mongodb: ferret?.uri ?? null }, worker.stdioSharesHostNetwork);
     const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });

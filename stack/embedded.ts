@@ -32,7 +32,7 @@ try {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
-    await stack.stop();
+    await stack.stop({ exiting: true });
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
