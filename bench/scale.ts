@@ -314,7 +314,7 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
     console.log(`${SETTLE_S} s later, idle: ${fmtTree(treeRss(service.embedded.child.pid!), service.workersRss())}; ${await memoryFigures(service)}`);
     if (process.env.BENCH_HOLD_S) await new Promise((r) => setTimeout(r, Number(process.env.BENCH_HOLD_S) * 1000));
-    if (process.env.BENCH_MEMORY_ONLY) return; // comparing workflow cache sizes: memory is all that is asked
+    if (process.env.BENCH_MEMORY_ONLY) return stopTimed(service, serviceOptions.logDir); // comparing workflow cache sizes: memory, and the stop with them cached
 
     // Lists: walk every page as the admin to find a deep page (90 % in).
     const tokens: string[] = [];
@@ -405,6 +405,13 @@ async function main(): Promise<void> {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     if (!process.env.BENCH_KEEP) fs.rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The stop as the bench's restart makes it (SIGTERM to the process group, until it has exited), with its steps. */
+async function stopTimed(service: { stop(): Promise<unknown> }, logDir: string): Promise<void> {
+  const began = performance.now();
+  await service.stop();
+  console.log(`stopped in ${(performance.now() - began).toFixed(0)} ms (until the process exited); its steps, in ms: ${restartSteps(logDir)}`);
 }
 
 await main();

@@ -1,7 +1,6 @@
 // The embedded stack: a Temporal dev server and FerretDB under DATA_DIR (unless external ones
 // are configured), and the worker, API and proxy in this process on one port.
 import path from 'node:path';
-import v8 from 'node:v8';
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../config/config';
 import { createLogger, type Logger } from '../platform/logger';
@@ -11,16 +10,10 @@ import { serverBinaries } from './server-binaries';
 import { ensurePrivateDir } from '../service/private-files';
 import { onFreePorts } from './preferred-port';
 import { preferredOrFree, USUAL_PORTS } from '../service/free-port';
-import { logReach } from './servers/reach-line';
 import { startTemporalDevServer } from './servers/temporal-dev-server';
-import { closeServer, createHttpServer, listen } from '../service/http-server';
-import { createProcessMetrics, serveMetrics } from '../service/metrics';
-import { authenticatorOf, buildApi, buildProxy, originPolicyOf, startWorkerRole } from '../service/roles';
-import { encryptionKey, openMongo, openTemporal, secretBox } from '../service/services';
-import { startTracing } from '../service/tracing';
-import { runStopSteps, type StopStep } from '../platform/stop-steps';
+import { runStopSteps } from '../platform/stop-steps';
 import { stepClock, TIMED_LINES } from '../platform/step-clock';
-import { toolsetSourceOf } from '../service/proxy-role';
+import type { StackStopStep } from './embedded-roles';
 
 export interface EmbeddedStack {
   config: Config;
@@ -43,8 +36,6 @@ export interface StopOptions {
   exiting?: boolean;
 }
 
-/** A stop step that only frees this process's memory: skipped when the process exits anyway. */
-type StackStopStep = StopStep & { onlyFreesMemory?: true };
 
 export interface EmbeddedOptions {
   env?: NodeJS.ProcessEnv;
@@ -76,18 +67,25 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     options.onServersStarting?.();
     // From here: a first start's builds of the servers are not part of what it times.
     const clock = stepClock();
-    const secrets = secretBox(encryptionKey(config, logger));
-    const tracing = await startTracing(config.tracing, 'connector-registry', logger);
-    if (tracing) stops.push({ name: 'tracing', stop: () => tracing.flush() });
-    // Both at once: neither needs the other, and each spends most of its start on its own.
-    const [temporalStart, ferretStart] = await Promise.allSettled([
+    // The roles' code loads while the servers start: each spends most of its start on its own, and
+    // the loading (about a second) holds this thread, so it begins once both servers' processes run.
+    let spawning = [!config.temporal.address, !config.mongo.uri].filter(Boolean).length;
+    let bothSpawned!: () => void;
+    const spawned = new Promise<void>((resolve) => (bothSpawned = resolve));
+    const onSpawned = () => { if (--spawning <= 0) bothSpawned(); };
+    if (spawning === 0) bothSpawned();
+    const serversStarting = Promise.allSettled([
       config.temporal.address ? null : onFreePorts(async (fallback) => startTemporalDevServer({
-        dataDir, headless: options.headless ?? !config.temporal.webUi, log: logger, binary: binaries.temporal,
+        dataDir, headless: options.headless ?? !config.temporal.webUi, log: logger, binary: binaries.temporal, onSpawned,
         port: fallback ? 0 : await preferredOrFree(options.temporalPort ?? USUAL_PORTS.temporal),
         uiPort: fallback ? 0 : await preferredOrFree(options.temporalUiPort ?? USUAL_PORTS.temporalUi),
       })),
-      config.mongo.uri ? null : onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? USUAL_PORTS.mongodb), log: logger, binary: binaries.ferretdb })),
+      config.mongo.uri ? null : onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? USUAL_PORTS.mongodb), log: logger, binary: binaries.ferretdb, onSpawned })),
     ]);
+    await Promise.race([spawned, serversStarting]);
+    const loading = import('./embedded-roles');
+    loading.catch(() => undefined); // awaited below, unless a server failed first
+    const [temporalStart, ferretStart] = await serversStarting;
     // Whichever started is stopped with the rest if the other failed.
     const temporalServer = temporalStart.status === 'fulfilled' ? temporalStart.value : null;
     const ferret = ferretStart.status === 'fulfilled' ? ferretStart.value : null;
@@ -97,62 +95,19 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     clock.lap('temporal and ferretdb');
     const temporalAddress = config.temporal.address ?? temporalServer!.address;
     const mongoUri = config.mongo.uri ?? ferret!.uri;
-
-    const mongo = await openMongo(mongoUri, config.mongo.database, config.callAudit.days);
-    stops.push({ name: 'mongodb client', stop: () => mongo.client.close() });
-    const temporal = await openTemporal(temporalAddress, config.temporal.namespace, undefined, tracing?.clientInterceptors);
-    stops.push({ name: 'temporal client', stop: () => temporal.connection.close() });
-    clock.lap('clients');
-
-    const metrics = createProcessMetrics();
-    const metricsServing = await serveMetrics(config, metrics, authenticatorOf(config), logger);
-    stops.push({ name: 'metrics', stop: metricsServing.close });
-    // Before the HTTP server listens: /readyz answering means the worker polls too. (The Temporal
-    // SDK's metrics exporter it starts takes a port below the ephemeral range, never PORT's.)
-    // npm start gives this isolate (the proxy and the API) an 8 MB young generation: at 4 MB the
-    // MCP path cost a third more CPU per request, most of it in scavenges (bench:proxy, issue 29).
-    // The workflow threads the worker starts next keep 4 MB: their heap holds the workflow cache,
-    // and a small young generation is what kept it low under replay churn (README, HEAP_MB).
-    // V8 reads the flag when an isolate is made, so it applies to those threads only.
-    if (youngGenerationWas(8)) v8.setFlagsFromString('--max-semi-space-size=4');
-    const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
-    // The servers stop once the worker has handed back its work, while it lets go of its cached
-    // workflows (seconds with thousands cached: the refreshes due meanwhile wait for the restart);
-    // the last step waits for that.
-    stops.push({ name: 'worker', stop: () => worker.stop().handedBack });
-    stops.unshift({ name: 'worker cache let go', stop: () => worker.stop().stopped, onlyFreesMemory: true });
-    clock.lap('worker');
-    logReach(logger, { temporal: temporalServer?.address ?? null, mongodb: ferret?.uri ?? null }, worker.stdioSharesHostNetwork);
-    const proxy = buildProxy({ config, logger, secrets, temporal, metrics, tracing, callStore: mongo.callStore, toolsetSource: toolsetSourceOf(mongo) });
-    stops.push({ name: 'proxy', stop: () => proxy.stop() });
-    // One process: a change the API made is seen by the proxy at once, not after its route TTL.
-    const onChanged = (connectorId: string) => {
-      proxy.invalidate(connectorId);
-      proxy.toolsets?.memberChanged(connectorId);
-    };
-    const onToolsetChanged = (toolsetId: string) => proxy.toolsets?.toolsetChanged(toolsetId);
-    const { api, close: closeApi } = buildApi({ config, logger, secrets, mongo, temporal, temporalAddress, onChanged, onToolsetChanged, metrics });
-    stops.push({ name: 'api', stop: closeApi });
-    const server = createHttpServer({ api, proxy, toolsets: proxy.toolsets, origin: originPolicyOf(config), limits: config.http, metrics, metricsEndpoint: metricsServing.endpoint, tracer: tracing?.tracer });
-    const port = await listen(server, config.port, config.host);
-    stops.push({ name: 'http server', stop: () => closeServer(server) });
-    clock.lap('api and proxy');
+    const { startRoles } = await loading;
+    clock.lap('code loaded');
+    const started = { temporal: temporalServer?.address ?? null, mongodb: ferret?.uri ?? null };
+    const roles = await startRoles({ config, logger, temporalAddress, mongoUri, started, stops, clock });
     // Since the process began too: loading its code and finding the servers' binaries come first.
     logger.info({ ...clock.summary(), sinceProcessStartMs: Math.round(performance.now()) }, TIMED_LINES.stackStarted);
 
-    const baseUrl = config.baseUrl;
     return {
-      config, baseUrl, port, metricsPort: metricsServing.port, temporalAddress, temporalUiUrl: temporalServer?.uiUrl, mongoUri,
-      temporal, store: mongo.store, serverPids: { temporal: temporalServer?.pid ?? null, ferretdb: ferret?.pid ?? null }, stop: stopAll,
+      config, baseUrl: config.baseUrl, port: roles.port, metricsPort: roles.metricsPort, temporalAddress, temporalUiUrl: temporalServer?.uiUrl, mongoUri,
+      temporal: roles.temporal, store: roles.store, serverPids: { temporal: temporalServer?.pid ?? null, ferretdb: ferret?.pid ?? null }, stop: stopAll,
     };
   } catch (err) {
     await stopAll();
     throw err;
   }
-}
-
-/** Whether this process was started with `--max-semi-space-size=<mb>` (npm start's flags). */
-function youngGenerationWas(mb: number): boolean {
-  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  return flags.includes(`--max-semi-space-size=${mb}`);
 }

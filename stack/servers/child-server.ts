@@ -24,6 +24,8 @@ export interface ChildServerSpec {
   port?: number;
   log: Logger;
   readyTimeoutMs?: number;
+  /** Called once the process runs, long before it answers: what waits on it may begin. */
+  onSpawned?: () => void;
 }
 
 export interface ChildServer {
@@ -52,6 +54,7 @@ export async function startChildServer(spec: ChildServerSpec): Promise<ChildServ
   });
   const output = captureOutput(child, spec.name, spec.log);
   const pid = await spawned(child, spec.name);
+  spec.onSpawned?.();
   child.on('error', (error) => spec.log.warn({ server: spec.name, err: error }, 'signalling the server failed'));
   await writePidFile(spec.pidFile, pid);
   const watchdog = killOnParentDeath(pid);

@@ -4,7 +4,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MongoClient } from 'mongodb';
 import type { Logger } from '../../platform/logger';
 import { resolveBinary } from '../toolchain/binaries';
 import { startChildServer } from './child-server';
@@ -18,6 +17,8 @@ export interface FerretDbOptions {
   /** Path of the ferretdb binary; default: resolved by the toolchain. */
   binary?: string;
   readyTimeoutMs?: number;
+  /** Called once its process runs (before it answers); again if a port conflict starts another. */
+  onSpawned?: () => void;
 }
 
 export interface FerretDbServer {
@@ -61,6 +62,7 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbS
       port,
       log: options.log,
       readyTimeoutMs: options.readyTimeoutMs,
+      onSpawned: options.onSpawned,
     });
     return { child, uri };
   });
@@ -69,6 +71,8 @@ export async function startFerretDb(options: FerretDbOptions): Promise<FerretDbS
 }
 
 async function ping(uri: string): Promise<void> {
+  // Imported here: the stack loads its own code while this server starts (stack/embedded-stack.ts).
+  const { MongoClient } = await import('mongodb');
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: PROBE_TIMEOUT_MS, connectTimeoutMS: PROBE_TIMEOUT_MS });
   try {
     await client.db('admin').command({ ping: 1 });

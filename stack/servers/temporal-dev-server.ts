@@ -4,7 +4,6 @@
 // bursts of new workflows.
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { Connection } from '@temporalio/client';
 import type { Logger } from '../../platform/logger';
 import { resolveBinary } from '../toolchain/binaries';
 import { startChildServer } from './child-server';
@@ -24,6 +23,8 @@ export interface TemporalDevServerOptions {
   /** Path of the temporal CLI; default: resolved by the toolchain. */
   binary?: string;
   readyTimeoutMs?: number;
+  /** Called once its process runs (before it answers); again if a port conflict starts another. */
+  onSpawned?: () => void;
 }
 
 export interface TemporalDevServer {
@@ -58,6 +59,7 @@ export async function startTemporalDevServer(options: TemporalDevServerOptions):
       port,
       log: options.log,
       readyTimeoutMs: options.readyTimeoutMs,
+      onSpawned: options.onSpawned,
     });
     return { child, port, uiPort };
   });
@@ -86,6 +88,8 @@ function devServerArgs(o: { dbFile: string; port: number; uiPort?: number; names
 
 // Answering gRPC is not enough: workers and clients fail until the namespaces are registered.
 async function probeNamespaces(address: string, namespaces: string[]): Promise<void> {
+  // Imported here: the stack loads its own code while this server starts (stack/embedded-stack.ts).
+  const { Connection } = await import('@temporalio/client');
   const connection = await Connection.connect({ address, connectTimeout: PROBE_TIMEOUT_MS });
   try {
     for (const namespace of namespaces) {

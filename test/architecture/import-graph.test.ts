@@ -75,7 +75,7 @@ const edges = files.flatMap(edgesOf);
 test('the source has the rooms and imports this test reads', (t) => {
   t.true(files.length > 100, `found ${files.length} source files`);
   t.true(edges.some((e) => e.from === 'workflows/connector-manager.ts' && e.to === 'contract/connector-states.ts'));
-  t.true(edges.some((e) => e.from === 'stack/embedded-stack.ts' && e.to === 'service/roles.ts'));
+  t.true(edges.some((e) => e.from === 'stack/embedded-roles.ts' && e.to === 'service/roles.ts'));
   t.true(edges.some((e) => e.from === 'activities/workloads/create-runtime.ts' && e.to === 'activities/workloads/kube-runtime.ts'), 'import() is read');
   t.true(edges.some((e) => e.from.startsWith('bench/') && e.to === BENCH_DOOR));
 });
