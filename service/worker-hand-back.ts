@@ -2,7 +2,7 @@
 // two pollers only once every workflow task and activity it gave out has been completed to the
 // server, so once both have ended and no activity of this process still runs, what is left of the
 // SDK's shutdown is local: it lets go of each cached workflow (a message to its workflow thread,
-// about half a millisecond each: seconds with thousands cached) and frees its core. A stop can
+// 0.2–0.5 ms of CPU each: seconds with thousands cached) and frees its core. A stop can
 // meanwhile go on with what does not need the worker (docs/operating.md, "Starting and stopping").
 import type { Worker } from '@temporalio/worker';
 

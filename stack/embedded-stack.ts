@@ -36,7 +36,6 @@ export interface StopOptions {
   exiting?: boolean;
 }
 
-
 export interface EmbeddedOptions {
   env?: NodeJS.ProcessEnv;
   logger?: Logger;
@@ -68,12 +67,9 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     // From here: a first start's builds of the servers are not part of what it times.
     const clock = stepClock();
     // The roles' code loads while the servers start: each spends most of its start on its own, and
-    // the loading (about a second) holds this thread, so it begins once both servers' processes run.
-    let spawning = [!config.temporal.address, !config.mongo.uri].filter(Boolean).length;
-    let bothSpawned!: () => void;
-    const spawned = new Promise<void>((resolve) => (bothSpawned = resolve));
-    const onSpawned = () => { if (--spawning <= 0) bothSpawned(); };
-    if (spawning === 0) bothSpawned();
+    // the loading (about 0.75 s) holds this thread, so it begins once both servers' processes run.
+    const spawned = countdown([!config.temporal.address, !config.mongo.uri].filter(Boolean).length);
+    const onSpawned = spawned.arrive;
     const serversStarting = Promise.allSettled([
       config.temporal.address ? null : onFreePorts(async (fallback) => startTemporalDevServer({
         dataDir, headless: options.headless ?? !config.temporal.webUi, log: logger, binary: binaries.temporal, onSpawned,
@@ -82,7 +78,7 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
       })),
       config.mongo.uri ? null : onFreePorts(async (fallback) => startFerretDb({ dataDir, port: fallback ? 0 : await preferredOrFree(options.mongoPort ?? USUAL_PORTS.mongodb), log: logger, binary: binaries.ferretdb, onSpawned })),
     ]);
-    await Promise.race([spawned, serversStarting]);
+    await Promise.race([spawned.done, serversStarting]);
     const loading = import('./embedded-roles');
     loading.catch(() => undefined); // awaited below, unless a server failed first
     const [temporalStart, ferretStart] = await serversStarting;
@@ -110,4 +106,13 @@ export async function startEmbeddedStack(options: EmbeddedOptions = {}): Promise
     await stopAll();
     throw err;
   }
+}
+
+/** Done once `arrive` has been called `count` times (at once when 0); calls beyond are ignored. */
+function countdown(count: number): { arrive: () => void; done: Promise<void> } {
+  let left = count;
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  if (left <= 0) finish();
+  return { arrive: () => { if (--left === 0) finish(); }, done };
 }
