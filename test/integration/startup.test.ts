@@ -24,7 +24,8 @@ function startWith(env: Record<string, string>): Promise<{ code: number | null; 
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    child.on('exit', (code) => resolve({ code, output }));
+    // 'close', not 'exit': 'exit' can come before the last output has been read from the pipes.
+    child.on('close', (code) => resolve({ code, output }));
   });
 }
 

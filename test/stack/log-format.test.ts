@@ -19,7 +19,8 @@ function runOnTerminal(entry: string, env: Record<string, string>, args = ''): P
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
     child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, lines: output.replace(ANSI, '').split(/\r?\n/).filter((l) => l.trim() !== '') }));
+    // 'close', not 'exit': 'exit' can come before the last output has been read from the pipes.
+    child.on('close', (code) => resolve({ code, lines: output.replace(ANSI, '').split(/\r?\n/).filter((l) => l.trim() !== '') }));
   });
 }
 
