@@ -5,7 +5,7 @@
 // key) behind the same RouteCache instead of from Temporal. Configured by the
 // production variables the bench sets (PORT, BASE_URL, CONNECTOR__*); BENCH_METRICS=0 records
 // no series. With MONGODB_URI set (BENCH_AUDIT=1) every call is audited there, through the
-// service's queue and store.
+// service's queue and store, unless BENCH_NO_AUDIT=1 (the noaudit variant).
 import cluster from 'node:cluster';
 import v8 from 'node:v8';
 import { loadConfig } from '../../config/config';
@@ -37,7 +37,7 @@ async function serve(): Promise<void> {
   const table = staticRoutes(withDpopKeys(JSON.parse(process.env.BENCH_ROUTES ?? '{}') as Record<string, Route & { dpopKeyJwk?: string }>));
   const routes = new RouteCache({ ...table, refresh: (id) => table.get(id) });
   const metrics = process.env.BENCH_METRICS === '0' ? undefined : createProcessMetrics();
-  const mongo = config.mongo.uri ? await openMongo(config.mongo.uri, config.mongo.database, config.callAudit.days) : null;
+  const mongo = config.mongo.uri && process.env.BENCH_NO_AUDIT !== '1' ? await openMongo(config.mongo.uri, config.mongo.database, config.callAudit.days) : null;
   const audit = mongo ? auditQueueOf(config, logger, mongo.callStore, metrics) : undefined;
   // BENCH_SHARED_LIMITS=1: the per-owner limits shared through the database, as dist/proxy.mjs has them.
   const shared = process.env.BENCH_SHARED_LIMITS === '1' && mongo ? sharedLimitsOf(mongo.client.db(config.mongo.database), config, logger) : undefined;

@@ -33,6 +33,17 @@ test('a line quotes the ratio of the two paths of the same run and both figures'
   t.is(line, 'TARGET 42.2b CPU per request, proxy role (JWT) / floor (node:http + http-proxy): 1.50× (330 / 220 CPU µs/req) (<= 1.2) FAIL');
 });
 
+test('a target bounded by the floor says what the floor alone scores, and when that alone misses the threshold', (t) => {
+  const cpu = target('42.1b');
+  t.is(targetLine(cpu, figuresOf({ 'embedded-key': 300, 'go-relay': 100, floor: 105 })),
+    'TARGET 42.1b CPU per request, embedded stack (npm start, API key) / Go relay (mcp-go): 3.00× (300 / 100 CPU µs/req) (<= 1) FAIL (the floor alone, node:http + http-proxy and nothing else, is 1.05×: out of reach in this run)');
+  t.true(targetLine(cpu, figuresOf({ 'embedded-key': 300, 'go-relay': 100, floor: 96 })).endsWith('FAIL (the floor alone, node:http + http-proxy and nothing else, is 0.96×)'));
+  const throughput = target('42.1a');
+  t.true(targetLine(throughput, figuresOf({ 'embedded-key': 2000, 'go-relay': 4000, floor: 3900 })).endsWith('FAIL (the floor alone, node:http + http-proxy and nothing else, is 0.97×: out of reach in this run)'));
+  t.true(targetLine(cpu, figuresOf({ 'embedded-key': 300, 'go-relay': 100 })).endsWith('(<= 1) FAIL'), 'no floor measured: nothing said of it');
+  t.true(targetLine(target('42.2a'), figuresOf({ 'proxy-key': 300, floor: 200 })).endsWith('(<= 1.2) FAIL'), 'a target without a bound');
+});
+
 test('the figure asked for is the target\'s own', (t) => {
   const asked: string[] = [];
   const figures: Figures = (path, figure) => { asked.push(`${path} ${figure}`); return figure === 'req/s' ? 1000 : 50; };
