@@ -25,8 +25,8 @@ interface TargetBase {
   direction: 'at most' | 'at least';
   threshold: number;
   /**
-   * A path of the same run that does part of what `of` does and nothing else, so `of` cannot
-   * beat it: where it misses the threshold itself, the target is out of reach in that run, and
+   * For a ratio: a path of the same run that does part of what `of` does and nothing else, so `of`
+   * cannot beat it: where it misses the threshold itself, the target is out of reach in that run, and
    * the line says so (issue 42 keeps http-proxy as the relay: its floor is node:http + http-proxy).
    */
   bound?: { path: string; what: string };
@@ -131,14 +131,13 @@ export function targetLine(target: IssueTarget, figures: Figures, outOfScope?: s
   return `${head} ${quote(target, value!, figures)} (${limit}) ${verdict}${boundNote(target, figures)}`;
 }
 
-/** Where the target has a bound: the bound's own value, and whether it alone already misses the threshold. */
+/** Where a ratio target has a bound: the bound's own ratio, and whether it alone already misses the threshold. */
 function boundNote(target: IssueTarget, figures: Figures): string {
-  if (!target.bound || target.kind === 'absolute') return '';
+  if (!target.bound || target.kind !== 'ratio') return '';
   const bound = valueOf({ ...target, of: target.bound.path }, figures);
   if (bound === undefined) return '';
-  const shownBound = target.kind === 'ratio' ? `${bound.toFixed(2)}×` : `${shown(bound, target.figure)} ${unitOf(target.figure)}`;
   const reach = judge(target, bound) === 'PASS' ? '' : ': out of reach in this run';
-  return ` (the ${target.bound.path} alone, ${target.bound.what}, is ${shownBound}${reach})`;
+  return ` (the ${target.bound.path} alone, ${target.bound.what}, is ${bound.toFixed(2)}×${reach})`;
 }
 
 /** The lines of every target one bench measures (in one part of its run, when given). */
