@@ -250,9 +250,9 @@ async function main(): Promise<void> {
     DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, LOG_LEVEL: 'info', LOG_FORMAT: 'json',
     CONNECTOR__API_KEYS: JSON.stringify([...owners.map((o) => ({ subject: o.name, sha256: sha256Hex(o.key) })), { subject: 'admin', sha256: sha256Hex(admin.key), admin: true }]),
     CONNECTOR__BLOCK_PRIVATE_NETWORKS: 'false', CONNECTOR__MAX_CONNECTORS_PER_OWNER: '1000000', CONNECTOR__RATE_LIMIT_PER_OWNER: 'off',
-    // as `npm start` runs it: two malloc arenas, and its node flags (V8's heap limits)
+    // as `npm start` runs it: two malloc arenas (its node flags, V8's heap sizes, are serviceOptions' nodeArgs)
     ...startEnv(),
-    NODE_OPTIONS: `${startNodeFlags()} ${process.env.BENCH_NODE_OPTIONS ?? ''}`.trim(),
+    NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? '',
     // The extra workers decrypt what the embedded stack's worker encrypted (else it keeps its key in DATA_DIR).
     ...(EXTRA_WORKERS ? { CONNECTOR__ENCRYPTION_KEY: randomBytes(32).toString('hex') } : {}),
     ...Object.fromEntries(['CONNECTOR__WORKER_MEMORY_BUDGET_MB', 'CONNECTOR__MAX_CACHED_WORKFLOWS'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : []))),
@@ -267,7 +267,7 @@ async function main(): Promise<void> {
     let heldFrom: number | null = null;
     stops.push(() => world.close());
     const entry = process.env.BENCH_ENTRY ?? 'dist/embedded.mjs'; // `npm start`'s, built by npm run bench:scale
-    const serviceOptions = { env, logDir: path.join(dataDir, 'logs'), entry, extraWorkers: EXTRA_WORKERS };
+    const serviceOptions = { env, nodeArgs: startNodeFlags(), logDir: path.join(dataDir, 'logs'), entry, extraWorkers: EXTRA_WORKERS };
     let service = await startScaleService(serviceOptions);
     stops.push(() => service.stop());
     // Every call has a deadline: an overloaded service makes the run fail, not hang.

@@ -29,9 +29,9 @@ export function scriptEnv(name: Script): Record<string, string> {
   return parseScript(name).env;
 }
 
-/** The node flags of `npm start`, as one string. */
-export function startNodeFlags(): string {
-  return scriptNodeFlags('start').join(' ');
+/** The node flags of `npm start`: arguments, not NODE_OPTIONS, which refuses `--min-semi-space-size`. */
+export function startNodeFlags(): string[] {
+  return scriptNodeFlags('start');
 }
 
 /** The environment `npm start` sets before node. */

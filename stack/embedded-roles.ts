@@ -1,7 +1,6 @@
 // The registry's three roles in the embedded stack's process, on the servers the stack started.
 // This module and what it imports (the Temporal SDK, the MongoDB driver, Koa, the API and the
 // proxy: about a second of loading) are loaded while those servers start (embedded-stack.ts).
-import v8 from 'node:v8';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config/config';
 import type { Logger } from '../platform/logger';
@@ -15,6 +14,7 @@ import { encryptionKey, openMongo, openTemporal, secretBox } from '../service/se
 import { startTracing } from '../service/tracing';
 import { toolsetSourceOf } from '../service/proxy-role';
 import { logReach } from './servers/reach-line';
+import { sizeWorkflowThreadsYoungGeneration } from './young-generation';
 
 /** A stop step that only frees this process's memory: skipped when the process exits anyway. */
 export type StackStopStep = StopStep & { onlyFreesMemory?: true };
@@ -53,12 +53,7 @@ export async function startRoles({ config, logger, temporalAddress, mongoUri, st
   stops.push({ name: 'metrics', stop: metricsServing.close });
   // Before the HTTP server listens: /readyz answering means the worker polls too. (The Temporal
   // SDK's metrics exporter it starts takes a port below the ephemeral range, never PORT's.)
-  // npm start gives this isolate (the proxy and the API) an 8 MB young generation: at 4 MB the
-  // MCP path cost a third more CPU per request, most of it in scavenges (bench:proxy, issue 29).
-  // The workflow threads the worker starts next keep 4 MB: their heap holds the workflow cache,
-  // and a small young generation is what kept it low under replay churn (README, HEAP_MB).
-  // V8 reads the flag when an isolate is made, so it applies to those threads only.
-  if (youngGenerationWas(8)) v8.setFlagsFromString('--max-semi-space-size=4');
+  sizeWorkflowThreadsYoungGeneration();
   const worker = await startWorkerRole({ config, logger, secrets, mongo, temporalAddress, metrics, tracing });
   // The servers stop once the worker has handed back its work, while it lets go of its cached
   // workflows (seconds with thousands cached: the refreshes due meanwhile wait for the restart);
@@ -82,10 +77,4 @@ export async function startRoles({ config, logger, temporalAddress, mongoUri, st
   stops.push({ name: 'http server', stop: () => closeServer(server) });
   clock.lap('api and proxy');
   return { port, metricsPort: metricsServing.port, temporal, store: mongo.store };
-}
-
-/** Whether this process was started with `--max-semi-space-size=<mb>` (npm start's flags). */
-function youngGenerationWas(mb: number): boolean {
-  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  return flags.includes(`--max-semi-space-size=${mb}`);
 }

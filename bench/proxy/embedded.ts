@@ -30,7 +30,7 @@ export async function startEmbedded(callers: BenchCallers, upstreamUrl: string, 
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = {
     ...callers.env, ...startEnv(), ...extraEnv,
-    NODE_OPTIONS: `${startNodeFlags()} ${process.env.BENCH_EMBEDDED_NODE_OPTIONS ?? ''}`.trim(),
+    NODE_OPTIONS: process.env.BENCH_EMBEDDED_NODE_OPTIONS ?? '',
     PORT: String(port), HOST: '127.0.0.1', BASE_URL: baseUrl, DATA_DIR: dataDir,
     // The bench's access token names the role proxy's BASE_URL as its audience.
     CONNECTOR__AUTH_AUDIENCE: callers.env.BASE_URL!,
@@ -38,7 +38,7 @@ export async function startEmbedded(callers: BenchCallers, upstreamUrl: string, 
   const service = await startStackProcess({
     env, logFile: path.join(dataDir, 'service.log'), entry: process.env.BENCH_EMBEDDED_ENTRY ?? 'dist/embedded.mjs',
     // e.g. "--cpu-prof --cpu-prof-dir=/tmp/p", which NODE_OPTIONS refuses.
-    nodeArgs: nodeArgsFrom('BENCH_EMBEDDED_NODE_ARGS'),
+    nodeArgs: [...startNodeFlags(), ...nodeArgsFrom('BENCH_EMBEDDED_NODE_ARGS')],
   });
   const stop = async () => {
     await service.stop();

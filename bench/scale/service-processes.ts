@@ -23,16 +23,17 @@ export interface ScaleService {
   stop(): Promise<void>;
 }
 
-export interface ScaleServiceOptions { env: Record<string, string>; logDir: string; entry: string; extraWorkers: number }
+/** `nodeArgs`: npm start's node flags, which every process gets. */
+export interface ScaleServiceOptions { env: Record<string, string>; nodeArgs: string[]; logDir: string; entry: string; extraWorkers: number }
 
 export async function startScaleService(o: ScaleServiceOptions): Promise<ScaleService> {
-  const embedded = await startStackProcess({ env: o.env, logFile: path.join(o.logDir, 'service.log'), entry: o.entry });
+  const embedded = await startStackProcess({ env: o.env, nodeArgs: o.nodeArgs, logFile: path.join(o.logDir, 'service.log'), entry: o.entry });
   const workers: StackProcess[] = [];
   try {
     const servers = o.extraWorkers ? embeddedServers(embedded.child.pid!) : null;
     for (let i = 0; i < o.extraWorkers; i += 1) {
       workers.push(await startStackProcess({
-        entry: 'dist/worker.mjs', logFile: path.join(o.logDir, `worker-${i}.log`),
+        entry: 'dist/worker.mjs', nodeArgs: o.nodeArgs, logFile: path.join(o.logDir, `worker-${i}.log`),
         env: { ...o.env, PORT: String(await freePort()), TEMPORAL_ADDRESS: servers!.temporal, MONGODB_URI: servers!.mongodb },
       }));
     }

@@ -26,7 +26,7 @@ test('npm start fills its default workflow cache within its heap and goes on ser
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'connector-registry-cache-heap-'));
   const port = await freePortBelowEphemeral();
   const env = { DATA_DIR: dataDir, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, MALLOC_ARENA_MAX: '2' };
-  const flags = startNodeFlags().split(' ');
+  const flags = startNodeFlags();
   t.true(flags.some((f) => /^--max-old-space-size=\d+$/.test(f)), flags.join(' '));
   const stack = await startStackProcess({ entry: 'dist/embedded.mjs', env, logFile: path.join(dataDir, 'logs', 'stack.log'), nodeArgs: flags });
   t.teardown(() => stack.stop());

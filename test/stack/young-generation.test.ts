@@ -1,0 +1,32 @@
+// npm start's young generation: the main isolate (the MCP path and the API) keeps its 8 MB
+// semi-spaces from the start and through idle, and the workflow threads the worker makes keep at
+// most 4 MB and V8's own floor below it, so that theirs still shrinks when idle.
+import { execFileSync } from 'node:child_process';
+import test from 'ava';
+import { startNodeFlags } from '../../bench/start-flags';
+
+const FIXTURE = new URL('./fixtures/young-generation-sizes.ts', import.meta.url).pathname;
+
+interface Sizes { main: number; thread: { made: number; grown: number } }
+
+function sizesWith(flags: string[]): Sizes {
+  return JSON.parse(execFileSync(process.execPath, [...flags, '--import', 'tsx', FIXTURE], { encoding: 'utf8' }).trim()) as Sizes;
+}
+
+test('npm start\'s main isolate has its full young generation before any load', (t) => {
+  // Committed: an 8 MB semi-space from the start (V8's floor is 1 MB), the size idle keeps.
+  t.is(sizesWith(startNodeFlags()).main, 8);
+});
+
+test('npm start\'s workflow threads keep a young generation of at most 4 MB, with a floor below it', (t) => {
+  const { thread } = sizesWith(startNodeFlags());
+  t.true(thread.made < 4, `made with ${thread.made} MB: the main isolate's floor, up to its cap, would keep it there`);
+  t.true(thread.grown <= 8, `grew to ${thread.grown} MB`);
+  t.true(thread.grown > thread.made, `${thread.made} → ${thread.grown} MB: the load grew it`);
+});
+
+test('without npm start\'s flags, the workflow threads keep V8\'s defaults', (t) => {
+  const plain = sizesWith([]);
+  t.true(plain.thread.grown > 8, `grew to ${plain.thread.grown} MB: no 4 MB cap`);
+  t.true(plain.main < 8, `main ${plain.main} MB`);
+});
