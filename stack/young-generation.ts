@@ -15,9 +15,8 @@ import v8 from 'node:v8';
  */
 export function sizeWorkflowThreadsYoungGeneration(): void {
   if (!startedWith('--max-semi-space-size=8')) return;
-  // 0 is V8's "not set": its default floor, not a 0 MB one.
-  v8.setFlagsFromString('--max-semi-space-size=4');
-  v8.setFlagsFromString('--min-semi-space-size=0');
+  // A minimum of 0 is V8's "not set": its default floor, not a 0 MB one.
+  v8.setFlagsFromString('--max-semi-space-size=4 --min-semi-space-size=0');
 }
 
 /** Whether this process was started with a node flag (npm start's, or NODE_OPTIONS'). */

@@ -13,6 +13,10 @@ function sizesWith(flags: string[]): Sizes {
   return JSON.parse(execFileSync(process.execPath, [...flags, '--import', 'tsx', FIXTURE], { encoding: 'utf8' }).trim()) as Sizes;
 }
 
+let plainSizes: Sizes | undefined;
+/** The sizes without npm start's flags (V8's defaults), measured once for the tests that compare with them. */
+const withoutFlags = (): Sizes => (plainSizes ??= sizesWith([]));
+
 test('npm start\'s main isolate has its full young generation before any load', (t) => {
   // Committed: an 8 MB semi-space from the start (V8's floor is 1 MB), the size idle keeps.
   t.is(sizesWith(startNodeFlags()).main, 8);
@@ -22,13 +26,13 @@ test('npm start\'s workflow threads keep a young generation of at most 4 MB, wit
   const { thread } = sizesWith(startNodeFlags());
   // A thread starts at its floor: V8's default one (1 MB in Node 20, 4 in Node 24's threads), not
   // the main isolate's 8 MB clamped to the thread's cap.
-  t.is(thread.made, sizesWith([]).thread.made, 'made with the main isolate\'s floor, not V8\'s');
+  t.is(thread.made, withoutFlags().thread.made, 'made with the main isolate\'s floor, not V8\'s');
   t.true(thread.grown <= 8, `grew to ${thread.grown} MB`);
   t.true(thread.grown > thread.made, `${thread.made} → ${thread.grown} MB: the load grew it`);
 });
 
 test('without npm start\'s flags, the workflow threads keep V8\'s defaults', (t) => {
-  const plain = sizesWith([]);
+  const plain = withoutFlags();
   t.true(plain.thread.grown > 8, `grew to ${plain.thread.grown} MB: no 4 MB cap`);
   t.true(plain.main < 8, `main ${plain.main} MB`);
 });
