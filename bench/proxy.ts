@@ -30,7 +30,9 @@
 // the per-owner pools' cost), BENCH_PROCESSES=1 (PROXY_PROCESSES=2 against one process),
 // BENCH_GO_RELAY=0 (no Go relay), BENCH_GO_RELAY_GOMAXPROCS (1, as nginx has one worker),
 // BENCH_PATHS (only the paths named, e.g. "direct,proxy-key,floor"), BENCH_EMBEDDED=1 (the embedded stack as npm start runs it, beside the role: run npm run build
-// first; bench/proxy/embedded.ts; BENCH_EMBEDDED_NODE_ARGS gives its node flags, e.g. --cpu-prof), BENCH_BASELINE=<another checkout> (its proxy role beside this one's, same rounds: before/after).
+// first; bench/proxy/embedded.ts; BENCH_EMBEDDED_NODE_ARGS gives its node flags, e.g. --cpu-prof;
+// BENCH_EMBEDDED_VARIANT_NODE_ARGS starts a second one with these flags too, loaded in the same rounds
+// as "embedded-variant", warm and after idle: an A/B of node flags in one run), BENCH_BASELINE=<another checkout> (its proxy role beside this one's, same rounds: before/after).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -74,7 +76,9 @@ const IDLE_ROUNDS = Number(process.env.BENCH_IDLE_ROUNDS ?? 2);
 /** The idle time target 42.1 names: a shorter one cannot judge it. */
 const ISSUE_IDLE_MS = 15_000;
 /** The paths target 42.1 compares, and the floor that bounds it (bench/targets.ts); only they are loaded after idling. */
-const IDLE_PATHS = ['embedded-key', 'go-relay', 'floor'];
+const IDLE_PATHS = ['embedded-key', 'embedded-variant', 'go-relay', 'floor'];
+/** BENCH_EMBEDDED_VARIANT_NODE_ARGS: a second embedded stack's extra node flags (none: no second stack). */
+const EMBEDDED_VARIANT_ARGS = nodeArgsFrom('BENCH_EMBEDDED_VARIANT_NODE_ARGS');
 
 type UpstreamKind = 'cheap' | 'sdk';
 const UPSTREAM_SCRIPTS: Record<UpstreamKind, string> = { cheap: './cheap-upstream.ts', sdk: './mcp-upstream.ts' };
@@ -90,6 +94,8 @@ interface Servers {
   nginx: { port: number; pids: number[] } | null;
   /** The embedded stack (BENCH_EMBEDDED=1) and its connector to the cheap upstream. */
   embedded: EmbeddedTarget | null;
+  /** The same with BENCH_EMBEDDED_VARIANT_NODE_ARGS added to its node flags. */
+  embeddedVariant: EmbeddedTarget | null;
   /** Proxies with one part off (BENCH_VARIANTS), and the same proxy as two processes. */
   variants: { name: string; port: number; pids: number[] }[];
   /** The Go relay in front of the cheap upstream, and the MCP session opened through it. */
@@ -186,11 +192,12 @@ async function main(): Promise<void> {
       variants.push({ name, port: child.port, pids: name === 'processes' ? withChildren(child.pid) : [child.pid] });
     }
     const cheap = upstreams.get('cheap');
-    const embedded = process.env.BENCH_EMBEDDED === '1' && cheap
-      ? await track(stops, startEmbedded(callers, `http://127.0.0.1:${cheap.port}/mcp`, TOKEN, {
-          CONNECTOR__MAX_STREAMS_PER_OWNER: String(SSE_STREAMS + 64), CONNECTOR__UPSTREAM_MAX_SOCKETS: String(4 * (SSE_STREAMS + 64)),
-        }))
-      : null;
+    const startStack = (extraNodeArgs: string[]) => track(stops, startEmbedded(callers, `http://127.0.0.1:${cheap!.port}/mcp`, TOKEN, {
+      CONNECTOR__MAX_STREAMS_PER_OWNER: String(SSE_STREAMS + 64), CONNECTOR__UPSTREAM_MAX_SOCKETS: String(4 * (SSE_STREAMS + 64)),
+    }, extraNodeArgs));
+    const embedded = process.env.BENCH_EMBEDDED === '1' && cheap ? await startStack([]) : null;
+    const embeddedVariant = embedded && EMBEDDED_VARIANT_ARGS.length ? await startStack(EMBEDDED_VARIANT_ARGS) : null;
+    if (embeddedVariant) console.log(`embedded-variant: the embedded stack with ${EMBEDDED_VARIANT_ARGS.join(' ')} added to its node flags`);
     const goRelay = cheap && process.env.BENCH_GO_RELAY !== '0' ? await startGoRelayOrSkip(stops, cheap.port, callers.authorizations[0]!) : null;
     // The floors run with the proxy role's allocator and node flags, so that their ratios compare code.
     const bareEnv = { ...scriptEnv('proxy'), BENCH_TOKEN: TOKEN, BENCH_BARE_ROUTES: JSON.stringify(nginxRoutes) };
@@ -207,11 +214,13 @@ async function main(): Promise<void> {
     let proxied = 0;
     for (const [kind, upstream] of upstreams) {
       const session = kind === 'sdk' ? await openSession(`http://127.0.0.1:${upstream.port}/mcp`) : { sessionId: 'bench', protocolVersion: '2025-06-18' };
-      const servers = { upstream, proxy, bare, floor, nginx: nginxServer, variants, embedded: kind === 'cheap' ? embedded : null, goRelay: kind === 'cheap' ? goRelay : null };
+      const servers = { upstream, proxy, bare, floor, nginx: nginxServer, variants, embedded: kind === 'cheap' ? embedded : null, embeddedVariant: kind === 'cheap' ? embeddedVariant : null, goRelay: kind === 'cheap' ? goRelay : null };
       proxied += await compare(kind, session, servers, callers.authorizations, stops);
     }
-    if (audit) await printAudit(audit, proxied, databaseCpu);
-    if (embedded) console.log(`\nembedded stack: its dev servers (Temporal, FerretDB: pids ${embedded.serverPids.join(', ')}) used ${cpuMs(embedded.serverPids).toFixed(0)} ms CPU in all`);
+    if (audit && proxied) await printAudit(audit, proxied, databaseCpu);
+    for (const [name, stack] of [['embedded stack', embedded], ['embedded-variant', embeddedVariant]] as const) {
+      if (stack) console.log(`\n${name}: its dev servers (Temporal, FerretDB: pids ${stack.serverPids.join(', ')}) used ${cpuMs(stack.serverPids).toFixed(0)} ms CPU in all; its process ${rssMb(stack.pid).toFixed(1)} MB resident`);
+    }
     if (process.env.BENCH_SSE === '0') {
       printStreamTargets([]);
       return;
@@ -252,17 +261,24 @@ async function compare(kind: UpstreamKind, session: { sessionId: string; protoco
   printTargets(loaded, null);
   await compareAfterIdle(targets);
 
+  if (SEQUENTIAL <= 0) return proxiedCount(targets, loaded, null);
   console.log(`\n== ${label}: 1 connection, sequential, ${ROUNDS} interleaved rounds of ${SEQUENTIAL} requests per path`);
   const sequentialTargets = buildTargets(kind, session, servers, 1, authorizations);
   stops.push(async () => void (await Promise.all(sequentialTargets.map((t) => t.pool.close()))));
   const sequential = await interleave(sequentialTargets.filter((t) => !t.name.startsWith('owners') && t.name !== 'processes'), ROUNDS, (t) => runRound(t, t.warmUp ? WARM_UP / 4 : SEQUENTIAL, 1));
   printLoad(sequential, false);
   printTargets(loaded, sequential);
-  // Warm-up rounds included: every request through the proxy is a call the audit records.
-  // Every proxy role of the run (this one, its variants, a baseline) writes into the one database.
+  return proxiedCount(targets, loaded, sequential);
+}
+
+/**
+ * The calls sent through the proxy roles, warm-up rounds included: each is a call the audit
+ * records. Every proxy role of the run (this one, its variants, a baseline) writes into the one database.
+ */
+function proxiedCount(targets: Target[], loaded: Map<string, Stats>, sequential: Map<string, Stats> | null): number {
   const audited = (name: string) => !['direct', 'bare', 'floor', 'nginx', 'go-relay'].includes(name) && !name.startsWith('embedded');
-  const proxied = (stats: Map<string, Stats>) => [...stats].filter(([name]) => audited(name)).reduce((n, [, s]) => n + s.requests, 0);
-  const bursts = (stats: Map<string, Stats>, size: number) => [...stats.keys()].filter(audited).length * ROUNDS * size;
+  const proxied = (stats: Map<string, Stats> | null) => [...(stats ?? [])].filter(([name]) => audited(name)).reduce((n, [, s]) => n + s.requests, 0);
+  const bursts = (stats: Map<string, Stats> | null, size: number) => [...(stats?.keys() ?? [])].filter(audited).length * ROUNDS * size;
   return 500 * targets.filter((t) => audited(t.name)).length + proxied(loaded) + proxied(sequential) + bursts(loaded, WARM_UP) + bursts(sequential, WARM_UP / 4);
 }
 
@@ -374,6 +390,10 @@ function buildTargets(kind: UpstreamKind, session: { sessionId: string; protocol
     targets.push({ name: 'embedded-key', pool: pool(e.port), path: e.mcpPath, headers, authorizations: [apiKey!], cpuPids: [e.pid] });
     targets.push({ name: 'embedded-jwt', pool: pool(e.port), path: e.mcpPath, headers, authorizations: [jwt!], cpuPids: [e.pid] });
   }
+  if (servers.embeddedVariant) {
+    const v = servers.embeddedVariant;
+    targets.push({ name: 'embedded-variant', pool: pool(v.port), path: v.mcpPath, headers, authorizations: [apiKey!], cpuPids: [v.pid] });
+  }
   if (servers.goRelay) {
     // Its own MCP session (it checks session ids), the API key as the caller's credential.
     const r = servers.goRelay;
@@ -414,8 +434,17 @@ async function compareAfterIdle(targets: Target[]): Promise<void> {
     const sorted = [...s.latencies].sort((a, b) => a - b);
     console.log(`  ${name.padEnd(12)} ${figures(name, 'req/s')!.toFixed(0).padStart(7)} req/s   p50 ${percentile(sorted, 50).toFixed(3)} ms   p99 ${percentile(sorted, 99).toFixed(3)} ms   non-2xx/bad ${s.bad} of ${s.requests}   CPU ${figures(name, 'CPU µs/req')!.toFixed(0)} µs/req`);
   }
+  printVariantRatio(figures);
   const outOfScope = IDLE_MS < ISSUE_IDLE_MS ? `${IDLE_MS / 1000} s idle, the target's are ${ISSUE_IDLE_MS / 1000} s (BENCH_IDLE_MS)` : undefined;
   for (const text of benchTargetLines('proxy', figures, { part: 'after idle', outOfScope: () => outOfScope })) console.log(`  ${text}`);
+}
+
+/** The same-run A/B of BENCH_EMBEDDED_VARIANT_NODE_ARGS: the variant against the embedded stack as npm start runs it (API key both). */
+function printVariantRatio(figures: Figures): void {
+  const [variant, stack] = [figures('embedded-variant', 'CPU µs/req'), figures('embedded-key', 'CPU µs/req')];
+  if (variant === undefined || stack === undefined) return;
+  const rate = figures('embedded-variant', 'req/s')! / figures('embedded-key', 'req/s')!;
+  console.log(`  (embedded-variant, ${EMBEDDED_VARIANT_ARGS.join(' ')}: CPU ${variant.toFixed(0)} / ${stack.toFixed(0)} µs, ${(variant / stack).toFixed(2)}× the embedded stack's; throughput ${rate.toFixed(2)}×)`);
 }
 
 /** A path's throughput and CPU per request over its rounds, as the targets read them (undefined: no request counted). */
@@ -544,8 +573,11 @@ function printIssueTargets(loaded: Map<string, Stats>, cpu: (stats: Map<string, 
   const figures = loadFigures(loaded);
   if (loaded.has('go-relay')) {
     const ratio = (name: string) => `CPU ${(cpu(loaded, name) / cpu(loaded, 'go-relay')).toFixed(2)}×, throughput ${(rps(loaded, name) / rps(loaded, 'go-relay')).toFixed(2)}×`;
-    console.log(`  (Go relay, mcp-go: ${rps(loaded, 'go-relay').toFixed(0)} req/s, ${cpu(loaded, 'go-relay').toFixed(0)} µs/req; proxy role (API key) / it: ${ratio('proxy-key')}; bare node:http relay / it: ${ratio('bare')})`);
+    // A run of some paths only (BENCH_PATHS) compares those it loaded.
+    const against = [['proxy role (API key)', 'proxy-key'], ['bare node:http relay', 'bare']].filter(([, name]) => loaded.has(name!)).map(([what, name]) => `; ${what} / it: ${ratio(name!)}`);
+    console.log(`  (Go relay, mcp-go: ${rps(loaded, 'go-relay').toFixed(0)} req/s, ${cpu(loaded, 'go-relay').toFixed(0)} µs/req${against.join('')})`);
   }
+  printVariantRatio(loadFigures(loaded));
   if (!loaded.has('embedded-key') && loaded.has('go-relay')) console.log('  (target 42.1 judges the embedded stack: BENCH_EMBEDDED=1, after npm run build)');
   for (const text of benchTargetLines('proxy', figures, { part: 'load' })) console.log(`  ${text}`);
 }

@@ -24,7 +24,8 @@ export interface EmbeddedTarget {
   stop(): Promise<void>;
 }
 
-export async function startEmbedded(callers: BenchCallers, upstreamUrl: string, token: string, extraEnv: Record<string, string>): Promise<EmbeddedTarget> {
+/** `extraNodeArgs`: after npm start's flags and BENCH_EMBEDDED_NODE_ARGS (a same-run variant's, say). */
+export async function startEmbedded(callers: BenchCallers, upstreamUrl: string, token: string, extraEnv: Record<string, string>, extraNodeArgs: string[] = []): Promise<EmbeddedTarget> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-embedded-'));
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -38,7 +39,7 @@ export async function startEmbedded(callers: BenchCallers, upstreamUrl: string, 
   const service = await startStackProcess({
     env, logFile: path.join(dataDir, 'service.log'), entry: process.env.BENCH_EMBEDDED_ENTRY ?? 'dist/embedded.mjs',
     // e.g. "--cpu-prof --cpu-prof-dir=/tmp/p", which NODE_OPTIONS refuses.
-    nodeArgs: [...startNodeFlags(), ...nodeArgsFrom('BENCH_EMBEDDED_NODE_ARGS')],
+    nodeArgs: [...startNodeFlags(), ...nodeArgsFrom('BENCH_EMBEDDED_NODE_ARGS'), ...extraNodeArgs],
   });
   const stop = async () => {
     await service.stop();
