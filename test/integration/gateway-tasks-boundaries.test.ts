@@ -13,6 +13,7 @@ import { mcpRpc } from '../helpers/tasks-rpc';
 
 const KEYS = { alice: 'alice-tasks-key-0a1b2c3d', bob: 'bob-tasks-key-9f8e7d6c', ops: 'ops-tasks-key-7c6b5a4d' };
 const MARKER = 'label-only-alice-may-read-5d1c';
+// Calls that should become tasks take 2 s, far past the 300 ms window (a shorter one is answered plainly).
 
 let stack: TestStack;
 let plain: TasksMcpServer;
@@ -48,14 +49,14 @@ const rpc = (key: string, method: string, params: Record<string, unknown>, name:
 const get = (key: string, taskId: string) => rpc(key, 'tasks/get', { taskId }, taskId);
 
 test.serial("a task is its caller's: the admin is told it does not exist, another owner does not see the connector", async (t) => {
-  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: MARKER } }, 'slow_compute');
+  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: 2, label: MARKER } }, 'slow_compute');
   const taskId = String(created.body.result?.taskId);
   t.is(created.body.result?.resultType, 'task');
   const done = await eventually(async () => {
     const task = (await get(KEYS.alice, taskId)).body.result;
     return task?.status === 'completed' ? task : undefined;
   }, 30_000, 'the task to complete');
-  t.deepEqual(done.result?.content, [{ type: 'text', text: `computed ${MARKER} after 1s` }]);
+  t.deepEqual(done.result?.content, [{ type: 'text', text: `computed ${MARKER} after 2s` }]);
 
   const admin = await get(KEYS.ops, taskId);
   t.is(admin.body.error?.code, -32602, "the admin's request is answered as for an unknown task");
@@ -81,7 +82,7 @@ test.serial("a task is its caller's: the admin is told it does not exist, anothe
 });
 
 test.serial("a task's arguments and result are sealed in Temporal's history", async (t) => {
-  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: 1, label: MARKER } }, 'slow_compute');
+  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: 2, label: MARKER } }, 'slow_compute');
   const taskId = String(created.body.result?.taskId);
   await eventually(async () => ((await get(KEYS.alice, taskId)).body.result?.status === 'completed' ? true : undefined), 30_000, 'the task to complete');
   const history = JSON.stringify(await historyPayloads(stack.temporal, toolTaskWorkflowId(connectorId, taskId)));
