@@ -20,7 +20,8 @@ test.before(async () => {
   // The operator's marks say what the server cannot: these tools run only as tasks, greet never.
   // The window is under the one second the fixture's jobs take, and its tools that ask for input
   // work longer than it first, so that they become tasks before they ask (test_tool_with_task asks at once).
-  // This file's own slow_compute calls take 2 s, far past it: a loaded machine cannot answer them plainly.
+  // This file's own slow_compute calls take 2 s, far past it: a 1 s call, only just past a window,
+  // was once answered plainly on a loaded machine (the console's task-list test).
   stack = await startTestStack({
     CONNECTOR__TASK_TOOLS: 'failing_job=required,test_tool_with_task=required,greet=forbidden',
     CONNECTOR__TASK_SYNC_WINDOW_MS: '600',
