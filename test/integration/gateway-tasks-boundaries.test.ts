@@ -15,6 +15,7 @@ const KEYS = { alice: 'alice-tasks-key-0a1b2c3d', bob: 'bob-tasks-key-9f8e7d6c',
 const MARKER = 'label-only-alice-may-read-5d1c';
 // Calls that should become tasks take 2 s, far past the 300 ms window: a call that ends within it is
 // answered plainly, and on a loaded machine a 1 s call once was.
+const TASK_SECONDS = 2;
 
 let stack: TestStack;
 let plain: TasksMcpServer;
@@ -50,14 +51,14 @@ const rpc = (key: string, method: string, params: Record<string, unknown>, name:
 const get = (key: string, taskId: string) => rpc(key, 'tasks/get', { taskId }, taskId);
 
 test.serial("a task is its caller's: the admin is told it does not exist, another owner does not see the connector", async (t) => {
-  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: 2, label: MARKER } }, 'slow_compute');
+  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: TASK_SECONDS, label: MARKER } }, 'slow_compute');
   const taskId = String(created.body.result?.taskId);
   t.is(created.body.result?.resultType, 'task');
   const done = await eventually(async () => {
     const task = (await get(KEYS.alice, taskId)).body.result;
     return task?.status === 'completed' ? task : undefined;
   }, 30_000, 'the task to complete');
-  t.deepEqual(done.result?.content, [{ type: 'text', text: `computed ${MARKER} after 2s` }]);
+  t.deepEqual(done.result?.content, [{ type: 'text', text: `computed ${MARKER} after ${TASK_SECONDS}s` }]);
 
   const admin = await get(KEYS.ops, taskId);
   t.is(admin.body.error?.code, -32602, "the admin's request is answered as for an unknown task");
@@ -83,7 +84,7 @@ test.serial("a task is its caller's: the admin is told it does not exist, anothe
 });
 
 test.serial("a task's arguments and result are sealed in Temporal's history", async (t) => {
-  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: 2, label: MARKER } }, 'slow_compute');
+  const created = await rpc(KEYS.alice, 'tools/call', { name: 'slow_compute', arguments: { seconds: TASK_SECONDS, label: MARKER } }, 'slow_compute');
   const taskId = String(created.body.result?.taskId);
   await eventually(async () => ((await get(KEYS.alice, taskId)).body.result?.status === 'completed' ? true : undefined), 30_000, 'the task to complete');
   const history = JSON.stringify(await historyPayloads(stack.temporal, toolTaskWorkflowId(connectorId, taskId)));

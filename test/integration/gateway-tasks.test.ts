@@ -12,6 +12,10 @@ import { mcpRpc } from '../helpers/tasks-rpc';
 
 const TOKEN = 'plain-upstream-token';
 
+// A 1 s call, only just past a window, was once answered plainly on a loaded machine (the console's
+// task-list test): the calls here that must become tasks take longer.
+const TASK_SECONDS = 2;
+
 let stack: TestStack;
 let plain: TasksMcpServer;
 let mcpUrl: string;
@@ -20,8 +24,7 @@ test.before(async () => {
   // The operator's marks say what the server cannot: these tools run only as tasks, greet never.
   // The window is under the one second the fixture's jobs take, and its tools that ask for input
   // work longer than it first, so that they become tasks before they ask (test_tool_with_task asks at once).
-  // This file's own slow_compute calls take 2 s, far past it: a 1 s call, only just past a window,
-  // was once answered plainly on a loaded machine (the console's task-list test).
+  // This file's own slow_compute calls take TASK_SECONDS, far past it.
   stack = await startTestStack({
     CONNECTOR__TASK_TOOLS: 'failing_job=required,test_tool_with_task=required,greet=forbidden',
     CONNECTOR__TASK_SYNC_WINDOW_MS: '600',
@@ -51,7 +54,7 @@ test.serial('a server without task support: the ten tasks-* scenarios pass throu
 });
 
 test.serial('a task\'s result comes back whole; a made-up id is unknown, and a client without the extension is refused', async (t) => {
-  const created = (await mcpRpc(mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: 2, label: 'mine' } }, 'slow_compute')).body;
+  const created = (await mcpRpc(mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: TASK_SECONDS, label: 'mine' } }, 'slow_compute')).body;
   t.is(created.result?.resultType, 'task');
   const taskId = String(created.result?.taskId);
   let task: Record<string, any> | undefined;
@@ -60,7 +63,7 @@ test.serial('a task\'s result comes back whole; a made-up id is unknown, and a c
     if (task?.status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 100));
   }
   t.is(task?.status, 'completed');
-  t.deepEqual(task?.result?.content, [{ type: 'text', text: 'computed mine after 2s' }]);
+  t.deepEqual(task?.result?.content, [{ type: 'text', text: `computed mine after ${TASK_SECONDS}s` }]);
   const unknown = (await mcpRpc(mcpUrl, 'tasks/get', { taskId: '00000000-0000-4000-8000-000000000000' }, '00000000-0000-4000-8000-000000000000')).body;
   t.is(unknown.error?.code, -32602);
   const undeclared = (await mcpRpc(mcpUrl, 'tasks/get', { taskId }, taskId, { declared: false })).body;
@@ -68,7 +71,7 @@ test.serial('a task\'s result comes back whole; a made-up id is unknown, and a c
 });
 
 test.serial('a client that asks for a shorter TTL (the first version\'s task.ttl) gets it, and the outcome goes when it ends; a longer one is held to the limit', async (t) => {
-  const short = (await mcpRpc(mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: 2, label: 'brief' }, task: { ttl: 2000 } }, 'slow_compute')).body;
+  const short = (await mcpRpc(mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: TASK_SECONDS, label: 'brief' }, task: { ttl: 2000 } }, 'slow_compute')).body;
   t.is(short.result?.resultType, 'task');
   t.is(short.result?.ttlMs, 2000);
   const taskId = String(short.result?.taskId);
@@ -76,13 +79,13 @@ test.serial('a client that asks for a shorter TTL (the first version\'s task.ttl
     const task = (await mcpRpc(mcpUrl, 'tasks/get', { taskId }, taskId)).body.result;
     return task?.status === 'completed' ? task : undefined;
   }, 30_000, 'the task to complete');
-  t.deepEqual(done.result?.content, [{ type: 'text', text: 'computed brief after 2s' }]);
+  t.deepEqual(done.result?.content, [{ type: 'text', text: `computed brief after ${TASK_SECONDS}s` }]);
   const gone = await eventually(async () => {
     const answer = (await mcpRpc(mcpUrl, 'tasks/get', { taskId }, taskId)).body;
     return answer.error ? answer : undefined;
   }, 30_000, 'the outcome to go with its TTL');
   t.is(gone.error?.code, -32602);
 
-  const long = (await mcpRpc(mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: 2 }, task: { ttl: 10 * 24 * 3600_000 } }, 'slow_compute')).body;
+  const long = (await mcpRpc(mcpUrl, 'tools/call', { name: 'slow_compute', arguments: { seconds: TASK_SECONDS }, task: { ttl: 10 * 24 * 3600_000 } }, 'slow_compute')).body;
   t.is(long.result?.ttlMs, 3600_000, "held to the operator's limit (CONNECTOR__TASK_TTL_SECONDS)");
 });
