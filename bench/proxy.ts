@@ -434,9 +434,10 @@ async function compareAfterIdle(targets: Target[]): Promise<void> {
   console.log(`\n== after ${IDLE_MS / 1000} s idle: ${cold.map((t) => t.name).join(', ')}, ${CONCURRENCY} connections, ${IDLE_ROUNDS} interleaved rounds of ${REQUESTS} requests per path, each without a warm-up`);
   const stats = await interleave(cold, IDLE_ROUNDS, (t) => runRound(t, REQUESTS, CONCURRENCY), { idleMs: IDLE_MS });
   const figures = loadFigures(stats);
+  const width = nameWidth(stats.keys());
   for (const [name, s] of stats) {
     const sorted = [...s.latencies].sort((a, b) => a - b);
-    console.log(`  ${name.padEnd(12)} ${figures(name, 'req/s')!.toFixed(0).padStart(7)} req/s   p50 ${percentile(sorted, 50).toFixed(3)} ms   p99 ${percentile(sorted, 99).toFixed(3)} ms   non-2xx/bad ${s.bad} of ${s.requests}   CPU ${figures(name, 'CPU µs/req')!.toFixed(0)} µs/req`);
+    console.log(`  ${name.padEnd(width)} ${figures(name, 'req/s')!.toFixed(0).padStart(7)} req/s   p50 ${percentile(sorted, 50).toFixed(3)} ms   p99 ${percentile(sorted, 99).toFixed(3)} ms   non-2xx/bad ${s.bad} of ${s.requests}   CPU ${figures(name, 'CPU µs/req')!.toFixed(0)} µs/req`);
   }
   printVariantRatio(figures);
   const outOfScope = IDLE_MS < ISSUE_IDLE_MS ? `${IDLE_MS / 1000} s idle, the target's are ${ISSUE_IDLE_MS / 1000} s (BENCH_IDLE_MS)` : undefined;
@@ -488,6 +489,8 @@ async function interleave(targets: Target[], rounds: number, run: (t: Target) =>
 
 const rotate = <T>(list: T[], by: number): T[] => list.map((_, i) => list[(i + by) % list.length]!);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A table's name column: as wide as its longest path name, so the figures line up. */
+const nameWidth = (names: Iterable<string>): number => Math.max(0, ...[...names].map((n) => n.length));
 
 function printLoad(stats: Map<string, Stats>, loaded: boolean): void {
   const rows = [...stats].map(([name, s]) => {
@@ -495,9 +498,10 @@ function printLoad(stats: Map<string, Stats>, loaded: boolean): void {
     const cpuUs = (s.cpuMs * 1000) / s.requests;
     return { name, rps: (s.requests / s.ms) * 1000, p50: percentile(sorted, 50), p99: percentile(sorted, 99), bad: s.bad, requests: s.requests, cpuUs };
   });
+  const width = nameWidth(stats.keys());
   for (const r of rows) {
     const cpu = `   CPU ${r.cpuUs.toFixed(0)} µs/req${r.name === 'direct' ? ' (the upstream alone)' : ''}`;
-    console.log(`  ${r.name.padEnd(7)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(3)} ms   p99 ${r.p99.toFixed(3)} ms   non-2xx/bad ${r.bad} of ${r.requests}${cpu}`);
+    console.log(`  ${r.name.padEnd(width)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50.toFixed(3)} ms   p99 ${r.p99.toFixed(3)} ms   non-2xx/bad ${r.bad} of ${r.requests}${cpu}`);
   }
   const by = (name: string) => rows.find((r) => r.name === name);
   const [direct, proxy, bare] = [by('direct'), by('proxy-key'), by('bare')];
