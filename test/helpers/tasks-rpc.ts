@@ -2,6 +2,13 @@
 // them: the routing headers set, and the extension declared in the request's _meta when asked.
 export const DECLARED = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
 
+/**
+ * How long a `slow_compute` call lasts when a test needs it to become a task: far past the sync
+ * windows the tests set (300 and 600 ms). A call that ends within its window is answered plainly,
+ * and on a loaded machine a 1 s call once was (the console's task-list test, which waits longer still).
+ */
+export const TASK_SECONDS = 2;
+
 export interface RpcAnswer {
   status: number;
   body: { result?: Record<string, any>; error?: { code: number; message: string; data?: unknown } };

@@ -9,13 +9,10 @@ import { historyPayloads } from '../helpers/history-values';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
 import { toolTaskWorkflowId } from '../../workflows/tool-task-messages';
-import { mcpRpc } from '../helpers/tasks-rpc';
+import { TASK_SECONDS, mcpRpc } from '../helpers/tasks-rpc';
 
 const KEYS = { alice: 'alice-tasks-key-0a1b2c3d', bob: 'bob-tasks-key-9f8e7d6c', ops: 'ops-tasks-key-7c6b5a4d' };
 const MARKER = 'label-only-alice-may-read-5d1c';
-// Calls that should become tasks take 2 s, far past the 300 ms window: a call that ends within it is
-// answered plainly, and on a loaded machine a 1 s call once was.
-const TASK_SECONDS = 2;
 
 let stack: TestStack;
 let plain: TasksMcpServer;

@@ -8,13 +8,9 @@ import test from 'ava';
 import { TASKS_SCENARIOS as SCENARIOS, tasksSuite } from '../conformance/tasks-suite';
 import { eventually, startTestStack, type TestStack } from '../helpers/test-stack';
 import { startTasksMcpServer, type TasksMcpServer } from '../fixtures/tasks-mcp-server';
-import { mcpRpc } from '../helpers/tasks-rpc';
+import { TASK_SECONDS, mcpRpc } from '../helpers/tasks-rpc';
 
 const TOKEN = 'plain-upstream-token';
-
-// A 1 s call, only just past a window, was once answered plainly on a loaded machine (the console's
-// task-list test): the calls here that must become tasks take longer.
-const TASK_SECONDS = 2;
 
 let stack: TestStack;
 let plain: TasksMcpServer;
